@@ -1,0 +1,4 @@
+/** `fairtable keygen` (not yet written). */
+import type { Command } from 'commander';
+
+export function register(_program: Command): void {}

@@ -1,0 +1,36 @@
+#!/usr/bin/env node
+/**
+ * The `fairtable` command. Each subcommand lives in `commands/<name>.ts` and
+ * exports `register(program)`; this file only assembles them.
+ */
+import { Command } from 'commander';
+import { register as registerKeygen } from './commands/keygen.js';
+import { register as registerRandom } from './commands/random.js';
+import { register as registerArmor } from './commands/armor.js';
+import { register as registerAudit } from './commands/audit.js';
+import { register as registerSimulate } from './commands/simulate.js';
+import { register as registerDemo } from './commands/demo.js';
+import { register as registerVrf } from './commands/vrf.js';
+import { register as registerRochambeau } from './commands/rochambeau.js';
+
+const program = new Command();
+program
+  .name('fairtable')
+  .description('Fair remote games with no trusted game master: keys, simulation, audit, random streams, armor.')
+  .version('0.1.0')
+  .showHelpAfterError();
+
+registerKeygen(program);
+registerRandom(program);
+registerArmor(program);
+registerAudit(program);
+registerSimulate(program);
+registerDemo(program);
+registerVrf(program);
+registerRochambeau(program);
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  const e = error as { code?: string; message?: string };
+  process.stderr.write(`fairtable: ${e.code ? `[${e.code}] ` : ''}${e.message ?? String(error)}\n`);
+  process.exitCode = 2;
+});

@@ -1,0 +1,78 @@
+/**
+ * Errors and violations.
+ *
+ * Two different things go wrong in fairtable and they are kept apart:
+ * - a `FairtableError` is thrown when a caller hands us something unusable
+ *   (bad hex, a key of the wrong length, an unknown option). It has a stable
+ *   `code` and names the field that was wrong.
+ * - a `Violation` is a finding about a game: a player broke a protocol rule.
+ *   It names the player, the transcript position and the evidence, and is
+ *   returned as data, never thrown. See docs/SPEC.md §Violations.
+ */
+
+export type ErrorCode =
+  | 'bad_input'
+  | 'bad_hex'
+  | 'bad_length'
+  | 'bad_json'
+  | 'not_canonical'
+  | 'bad_key_file'
+  | 'bad_armor'
+  | 'bad_checksum'
+  | 'unknown_protocol'
+  | 'out_of_range';
+
+export class FairtableError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | undefined;
+  constructor(code: ErrorCode, message: string, options?: { field?: string; cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'FairtableError';
+    this.code = code;
+    this.field = options?.field;
+  }
+}
+
+/** Stable violation codes; the same strings appear in the API, the CLI and on the wire. */
+export type ViolationCode =
+  // envelope layer
+  | 'malformed'
+  | 'bad_signature'
+  | 'unknown_player'
+  | 'wrong_game'
+  | 'bad_position'
+  | 'broken_chain'
+  | 'equivocation'
+  // protocol layer
+  | 'out_of_turn'
+  | 'unexpected_message'
+  | 'duplicate_commit'
+  | 'commit_mismatch'
+  | 'commit_set_mismatch'
+  | 'withheld'
+  | 'false_deadline_claim'
+  | 'wrong_result'
+  | 'bad_key'
+  | 'audit_mismatch'
+  | 'copied_commitment';
+
+export interface Evidence {
+  /** 0-based line of the transcript the envelope stands on, when known. */
+  readonly line?: number;
+  /** Envelope hash (hex). */
+  readonly hash?: string;
+  /** The envelope itself, as it stands in the transcript. */
+  readonly envelope?: unknown;
+  /** Free text a third party can check against the envelopes. */
+  readonly note?: string;
+}
+
+export interface Violation {
+  readonly code: ViolationCode;
+  /** The player responsible, or null when the transcript alone cannot say. */
+  readonly player: string | null;
+  /** Transcript line (0-based) where the violation shows. */
+  readonly seq: number;
+  readonly message: string;
+  readonly evidence: readonly Evidence[];
+}

@@ -1,0 +1,51 @@
+/**
+ * Domain-separated, versioned hashing (docs/SPEC.md §2).
+ *
+ *   H(tag, data) = SHA-256( "fairtable/" ‖ tag ‖ "/v1" ‖ 0x00 ‖ data )
+ *
+ * Tags are ASCII without NUL, so the 0x00 ends the prefix unambiguously, and
+ * no two uses of the hash (a commitment, an envelope, a seed) can collide.
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { canonicalBytes } from './jcs.js';
+import { concatBytes, toHex, utf8 } from './bytes.js';
+
+export type HashTag =
+  | 'commit'
+  | 'envelope'
+  | 'envelope-sig'
+  | 'game'
+  | 'fingerprint'
+  | 'stream'
+  | 'beacon'
+  | 'chain-roll'
+  | 'keyed-stream'
+  | 'commit-set'
+  | 'armor'
+  | (string & { readonly __tag?: never });
+
+const prefixCache = new Map<string, Uint8Array>();
+
+export function domainPrefix(tag: HashTag): Uint8Array {
+  let prefix = prefixCache.get(tag);
+  if (prefix === undefined) {
+    if (!/^[a-z0-9-]+$/.test(tag)) throw new Error(`hash tag must be lowercase ASCII: ${tag}`);
+    prefix = concatBytes(utf8(`fairtable/${tag}/v1`), new Uint8Array([0]));
+    prefixCache.set(tag, prefix);
+  }
+  return prefix;
+}
+
+export function taggedHash(tag: HashTag, ...parts: Uint8Array[]): Uint8Array {
+  const h = sha256.create();
+  h.update(domainPrefix(tag));
+  for (const p of parts) h.update(p);
+  return h.digest();
+}
+
+/** H(tag, JCS(value)). */
+export function hashJson(tag: HashTag, value: unknown): Uint8Array {
+  return taggedHash(tag, canonicalBytes(value));
+}
+
+export const hashJsonHex = (tag: HashTag, value: unknown): string => toHex(hashJson(tag, value));

@@ -1,0 +1,80 @@
+/**
+ * Identity: Ed25519 key pairs (RFC 8032), key files and short fingerprints
+ * (docs/SPEC.md §3).
+ *
+ * Verification is RFC 8032 with canonical encodings required (noble's
+ * `zip215: false`). The Node package's native fast path may only ever say
+ * "valid" where this function says valid too; see docs/SPEC.md §3.2.
+ */
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { FairtableError } from './errors.js';
+import { fromHex, isHex, randomBytes, toHex } from './bytes.js';
+import { taggedHash } from './hash.js';
+
+export interface KeyPair {
+  readonly secretKey: Uint8Array; // 32-byte RFC 8032 seed
+  readonly publicKey: Uint8Array; // 32 bytes
+}
+
+export function generateKeyPair(seed: Uint8Array = randomBytes(32)): KeyPair {
+  if (seed.length !== 32) throw new FairtableError('bad_length', 'secret key: expected 32 bytes', { field: 'secretKey' });
+  return { secretKey: seed, publicKey: ed25519.getPublicKey(seed) };
+}
+
+export function sign(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
+  return ed25519.sign(message, secretKey);
+}
+
+export function verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+  if (signature.length !== 64 || publicKey.length !== 32) return false;
+  try {
+    return ed25519.verify(signature, message, publicKey, { zip215: false });
+  } catch {
+    return false;
+  }
+}
+
+/** A short, human-comparable fingerprint: 16 hex digits of H("fingerprint", pk) in groups of four. */
+export function fingerprint(publicKey: Uint8Array): string {
+  const hex = toHex(taggedHash('fingerprint', publicKey)).slice(0, 16);
+  return hex.match(/.{4}/g)!.join('-');
+}
+
+export interface KeyFile {
+  readonly type: 'fairtable-key';
+  readonly version: 1;
+  readonly name: string;
+  readonly publicKey: string;
+  readonly secretKey: string;
+}
+
+export interface PublicKeyFile {
+  readonly type: 'fairtable-public-key';
+  readonly version: 1;
+  readonly name: string;
+  readonly publicKey: string;
+  readonly fingerprint: string;
+}
+
+export function toKeyFile(name: string, keys: KeyPair): KeyFile {
+  return { type: 'fairtable-key', version: 1, name, publicKey: toHex(keys.publicKey), secretKey: toHex(keys.secretKey) };
+}
+
+export function toPublicKeyFile(name: string, publicKey: Uint8Array): PublicKeyFile {
+  return { type: 'fairtable-public-key', version: 1, name, publicKey: toHex(publicKey), fingerprint: fingerprint(publicKey) };
+}
+
+/** Reads a secret key file and checks that its public key belongs to its secret key. */
+export function fromKeyFile(value: unknown): { name: string; keys: KeyPair } {
+  const v = value as Partial<KeyFile> | null;
+  if (v === null || typeof v !== 'object' || v.type !== 'fairtable-key' || v.version !== 1) {
+    throw new FairtableError('bad_key_file', 'not a fairtable key file (type "fairtable-key", version 1)');
+  }
+  if (typeof v.name !== 'string') throw new FairtableError('bad_key_file', 'key file: name missing', { field: 'name' });
+  if (!isHex(v.secretKey, 32)) throw new FairtableError('bad_key_file', 'key file: secretKey must be 64 hex digits', { field: 'secretKey' });
+  const keys = generateKeyPair(fromHex(v.secretKey, 'secretKey', 32));
+  if (v.publicKey !== toHex(keys.publicKey)) {
+    throw new FairtableError('bad_key_file', 'key file: publicKey does not belong to secretKey', { field: 'publicKey' });
+  }
+  return { name: v.name, keys };
+}
