@@ -20,7 +20,11 @@ export type ErrorCode =
   | 'bad_armor'
   | 'bad_checksum'
   | 'unknown_protocol'
-  | 'out_of_range';
+  | 'out_of_range'
+  // verifiable random functions (docs/spec/vrf.md)
+  | 'bad_proof'
+  | 'bad_public_key'
+  | 'weak_key';
 
 export class FairtableError extends Error {
   readonly code: ErrorCode;

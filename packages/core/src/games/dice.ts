@@ -1,0 +1,46 @@
+/**
+ * Any NdM dice roll as a game (docs/SPEC.md §8.1): each turn the mover rolls
+ * `dice` dice of `sides` faces and adds the sum to its score; after `rounds`
+ * rounds the highest score wins (ties share the win).
+ */
+import type { Chance } from '../chance.js';
+import type { JsonValue } from '../jcs.js';
+import { leaders, numberParam, type ChanceGame, type TurnResult } from './game.js';
+
+export interface DiceState {
+  readonly dice: number;
+  readonly sides: number;
+  readonly rounds: number;
+  readonly players: string[];
+  readonly scores: Record<string, number>;
+  readonly turns: number;
+}
+
+export const diceGame: ChanceGame<DiceState> = {
+  name: 'dice',
+  init(players, params) {
+    return {
+      dice: numberParam(params, 'dice', 2, 1, 1000),
+      sides: numberParam(params, 'sides', 6, 2, 2 ** 32),
+      rounds: numberParam(params, 'rounds', 3, 1, 1_000_000),
+      players: [...players],
+      scores: Object.fromEntries(players.map((p) => [p, 0])),
+      turns: 0,
+    };
+  },
+  play(state: DiceState, mover: string, chance: Chance, _action: JsonValue): TurnResult<DiceState> {
+    const roll = chance.dice(state.dice, state.sides);
+    const sum = roll.reduce((a, b) => a + b, 0);
+    return {
+      state: { ...state, scores: { ...state.scores, [mover]: (state.scores[mover] ?? 0) + sum }, turns: state.turns + 1 },
+      summary: { roll, sum },
+    };
+  },
+  winners(state) {
+    if (state.players.length <= 1) return [...state.players];
+    return state.turns >= state.rounds * state.players.length ? leaders(state.scores, state.players) : null;
+  },
+  forfeit(state, player) {
+    return { ...state, players: state.players.filter((p) => p !== player) };
+  },
+};

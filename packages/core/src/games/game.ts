@@ -1,0 +1,42 @@
+/**
+ * Games of chance played on top of a fair-randomness protocol (docs/SPEC.md §8).
+ *
+ * A game is pure data and rules: `play` takes the state, whose turn it is, a
+ * `Chance` to draw from and the mover's action, and returns the next state and
+ * a public summary of the turn. It never chooses randomness itself, so the
+ * protocol underneath decides where the numbers come from (a joint seed, a
+ * chained commitment, a key-committed stream) and every other player can
+ * recompute the turn.
+ */
+import type { Chance } from '../chance.js';
+import type { JsonValue } from '../jcs.js';
+
+export interface TurnResult<G> {
+  readonly state: G;
+  readonly summary: JsonValue;
+}
+
+export interface ChanceGame<G> {
+  readonly name: string;
+  init(players: readonly string[], params: { readonly [key: string]: JsonValue }): G;
+  play(state: G, mover: string, chance: Chance, action: JsonValue): TurnResult<G>;
+  /** Winners once the game is over, else null. */
+  winners(state: G): string[] | null;
+  /** Removes a player who forfeited; the game may end. */
+  forfeit(state: G, player: string): G;
+}
+
+export function numberParam(params: { readonly [key: string]: JsonValue }, name: string, fallback: number, min: number, max: number): number {
+  const v = params[name] ?? fallback;
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
+    throw new Error(`game parameter ${name} must be an integer in [${min}, ${max}]`);
+  }
+  return v;
+}
+
+/** The players with the highest score. */
+export function leaders(scores: Record<string, number>, players: readonly string[]): string[] {
+  let best = -Infinity;
+  for (const p of players) best = Math.max(best, scores[p] ?? 0);
+  return players.filter((p) => (scores[p] ?? 0) === best);
+}

@@ -1,0 +1,294 @@
+/**
+ * Chained commitments (docs/SPEC.md §7.2; seed 004's sequence diagram, for 2..N players).
+ *
+ * Join: every player commits to a secret value for its first roll. Ready: once
+ * all commitments are in, every player publishes a fresh open random value and
+ * the commit set's hash. Play, in turn order: the mover's move carries the
+ * opening of its pending commitment, a new commitment for its next roll, a new
+ * fresh value, its action and the draws it claims; the turn's seed is
+ *
+ *   H("chain-roll", JCS({game, turn, player, value, fresh}))
+ *
+ * with `fresh` the latest fresh value of every other active player, in seat
+ * order. Every fresh value used was published after the mover's commitment, and
+ * the mover's value was hidden when the fresh values were chosen, so neither
+ * side can steer the roll; a roll costs no message beyond the move itself.
+ * Everyone recomputes the turn and names a mover whose opening or claimed
+ * draws are wrong. The mover learns its roll before sending the move, so the
+ * one thing it can do is not move: the turn deadline names it (`withheld`) and
+ * it forfeits.
+ */
+import { toHex } from '../bytes.js';
+import { canonicalize } from '../jcs.js';
+import { commit, opens, type Opening } from '../commitment.js';
+import { hashJson, hashJsonHex } from '../hash.js';
+import { RecordingChance } from '../chance.js';
+import { RandomStream } from '../stream.js';
+import type { ViolationCode } from '../errors.js';
+import type { JsonValue } from '../jcs.js';
+import type { GameSetup } from '../setup.js';
+import type { Accepted } from '../transcript.js';
+import { gameByName } from '../games/index.js';
+import { clone, intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+
+export interface ChainState {
+  readonly gameId: string;
+  readonly gameName: string;
+  readonly timeoutMs: number;
+  game: unknown;
+  active: string[];
+  phase: 'join' | 'ready' | 'play' | 'done';
+  phaseStart: number;
+  commits: Record<string, { commitment: string; k: number }>;
+  fresh: Record<string, string>;
+  readySet: string | null;
+  turn: number;
+  mover: number;
+  forfeits: { player: string; code: ViolationCode }[];
+  me: string | null;
+  mine: { opening: Opening; k: number } | null;
+  claimed: string | null;
+  last: JsonValue;
+}
+
+const purpose = (k: number): string => `chain/roll/${k}`;
+
+export function turnSeed(gameId: string, turn: number, player: string, value: JsonValue, fresh: readonly string[]): Uint8Array {
+  return hashJson('chain-roll', { game: gameId, turn, player, value, fresh });
+}
+
+function othersFresh(s: ChainState, mover: string): string[] {
+  return s.active.filter((p) => p !== mover).map((p) => s.fresh[p] ?? '');
+}
+
+/** Plays the mover's turn on its seed; returns the draws and the game's new state. */
+export function playTurn(s: ChainState, mover: string, value: JsonValue, action: JsonValue): { draws: [number, number][]; game: unknown; summary: JsonValue } {
+  const seed = turnSeed(s.gameId, s.turn, mover, value, othersFresh(s, mover));
+  const chance = new RecordingChance(new RandomStream(seed, 'turn'));
+  const result = gameByName(s.gameName).play(s.game, mover, chance, action);
+  return { draws: chance.draws, game: result.state, summary: result.summary };
+}
+
+function newCommitment(s: ChainState, ctx: Ctx, k: number): string {
+  const c = commit({ game: s.gameId, player: s.me!, purpose: purpose(k) }, toHex(ctx.random(32)), ctx.random);
+  s.mine = { opening: c.opening, k };
+  return c.commitment;
+}
+
+function currentMover(s: ChainState): string | null {
+  return s.phase === 'play' ? (s.active[s.mover % Math.max(1, s.active.length)] ?? null) : null;
+}
+
+/** If the local player is to move, sends its move. */
+function moveIfMine(s: ChainState, st: Stepper, ctx: Ctx): void {
+  if (s.me === null || currentMover(s) !== s.me || s.mine === null) return;
+  const action: JsonValue = null;
+  const played = playTurn(s, s.me, s.mine.opening.value, action);
+  const opening = s.mine.opening;
+  const k = s.mine.k + 1;
+  const commitment = newCommitment(s, ctx, k);
+  st.send({ type: 'move', turn: s.turn, opening, commitment, fresh: toHex(ctx.random(32)), action, draws: played.draws });
+}
+
+function checkEnd(s: ChainState, st: Stepper): void {
+  const winners = s.active.length <= 1 ? [...s.active] : gameByName(s.gameName).winners(s.game);
+  if (winners !== null) {
+    s.phase = 'done';
+    st.emit({ type: 'game-over', winners });
+  }
+}
+
+function forfeit(s: ChainState, st: Stepper, player: string, code: ViolationCode): void {
+  const at = s.active.indexOf(player);
+  if (at < 0) return;
+  s.active.splice(at, 1);
+  if (s.phase === 'play' && at < s.mover % (s.active.length + 1)) s.mover--;
+  if (s.active.length > 0) s.mover = ((s.mover % s.active.length) + s.active.length) % s.active.length;
+  s.game = gameByName(s.gameName).forfeit(s.game, player);
+  s.forfeits.push({ player, code });
+  st.emit({ type: 'forfeit', player, code });
+}
+
+function advancePhase(s: ChainState, st: Stepper, ctx: Ctx, time: number): void {
+  if (s.phase === 'join' && s.active.every((p) => s.commits[p] !== undefined)) {
+    s.phase = 'ready';
+    s.phaseStart = time;
+    s.readySet = hashJsonHex('commit-set', { game: s.gameId, commits: s.active.map((p) => [p, s.commits[p]!.commitment]) });
+    if (s.me !== null && s.active.includes(s.me)) st.send({ type: 'ready', commitSet: s.readySet, fresh: toHex(ctx.random(32)) });
+  } else if (s.phase === 'ready' && s.active.every((p) => s.fresh[p] !== undefined)) {
+    s.phase = 'play';
+    s.phaseStart = time;
+    s.mover = 0;
+  } else {
+    return;
+  }
+  checkEnd(s, st);
+  if (s.phase === 'play') moveIfMine(s, st, ctx);
+}
+
+function missing(s: ChainState): string[] {
+  if (s.phase === 'join') return s.active.filter((p) => s.commits[p] === undefined);
+  if (s.phase === 'ready') return s.active.filter((p) => s.fresh[p] === undefined);
+  const m = currentMover(s);
+  return m === null ? [] : [m];
+}
+
+const deadlineRound = (s: ChainState): number => (s.phase === 'play' ? s.turn : 0);
+
+export const chain: Machine<ChainState> = {
+  protocol: 'chain',
+
+  init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<ChainState> {
+    const gameName = setup.game ?? 'dice';
+    const players = setup.players.map((p) => p.id);
+    const s: ChainState = {
+      gameId,
+      gameName,
+      timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
+      game: gameByName(gameName).init(players, setup.params),
+      active: players,
+      phase: 'join',
+      phaseStart: setup.created,
+      commits: {},
+      fresh: {},
+      readySet: null,
+      turn: 0,
+      mover: 0,
+      forfeits: [],
+      me,
+      mine: null,
+      claimed: null,
+      last: null,
+    };
+    const st = new Stepper();
+    if (me !== null && players.includes(me)) st.send({ type: 'join', commitment: newCommitment(s, ctx, 0) });
+    return st.result(s);
+  },
+
+  step(state: ChainState, msg: Accepted, ctx: Ctx): StepResult<ChainState> {
+    const st = new Stepper();
+    const { envelope } = msg;
+    const from = envelope.from;
+    const body = envelope.body;
+    if (body.type === 'setup' || !state.active.includes(from)) return st.result(state);
+    const s = clone(state);
+    if (s.phase === 'done') {
+      st.violation('unexpected_message', from, msg, `${from} sent "${body.type}" after the game ended`);
+    } else if (body.type === 'join') {
+      if (s.phase !== 'join') st.violation('out_of_turn', from, msg, `${from} joined after the join phase closed`);
+      else if (s.commits[from] !== undefined) st.violation('duplicate_commit', from, msg, `${from} joined twice`);
+      else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment)) st.violation('unexpected_message', from, msg, `${from}'s join carries no commitment`);
+      else if (Object.values(s.commits).some((c) => c.commitment === body.commitment)) {
+        st.violation('copied_commitment', from, msg, `${from} copied another player's commitment`);
+        forfeit(s, st, from, 'copied_commitment');
+        advancePhase(s, st, ctx, envelope.time);
+      } else {
+        s.commits[from] = { commitment: body.commitment, k: 0 };
+        advancePhase(s, st, ctx, envelope.time);
+      }
+    } else if (body.type === 'ready') {
+      if (s.phase !== 'ready') st.violation('out_of_turn', from, msg, `${from} sent "ready" in the ${s.phase} phase`);
+      else if (s.fresh[from] !== undefined) st.violation('unexpected_message', from, msg, `${from} sent "ready" twice`);
+      else if (body.commitSet !== s.readySet) {
+        st.violation('commit_set_mismatch', from, msg, `${from} is ready on commit set ${String(body.commitSet)}, the agreed set is ${s.readySet}`);
+        forfeit(s, st, from, 'commit_set_mismatch');
+        advancePhase(s, st, ctx, envelope.time);
+      } else if (typeof body.fresh !== 'string' || !/^[0-9a-f]{64}$/.test(body.fresh)) st.violation('unexpected_message', from, msg, `${from}'s ready carries no fresh value`);
+      else {
+        s.fresh[from] = body.fresh;
+        advancePhase(s, st, ctx, envelope.time);
+      }
+    } else if (body.type === 'move') {
+      const mover = currentMover(s);
+      if (s.phase !== 'play' || mover !== from || body.turn !== s.turn) {
+        st.violation('out_of_turn', from, msg, `${from} moved (turn ${String(body.turn)}) but it is ${mover === null ? `the ${s.phase} phase` : `${mover}'s turn ${s.turn}`}`);
+      } else if (!opens({ game: s.gameId, player: from, purpose: purpose(s.commits[from]!.k) }, s.commits[from]!.commitment, body.opening)) {
+        st.violation('commit_mismatch', from, msg, `${from}'s move does not open its commitment ${s.commits[from]!.commitment} (roll ${s.commits[from]!.k})`);
+        forfeit(s, st, from, 'commit_mismatch');
+        s.phaseStart = envelope.time;
+        checkEnd(s, st);
+        if (s.phase === 'play') moveIfMine(s, st, ctx);
+      } else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment) || typeof body.fresh !== 'string' || !/^[0-9a-f]{64}$/.test(body.fresh)) {
+        st.violation('unexpected_message', from, msg, `${from}'s move lacks its next commitment or fresh value`);
+      } else {
+        const action = (body.action ?? null) as JsonValue;
+        const played = playTurn(s, from, (body.opening as Opening).value, action);
+        if (canonicalize(played.draws) !== canonicalize(body.draws ?? null)) {
+          st.violation('wrong_result', from, msg, `${from} claimed draws ${canonicalize(body.draws ?? null)}, the turn's seed gives ${canonicalize(played.draws)}`);
+          forfeit(s, st, from, 'wrong_result');
+          s.phaseStart = envelope.time;
+        } else {
+          s.game = played.game;
+          s.last = played.summary;
+          st.emit({ type: 'turn', turn: s.turn, player: from, summary: played.summary });
+          s.commits[from] = { commitment: body.commitment, k: s.commits[from]!.k + 1 };
+          s.fresh[from] = body.fresh;
+          s.turn++;
+          s.mover = (s.mover + 1) % s.active.length;
+          s.phaseStart = envelope.time;
+          s.claimed = null;
+        }
+        checkEnd(s, st);
+        if (s.phase === 'play') moveIfMine(s, st, ctx);
+      }
+    } else if (isDeadlineBody(body)) {
+      if (body.phase !== s.phase || body.round !== deadlineRound(s)) return st.result(s);
+      // A claim naming someone already out was overtaken by another claim: stale, not false.
+      if (body.missing.some((p) => !s.active.includes(p))) return st.result(s);
+      const late = missing(s);
+      if (!sameSet(late, body.missing) || envelope.time < s.phaseStart + s.timeoutMs) {
+        st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}], deadline ${s.phaseStart + s.timeoutMs}, claim time ${envelope.time}`);
+        return st.result(s);
+      }
+      for (const p of late) {
+        st.violation('withheld', p, msg, `${p} did not ${s.phase === 'play' ? `move on turn ${s.turn}` : `send "${s.phase}"`} before the deadline ${s.phaseStart + s.timeoutMs}; claimed by ${from}`);
+        forfeit(s, st, p, 'withheld');
+      }
+      s.phaseStart = envelope.time;
+      s.claimed = null;
+      if (s.phase === 'play') {
+        checkEnd(s, st);
+        if (s.phase === 'play') moveIfMine(s, st, ctx);
+      } else advancePhase(s, st, ctx, envelope.time);
+    } else {
+      st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the chain protocol does not know`);
+    }
+    return st.result(s);
+  },
+
+  tick(state: ChainState, ctx: Ctx): StepResult<ChainState> {
+    const st = new Stepper();
+    if (state.me === null || !state.active.includes(state.me) || state.phase === 'done') return st.result(state);
+    const key = `${state.phase}/${deadlineRound(state)}`;
+    if (ctx.now < state.phaseStart + state.timeoutMs || state.claimed === key) return st.result(state);
+    const late = missing(state);
+    if (late.length === 0 || late.includes(state.me)) return st.result(state);
+    const s = clone(state);
+    s.claimed = key;
+    st.send({ type: 'deadline', phase: s.phase, round: deadlineRound(s), missing: late });
+    return st.result(s);
+  },
+
+  penalize(state: ChainState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<ChainState> {
+    const st = new Stepper();
+    if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
+    const s = clone(state);
+    const wasMover = currentMover(s) === player;
+    forfeit(s, st, player, code);
+    if (s.phase === 'play') {
+      if (wasMover) s.phaseStart = time;
+      checkEnd(s, st);
+      if (wasMover && s.phase === 'play') moveIfMine(s, st, ctx);
+    } else if (s.phase === 'ready' && s.readySet !== null) {
+      // The commit set named in "ready" messages is fixed; a player dropped now simply has no fresh value to wait for.
+      advancePhase(s, st, ctx, time);
+    } else advancePhase(s, st, ctx, time);
+    return st.result(s);
+  },
+
+  outcome(state: ChainState): Outcome | null {
+    if (state.phase !== 'done') return null;
+    const winners = state.active.length <= 1 ? [...state.active] : (gameByName(state.gameName).winners(state.game) ?? []);
+    return { winners, forfeits: state.forfeits, summary: { game: state.gameName, turns: state.turn, state: state.game as JsonValue } };
+  },
+};

@@ -1,0 +1,111 @@
+/**
+ * The shape every protocol machine has (docs/SPEC.md §7).
+ *
+ * A machine is pure: `step(state, accepted, ctx)` returns the next state, the
+ * message bodies the local player should send (`out`), what happened
+ * (`events`) and any rule broken (`violations`). It never touches a socket, a
+ * timer, Date.now() or Math.random(): the caller passes `ctx = {now, random}`.
+ * The same machine runs in three seats: as a player (with `me` and its secrets
+ * in the state), as an observer, and inside the auditor, which never ticks.
+ */
+import type { Body } from '../envelope.js';
+import type { Violation, Evidence, ViolationCode } from '../errors.js';
+import type { JsonValue } from '../jcs.js';
+import type { GameSetup } from '../setup.js';
+import type { Accepted } from '../transcript.js';
+
+export interface Ctx {
+  /** Milliseconds; the caller's clock (simulated in tests). */
+  readonly now: number;
+  /** A CSPRNG in production, a seeded stream in simulations. */
+  readonly random: (length: number) => Uint8Array;
+}
+
+export interface GameEvent {
+  readonly type: string;
+  readonly [key: string]: JsonValue;
+}
+
+export interface Outcome {
+  readonly winners: readonly string[];
+  readonly forfeits: readonly { readonly player: string; readonly code: ViolationCode }[];
+  readonly summary: JsonValue;
+}
+
+export interface StepResult<S> {
+  readonly state: S;
+  readonly out: Body[];
+  readonly events: GameEvent[];
+  readonly violations: Violation[];
+}
+
+export interface Machine<S> {
+  readonly protocol: string;
+  init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<S>;
+  step(state: S, msg: Accepted, ctx: Ctx): StepResult<S>;
+  /** Deadlines: what the local player should send now that time has passed. Observers get nothing. */
+  tick(state: S, ctx: Ctx): StepResult<S>;
+  outcome(state: S): Outcome | null;
+  /**
+   * A rule broken at the envelope layer (equivocation, a replay, a bad
+   * signature…) by `player`: the machine applies the game's penalty, forfeit.
+   */
+  penalize(state: S, player: string, code: ViolationCode, line: number, ctx: Ctx, time: number): StepResult<S>;
+}
+
+/** Collects the parts of a StepResult while a step runs. */
+export class Stepper {
+  readonly out: Body[] = [];
+  readonly events: GameEvent[] = [];
+  readonly violations: Violation[] = [];
+  send(body: Body): void {
+    this.out.push(body);
+  }
+  emit(event: GameEvent): void {
+    this.events.push(event);
+  }
+  violation(code: ViolationCode, player: string | null, msg: Accepted | { line: number }, message: string, evidence: Evidence[] = []): void {
+    const self: Evidence[] = 'envelope' in msg ? [{ line: msg.line, hash: msg.hash, envelope: msg.envelope }] : [];
+    this.violations.push({ code, player, seq: msg.line, message, evidence: [...self, ...evidence] });
+  }
+  result<S>(state: S): StepResult<S> {
+    return { state, out: this.out, events: this.events, violations: this.violations };
+  }
+}
+
+export function clone<S>(state: S): S {
+  return structuredClone(state);
+}
+
+/** A deadline claim: `missing` had not sent what `phase` asks for when the claimant's clock passed the deadline. */
+export interface DeadlineBody extends Body {
+  readonly type: 'deadline';
+  readonly phase: string;
+  readonly round: number;
+  readonly missing: readonly string[];
+}
+
+export function isDeadlineBody(body: Body): body is DeadlineBody {
+  return (
+    body.type === 'deadline' &&
+    typeof body.phase === 'string' &&
+    Number.isSafeInteger(body.round) &&
+    Array.isArray(body.missing) &&
+    body.missing.every((m) => typeof m === 'string')
+  );
+}
+
+export function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  const s = new Set(a);
+  return b.every((x) => s.has(x)) && s.size === a.length;
+}
+
+/** Numeric parameter from a setup, with a default and bounds; throws a coded error on a bad value. */
+export function intParam(params: { readonly [key: string]: JsonValue }, name: string, fallback: number, min: number, max: number): number {
+  const value = params[name] ?? fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new Error(`parameter ${name} must be an integer in [${min}, ${max}]`);
+  }
+  return value;
+}

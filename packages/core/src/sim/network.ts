@@ -1,0 +1,114 @@
+/**
+ * The in-memory network (docs/SPEC.md §10): a deterministic discrete-event
+ * simulator whose links drop, duplicate, delay and so reorder messages, driven
+ * by a seeded random stream so every run (and every failure) replays exactly.
+ */
+import { RandomStream } from '../stream.js';
+
+export interface NetworkOptions {
+  readonly seed: Uint8Array;
+  /** Probability (0..1) that a message is lost. */
+  readonly drop?: number;
+  /** Probability (0..1) that a message is delivered twice. */
+  readonly duplicate?: number;
+  /** Delay bounds in ms; a spread reorders messages. */
+  readonly minDelay?: number;
+  readonly maxDelay?: number;
+}
+
+export interface NetNode {
+  readonly id: string;
+  receive(from: string, payload: unknown, net: MemoryNetwork): void;
+  /** Called every `tickMs` of simulated time. */
+  tick?(net: MemoryNetwork): void;
+}
+
+interface Scheduled {
+  time: number;
+  order: number;
+  run: () => void;
+}
+
+export class MemoryNetwork {
+  now = 0;
+  sent = 0;
+  delivered = 0;
+  dropped = 0;
+  private readonly nodes = new Map<string, NetNode>();
+  private readonly queue: Scheduled[] = [];
+  private order = 0;
+  private readonly rng: RandomStream;
+  private readonly drop: number;
+  private readonly dup: number;
+  private readonly minDelay: number;
+  private readonly maxDelay: number;
+
+  constructor(options: NetworkOptions) {
+    this.rng = new RandomStream(options.seed, 'network');
+    this.drop = options.drop ?? 0;
+    this.dup = options.duplicate ?? 0;
+    this.minDelay = options.minDelay ?? 1;
+    this.maxDelay = options.maxDelay ?? 10;
+  }
+
+  add(node: NetNode): void {
+    this.nodes.set(node.id, node);
+  }
+
+  private chance(p: number): boolean {
+    return p > 0 && this.rng.below(1_000_000) < p * 1_000_000;
+  }
+
+  private delay(): number {
+    return this.minDelay + this.rng.below(this.maxDelay - this.minDelay + 1);
+  }
+
+  at(time: number, run: () => void): void {
+    const item = { time, order: this.order++, run };
+    // Binary insertion keeps the queue sorted by (time, order).
+    let lo = 0;
+    let hi = this.queue.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const q = this.queue[mid]!;
+      if (q.time < time || (q.time === time && q.order < item.order)) lo = mid + 1;
+      else hi = mid;
+    }
+    this.queue.splice(lo, 0, item);
+  }
+
+  send(from: string, to: string, payload: unknown): void {
+    this.sent++;
+    if (this.chance(this.drop)) {
+      this.dropped++;
+      return;
+    }
+    const copies = this.chance(this.dup) ? 2 : 1;
+    for (let i = 0; i < copies; i++) {
+      this.at(this.now + this.delay(), () => {
+        const node = this.nodes.get(to);
+        if (node === undefined) return;
+        this.delivered++;
+        node.receive(from, payload, this);
+      });
+    }
+  }
+
+  /** Runs until `done()` holds or simulated time passes `limitMs`; ticks every node every `tickMs`. */
+  run(done: () => boolean, limitMs: number, tickMs = 50): void {
+    let nextTick = this.now + tickMs;
+    while (!done()) {
+      const item = this.queue[0];
+      if (item !== undefined && item.time <= nextTick) {
+        this.queue.shift();
+        this.now = Math.max(this.now, item.time);
+        item.run();
+      } else {
+        this.now = nextTick;
+        nextTick += tickMs;
+        for (const node of this.nodes.values()) node.tick?.(this);
+      }
+      if (this.now > limitMs) return;
+    }
+  }
+}

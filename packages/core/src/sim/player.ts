@@ -1,0 +1,179 @@
+/**
+ * A simulated player on the in-memory network (docs/SPEC.md §10.2): an honest
+ * client of the table, or one that cheats in one named way. The honest part is
+ * what a real client does: follow the log in order (asking the table again for
+ * what it missed), run the referee over every line, sign what the protocol
+ * machine says to send, one envelope at a time, and resend it until it shows
+ * up in the log.
+ */
+import type { Body, Envelope } from '../envelope.js';
+import { envelopeHash, envelopeLine, signEnvelope } from '../envelope.js';
+import { generateKeyPair, type KeyPair } from '../identity.js';
+import { Referee } from '../referee.js';
+import { hashJsonHex } from '../hash.js';
+import type { Ctx } from '../protocols/machine.js';
+import type { MemoryNetwork, NetNode } from './network.js';
+import type { TableMessage } from './table.js';
+
+export const CHEATS = ['wrong-opening', 'equivocate', 'replay', 'withhold', 'forge', 'out-of-turn', 'tamper'] as const;
+export type Cheat = (typeof CHEATS)[number];
+
+const ACTIONS = new Set(['reveal', 'move', 'turn', 'audit']);
+const RESEND_MS = 200;
+
+export class SimPlayer implements NetNode {
+  readonly referee: Referee;
+  private next = 1;
+  private readonly buffer = new Map<number, string>();
+  private readonly queue: Body[] = [];
+  private current: { text: string; hash: string; sentAt: number } | null = null;
+  private seq: number;
+  private prev: string;
+  private lastEntryAt = 0;
+  private cheated = false;
+  /** CPU milliseconds spent in this player's referee and signing. */
+  cpuMs = 0;
+
+  constructor(
+    readonly id: string,
+    private readonly keys: KeyPair,
+    setupLine: string,
+    private readonly random: (n: number) => Uint8Array,
+    private readonly cheat: Cheat | null,
+    clock: () => number,
+  ) {
+    this.clock = clock;
+    const t0 = performance.now();
+    this.referee = new Referee(setupLine, id, this.ctx());
+    this.queue.push(...this.referee.takeInitialOut());
+    const setupEnvelope = JSON.parse(setupLine) as Envelope;
+    const creator = setupEnvelope.from === id;
+    this.seq = creator ? 1 : 0;
+    this.prev = creator ? this.referee.checker.hashOfLine(0)! : this.referee.checker.gameId;
+    this.cheatOutOfTurn();
+    this.cpuMs += performance.now() - t0;
+  }
+
+  private readonly clock: () => number;
+
+  private ctx(): Ctx {
+    return { now: this.clock?.() ?? 0, random: this.random };
+  }
+
+  receive(from: string, payload: unknown, net: MemoryNetwork): void {
+    const msg = payload as TableMessage;
+    if (from !== 'table' || msg.kind !== 'entry') return;
+    if (msg.index < this.next) return;
+    this.buffer.set(msg.index, msg.text);
+    this.lastEntryAt = net.now;
+    const t0 = performance.now();
+    while (this.buffer.has(this.next)) {
+      const text = this.buffer.get(this.next)!;
+      this.buffer.delete(this.next);
+      const prepared = this.referee.prepare(this.next, text);
+      const result = this.referee.feed(prepared, this.ctx());
+      if (this.current !== null && prepared.hash === this.current.hash) {
+        this.current = null;
+        this.seq++;
+        this.prev = prepared.hash;
+      }
+      this.next++;
+      this.queue.push(...result.out);
+      this.cheatOutOfTurn();
+    }
+    this.pump(net);
+    this.cpuMs += performance.now() - t0;
+  }
+
+  tick(net: MemoryNetwork): void {
+    const t0 = performance.now();
+    if (this.current !== null && net.now - this.current.sentAt >= RESEND_MS) {
+      this.current.sentAt = net.now;
+      net.send(this.id, 'table', { kind: 'submit', text: this.current.text } satisfies TableMessage);
+    }
+    if (net.now - this.lastEntryAt >= RESEND_MS) {
+      this.lastEntryAt = net.now;
+      net.send(this.id, 'table', { kind: 'sync', from: this.next } satisfies TableMessage);
+    }
+    this.queue.push(...this.referee.tick(this.ctx()));
+    this.pump(net);
+    this.cpuMs += performance.now() - t0;
+  }
+
+  private sign(body: Body, game = this.referee.checker.gameId, seq = this.seq): Envelope {
+    const at = this.next;
+    return signEnvelope(
+      { v: 1, game, from: this.id, seq, prev: this.prev, at, head: this.referee.checker.hashOfLine(at - 1)!, time: this.ctx().now, body },
+      this.keys.secretKey,
+    );
+  }
+
+  private submit(net: MemoryNetwork, envelope: Envelope): void {
+    net.send(this.id, 'table', { kind: 'submit', text: envelopeLine(envelope) } satisfies TableMessage);
+  }
+
+  private pump(net: MemoryNetwork): void {
+    while (this.current === null && this.queue.length > 0) {
+      const body = this.queue.shift()!;
+      if (this.cheat === 'withhold' && ACTIONS.has(body.type)) continue;
+      let envelope = this.sign(this.cheatBody(body));
+      if (!this.cheated && this.cheat === 'equivocate') {
+        this.cheated = true;
+        this.submit(net, this.sign({ ...body, variant: true }));
+      } else if (!this.cheated && this.cheat === 'replay') {
+        this.cheated = true;
+        this.submit(net, this.sign(body, hashJsonHex('game', { replayed: this.referee.checker.gameId })));
+      } else if (!this.cheated && this.cheat === 'forge') {
+        this.cheated = true;
+        const forger = generateKeyPair(this.random(32));
+        envelope = { ...envelope, sig: signEnvelope(envelope, forger.secretKey).sig };
+      }
+      const text = envelopeLine(envelope);
+      this.current = { text, hash: envelopeHash(envelope), sentAt: net.now };
+      net.send(this.id, 'table', { kind: 'submit', text } satisfies TableMessage);
+    }
+  }
+
+  private cheatBody(body: Body): Body {
+    if (this.cheat !== 'wrong-opening' || this.cheated) return body;
+    const opening = body.opening as { nonce: string; value: unknown } | undefined;
+    if (opening !== undefined) {
+      this.cheated = true;
+      const flipped = (opening.nonce[0] === '0' ? '1' : '0') + opening.nonce.slice(1);
+      return { ...body, opening: { ...opening, nonce: flipped } };
+    }
+    const roll = body.roll as { turn: number; draws: [number, number][] } | null | undefined;
+    if (body.type === 'turn' && roll && roll.draws.length > 0) {
+      // Seed 000: the roller claims a different roll than its stream gave; only the audit can tell.
+      this.cheated = true;
+      const [n, v] = roll.draws[0]!;
+      return { ...body, roll: { ...roll, draws: [[n, (v + 1) % n], ...roll.draws.slice(1)] } };
+    }
+    return body;
+  }
+
+  /** out-of-turn: act (reveal, move) at the first moment it is not this player's place to. */
+  private cheatOutOfTurn(): void {
+    if (this.cheat !== 'out-of-turn' || this.cheated) return;
+    const s = this.referee.state as Record<string, unknown>;
+    const protocol = this.referee.machine.protocol;
+    if (protocol === 'beacon' && s.phase === 'commit' && s.mine !== null) {
+      const mine = s.mine as { round: number; opening: unknown };
+      this.cheated = true;
+      this.queue.unshift({ type: 'reveal', round: mine.round, commitSet: '0'.repeat(64), opening: mine.opening as never });
+    } else if ((protocol === 'chain' || protocol === 'keyed-stream') && s.phase === 'play') {
+      const active = s.active as string[];
+      const mover = active[(s.mover as number) % active.length];
+      if (mover !== this.id) {
+        this.cheated = true;
+        const type = protocol === 'chain' ? 'move' : 'turn';
+        this.queue.push({ type, turn: s.turn as number, x: 0, roll: null });
+      }
+    }
+  }
+
+  get idle(): boolean {
+    return this.current === null && this.queue.length === 0;
+  }
+}
+

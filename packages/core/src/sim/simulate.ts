@@ -1,0 +1,146 @@
+/**
+ * `simulate`: a whole game among simulated players on the in-memory network
+ * (docs/SPEC.md §10.3), honest or with one cheater, returning the transcript.
+ * Everything is derived from one seed (keys, players' randomness, the
+ * network's losses and delays), so a run can be replayed exactly.
+ */
+import { concatBytes, toHex, u32be, utf8 } from '../bytes.js';
+import { taggedHash } from '../hash.js';
+import { generateKeyPair, type KeyPair } from '../identity.js';
+import { envelopeLine, signEnvelope, type Envelope } from '../envelope.js';
+import { createSetupEnvelope, type GameSetup } from '../setup.js';
+import { RandomStream } from '../stream.js';
+import { FairtableError } from '../errors.js';
+import type { Outcome } from '../protocols/machine.js';
+import type { Violation } from '../errors.js';
+import type { JsonValue } from '../jcs.js';
+import { MemoryNetwork } from './network.js';
+import { Table } from './table.js';
+import { CHEATS, SimPlayer, type Cheat } from './player.js';
+
+export const SIM_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly'] as const;
+export type SimProtocol = (typeof SIM_PROTOCOLS)[number];
+
+export interface SimOptions {
+  readonly protocol: SimProtocol;
+  readonly players: number;
+  readonly seed: Uint8Array;
+  readonly turns?: number;
+  readonly cheat?: Cheat;
+  readonly cheater?: string;
+  readonly drop?: number;
+  readonly duplicate?: number;
+  readonly minDelay?: number;
+  readonly maxDelay?: number;
+  readonly timeoutMs?: number;
+  readonly game?: string;
+  readonly params?: { readonly [key: string]: JsonValue };
+}
+
+export interface SimResult {
+  readonly lines: string[];
+  readonly outcome: Outcome | null;
+  /** What an honest player's referee recorded. */
+  readonly violations: readonly Violation[];
+  readonly simulatedMs: number;
+  /** CPU ms per player (referee and signing). */
+  readonly cpuMs: readonly number[];
+  readonly messages: { readonly sent: number; readonly dropped: number };
+}
+
+export function simKeys(seed: Uint8Array, index: number): KeyPair {
+  return generateKeyPair(taggedHash('sim-key', seed, u32be(index)));
+}
+
+function setupFor(options: SimOptions, keys: KeyPair[]): GameSetup {
+  const turns = options.turns;
+  const params: Record<string, JsonValue> = { timeoutMs: options.timeoutMs ?? 2000, ...(options.params ?? {}) };
+  let protocol: string = options.protocol;
+  let game: string | null = options.game ?? null;
+  if (options.protocol === 'beacon') {
+    if (turns !== undefined) params.rounds = turns;
+  } else {
+    if (options.protocol === 'dice' || options.protocol === 'snakes' || options.protocol === 'monopoly') {
+      game = options.protocol;
+      protocol = 'chain';
+    }
+    game ??= 'dice';
+    if (turns !== undefined) params[game === 'snakes' ? 'maxRounds' : 'rounds'] = turns;
+  }
+  return {
+    protocol,
+    game,
+    params,
+    players: keys.map((k, i) => ({ id: `p${i}`, key: toHex(k.publicKey) })),
+    nonce: toHex(taggedHash('sim-nonce', options.seed)),
+    created: 0,
+  };
+}
+
+export function simulate(options: SimOptions): SimResult {
+  if (!Number.isInteger(options.players) || options.players < 2 || options.players > 1000) {
+    throw new FairtableError('out_of_range', '--players must be an integer from 2 to 1000', { field: 'players' });
+  }
+  if (options.cheat !== undefined && !CHEATS.includes(options.cheat)) {
+    throw new FairtableError('bad_input', `unknown cheat "${options.cheat}" (known: ${CHEATS.join(', ')})`, { field: 'cheat' });
+  }
+  const cheater = options.cheat === undefined ? null : (options.cheater ?? 'p1');
+  const keys = Array.from({ length: options.players }, (_, i) => simKeys(options.seed, i));
+  const ids = keys.map((_, i) => `p${i}`);
+  if (cheater !== null && !ids.includes(cheater)) throw new FairtableError('bad_input', `--cheater must be one of p0 … p${options.players - 1}`, { field: 'cheater' });
+  const setup = setupFor(options, keys);
+  const setupLine = envelopeLine(createSetupEnvelope(setup, 'p0', keys[0]!));
+  const net = new MemoryNetwork({
+    seed: taggedHash('sim-network', options.seed),
+    drop: options.drop ?? 0,
+    duplicate: options.duplicate ?? 0,
+    minDelay: options.minDelay ?? 1,
+    maxDelay: options.maxDelay ?? 20,
+  });
+  const table = new Table(setupLine, ids);
+  net.add(table);
+  const players = ids.map((id, i) => {
+    const stream = new RandomStream(taggedHash('sim-random', options.seed, utf8(id)), 'player');
+    const cheat = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;
+    const player = new SimPlayer(id, keys[i]!, setupLine, (n) => stream.bytes(n), cheat, () => net.now);
+    net.add(player);
+    return player;
+  });
+  // Players send their first messages as the game starts.
+  for (const p of players) p.tick(net);
+  const observer = players.find((p) => p.id !== cheater)!;
+  const timeout = (options.timeoutMs ?? 2000) * 4;
+  let quietSince = -1;
+  net.run(
+    () => {
+      if (observer.referee.outcome() === null) return false;
+      // Let in-flight messages land so every honest player has the full log.
+      if (quietSince < 0) quietSince = net.now;
+      return net.now - quietSince > 500 && players.every((p) => p.idle);
+    },
+    10_000_000 + timeout,
+  );
+  let lines = table.log.slice();
+  if (options.cheat === 'tamper' && cheater !== null) lines = tamper(lines, cheater, keys[ids.indexOf(cheater)]!);
+  return {
+    lines,
+    outcome: observer.referee.outcome(),
+    violations: observer.referee.violations,
+    simulatedMs: net.now,
+    cpuMs: players.map((p) => p.cpuMs),
+    messages: { sent: net.sent, dropped: net.dropped },
+  };
+}
+
+/** The tamper cheat: after the game, the cheater rewrites one of its earlier envelopes (not its last) and signs it again. */
+export function tamper(lines: string[], cheater: string, keys: KeyPair): string[] {
+  const mine = lines.map((t, i) => [i, JSON.parse(t) as Envelope] as const).filter(([i, e]) => i > 0 && e.from === cheater);
+  const target = mine[0];
+  if (target === undefined || mine.length < 2) throw new FairtableError('bad_input', `tamper: ${cheater} has too few envelopes to alter one that has a successor`);
+  const [line, envelope] = target;
+  const { sig: _sig, ...unsigned } = envelope;
+  const altered = signEnvelope({ ...unsigned, body: { ...envelope.body, altered: toHex(concatBytes(utf8('x'))) } }, keys.secretKey);
+  const out = lines.slice();
+  out[line] = envelopeLine(altered);
+  return out;
+}

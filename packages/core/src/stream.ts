@@ -1,0 +1,106 @@
+/**
+ * The random stream (docs/SPEC.md §6).
+ *
+ * From a 32-byte seed and a text label, a deterministic byte stream:
+ *
+ *   key     = SHA-256("fairtable/stream/v1" ‖ 0x00 ‖ seed ‖ u32be(len(label)) ‖ label)
+ *   block_i = SHA-256(key ‖ u64be(i)),   i = 0, 1, 2, …
+ *   stream  = block_0 ‖ block_1 ‖ …
+ *
+ * and on top of it integers in [0, n) by masked rejection sampling (no modulo
+ * bias), dice, Fisher–Yates shuffles and weighted choices. Every consumer of
+ * randomness in fairtable draws from this one construction, so any program that
+ * implements these few lines can replay any game (test/python/stream_check.py
+ * does, from the spec alone).
+ */
+import { sha256 } from '@noble/hashes/sha2.js';
+import { FairtableError } from './errors.js';
+import { u32be, utf8 } from './bytes.js';
+import { taggedHash } from './hash.js';
+import { Chance } from './chance.js';
+
+export const MAX_BELOW = 2 ** 53;
+
+export class RandomStream extends Chance {
+  private readonly key: Uint8Array;
+  private block = new Uint8Array(0);
+  private offset = 0;
+  private counter = 0;
+  /** Bytes drawn so far: lets a verifier check that two parties consumed the same amount. */
+  consumed = 0;
+
+  constructor(seed: Uint8Array, label: string) {
+    super();
+    if (!(seed instanceof Uint8Array) || seed.length !== 32) {
+      throw new FairtableError('bad_length', 'stream seed must be 32 bytes', { field: 'seed' });
+    }
+    const labelBytes = utf8(label);
+    this.key = taggedHash('stream', seed, u32be(labelBytes.length), labelBytes);
+  }
+
+  private refill(): void {
+    const input = new Uint8Array(40);
+    input.set(this.key, 0);
+    // u64be(counter); counter stays far below 2^53.
+    const hi = Math.floor(this.counter / 2 ** 32);
+    const view = new DataView(input.buffer);
+    view.setUint32(32, hi);
+    view.setUint32(36, this.counter >>> 0);
+    this.block = sha256(input);
+    this.offset = 0;
+    this.counter++;
+  }
+
+  nextByte(): number {
+    if (this.offset >= this.block.length) this.refill();
+    this.consumed++;
+    return this.block[this.offset++]!;
+  }
+
+  bytes(length: number): Uint8Array {
+    const out = new Uint8Array(length);
+    for (let i = 0; i < length; i++) out[i] = this.nextByte();
+    return out;
+  }
+
+  /** Skips `count` bytes (seed 000's "advance the generator by X"). */
+  skip(count: number): void {
+    for (let i = 0; i < count; i++) this.nextByte();
+  }
+
+  /** A uniform integer in [0, n), 1 ≤ n ≤ 2^53, by masked rejection sampling. */
+  override below(n: number): number {
+    if (!Number.isInteger(n) || n < 1 || n > MAX_BELOW) {
+      throw new FairtableError('out_of_range', `below: n must be an integer in [1, 2^53], got ${n}`, { field: 'n' });
+    }
+    if (n === 1) return 0;
+    const bits = bitLength(n - 1);
+    const byteCount = Math.ceil(bits / 8);
+    const topMask = 0xff >> (8 * byteCount - bits);
+    for (;;) {
+      let x = this.nextByte() & topMask;
+      for (let i = 1; i < byteCount; i++) x = x * 256 + this.nextByte();
+      if (x < n) return x;
+    }
+  }
+
+}
+
+export function bitLength(n: number): number {
+  let bits = 0;
+  while (n >= 1) {
+    n = Math.floor(n / 2);
+    bits++;
+  }
+  return bits;
+}
+
+export function randomStream(seed: Uint8Array, label: string): RandomStream {
+  return new RandomStream(seed, label);
+}
+
+/** Helper for tests and vectors: the first `length` raw bytes of a stream. */
+export function streamBytes(seed: Uint8Array, label: string, length: number): Uint8Array {
+  return new RandomStream(seed, label).bytes(length);
+}
+

@@ -1,0 +1,240 @@
+/**
+ * The transcript and its envelope-layer checks (docs/SPEC.md §4.2–4.4).
+ *
+ * A transcript is a JSON Lines file: line 0 the setup envelope, then every
+ * envelope in the order the recorder (the relay, or the in-memory table) took
+ * it. `TranscriptChecker` reads it one line at a time, keeping only a bounded
+ * window of line hashes and a few bytes per envelope, so a million-line
+ * transcript is checked in constant memory per player. It checks what any
+ * envelope must satisfy whatever the protocol; protocol rules come after, in
+ * the protocol machines.
+ *
+ * Who is named (docs/SPEC.md §4.4): a rule broken under a valid signature
+ * names the signer, who cannot deny it. A bad signature names the player the
+ * envelope claims to come from (the relay only takes a player's envelopes over
+ * that player's authenticated connection; in a file it means the file was
+ * altered). A cross-author `head` that fits no line names nobody: the
+ * transcript was altered, and only another copy can say by whom.
+ */
+import { FairtableError, type Evidence, type Violation, type ViolationCode } from './errors.js';
+import { fromHex, toHex } from './bytes.js';
+import { canonicalBytes, parseJson } from './jcs.js';
+import { envelopeHashFromParts, envelopeShapeError, signingBytes, type Envelope } from './envelope.js';
+import { verify } from './identity.js';
+import { gameIdOf, setupError, type GameSetup, type SetupBody } from './setup.js';
+
+/** An envelope that passed every envelope-layer check, ready for its protocol. */
+export interface Accepted {
+  readonly line: number;
+  readonly hash: string;
+  readonly envelope: Envelope;
+}
+
+/** What the (possibly parallel) preparation stage computes for one line. */
+export interface PreparedLine {
+  readonly line: number;
+  readonly text: string;
+  readonly envelope: Envelope | null;
+  readonly shapeError: string | null;
+  /** Envelope hash, hex; null when the line is not an envelope. */
+  readonly hash: string | null;
+  /** Signature valid under the claimed author's key from the setup; false when the author is unknown. */
+  readonly sigOk: boolean;
+}
+
+export type VerifyFn = (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array) => boolean;
+
+export class TranscriptError extends FairtableError {}
+
+/** Parses and checks line 0. Throws TranscriptError when the transcript has no usable setup. */
+export function readSetupLine(text: string): { envelope: Envelope<SetupBody>; setup: GameSetup; gameId: string } {
+  let value: unknown;
+  try {
+    value = parseJson(text, 'line 0');
+  } catch (cause) {
+    throw new TranscriptError('bad_json', 'line 0 is not JSON: a transcript starts with its setup envelope', { cause });
+  }
+  const shape = envelopeShapeError(value);
+  if (shape !== null) throw new TranscriptError('bad_input', `line 0 is not a setup envelope: ${shape}`);
+  const envelope = value as Envelope<SetupBody>;
+  if (envelope.body.type !== 'setup') throw new TranscriptError('bad_input', 'line 0 must have body.type "setup"');
+  const problem = setupError(envelope.body.setup);
+  if (problem !== null) throw new TranscriptError('bad_input', `line 0: ${problem}`);
+  const setup = envelope.body.setup;
+  const gameId = gameIdOf(setup);
+  if (envelope.game !== gameId) {
+    throw new TranscriptError('bad_input', `line 0: the setup hashes to game ${gameId}, but the envelope says ${envelope.game}: the setup was altered`);
+  }
+  return { envelope, setup, gameId };
+}
+
+/** Parses one line, computes its hash and checks its signature against the setup's keys. */
+export function prepareLine(line: number, text: string, keys: ReadonlyMap<string, Uint8Array>, verifyFn: VerifyFn = verify): PreparedLine {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { line, text, envelope: null, shapeError: 'not JSON', hash: null, sigOk: false };
+  }
+  const shapeError = envelopeShapeError(value);
+  if (shapeError !== null) return { line, text, envelope: null, shapeError, hash: null, sigOk: false };
+  const envelope = value as Envelope;
+  const { sig, ...unsigned } = envelope;
+  const canonical = canonicalBytes(unsigned);
+  const sigBytes = fromHex(sig, 'sig', 64);
+  const hash = toHex(envelopeHashFromParts(canonical, sigBytes));
+  const key = keys.get(envelope.from);
+  const sigOk = key !== undefined && verifyFn(sigBytes, signingBytes(envelope), key);
+  return { line, text, envelope, shapeError: null, hash, sigOk };
+}
+
+const SEQ_HASH_BYTES = 16;
+
+/** Per-author memory: 16 bytes of hash and the line of each envelope, in growable typed arrays. */
+class AuthorRecord {
+  count = 0;
+  lastHash: string;
+  lastLine = -1;
+  private hashes = new Uint8Array(SEQ_HASH_BYTES * 16);
+  private lines = new Int32Array(16);
+  constructor(gameId: string) {
+    this.lastHash = gameId;
+  }
+  add(hash: string, line: number): void {
+    if (this.count === this.lines.length) {
+      const lines = new Int32Array(this.lines.length * 2);
+      lines.set(this.lines);
+      this.lines = lines;
+      const hashes = new Uint8Array(this.hashes.length * 2);
+      hashes.set(this.hashes);
+      this.hashes = hashes;
+    }
+    this.hashes.set(fromHex(hash.slice(0, SEQ_HASH_BYTES * 2)), this.count * SEQ_HASH_BYTES);
+    this.lines[this.count] = line;
+    this.count++;
+    this.lastHash = hash;
+    this.lastLine = line;
+  }
+  hashPrefixAt(seq: number): string {
+    return toHex(this.hashes.subarray(seq * SEQ_HASH_BYTES, (seq + 1) * SEQ_HASH_BYTES));
+  }
+  lineAt(seq: number): number {
+    return this.lines[seq]!;
+  }
+}
+
+export interface CheckResult {
+  readonly accepted: Accepted | null;
+  readonly violations: Violation[];
+  /** True when the line repeats an envelope already in the transcript (harmless, skipped). */
+  readonly duplicate: boolean;
+}
+
+export interface CheckerOptions {
+  /** How many recent line hashes are kept to check `head` references. */
+  readonly window?: number;
+}
+
+export class TranscriptChecker {
+  readonly setup: GameSetup;
+  readonly gameId: string;
+  readonly keys: ReadonlyMap<string, Uint8Array>;
+  private readonly window: number;
+  private readonly ring: (string | null)[];
+  private readonly authors = new Map<string, AuthorRecord>();
+  private nextLine = 0;
+
+  constructor(setupLine: string, options: CheckerOptions = {}) {
+    const { setup, gameId } = readSetupLine(setupLine);
+    this.setup = setup;
+    this.gameId = gameId;
+    this.keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key, `key of ${p.id}`, 32)]));
+    this.window = options.window ?? 65536;
+    this.ring = new Array<string | null>(this.window).fill(null);
+    for (const p of setup.players) this.authors.set(p.id, new AuthorRecord(gameId));
+  }
+
+  /** The number of lines checked so far. */
+  get lines(): number {
+    return this.nextLine;
+  }
+
+  hashOfLine(line: number): string | null {
+    if (line < 0 || line >= this.nextLine || line < this.nextLine - this.window) return null;
+    return this.ring[line % this.window] ?? null;
+  }
+
+  /** Checks the next line. Lines must come in order, starting with line 0 (the setup). */
+  check(prepared: PreparedLine): CheckResult {
+    const line = prepared.line;
+    if (line !== this.nextLine) throw new Error(`lines must be checked in order: expected ${this.nextLine}, got ${line}`);
+    this.nextLine++;
+    this.ring[line % this.window] = prepared.hash;
+    const violations: Violation[] = [];
+    const v = (code: ViolationCode, player: string | null, message: string, evidence: Evidence[]): CheckResult => {
+      violations.push({ code, player, seq: line, message, evidence });
+      return { accepted: null, violations, duplicate: false };
+    };
+    const env = prepared.envelope;
+    if (env === null) {
+      return v('malformed', null, `line ${line} is not an envelope: ${prepared.shapeError ?? 'unknown'}`, [{ line, note: prepared.text.slice(0, 200) }]);
+    }
+    const self: Evidence = { line, hash: prepared.hash!, envelope: env };
+    const author = this.authors.get(env.from);
+    if (author === undefined) return v('unknown_player', env.from, `line ${line}: ${env.from} is not a player of this game`, [self]);
+    if (!prepared.sigOk) {
+      return v('bad_signature', env.from, `line ${line}: the signature does not verify under ${env.from}'s key (the envelope claims to come from ${env.from})`, [self]);
+    }
+    if (line === 0) {
+      // The setup: checked by readSetupLine; it is the creator's seq 0.
+      author.add(prepared.hash!, line);
+      return { accepted: { line, hash: prepared.hash!, envelope: env }, violations, duplicate: false };
+    }
+    if (env.game !== this.gameId) {
+      return v('wrong_game', env.from, `line ${line}: ${env.from} signed this envelope for game ${env.game}, not this game (${this.gameId}): a replay`, [self]);
+    }
+    if (env.seq < author.count) {
+      const earlierLine = author.lineAt(env.seq);
+      if (author.hashPrefixAt(env.seq) === prepared.hash!.slice(0, SEQ_HASH_BYTES * 2)) {
+        return { accepted: null, violations, duplicate: true };
+      }
+      return v('equivocation', env.from, `line ${line}: ${env.from} signed two different envelopes as its envelope #${env.seq} (lines ${earlierLine} and ${line})`, [
+        { line: earlierLine },
+        self,
+      ]);
+    }
+    if (env.seq > author.count) {
+      return v('bad_position', env.from, `line ${line}: ${env.from}'s envelope #${env.seq} comes before its envelope #${author.count}`, [self]);
+    }
+    if (env.prev !== author.lastHash) {
+      // The author signed two histories. Its envelope is still its own signed word at this position, so it
+      // stays in the game and its content meets the protocol's rules like any other (docs/SPEC.md §4.4).
+      violations.push({
+        code: 'broken_chain',
+        player: env.from,
+        seq: line,
+        message: `line ${line}: ${env.from}'s envelope #${env.seq} names as its previous envelope one that is not its envelope #${env.seq - 1} in this transcript: ${env.from} signed two histories`,
+        evidence: [...(author.lastLine >= 0 ? [{ line: author.lastLine, hash: author.lastHash }] : []), self],
+      });
+    }
+    if (env.at > line || env.at <= author.lastLine) {
+      return v('bad_position', env.from, `line ${line}: ${env.from} claims to have seen ${env.at} lines, which is impossible here (its previous envelope is line ${author.lastLine})`, [self]);
+    }
+    if (env.at < line - this.window) {
+      return v('bad_position', env.from, `line ${line}: ${env.from} wrote on a view ${line - env.at} lines old, beyond the checked window of ${this.window}`, [self]);
+    }
+    const seen = this.ring[(env.at - 1) % this.window];
+    if (seen !== env.head) {
+      // Record it, but accept the envelope: its own content is signed and in order.
+      violations.push({
+        code: 'broken_chain',
+        player: null,
+        seq: line,
+        message: `line ${line}: ${env.from} vouches that line ${env.at - 1} hashes to ${env.head}, but it hashes to ${seen ?? 'nothing (not an envelope)'}: the transcript was altered at line ${env.at - 1}, or ${env.from} signed a false reference`,
+        evidence: [{ line: env.at - 1, hash: seen ?? '' }, self],
+      });
+    }
+    author.add(prepared.hash!, line);
+    return { accepted: { line, hash: prepared.hash!, envelope: env }, violations, duplicate: false };
+  }
+}
