@@ -1,4 +1,32 @@
-/** `fairtable demo` (not yet written). */
+/**
+ * `fairtable demo`: what `npm start` runs until the relay exists. Plays a
+ * two-player Monopoly (chance parts) on the in-memory network, honestly and
+ * then with a cheater, writes both transcripts and audits them.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Command } from 'commander';
+import { randomBytes } from '@fairtable/core/bytes.js';
+import { simulate } from '@fairtable/core/sim/simulate.js';
+import { auditFile } from '@fairtable/node/audit-file.js';
 
-export function register(_program: Command): void {}
+export function register(program: Command): void {
+  program
+    .command('demo')
+    .description('play a short local demo game, honest and with a cheater, and audit both')
+    .option('--dir <dir>', 'where to write the transcripts')
+    .action(async (opts: { dir?: string }) => {
+      const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'fairtable-demo-'));
+      for (const [name, cheat] of [['honest', undefined], ['cheater', 'wrong-opening']] as const) {
+        const result = simulate({ protocol: 'monopoly', players: 2, seed: randomBytes(32), turns: 5, drop: 0.05, ...(cheat ? { cheat, cheater: 'p1' } : {}) });
+        const file = join(dir, `monopoly-${name}.jsonl`);
+        writeFileSync(file, result.lines.join('\n') + '\n');
+        const verdict = await auditFile(file);
+        process.stdout.write(`\n${name} game: ${result.lines.length} envelopes -> ${file}\n`);
+        process.stdout.write(`  winners: ${verdict.outcome?.winners.join(', ') ?? '(unfinished)'}\n`);
+        process.stdout.write(`  audit: ${verdict.valid ? 'VALID' : verdict.violations.map((v) => `${v.code} by ${v.player ?? '?'} (line ${v.seq})`).join('; ')}\n`);
+      }
+      process.stdout.write(`\nAudit them yourself: npx fairtable audit ${join(dir, 'monopoly-cheater.jsonl')}\n`);
+    });
+}

@@ -1,0 +1,124 @@
+/**
+ * Auditing a transcript file (docs/SPEC.md §9.2): streams the file line by
+ * line (constant memory whatever its length), prepares lines in worker
+ * threads with native verification, and feeds them in order to the core
+ * auditor. Evidence envelopes that the streaming pass no longer holds are
+ * fetched in a second pass over the file, only when a violation names them.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
+import { Auditor, type Verdict } from '@fairtable/core/audit.js';
+import { TranscriptError, type PreparedLine } from '@fairtable/core/transcript.js';
+import type { Envelope } from '@fairtable/core/envelope.js';
+import type { Violation } from '@fairtable/core/errors.js';
+
+export interface AuditFileOptions {
+  readonly workers?: number;
+  readonly batch?: number;
+  readonly onProgress?: (bytesRead: number, totalBytes: number, lines: number) => void;
+}
+
+type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null };
+
+export async function auditFile(path: string, options: AuditFileOptions = {}): Promise<Verdict> {
+  const total = (await stat(path)).size;
+  const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
+  const lines = createInterface({ input, crlfDelay: Infinity });
+  let bytes = 0;
+  let auditor: Auditor | null = null;
+  let workers: Worker[] = [];
+  const batchSize = options.batch ?? 512;
+  let pending: string[] = [];
+  let nextStart = 1;
+  let batchId = 0;
+  const inflight: Promise<{ start: number; texts: string[]; results: Prepared[] }>[] = [];
+  const waiting = new Map<number, (r: Prepared[]) => void>();
+  const maxInflight = 8;
+
+  const dispatch = (): void => {
+    if (pending.length === 0) return;
+    const texts = pending;
+    const start = nextStart;
+    pending = [];
+    nextStart += texts.length;
+    const id = batchId++;
+    const worker = workers[id % workers.length]!;
+    inflight.push(
+      new Promise((resolve) => {
+        waiting.set(id, (results) => resolve({ start, texts, results }));
+        worker.postMessage({ id, start, texts });
+      }),
+    );
+  };
+  const drainOne = async (): Promise<void> => {
+    const done = await inflight.shift()!;
+    for (let i = 0; i < done.texts.length; i++) {
+      const text = done.texts[i]!;
+      const r = done.results[i]!;
+      let envelope: Envelope | null = null;
+      if (r.shapeError === null) envelope = JSON.parse(text) as Envelope;
+      const prepared: PreparedLine = { line: done.start + i, text, envelope, shapeError: r.shapeError, hash: r.hash, sigOk: r.sigOk };
+      auditor!.addPrepared(prepared);
+    }
+    options.onProgress?.(bytes, total, auditor!.nextLine);
+  };
+
+  try {
+    for await (const text of lines) {
+      bytes += Buffer.byteLength(text, 'utf8') + 1;
+      if (auditor === null) {
+        auditor = new Auditor(text);
+        const count = Math.max(1, options.workers ?? availableParallelism());
+        const workerUrl = new URL('./verify-worker.js', import.meta.url);
+        workers = Array.from({ length: count }, () => new Worker(workerUrl, { workerData: { setupLine: text } }));
+        for (const w of workers) {
+          w.on('message', (m: { id: number; results: Prepared[] }) => {
+            waiting.get(m.id)?.(m.results);
+            waiting.delete(m.id);
+          });
+        }
+        continue;
+      }
+      if (text.length === 0) continue;
+      pending.push(text);
+      if (pending.length >= batchSize) {
+        dispatch();
+        if (inflight.length >= maxInflight) await drainOne();
+      }
+    }
+    if (auditor === null) throw new TranscriptError('bad_input', `${path} is empty: a transcript starts with its setup envelope`);
+    dispatch();
+    while (inflight.length > 0) await drainOne();
+  } finally {
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+  const verdict = auditor.verdict();
+  return { ...verdict, violations: await fillEvidence(path, verdict.violations) };
+}
+
+/** Second pass: puts the envelope of every evidence line that names only its line number. */
+async function fillEvidence(path: string, violations: readonly Violation[]): Promise<Violation[]> {
+  const wanted = new Set<number>();
+  for (const v of violations) for (const e of v.evidence) if (e.line !== undefined && e.envelope === undefined && e.note === undefined) wanted.add(e.line);
+  if (wanted.size === 0) return [...violations];
+  const found = new Map<number, unknown>();
+  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let n = 0;
+  for await (const text of lines) {
+    if (wanted.has(n)) {
+      try {
+        found.set(n, JSON.parse(text));
+      } catch {
+        found.set(n, text);
+      }
+    }
+    n++;
+  }
+  return violations.map((v) => ({
+    ...v,
+    evidence: v.evidence.map((e) => (e.line !== undefined && e.envelope === undefined && found.has(e.line) ? { ...e, envelope: found.get(e.line) } : e)),
+  }));
+}

@@ -1,0 +1,40 @@
+/**
+ * Native Ed25519 verification through node:crypto (OpenSSL), the fast path
+ * for auditing (docs/SPEC.md §3.2). OpenSSL's verification is cofactorless
+ * and requires canonical encodings, so everything it accepts the noble rule
+ * (cofactored, canonical encodings) accepts too; where OpenSSL says no, noble
+ * is asked, so the verdict is always the noble rule's and the browser (noble
+ * alone) and the CLI cannot disagree. The differential test checks both ways.
+ */
+import { createPublicKey, verify as nodeVerify, type KeyObject } from 'node:crypto';
+import { verify as nobleVerify } from '@fairtable/core/identity.js';
+
+const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+const keyCache = new Map<string, KeyObject | null>();
+
+function keyObject(publicKey: Uint8Array): KeyObject | null {
+  const id = Buffer.from(publicKey).toString('hex');
+  let key = keyCache.get(id);
+  if (key === undefined) {
+    try {
+      key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+    } catch {
+      key = null;
+    }
+    keyCache.set(id, key);
+  }
+  return key;
+}
+
+export function nativeVerify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+  if (signature.length !== 64 || publicKey.length !== 32) return false;
+  const key = keyObject(publicKey);
+  if (key !== null && nodeVerify(null, message, key, signature)) return true;
+  return nobleVerify(signature, message, publicKey);
+}
+
+/** OpenSSL's own answer, with no fallback: for the differential test. */
+export function opensslVerify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+  const key = keyObject(publicKey);
+  return key !== null && nodeVerify(null, message, key, signature);
+}
