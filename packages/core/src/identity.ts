@@ -34,6 +34,16 @@ export function verify(signature: Uint8Array, message: Uint8Array, publicKey: Ui
   }
 }
 
+/** A public key the strict rule can ever accept: a canonical encoding of a point not of small order. */
+export function isStrictPublicKey(publicKey: Uint8Array): boolean {
+  if (publicKey.length !== 32) return false;
+  try {
+    return !ed25519.Point.fromBytes(publicKey, false).isSmallOrder();
+  } catch {
+    return false;
+  }
+}
+
 /** A short, human-comparable fingerprint: 16 hex digits of H("fingerprint", pk) in groups of four. */
 export function fingerprint(publicKey: Uint8Array): string {
   const hex = toHex(taggedHash('fingerprint', publicKey)).slice(0, 16);

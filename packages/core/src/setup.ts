@@ -8,7 +8,8 @@
  * later envelope, which carries the id under its signature, stops fitting.
  */
 import { FairtableError } from './errors.js';
-import { isHex, toHex } from './bytes.js';
+import { fromHex, isHex, toHex } from './bytes.js';
+import { isStrictPublicKey } from './identity.js';
 import { hashJsonHex } from './hash.js';
 import { isPlayerId, signEnvelope, ZERO_HASH, type Envelope } from './envelope.js';
 import type { JsonValue } from './jcs.js';
@@ -54,6 +55,7 @@ export function setupError(value: unknown): string | null {
     if (entry === null || typeof entry !== 'object' || !isPlayerId(entry.id) || !isHex(entry.key, 32)) {
       return 'each player must be {id, key} with a player id and a 32-byte hex public key';
     }
+    if (!isStrictPublicKey(fromHex(entry.key))) return `player ${entry.id}'s key is not a usable Ed25519 public key (non-canonical or of small order)`;
     if (ids.has(entry.id)) return `player id ${entry.id} appears twice`;
     ids.add(entry.id);
   }

@@ -1,13 +1,14 @@
 /**
  * Native Ed25519 verification through node:crypto (OpenSSL), the fast path
  * for auditing (docs/SPEC.md §3.2). OpenSSL's verification is cofactorless
- * and requires canonical encodings, so everything it accepts the noble rule
- * (cofactored, canonical encodings) accepts too; where OpenSSL says no, noble
+ * and compares R byte for byte, so for a public key that noble's strict rule
+ * accepts (canonical, not of small order: checked once per key), everything
+ * OpenSSL accepts the noble rule (cofactored) accepts too; where OpenSSL says no, noble
  * is asked, so the verdict is always the noble rule's and the browser (noble
  * alone) and the CLI cannot disagree. The differential test checks both ways.
  */
 import { createPublicKey, verify as nodeVerify, type KeyObject } from 'node:crypto';
-import { verify as nobleVerify } from '@fairtable/core/identity.js';
+import { isStrictPublicKey, verify as nobleVerify } from '@fairtable/core/identity.js';
 
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const keyCache = new Map<string, KeyObject | null>();
@@ -16,8 +17,9 @@ function keyObject(publicKey: Uint8Array): KeyObject | null {
   const id = Buffer.from(publicKey).toString('hex');
   let key = keyCache.get(id);
   if (key === undefined) {
+    // OpenSSL accepts small-order public keys that the noble rule refuses; such keys never take the fast path.
     try {
-      key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+      key = isStrictPublicKey(publicKey) ? createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' }) : null;
     } catch {
       key = null;
     }
@@ -33,8 +35,12 @@ export function nativeVerify(signature: Uint8Array, message: Uint8Array, publicK
   return nobleVerify(signature, message, publicKey);
 }
 
-/** OpenSSL's own answer, with no fallback: for the differential test. */
+/** OpenSSL's own answer, with no fallback and no key check: for the differential test. */
 export function opensslVerify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  const key = keyObject(publicKey);
-  return key !== null && nodeVerify(null, message, key, signature);
+  try {
+    const key = createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: 'der', type: 'spki' });
+    return nodeVerify(null, message, key, signature);
+  } catch {
+    return false;
+  }
 }

@@ -1,0 +1,113 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const main = join(root, 'packages/cli/dist/main.js');
+const dir = mkdtempSync(join(tmpdir(), 'fairtable-cli-'));
+
+function run(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', input, cwd: dir });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(() => {
+  // The suite runs after `npm run build` in CI; building here too keeps a lone `vitest run` honest.
+  const b = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: root, encoding: 'utf8' });
+  if (b.status !== 0) throw new Error(`build failed: ${b.stdout}${b.stderr}`);
+}, 120_000);
+
+describe('fairtable simulate + audit', () => {
+  it('an honest game audits valid (exit 0) and a cheater is named (exit 1) in --json', () => {
+    const honest = join(dir, 'honest.jsonl');
+    expect(run(['simulate', 'dice', '--players', '3', '--seed', '01'.repeat(32), '--turns', '2', '--out', honest]).status).toBe(0);
+    const ok = run(['audit', honest, '--json']);
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ valid: true, violations: [] });
+
+    const cheat = join(dir, 'cheat.jsonl');
+    expect(run(['simulate', 'chain', '--players', '2', '--seed', '02'.repeat(32), '--cheat', 'equivocate', '--cheater', 'p1', '--out', cheat]).status).toBe(0);
+    const bad = run(['audit', cheat, '--json']);
+    expect(bad.status).toBe(1);
+    const verdict = JSON.parse(bad.stdout) as { valid: boolean; violations: { code: string; player: string; seq: number; evidence: { envelope?: unknown }[] }[] };
+    expect(verdict.valid).toBe(false);
+    expect(verdict.violations[0]).toMatchObject({ code: 'equivocation', player: 'p1' });
+    // Both envelopes are in the evidence, the earlier one fetched by the second pass.
+    expect(verdict.violations[0]!.evidence.every((e) => e.envelope !== undefined)).toBe(true);
+    const human = run(['audit', cheat]);
+    expect(human.stdout).toMatch(/INVALID/);
+    expect(human.stdout).toMatch(/equivocation\s+p1/);
+  });
+
+  it('unreadable input exits 2', () => {
+    writeFileSync(join(dir, 'junk.jsonl'), 'not json\n');
+    expect(run(['audit', join(dir, 'junk.jsonl')]).status).toBe(2);
+    expect(run(['audit', join(dir, 'missing.jsonl')]).status).toBe(2);
+    writeFileSync(join(dir, 'empty.jsonl'), '');
+    expect(run(['audit', join(dir, 'empty.jsonl')]).status).toBe(2);
+  });
+
+  it('a transcript edited by hand is invalid', () => {
+    const file = join(dir, 'edit.jsonl');
+    run(['simulate', 'snakes', '--players', '2', '--seed', '03'.repeat(32), '--turns', '3', '--out', file]);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    lines[3] = lines[3]!.replace(/"time":(\d+)/, (_, t: string) => `"time":${Number(t) + 1}`);
+    writeFileSync(file, lines.join('\n'));
+    const r = run(['audit', file, '--json']);
+    expect(r.status).toBe(1);
+    expect((JSON.parse(r.stdout) as { violations: { code: string }[] }).violations[0]!.code).toBe('bad_signature');
+  });
+
+  it('refuses bad options with a clear message', () => {
+    expect(run(['simulate', 'poker', '--players', '2', '--out', 'x']).stderr).toMatch(/unknown_protocol/);
+    expect(run(['simulate', 'dice', '--players', '1', '--out', 'x']).status).toBe(2);
+    expect(run(['simulate', 'dice', '--players', '2', '--cheat', 'bribe', '--out', 'x']).stderr).toMatch(/unknown cheat/);
+  });
+});
+
+describe('fairtable random', () => {
+  it('prints stream values one per line and matches the vectors', () => {
+    const vectors = JSON.parse(readFileSync(join(root, 'packages/core/src/vectors/stream.json'), 'utf8')) as { cases: { seed: string; label: string; below6: number[]; shuffle10: number[] }[] };
+    const c = vectors.cases[1]!;
+    const r = run(['random', '--seed', c.seed, '--label', c.label, '--below', '6', '--count', '20']);
+    expect(r.stdout.trim().split('\n').map(Number)).toEqual(c.below6);
+    const dice = run(['random', '--seed', c.seed, '--label', c.label, '--dice', '6', '--count', '20']);
+    expect(dice.stdout.trim().split('\n').map(Number)).toEqual(c.below6.map((x) => x + 1));
+    const sh = run(['random', '--seed', c.seed, '--label', c.label, '--shuffle', '10']);
+    expect(sh.stdout.trim().split(' ').map(Number)).toEqual(c.shuffle10);
+    expect(run(['random', '--seed', 'zz', '--label', 'x', '--below', '3']).status).toBe(2);
+    expect(run(['random', '--seed', '00'.repeat(32), '--label', 'x']).stderr).toMatch(/exactly one/);
+  });
+});
+
+describe('fairtable armor / dearmor', () => {
+  it('round-trips through a quoted, re-wrapped e-mail and refuses a mangled one', () => {
+    const file = join(dir, 'armor.jsonl');
+    run(['simulate', 'beacon', '--players', '2', '--seed', '04'.repeat(32), '--out', file]);
+    const original = readFileSync(file, 'utf8');
+    const block = run(['armor', file]).stdout;
+    expect(block).toMatch(/^-----BEGIN FAIRTABLE MESSAGE-----/);
+    const mail = `Hi, my move:\r\n\r\n${block.split('\n').map((l) => `> ${l}  `).join('\r\n')}\r\nBye\r\n`;
+    const back = run(['dearmor', '-'], mail);
+    expect(back.status).toBe(0);
+    expect(back.stdout).toBe(original);
+    const mangled = block.replace(/\n([A-Za-z0-9+/]{10})/, (_, s: string) => `\n${s.startsWith('A') ? 'B' : 'A'}${s.slice(1)}`);
+    const refused = run(['dearmor', '-'], mangled);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/bad_checksum|bad_armor/);
+  });
+});
+
+describe('fairtable keygen', () => {
+  it('writes a key file once and prints the public key and fingerprint', () => {
+    const r = run(['keygen', '--name', 'alice', '--out', 'alice.json']);
+    expect(r.status).toBe(0);
+    const pub = JSON.parse(r.stdout) as { publicKey: string; fingerprint: string };
+    expect(pub.fingerprint).toMatch(/^[0-9a-f]{4}(-[0-9a-f]{4}){3}$/);
+    expect(existsSync(join(dir, 'alice.json'))).toBe(true);
+    expect(run(['keygen', '--out', 'alice.json']).status).toBe(2);
+  });
+});
