@@ -17,9 +17,13 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function serializeString(s: string, path: string): string {
-  if (LONE_SURROGATE.test(s)) throw new FairtableError('not_canonical', `${path}: string holds a lone surrogate`, { field: path });
-  // JSON.stringify's string escaping is exactly RFC 8785 §3.2.2.2 for well-formed strings.
-  return JSON.stringify(s);
+  // JSON.stringify's string escaping is exactly RFC 8785 §3.2.2.2 for well-formed strings; it writes a lone
+  // surrogate as an escape (\udXXX) and a paired one raw, so only an escaped one needs the closer look.
+  const out = JSON.stringify(s);
+  if (out.includes('\\ud') && LONE_SURROGATE.test(s)) {
+    throw new FairtableError('not_canonical', `${path}: string holds a lone surrogate`, { field: path });
+  }
+  return out;
 }
 
 function serializeNumber(n: number, path: string): string {

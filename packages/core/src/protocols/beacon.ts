@@ -16,7 +16,7 @@ import { commit, opens, type Opening } from '../commitment.js';
 import { hashJson, hashJsonHex } from '../hash.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
-import { clone, intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import { intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 import type { ViolationCode } from '../errors.js';
 
 export interface BeaconState {
@@ -48,6 +48,11 @@ export function beaconSeed(gameId: string, round: number, players: readonly stri
 }
 
 const purpose = (round: number): string => `beacon/${round}`;
+
+/** A copy deep enough for a step (containers copied; openings and seeds are never mutated). */
+function copy(s: BeaconState): BeaconState {
+  return { ...s, active: [...s.active], commits: { ...s.commits }, values: { ...s.values }, seeds: [...s.seeds], forfeits: [...s.forfeits] };
+}
 
 function startRound(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
   s.phase = 'commit';
@@ -131,7 +136,7 @@ export const beacon: Machine<BeaconState> = {
   },
 
   step(state: BeaconState, msg: Accepted, ctx: Ctx): StepResult<BeaconState> {
-    const s = clone(state);
+    const s = copy(state);
     const st = new Stepper();
     const { envelope } = msg;
     const from = envelope.from;
@@ -211,7 +216,7 @@ export const beacon: Machine<BeaconState> = {
     if (ctx.now < state.phaseStart + state.timeoutMs || state.claimed === key) return st.result(state);
     const late = missing(state);
     if (late.length === 0 || late.includes(state.me)) return st.result(state);
-    const s = clone(state);
+    const s = copy(state);
     s.claimed = key;
     st.send({ type: 'deadline', phase: s.phase, round: s.round, missing: late });
     return st.result(s);
@@ -220,7 +225,7 @@ export const beacon: Machine<BeaconState> = {
   penalize(state: BeaconState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<BeaconState> {
     const st = new Stepper();
     if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
-    const s = clone(state);
+    const s = copy(state);
     forfeit(s, st, player, code);
     if (s.phase === 'reveal' && Object.keys(s.values).length > 0) restartAfterLoss(s, st, ctx, time);
     else if (s.phase === 'reveal') {

@@ -29,7 +29,7 @@ import type { JsonValue } from '../jcs.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { gameByName } from '../games/index.js';
-import { clone, intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import { intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 
 export interface ChainState {
   readonly gameId: string;
@@ -52,6 +52,11 @@ export interface ChainState {
 }
 
 const purpose = (k: number): string => `chain/roll/${k}`;
+
+/** A copy deep enough for a step: containers are copied, games return new states and openings are never mutated. */
+function copy(s: ChainState): ChainState {
+  return { ...s, active: [...s.active], commits: { ...s.commits }, fresh: { ...s.fresh }, forfeits: [...s.forfeits] };
+}
 
 export function turnSeed(gameId: string, turn: number, player: string, value: JsonValue, fresh: readonly string[]): Uint8Array {
   return hashJson('chain-roll', { game: gameId, turn, player, value, fresh });
@@ -171,7 +176,7 @@ export const chain: Machine<ChainState> = {
     const from = envelope.from;
     const body = envelope.body;
     if (body.type === 'setup' || !state.active.includes(from)) return st.result(state);
-    const s = clone(state);
+    const s = copy(state);
     if (s.phase === 'done') {
       st.violation('unexpected_message', from, msg, `${from} sent "${body.type}" after the game ended`);
     } else if (body.type === 'join') {
@@ -263,7 +268,7 @@ export const chain: Machine<ChainState> = {
     if (ctx.now < state.phaseStart + state.timeoutMs || state.claimed === key) return st.result(state);
     const late = missing(state);
     if (late.length === 0 || late.includes(state.me)) return st.result(state);
-    const s = clone(state);
+    const s = copy(state);
     s.claimed = key;
     st.send({ type: 'deadline', phase: s.phase, round: deadlineRound(s), missing: late });
     return st.result(s);
@@ -272,7 +277,7 @@ export const chain: Machine<ChainState> = {
   penalize(state: ChainState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<ChainState> {
     const st = new Stepper();
     if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
-    const s = clone(state);
+    const s = copy(state);
     const wasMover = currentMover(s) === player;
     forfeit(s, st, player, code);
     if (s.phase === 'play') {

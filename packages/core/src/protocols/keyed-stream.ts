@@ -24,7 +24,7 @@ import type { ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { gameByName } from '../games/index.js';
-import { clone, intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import { intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 
 type Op = { kind: 'x'; limit: number; value: number } | { kind: 'roll'; skip: number; draws: [number, number][] };
 
@@ -76,6 +76,15 @@ export function replayOps(secret: Uint8Array, ops: readonly Op[], gameName: stri
     }
   }
   return -1;
+}
+
+/**
+ * A copy deep enough for a step. The per-player histories are append-only and
+ * shared between successive states (copying them would make a long game
+ * quadratic); nothing reads an old state's history after a step.
+ */
+function copy(s: KeyedState): KeyedState {
+  return { ...s, active: [...s.active], keys: { ...s.keys }, history: { ...s.history }, audited: { ...s.audited }, forfeits: [...s.forfeits] };
 }
 
 function myStream(s: KeyedState): RandomStream {
@@ -191,7 +200,7 @@ export const keyedStream: Machine<KeyedState> = {
     const from = envelope.from;
     const body = envelope.body;
     if (body.type === 'setup' || !state.active.includes(from)) return st.result(state);
-    const s = clone(state);
+    const s = copy(state);
     if (s.phase === 'done') {
       st.violation('unexpected_message', from, msg, `${from} sent "${body.type}" after the game ended`);
     } else if (body.type === 'stream-key') {
@@ -305,7 +314,7 @@ export const keyedStream: Machine<KeyedState> = {
     if (ctx.now < state.phaseStart + state.timeoutMs || state.claimed === key) return st.result(state);
     const late = missing(state);
     if (late.length === 0 || late.includes(state.me)) return st.result(state);
-    const s = clone(state);
+    const s = copy(state);
     s.claimed = key;
     st.send({ type: 'deadline', phase: s.phase, round: deadlineRound(s), missing: late });
     return st.result(s);
@@ -314,7 +323,7 @@ export const keyedStream: Machine<KeyedState> = {
   penalize(state: KeyedState, player: string, code: ViolationCode, _line: number, _ctx: Ctx, time: number): StepResult<KeyedState> {
     const st = new Stepper();
     if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
-    const s = clone(state);
+    const s = copy(state);
     const wasRoller = roller(s) === player;
     forfeit(s, st, player, code);
     if (s.phase === 'play') {

@@ -29,6 +29,8 @@ interface Scheduled {
   run: () => void;
 }
 
+const before = (a: Scheduled, b: Scheduled): boolean => a.time < b.time || (a.time === b.time && a.order < b.order);
+
 export class MemoryNetwork {
   now = 0;
   sent = 0;
@@ -64,17 +66,37 @@ export class MemoryNetwork {
   }
 
   at(time: number, run: () => void): void {
-    const item = { time, order: this.order++, run };
-    // Binary insertion keeps the queue sorted by (time, order).
-    let lo = 0;
-    let hi = this.queue.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      const q = this.queue[mid]!;
-      if (q.time < time || (q.time === time && q.order < item.order)) lo = mid + 1;
-      else hi = mid;
+    // A binary min-heap on (time, order): equal times keep their sending order.
+    const q = this.queue;
+    q.push({ time, order: this.order++, run });
+    let i = q.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!before(q[i]!, q[parent]!)) break;
+      [q[i], q[parent]] = [q[parent]!, q[i]!];
+      i = parent;
     }
-    this.queue.splice(lo, 0, item);
+  }
+
+  private pop(): Scheduled | undefined {
+    const q = this.queue;
+    const top = q[0];
+    const last = q.pop();
+    if (q.length > 0 && last !== undefined) {
+      q[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < q.length && before(q[l]!, q[m]!)) m = l;
+        if (r < q.length && before(q[r]!, q[m]!)) m = r;
+        if (m === i) break;
+        [q[i], q[m]] = [q[m]!, q[i]!];
+        i = m;
+      }
+    }
+    return top;
   }
 
   send(from: string, to: string, payload: unknown): void {
@@ -100,7 +122,7 @@ export class MemoryNetwork {
     while (!done()) {
       const item = this.queue[0];
       if (item !== undefined && item.time <= nextTick) {
-        this.queue.shift();
+        this.pop();
         this.now = Math.max(this.now, item.time);
         item.run();
       } else {

@@ -12,6 +12,7 @@ import { generateKeyPair, type KeyPair } from '../identity.js';
 import { Referee } from '../referee.js';
 import { hashJsonHex } from '../hash.js';
 import type { Ctx } from '../protocols/machine.js';
+import type { VerifyFn } from '../transcript.js';
 import type { MemoryNetwork, NetNode } from './network.js';
 import type { TableMessage } from './table.js';
 
@@ -41,10 +42,11 @@ export class SimPlayer implements NetNode {
     private readonly random: (n: number) => Uint8Array,
     private readonly cheat: Cheat | null,
     clock: () => number,
+    verify?: VerifyFn,
   ) {
     this.clock = clock;
     const t0 = performance.now();
-    this.referee = new Referee(setupLine, id, this.ctx());
+    this.referee = new Referee(setupLine, id, this.ctx(), verify === undefined ? {} : { verify });
     this.queue.push(...this.referee.takeInitialOut());
     const setupEnvelope = JSON.parse(setupLine) as Envelope;
     const creator = setupEnvelope.from === id;

@@ -14,6 +14,7 @@ import { FairtableError } from '../errors.js';
 import type { Outcome } from '../protocols/machine.js';
 import type { Violation } from '../errors.js';
 import type { JsonValue } from '../jcs.js';
+import type { VerifyFn } from '../transcript.js';
 import { MemoryNetwork } from './network.js';
 import { Table } from './table.js';
 import { CHEATS, SimPlayer, type Cheat } from './player.js';
@@ -35,6 +36,8 @@ export interface SimOptions {
   readonly timeoutMs?: number;
   readonly game?: string;
   readonly params?: { readonly [key: string]: JsonValue };
+  /** Signature check for the players' referees; Node passes its native fast path (same answers, docs/SPEC.md §3.2). */
+  readonly verify?: VerifyFn;
 }
 
 export interface SimResult {
@@ -102,7 +105,7 @@ export function simulate(options: SimOptions): SimResult {
   const players = ids.map((id, i) => {
     const stream = new RandomStream(taggedHash('sim-random', options.seed, utf8(id)), 'player');
     const cheat = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;
-    const player = new SimPlayer(id, keys[i]!, setupLine, (n) => stream.bytes(n), cheat, () => net.now);
+    const player = new SimPlayer(id, keys[i]!, setupLine, (n) => stream.bytes(n), cheat, () => net.now, options.verify);
     net.add(player);
     return player;
   });
