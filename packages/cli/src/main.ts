@@ -12,6 +12,7 @@ import { register as registerSimulate } from './commands/simulate.js';
 import { register as registerDemo } from './commands/demo.js';
 import { register as registerVrf } from './commands/vrf.js';
 import { register as registerRochambeau } from './commands/rochambeau.js';
+import { register as registerSignidice } from './commands/signidice.js';
 
 const program = new Command();
 program
@@ -28,6 +29,7 @@ registerSimulate(program);
 registerDemo(program);
 registerVrf(program);
 registerRochambeau(program);
+registerSignidice(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const e = error as { code?: string; message?: string };

@@ -96,9 +96,14 @@ export function envelopeHash(envelope: Envelope): string {
   return toHex(envelopeHashFromParts(canonicalBytes(unsigned), fromHex(sig, 'sig', 64)));
 }
 
-export function signEnvelope<B extends Body>(unsigned: UnsignedEnvelope<B>, secretKey: Uint8Array): Envelope<B> {
+/** Signs an envelope; `signFn` lets Node use its native Ed25519 (the same bytes: Ed25519 signing is deterministic). */
+export function signEnvelope<B extends Body>(
+  unsigned: UnsignedEnvelope<B>,
+  secretKey: Uint8Array,
+  signFn: (message: Uint8Array, secretKey: Uint8Array) => Uint8Array = sign,
+): Envelope<B> {
   if (!isPlayerId(unsigned.from)) throw new FairtableError('bad_input', `from: not a player id: ${String(unsigned.from)}`, { field: 'from' });
-  const sig = toHex(sign(signingBytes(unsigned), secretKey));
+  const sig = toHex(signFn(signingBytes(unsigned), secretKey));
   const envelope = { ...unsigned, sig };
   const shape = envelopeShapeError(envelope);
   if (shape !== null) throw new FairtableError('bad_input', `envelope: ${shape}`);

@@ -24,7 +24,9 @@ export type ErrorCode =
   // verifiable random functions (docs/spec/vrf.md)
   | 'bad_proof'
   | 'bad_public_key'
-  | 'weak_key';
+  | 'weak_key'
+  // Signidice (docs/spec/signidice.md)
+  | 'non_unique_signature';
 
 export class FairtableError extends Error {
   readonly code: ErrorCode;
@@ -58,7 +60,12 @@ export type ViolationCode =
   | 'wrong_result'
   | 'bad_key'
   | 'audit_mismatch'
-  | 'copied_commitment';
+  | 'copied_commitment'
+  // Signidice (docs/spec/signidice.md)
+  | 'bad_vrf_proof'
+  | 'key_swap'
+  | 'reused_r'
+  | 'rejected_bet';
 
 export interface Evidence {
   /** 0-based line of the transcript the envelope stands on, when known. */

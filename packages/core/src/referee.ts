@@ -15,6 +15,7 @@ import type { Ctx, GameEvent, Machine, Outcome } from './protocols/machine.js';
 import { beacon } from './protocols/beacon.js';
 import { chain } from './protocols/chain.js';
 import { keyedStream } from './protocols/keyed-stream.js';
+import { signidice } from './signidice/arbiter.js';
 import { FairtableError } from './errors.js';
 import type { GameSetup } from './setup.js';
 
@@ -22,6 +23,7 @@ export const MACHINES: Readonly<Record<string, Machine<unknown>>> = {
   beacon: beacon as Machine<unknown>,
   chain: chain as Machine<unknown>,
   'keyed-stream': keyedStream as Machine<unknown>,
+  signidice: signidice as Machine<unknown>,
 };
 
 export function machineFor(setup: GameSetup): Machine<unknown> {

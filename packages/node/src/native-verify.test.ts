@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { verify as nobleVerify, generateKeyPair, sign } from '../../core/src/identity.js';
-import { nativeVerify, opensslVerify } from './native-verify.js';
+import { nativeSign, nativeVerify, opensslVerify } from './native-verify.js';
 
 describe('native Ed25519 verification agrees with noble', () => {
   it('on valid signatures and on any flipped bit', () => {
@@ -10,6 +10,7 @@ describe('native Ed25519 verification agrees with noble', () => {
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 200 }), fc.nat(), (seed, msg, flip) => {
         const k = generateKeyPair(seed);
         const sig = sign(msg, k.secretKey);
+        expect(nativeSign(msg, k.secretKey)).toEqual(sig);
         expect(opensslVerify(sig, msg, k.publicKey)).toBe(true);
         expect(nobleVerify(sig, msg, k.publicKey)).toBe(true);
         const bad = sig.slice();

@@ -178,7 +178,8 @@ export const chain: Machine<ChainState> = {
     if (body.type === 'setup' || !state.active.includes(from)) return st.result(state);
     const s = copy(state);
     if (s.phase === 'done') {
-      st.violation('unexpected_message', from, msg, `${from} sent "${body.type}" after the game ended`);
+      // Players race to the end; what arrives after it changes nothing and is held against no one.
+      return st.result(s);
     } else if (body.type === 'join') {
       if (s.phase !== 'join') st.violation('out_of_turn', from, msg, `${from} joined after the join phase closed`);
       else if (s.commits[from] !== undefined) st.violation('duplicate_commit', from, msg, `${from} joined twice`);

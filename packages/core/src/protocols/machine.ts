@@ -19,6 +19,8 @@ export interface Ctx {
   readonly now: number;
   /** A CSPRNG in production, a seeded stream in simulations. */
   readonly random: (length: number) => Uint8Array;
+  /** The local player's unique-signature prover, when it holds one (the Signidice house). */
+  readonly prover?: (alpha: Uint8Array) => Uint8Array;
 }
 
 export interface GameEvent {

@@ -16,11 +16,21 @@ export interface NetworkOptions {
   readonly maxDelay?: number;
 }
 
+/**
+ * What a node needs of a network: the time and a way to send. The in-memory
+ * network is one; a TCP connection to a table (packages/node) is another, so the
+ * same client code runs in simulation and for real.
+ */
+export interface Link {
+  readonly now: number;
+  send(from: string, to: string, payload: unknown): void;
+}
+
 export interface NetNode {
   readonly id: string;
-  receive(from: string, payload: unknown, net: MemoryNetwork): void;
-  /** Called every `tickMs` of simulated time. */
-  tick?(net: MemoryNetwork): void;
+  receive(from: string, payload: unknown, net: Link): void;
+  /** Called every `tickMs` of simulated (or real) time. */
+  tick?(net: Link): void;
 }
 
 interface Scheduled {
@@ -31,7 +41,7 @@ interface Scheduled {
 
 const before = (a: Scheduled, b: Scheduled): boolean => a.time < b.time || (a.time === b.time && a.order < b.order);
 
-export class MemoryNetwork {
+export class MemoryNetwork implements Link {
   now = 0;
   sent = 0;
   delivered = 0;

@@ -12,15 +12,35 @@ import { generateKeyPair, type KeyPair } from '../identity.js';
 import { Referee } from '../referee.js';
 import { hashJsonHex } from '../hash.js';
 import type { Ctx } from '../protocols/machine.js';
-import type { VerifyFn } from '../transcript.js';
-import type { MemoryNetwork, NetNode } from './network.js';
+import { prepareLine, type VerifyFn } from '../transcript.js';
+import { toHex, utf8 } from '../bytes.js';
+import { ecvrfHouse } from '../signidice/house-key.js';
+import { signidiceAlpha, type SignidiceState } from '../signidice/arbiter.js';
+import type { Link, NetNode } from './network.js';
 import type { TableMessage } from './table.js';
 
-export const CHEATS = ['wrong-opening', 'equivocate', 'replay', 'withhold', 'forge', 'out-of-turn', 'tamper'] as const;
+export const CHEATS = [
+  'wrong-opening',
+  'equivocate',
+  'replay',
+  'withhold',
+  'forge',
+  'out-of-turn',
+  'tamper',
+  // Signidice (docs/spec/signidice.md §7)
+  'house-wrong-signature',
+  'house-withhold',
+  'house-key-swap',
+  'player-wrong-hr',
+  'player-reuse-r',
+] as const;
 export type Cheat = (typeof CHEATS)[number];
+/** The cheats every protocol knows; the others are Signidice's own. */
+export const GENERIC_CHEATS = CHEATS.slice(0, 7) as readonly Cheat[];
 
-const ACTIONS = new Set(['reveal', 'move', 'turn', 'audit']);
+const ACTIONS = new Set(['reveal', 'move', 'turn', 'audit', 'hr']);
 const RESEND_MS = 200;
+const trustOwn = (): boolean => true;
 
 export class SimPlayer implements NetNode {
   readonly referee: Referee;
@@ -43,6 +63,8 @@ export class SimPlayer implements NetNode {
     private readonly cheat: Cheat | null,
     clock: () => number,
     verify?: VerifyFn,
+    private readonly prover?: (alpha: Uint8Array) => Uint8Array,
+    private readonly signFn?: (message: Uint8Array, secretKey: Uint8Array) => Uint8Array,
   ) {
     this.clock = clock;
     const t0 = performance.now();
@@ -59,10 +81,11 @@ export class SimPlayer implements NetNode {
   private readonly clock: () => number;
 
   private ctx(): Ctx {
-    return { now: this.clock?.() ?? 0, random: this.random };
+    const now = this.clock?.() ?? 0;
+    return this.prover === undefined ? { now, random: this.random } : { now, random: this.random, prover: this.prover };
   }
 
-  receive(from: string, payload: unknown, net: MemoryNetwork): void {
+  receive(from: string, payload: unknown, net: Link): void {
     const msg = payload as TableMessage;
     if (from !== 'table' || msg.kind !== 'entry') return;
     if (msg.index < this.next) return;
@@ -72,7 +95,9 @@ export class SimPlayer implements NetNode {
     while (this.buffer.has(this.next)) {
       const text = this.buffer.get(this.next)!;
       this.buffer.delete(this.next);
-      const prepared = this.referee.prepare(this.next, text);
+      // A client need not check its own signature on what it just signed.
+      const own = this.current !== null && text === this.current.text;
+      const prepared = own ? prepareLine(this.next, text, this.referee.checker.keys, trustOwn) : this.referee.prepare(this.next, text);
       const result = this.referee.feed(prepared, this.ctx());
       if (this.current !== null && prepared.hash === this.current.hash) {
         this.current = null;
@@ -87,7 +112,7 @@ export class SimPlayer implements NetNode {
     this.cpuMs += performance.now() - t0;
   }
 
-  tick(net: MemoryNetwork): void {
+  tick(net: Link): void {
     const t0 = performance.now();
     if (this.current !== null && net.now - this.current.sentAt >= RESEND_MS) {
       this.current.sentAt = net.now;
@@ -107,17 +132,19 @@ export class SimPlayer implements NetNode {
     return signEnvelope(
       { v: 1, game, from: this.id, seq, prev: this.prev, at, head: this.referee.checker.hashOfLine(at - 1)!, time: this.ctx().now, body },
       this.keys.secretKey,
+      this.signFn,
     );
   }
 
-  private submit(net: MemoryNetwork, envelope: Envelope): void {
+  private submit(net: Link, envelope: Envelope): void {
     net.send(this.id, 'table', { kind: 'submit', text: envelopeLine(envelope) } satisfies TableMessage);
   }
 
-  private pump(net: MemoryNetwork): void {
+  private pump(net: Link): void {
     while (this.current === null && this.queue.length > 0) {
       const body = this.queue.shift()!;
       if (this.cheat === 'withhold' && ACTIONS.has(body.type)) continue;
+      if (this.cheat === 'house-withhold' && body.type === 'sign') continue;
       let envelope = this.sign(this.cheatBody(body));
       if (!this.cheated && this.cheat === 'equivocate') {
         this.cheated = true;
@@ -137,7 +164,9 @@ export class SimPlayer implements NetNode {
   }
 
   private cheatBody(body: Body): Body {
-    if (this.cheat !== 'wrong-opening' || this.cheated) return body;
+    const signidice = this.signidiceCheat(body);
+    if (signidice !== null) return signidice;
+    if ((this.cheat !== 'wrong-opening' && this.cheat !== 'player-wrong-hr') || this.cheated) return body;
     const opening = body.opening as { nonce: string; value: unknown } | undefined;
     if (opening !== undefined) {
       this.cheated = true;
@@ -154,6 +183,34 @@ export class SimPlayer implements NetNode {
     return body;
   }
 
+  private firstR: string | null = null;
+
+  /** The house's and players' Signidice cheats; null when this body is left alone. */
+  private signidiceCheat(body: Body): Body | null {
+    if (this.cheated) return null;
+    if (this.cheat === 'house-wrong-signature' && body.type === 'sign' && this.prover !== undefined) {
+      this.cheated = true;
+      return { ...body, pi: toHex(this.prover(utf8('something other than V'))) };
+    }
+    if (this.cheat === 'house-key-swap' && body.type === 'sign') {
+      this.cheated = true;
+      const s = this.referee.state as SignidiceState;
+      const other = ecvrfHouse('ecvrf-ell2', this.random(32));
+      const p = body.player as string;
+      const alpha = signidiceAlpha(s.gameId, s.round, s.playerKeys[p]!, s.bets[p]!.r);
+      return { ...body, key: other.key as unknown as Body['type'], pi: toHex(other.prove(alpha)) };
+    }
+    if (this.cheat === 'player-reuse-r' && body.type === 'bet') {
+      if (this.firstR === null) {
+        this.firstR = body.r as string;
+        return body;
+      }
+      this.cheated = true;
+      return { ...body, r: this.firstR };
+    }
+    return null;
+  }
+
   /** out-of-turn: act (reveal, move) at the first moment it is not this player's place to. */
   private cheatOutOfTurn(): void {
     if (this.cheat !== 'out-of-turn' || this.cheated) return;
@@ -163,6 +220,11 @@ export class SimPlayer implements NetNode {
       const mine = s.mine as { round: number; opening: unknown };
       this.cheated = true;
       this.queue.unshift({ type: 'reveal', round: mine.round, commitSet: '0'.repeat(64), opening: mine.opening as never });
+    } else if (protocol === 'signidice' && s.phase === 'bet' && s.mine !== null) {
+      // Opens HR before the house has signed: the arbiter refuses it.
+      const mine = s.mine as { round: number; opening: unknown };
+      this.cheated = true;
+      this.queue.push({ type: 'hr', round: mine.round, opening: mine.opening as never });
     } else if ((protocol === 'chain' || protocol === 'keyed-stream') && s.phase === 'play') {
       const active = s.active as string[];
       const mover = active[(s.mover as number) % active.length];

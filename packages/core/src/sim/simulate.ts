@@ -15,11 +15,13 @@ import type { Outcome } from '../protocols/machine.js';
 import type { Violation } from '../errors.js';
 import type { JsonValue } from '../jcs.js';
 import type { VerifyFn } from '../transcript.js';
+import { ecvrfHouse, type HouseKey } from '../signidice/house-key.js';
+import { HOUSE } from '../signidice/arbiter.js';
 import { MemoryNetwork } from './network.js';
 import { Table } from './table.js';
 import { CHEATS, SimPlayer, type Cheat } from './player.js';
 
-export const SIM_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly'] as const;
+export const SIM_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'signidice'] as const;
 export type SimProtocol = (typeof SIM_PROTOCOLS)[number];
 
 export interface SimOptions {
@@ -38,6 +40,10 @@ export interface SimOptions {
   readonly params?: { readonly [key: string]: JsonValue };
   /** Signature check for the players' referees; Node passes its native fast path (same answers, docs/SPEC.md §3.2). */
   readonly verify?: VerifyFn;
+  /** Envelope signing for the players; Node passes its native Ed25519 (same bytes). */
+  readonly sign?: (message: Uint8Array, secretKey: Uint8Array) => Uint8Array;
+  /** Signidice: the house's unique-signature key and prover (default: ECVRF-ELL2 from the seed). */
+  readonly house?: { readonly key: HouseKey; readonly prove: (alpha: Uint8Array) => Uint8Array };
 }
 
 export interface SimResult {
@@ -55,13 +61,17 @@ export function simKeys(seed: Uint8Array, index: number): KeyPair {
   return generateKeyPair(taggedHash('sim-key', seed, u32be(index)));
 }
 
-function setupFor(options: SimOptions, keys: KeyPair[]): GameSetup {
+function setupFor(options: SimOptions, keys: KeyPair[], ids: readonly string[], houseKey: HouseKey | null): GameSetup {
   const turns = options.turns;
   const params: Record<string, JsonValue> = { timeoutMs: options.timeoutMs ?? 2000, ...(options.params ?? {}) };
   let protocol: string = options.protocol;
   let game: string | null = options.game ?? null;
   if (options.protocol === 'beacon') {
     if (turns !== undefined) params.rounds = turns;
+  } else if (options.protocol === 'signidice') {
+    params.houseKey = houseKey as unknown as JsonValue;
+    params.rounds = turns ?? 3;
+    params.maxPlayers ??= Math.max(ids.length - 1, 1);
   } else {
     if (options.protocol === 'dice' || options.protocol === 'snakes' || options.protocol === 'monopoly') {
       game = options.protocol;
@@ -74,25 +84,29 @@ function setupFor(options: SimOptions, keys: KeyPair[]): GameSetup {
     protocol,
     game,
     params,
-    players: keys.map((k, i) => ({ id: `p${i}`, key: toHex(k.publicKey) })),
+    players: keys.map((k, i) => ({ id: ids[i]!, key: toHex(k.publicKey) })),
     nonce: toHex(taggedHash('sim-nonce', options.seed)),
     created: 0,
   };
 }
 
 export function simulate(options: SimOptions): SimResult {
-  if (!Number.isInteger(options.players) || options.players < 2 || options.players > 1000) {
-    throw new FairtableError('out_of_range', '--players must be an integer from 2 to 1000', { field: 'players' });
+  const fewest = options.protocol === 'signidice' ? 1 : 2;
+  if (!Number.isInteger(options.players) || options.players < fewest || options.players > 1000) {
+    throw new FairtableError('out_of_range', `--players must be an integer from ${fewest} to 1000`, { field: 'players' });
   }
   if (options.cheat !== undefined && !CHEATS.includes(options.cheat)) {
     throw new FairtableError('bad_input', `unknown cheat "${options.cheat}" (known: ${CHEATS.join(', ')})`, { field: 'cheat' });
   }
-  const cheater = options.cheat === undefined ? null : (options.cheater ?? 'p1');
-  const keys = Array.from({ length: options.players }, (_, i) => simKeys(options.seed, i));
-  const ids = keys.map((_, i) => `p${i}`);
-  if (cheater !== null && !ids.includes(cheater)) throw new FairtableError('bad_input', `--cheater must be one of p0 … p${options.players - 1}`, { field: 'cheater' });
-  const setup = setupFor(options, keys);
-  const setupLine = envelopeLine(createSetupEnvelope(setup, 'p0', keys[0]!));
+  const isSignidice = options.protocol === 'signidice';
+  const houseCheat = options.cheat?.startsWith('house-') === true;
+  const cheater = options.cheat === undefined ? null : (options.cheater ?? (houseCheat ? HOUSE : 'p1'));
+  const ids = [...(isSignidice ? [HOUSE] : []), ...Array.from({ length: options.players }, (_, i) => `p${i}`)];
+  const keys = ids.map((_, i) => simKeys(options.seed, i));
+  if (cheater !== null && !ids.includes(cheater)) throw new FairtableError('bad_input', `--cheater must be one of ${ids[0]} … ${ids[ids.length - 1]}`, { field: 'cheater' });
+  const house = isSignidice ? (options.house ?? ecvrfHouse('ecvrf-ell2', taggedHash('sim-house', options.seed))) : null;
+  const setup = setupFor(options, keys, ids, house?.key ?? null);
+  const setupLine = envelopeLine(createSetupEnvelope(setup, ids[0]!, keys[0]!));
   const net = new MemoryNetwork({
     seed: taggedHash('sim-network', options.seed),
     drop: options.drop ?? 0,
@@ -105,7 +119,8 @@ export function simulate(options: SimOptions): SimResult {
   const players = ids.map((id, i) => {
     const stream = new RandomStream(taggedHash('sim-random', options.seed, utf8(id)), 'player');
     const cheat = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;
-    const player = new SimPlayer(id, keys[i]!, setupLine, (n) => stream.bytes(n), cheat, () => net.now, options.verify);
+    const prover = id === HOUSE ? house?.prove : undefined;
+    const player = new SimPlayer(id, keys[i]!, setupLine, (n) => stream.bytes(n), cheat, () => net.now, options.verify, prover, options.sign);
     net.add(player);
     return player;
   });

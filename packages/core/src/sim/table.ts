@@ -7,7 +7,7 @@
  * player cannot post in another's name. Identical envelopes are kept once.
  */
 import { envelopeShapeError } from '../envelope.js';
-import type { MemoryNetwork, NetNode } from './network.js';
+import type { Link, NetNode } from './network.js';
 
 export type TableMessage =
   | { kind: 'submit'; text: string }
@@ -24,7 +24,7 @@ export class Table implements NetNode {
     this.seen.add(setupLine);
   }
 
-  receive(from: string, payload: unknown, net: MemoryNetwork): void {
+  receive(from: string, payload: unknown, net: Link): void {
     const msg = payload as TableMessage;
     if (msg.kind === 'submit') {
       if (this.seen.has(msg.text)) return;
