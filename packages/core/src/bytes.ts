@@ -13,16 +13,29 @@ export function toHex(bytes: Uint8Array): string {
   return out;
 }
 
+const NIBBLE = new Int8Array(128).fill(-1);
+for (let i = 0; i < 16; i++) {
+  NIBBLE['0123456789abcdef'.charCodeAt(i)] = i;
+  NIBBLE['0123456789ABCDEF'.charCodeAt(i)] = i;
+}
+
 /** Decodes lowercase or uppercase hex; `length` (in bytes) is checked when given. */
 export function fromHex(hex: string, field = 'hex', length?: number): Uint8Array {
-  if (typeof hex !== 'string' || hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) {
+  if (typeof hex !== 'string' || hex.length % 2 !== 0) {
     throw new FairtableError('bad_hex', `${field}: expected an even-length hex string`, { field });
   }
   if (length !== undefined && hex.length !== length * 2) {
     throw new FairtableError('bad_length', `${field}: expected ${length} bytes, got ${hex.length / 2}`, { field });
   }
   const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  for (let i = 0; i < out.length; i++) {
+    const a = hex.charCodeAt(2 * i);
+    const b = hex.charCodeAt(2 * i + 1);
+    const hi = a < 128 ? NIBBLE[a]! : -1;
+    const lo = b < 128 ? NIBBLE[b]! : -1;
+    if (hi < 0 || lo < 0) throw new FairtableError('bad_hex', `${field}: expected an even-length hex string`, { field });
+    out[i] = (hi << 4) | lo;
+  }
   return out;
 }
 

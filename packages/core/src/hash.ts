@@ -6,7 +6,7 @@
  * Tags are ASCII without NUL, so the 0x00 ends the prefix unambiguously, and
  * no two uses of the hash (a commitment, an envelope, a seed) can collide.
  */
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { canonicalBytes } from './jcs.js';
 import { concatBytes, toHex, utf8 } from './bytes.js';
 
@@ -36,11 +36,25 @@ export function domainPrefix(tag: HashTag): Uint8Array {
   return prefix;
 }
 
+export type Sha256 = (data: Uint8Array) => Uint8Array;
+
+let sha256Impl: Sha256 = (data) => nobleSha256(data);
+
+/**
+ * Replaces the SHA-256 implementation, for a platform's native one (Node's
+ * node:crypto). It must give the same bytes; packages/node checks that with a
+ * differential test. Browsers keep noble.
+ */
+export function setSha256(fn: Sha256): void {
+  sha256Impl = fn;
+}
+
+export function sha256(data: Uint8Array): Uint8Array {
+  return sha256Impl(data);
+}
+
 export function taggedHash(tag: HashTag, ...parts: Uint8Array[]): Uint8Array {
-  const h = sha256.create();
-  h.update(domainPrefix(tag));
-  for (const p of parts) h.update(p);
-  return h.digest();
+  return sha256Impl(concatBytes(domainPrefix(tag), ...parts));
 }
 
 /** H(tag, JCS(value)). */

@@ -16,77 +16,78 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-function serializeString(s: string, path: string): string {
+function serializeString(s: string, path: () => string): string {
   // JSON.stringify's string escaping is exactly RFC 8785 §3.2.2.2 for well-formed strings; it writes a lone
   // surrogate as an escape (\udXXX) and a paired one raw, so only an escaped one needs the closer look.
   const out = JSON.stringify(s);
   if (out.includes('\\ud') && LONE_SURROGATE.test(s)) {
-    throw new FairtableError('not_canonical', `${path}: string holds a lone surrogate`, { field: path });
+    const field = path();
+    throw new FairtableError('not_canonical', `${field}: string holds a lone surrogate`, { field });
   }
   return out;
 }
 
-function serializeNumber(n: number, path: string): string {
-  if (!Number.isFinite(n)) throw new FairtableError('not_canonical', `${path}: number is not finite`, { field: path });
+function serializeNumber(n: number, path: () => string): string {
+  if (!Number.isFinite(n)) {
+    const field = path();
+    throw new FairtableError('not_canonical', `${field}: number is not finite`, { field });
+  }
   // ECMAScript Number::toString is the RFC 8785 number format; -0 becomes "0".
-  return Object.is(n, -0) ? '0' : String(n);
+  return n === 0 ? '0' : String(n);
 }
 
-function serialize(value: unknown, path: string, out: string[]): void {
-  if (value === null) {
-    out.push('null');
-    return;
-  }
+// Paths for error messages are built only when an error is thrown: building them eagerly
+// cost more than the serialization itself on the audit's hot path.
+function serialize(value: unknown, path: () => string): string {
+  if (value === null) return 'null';
   switch (typeof value) {
     case 'boolean':
-      out.push(value ? 'true' : 'false');
-      return;
+      return value ? 'true' : 'false';
     case 'number':
-      out.push(serializeNumber(value, path));
-      return;
+      return serializeNumber(value, path);
     case 'string':
-      out.push(serializeString(value, path));
-      return;
+      return serializeString(value, path);
     case 'object': {
       if (Array.isArray(value)) {
-        out.push('[');
+        let out = '[';
         for (let i = 0; i < value.length; i++) {
-          if (i > 0) out.push(',');
-          serialize(value[i], `${path}[${i}]`, out);
+          if (i > 0) out += ',';
+          out += serialize(value[i], () => `${path()}[${i}]`);
         }
-        out.push(']');
-        return;
+        return out + ']';
       }
       const proto = Object.getPrototypeOf(value) as unknown;
       if (proto !== Object.prototype && proto !== null) {
-        throw new FairtableError('not_canonical', `${path}: not a plain object`, { field: path });
+        const field = path();
+        throw new FairtableError('not_canonical', `${field}: not a plain object`, { field });
       }
       const record = value as Record<string, unknown>;
       // Default sort compares UTF-16 code units, which is what RFC 8785 §3.2.3 asks for.
       const keys = Object.keys(record).sort();
-      out.push('{');
-      let first = true;
-      for (const key of keys) {
+      let out = '{';
+      for (let i = 0; i < keys.length; i++) {
+        const key = keys[i]!;
         const member = record[key];
-        if (member === undefined) throw new FairtableError('not_canonical', `${path}.${key}: undefined`, { field: `${path}.${key}` });
-        if (!first) out.push(',');
-        first = false;
-        out.push(serializeString(key, path), ':');
-        serialize(member, `${path}.${key}`, out);
+        const memberPath = (): string => `${path()}.${key}`;
+        if (member === undefined) {
+          const field = memberPath();
+          throw new FairtableError('not_canonical', `${field}: undefined`, { field });
+        }
+        if (i > 0) out += ',';
+        out += serializeString(key, path) + ':' + serialize(member, memberPath);
       }
-      out.push('}');
-      return;
+      return out + '}';
     }
-    default:
-      throw new FairtableError('not_canonical', `${path}: a ${typeof value} has no JSON form`, { field: path });
+    default: {
+      const field = path();
+      throw new FairtableError('not_canonical', `${field}: a ${typeof value} has no JSON form`, { field });
+    }
   }
 }
 
 /** The canonical JSON text of a value. */
 export function canonicalize(value: unknown): string {
-  const out: string[] = [];
-  serialize(value, '$', out);
-  return out.join('');
+  return serialize(value, () => '$');
 }
 
 /** The canonical JSON of a value as UTF-8 bytes: what hashes and signatures are taken over. */

@@ -13,17 +13,16 @@
  * implements these few lines can replay any game (test/python/stream_check.py
  * does, from the spec alone).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
 import { FairtableError } from './errors.js';
 import { u32be, utf8 } from './bytes.js';
-import { taggedHash } from './hash.js';
+import { sha256, taggedHash } from './hash.js';
 import { Chance } from './chance.js';
 
 export const MAX_BELOW = 2 ** 53;
 
 export class RandomStream extends Chance {
   private readonly key: Uint8Array;
-  private block = new Uint8Array(0);
+  private block: Uint8Array = new Uint8Array(0);
   private offset = 0;
   private counter = 0;
   /** Bytes drawn so far: lets a verifier check that two parties consumed the same amount. */

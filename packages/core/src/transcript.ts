@@ -17,9 +17,10 @@
  * transcript was altered, and only another copy can say by whom.
  */
 import { FairtableError, type Evidence, type Violation, type ViolationCode } from './errors.js';
-import { fromHex, toHex } from './bytes.js';
+import { concatBytes, fromHex, toHex } from './bytes.js';
+import { domainPrefix } from './hash.js';
 import { canonicalBytes, parseJson } from './jcs.js';
-import { envelopeHashFromParts, envelopeShapeError, signingBytes, type Envelope } from './envelope.js';
+import { envelopeHashFromParts, envelopeShapeError, type Envelope } from './envelope.js';
 import { verify } from './identity.js';
 import { gameIdOf, setupError, type GameSetup, type SetupBody } from './setup.js';
 
@@ -84,7 +85,7 @@ export function prepareLine(line: number, text: string, keys: ReadonlyMap<string
   const sigBytes = fromHex(sig, 'sig', 64);
   const hash = toHex(envelopeHashFromParts(canonical, sigBytes));
   const key = keys.get(envelope.from);
-  const sigOk = key !== undefined && verifyFn(sigBytes, signingBytes(envelope), key);
+  const sigOk = key !== undefined && verifyFn(sigBytes, concatBytes(domainPrefix('envelope-sig'), canonical), key);
   return { line, text, envelope, shapeError: null, hash, sigOk };
 }
 

@@ -14,6 +14,7 @@ import { Auditor, type Verdict } from '@fairtable/core/audit.js';
 import { TranscriptError, type PreparedLine } from '@fairtable/core/transcript.js';
 import type { Envelope } from '@fairtable/core/envelope.js';
 import type { Violation } from '@fairtable/core/errors.js';
+import { useNativeSha256 } from './native-hash.js';
 
 export interface AuditFileOptions {
   readonly workers?: number;
@@ -24,6 +25,7 @@ export interface AuditFileOptions {
 type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null };
 
 export async function auditFile(path: string, options: AuditFileOptions = {}): Promise<Verdict> {
+  useNativeSha256();
   const total = (await stat(path)).size;
   const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
   const lines = createInterface({ input, crlfDelay: Infinity });
