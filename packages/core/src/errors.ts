@@ -65,7 +65,9 @@ export type ViolationCode =
   | 'bad_vrf_proof'
   | 'key_swap'
   | 'reused_r'
-  | 'rejected_bet';
+  | 'rejected_bet'
+  // Rochambeau (docs/spec/rochambeau.md)
+  | 'bad_payload';
 
 export interface Evidence {
   /** 0-based line of the transcript the envelope stands on, when known. */

@@ -16,6 +16,7 @@ import { beacon } from './protocols/beacon.js';
 import { chain } from './protocols/chain.js';
 import { keyedStream } from './protocols/keyed-stream.js';
 import { signidice } from './signidice/arbiter.js';
+import { rochambeauMachine } from './protocols/rochambeau.js';
 import { FairtableError } from './errors.js';
 import type { GameSetup } from './setup.js';
 
@@ -24,6 +25,7 @@ export const MACHINES: Readonly<Record<string, Machine<unknown>>> = {
   chain: chain as Machine<unknown>,
   'keyed-stream': keyedStream as Machine<unknown>,
   signidice: signidice as Machine<unknown>,
+  rochambeau: rochambeauMachine as Machine<unknown>,
 };
 
 export function machineFor(setup: GameSetup): Machine<unknown> {
@@ -53,18 +55,21 @@ export class Referee {
   readonly machine: Machine<unknown>;
   state: unknown;
   readonly violations: Violation[] = [];
+  /** Every event so far, when the referee was asked to keep them (a long audit does not: it would grow without bound). */
   readonly events: GameEvent[] = [];
+  private readonly keepEvents: boolean;
   private readonly verifyFn: VerifyFn | undefined;
   private pendingOut: Body[];
 
-  constructor(setupLine: string, readonly me: string | null, ctx: Ctx = OBSERVER_CTX, options: CheckerOptions & { verify?: VerifyFn } = {}) {
+  constructor(setupLine: string, readonly me: string | null, ctx: Ctx = OBSERVER_CTX, options: CheckerOptions & { verify?: VerifyFn; keepEvents?: boolean } = {}) {
     this.checker = new TranscriptChecker(setupLine, options);
+    this.keepEvents = options.keepEvents ?? false;
     this.verifyFn = options.verify;
     this.machine = machineFor(this.checker.setup);
     const init = this.machine.init(this.checker.setup, this.checker.gameId, me, ctx);
     this.state = init.state;
     this.pendingOut = init.out;
-    this.events.push(...init.events);
+    if (this.keepEvents) this.events.push(...init.events);
     // Line 0 goes through the checker like any other line.
     this.feed(this.prepare(0, setupLine), ctx);
   }
@@ -103,7 +108,7 @@ export class Referee {
       violations.push(...r.violations);
     }
     this.violations.push(...violations);
-    this.events.push(...events);
+    if (this.keepEvents) this.events.push(...events);
     return { out, events, violations };
   }
 

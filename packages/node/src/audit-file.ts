@@ -75,7 +75,11 @@ export async function auditFile(path: string, options: AuditFileOptions = {}): P
         auditor = new Auditor(text);
         const count = Math.max(1, options.workers ?? availableParallelism());
         const workerUrl = new URL('./verify-worker.js', import.meta.url);
-        workers = Array.from({ length: count }, () => new Worker(workerUrl, { workerData: { setupLine: text } }));
+        // Small heaps: a worker holds one batch at a time, and a large young generation only grows the RSS.
+        workers = Array.from(
+          { length: count },
+          () => new Worker(workerUrl, { workerData: { setupLine: text }, resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 96 } }),
+        );
         for (const w of workers) {
           w.on('message', (m: { id: number; results: Prepared[] }) => {
             waiting.get(m.id)?.(m.results);

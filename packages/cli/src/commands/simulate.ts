@@ -22,6 +22,8 @@ export function register(program: Command): void {
     .requiredOption('--out <file>', 'where to write the transcript (JSON Lines)')
     .option('--seed <hex>', '32-byte seed (64 hex digits) that fixes keys, moves and the network; random if absent')
     .option('--turns <t>', 'rounds of the game (beacon: how many joint numbers)')
+    .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')
+    .option('--hash <name>', 'rochambeau: sha-256, sha-384, sha-512 or sha3-256', 'sha-256')
     .option('--cheat <kind>', `one of: ${CHEATS.join(', ')}`)
     .option('--cheater <id>', 'which player cheats (default p1)')
     .option('--drop <p>', 'probability a message is lost', '0')
@@ -48,6 +50,7 @@ export function register(program: Command): void {
           drop: num(opts.drop, '--drop', 0, 0.9, false)!,
           duplicate: num(opts.duplicate, '--duplicate', 0, 0.9, false)!,
           maxDelay: num(opts.maxDelay, '--max-delay', 1, 10_000)!,
+          ...(protocol === 'rochambeau' ? { params: { N: opts.states!, hash: opts.hash! } } : {}),
         });
         writeFileSync(opts.out!, result.lines.join('\n') + '\n');
         const o = result.outcome;

@@ -173,6 +173,13 @@ export class SimPlayer implements NetNode {
       const flipped = (opening.nonce[0] === '0' ? '1' : '0') + opening.nonce.slice(1);
       return { ...body, opening: { ...opening, nonce: flipped } };
     }
+    if (body.type === 'reveal' && typeof body.payload === 'string') {
+      // A Rochambeau Reveal whose nonce (after the 16-octet binding) is not the committed one.
+      this.cheated = true;
+      const at = 2 * (4 + 16);
+      const p = body.payload;
+      return { ...body, payload: p.slice(0, at) + (p[at] === '0' ? '1' : '0') + p.slice(at + 1) };
+    }
     const roll = body.roll as { turn: number; draws: [number, number][] } | null | undefined;
     if (body.type === 'turn' && roll && roll.draws.length > 0) {
       // Seed 000: the roller claims a different roll than its stream gave; only the audit can tell.
@@ -220,6 +227,10 @@ export class SimPlayer implements NetNode {
       const mine = s.mine as { round: number; opening: unknown };
       this.cheated = true;
       this.queue.unshift({ type: 'reveal', round: mine.round, commitSet: '0'.repeat(64), opening: mine.opening as never });
+    } else if (protocol === 'rochambeau' && s.phase === 'commit' && s.mine !== null) {
+      const mine = s.mine as { attempt: number; reveal: string };
+      this.cheated = true;
+      this.queue.unshift({ type: 'reveal', attempt: mine.attempt, payload: mine.reveal });
     } else if (protocol === 'signidice' && s.phase === 'bet' && s.mine !== null) {
       // Opens HR before the house has signed: the arbiter refuses it.
       const mine = s.mine as { round: number; opening: unknown };

@@ -21,7 +21,7 @@ import { MemoryNetwork } from './network.js';
 import { Table } from './table.js';
 import { CHEATS, SimPlayer, type Cheat } from './player.js';
 
-export const SIM_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'signidice'] as const;
+export const SIM_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'signidice', 'rochambeau'] as const;
 export type SimProtocol = (typeof SIM_PROTOCOLS)[number];
 
 export interface SimOptions {
@@ -68,6 +68,8 @@ function setupFor(options: SimOptions, keys: KeyPair[], ids: readonly string[], 
   let game: string | null = options.game ?? null;
   if (options.protocol === 'beacon') {
     if (turns !== undefined) params.rounds = turns;
+  } else if (options.protocol === 'rochambeau') {
+    params.N ??= '3';
   } else if (options.protocol === 'signidice') {
     params.houseKey = houseKey as unknown as JsonValue;
     params.rounds = turns ?? 3;
