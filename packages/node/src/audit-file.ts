@@ -24,13 +24,36 @@ export interface AuditFileOptions {
 
 type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null };
 
-export async function auditFile(path: string, options: AuditFileOptions = {}): Promise<Verdict> {
+/**
+ * Audits a transcript file. The work runs in a coordinating worker thread with
+ * a bounded heap (the main thread's heap limits cannot be changed once Node
+ * has started, and an unbounded heap lets garbage pile up to several times
+ * what the audit holds), which starts the verifying workers in turn.
+ */
+export function auditFile(path: string, options: AuditFileOptions = {}): Promise<Verdict> {
+  const worker = new Worker(new URL('./audit-coordinator.js', import.meta.url), {
+    workerData: { path, workers: options.workers ?? null, batch: options.batch ?? null },
+    resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 },
+  });
+  return new Promise((resolve, reject) => {
+    worker.on('message', (m: { kind: 'progress'; bytes: number; total: number; lines: number } | { kind: 'verdict'; verdict: Verdict } | { kind: 'error'; code?: string; message: string }) => {
+      if (m.kind === 'progress') options.onProgress?.(m.bytes, m.total, m.lines);
+      else if (m.kind === 'verdict') resolve(m.verdict);
+      else reject(m.code === undefined ? new Error(m.message) : new TranscriptError(m.code as never, m.message));
+    });
+    worker.on('error', reject);
+    worker.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`the audit thread stopped with code ${code}`));
+    });
+  });
+}
+
+/** The audit itself, on the current thread (the coordinator runs this). */
+export async function auditFileHere(path: string, options: AuditFileOptions = {}): Promise<Verdict> {
   useNativeSha256();
   const total = (await stat(path)).size;
-  const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  const lines = createInterface({ input, crlfDelay: Infinity });
   let bytes = 0;
-  let auditor: Auditor | null = null;
+  let auditor = null as Auditor | null; // set by handleLine on line 0
   let workers: Worker[] = [];
   const batchSize = options.batch ?? 512;
   let pending: string[] = [];
@@ -38,7 +61,7 @@ export async function auditFile(path: string, options: AuditFileOptions = {}): P
   let batchId = 0;
   const inflight: Promise<{ start: number; texts: string[]; results: Prepared[] }>[] = [];
   const waiting = new Map<number, (r: Prepared[]) => void>();
-  const maxInflight = 8;
+  const maxInflight = 6;
 
   const dispatch = (): void => {
     if (pending.length === 0) return;
@@ -68,33 +91,43 @@ export async function auditFile(path: string, options: AuditFileOptions = {}): P
     options.onProgress?.(bytes, total, auditor!.nextLine);
   };
 
-  try {
-    for await (const text of lines) {
-      bytes += Buffer.byteLength(text, 'utf8') + 1;
-      if (auditor === null) {
-        auditor = new Auditor(text);
-        const count = Math.max(1, options.workers ?? availableParallelism());
-        const workerUrl = new URL('./verify-worker.js', import.meta.url);
-        // Small heaps: a worker holds one batch at a time, and a large young generation only grows the RSS.
-        workers = Array.from(
-          { length: count },
-          () => new Worker(workerUrl, { workerData: { setupLine: text }, resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 96 } }),
-        );
-        for (const w of workers) {
-          w.on('message', (m: { id: number; results: Prepared[] }) => {
-            waiting.get(m.id)?.(m.results);
-            waiting.delete(m.id);
-          });
-        }
-        continue;
+  const handleLine = async (text: string): Promise<void> => {
+    if (auditor === null) {
+      auditor = new Auditor(text);
+      const count = Math.max(1, options.workers ?? availableParallelism());
+      const workerUrl = new URL('./verify-worker.js', import.meta.url);
+      // Small heaps: a worker holds one batch at a time, and a large young generation only grows the RSS.
+      workers = Array.from(
+        { length: count },
+        () => new Worker(workerUrl, { workerData: { setupLine: text }, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 } }),
+      );
+      for (const w of workers) {
+        w.on('message', (m: { id: number; results: Prepared[] }) => {
+          waiting.get(m.id)?.(m.results);
+          waiting.delete(m.id);
+        });
       }
-      if (text.length === 0) continue;
-      pending.push(text);
-      if (pending.length >= batchSize) {
-        dispatch();
-        if (inflight.length >= maxInflight) await drainOne();
-      }
+      return;
     }
+    if (text.length === 0) return;
+    pending.push(text);
+    if (pending.length >= batchSize) {
+      dispatch();
+      if (inflight.length >= maxInflight) await drainOne();
+    }
+  };
+
+  try {
+    // Iterating the stream itself (not readline's event queue) keeps back-pressure: nothing more is read
+    // while the workers are behind, so memory stays flat however long the file is.
+    let carry = '';
+    for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 18 }) as AsyncIterable<string>) {
+      bytes += Buffer.byteLength(chunk, 'utf8');
+      const parts = (carry + chunk).split('\n');
+      carry = parts.pop()!;
+      for (const text of parts) await handleLine(text.endsWith('\r') ? text.slice(0, -1) : text);
+    }
+    if (carry.length > 0) await handleLine(carry);
     if (auditor === null) throw new TranscriptError('bad_input', `${path} is empty: a transcript starts with its setup envelope`);
     dispatch();
     while (inflight.length > 0) await drainOne();

@@ -53,6 +53,16 @@ export interface ChainState {
 
 const purpose = (k: number): string => `chain/roll/${k}`;
 
+/** Whether claimed draws are exactly the computed ones (a plain comparison; this runs once per move in an audit). */
+function sameDraws(computed: readonly (readonly [number, number])[], claimed: unknown): boolean {
+  if (!Array.isArray(claimed) || claimed.length !== computed.length) return false;
+  for (let i = 0; i < computed.length; i++) {
+    const c = claimed[i] as unknown;
+    if (!Array.isArray(c) || c.length !== 2 || c[0] !== computed[i]![0] || c[1] !== computed[i]![1]) return false;
+  }
+  return true;
+}
+
 /** A copy deep enough for a step: containers are copied, games return new states and openings are never mutated. */
 function copy(s: ChainState): ChainState {
   return { ...s, active: [...s.active], commits: { ...s.commits }, fresh: { ...s.fresh }, forfeits: [...s.forfeits] };
@@ -219,7 +229,7 @@ export const chain: Machine<ChainState> = {
       } else {
         const action = (body.action ?? null) as JsonValue;
         const played = playTurn(s, from, (body.opening as Opening).value, action);
-        if (canonicalize(played.draws) !== canonicalize(body.draws ?? null)) {
+        if (!sameDraws(played.draws, body.draws)) {
           st.violation('wrong_result', from, msg, `${from} claimed draws ${canonicalize(body.draws ?? null)}, the turn's seed gives ${canonicalize(played.draws)}`);
           forfeit(s, st, from, 'wrong_result');
           s.phaseStart = envelope.time;
