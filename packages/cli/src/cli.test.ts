@@ -101,6 +101,14 @@ describe('fairtable armor / dearmor', () => {
   });
 });
 
+describe('the installed command', () => {
+  it('npx fairtable resolves to the workspace launcher and runs', () => {
+    const r = spawnSync(join(root, 'node_modules/.bin/fairtable'), ['--version'], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+  });
+});
+
 describe('fairtable keygen', () => {
   it('writes a key file once and prints the public key and fingerprint', () => {
     const r = run(['keygen', '--name', 'alice', '--out', 'alice.json']);
