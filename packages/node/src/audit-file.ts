@@ -11,7 +11,8 @@ import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { Auditor, type Verdict } from '@fairtable/core/audit.js';
-import { TranscriptError, type PreparedLine } from '@fairtable/core/transcript.js';
+import { prepareLine, TranscriptError, type PreparedLine } from '@fairtable/core/transcript.js';
+import { nativeVerify } from './native-verify.js';
 import type { Envelope } from '@fairtable/core/envelope.js';
 import type { Violation } from '@fairtable/core/errors.js';
 import { useNativeSha256 } from './native-hash.js';
@@ -55,6 +56,7 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
   let bytes = 0;
   let auditor = null as Auditor | null; // set by handleLine on line 0
   let workers: Worker[] = [];
+  let keys: ReadonlyMap<string, Uint8Array> | null = null;
   const batchSize = options.batch ?? 512;
   let pending: string[] = [];
   let nextStart = 1;
@@ -70,6 +72,16 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
     pending = [];
     nextStart += texts.length;
     const id = batchId++;
+    // The coordinator prepares one batch in (workers + 2) itself: with as many threads as cores, none is
+    // oversubscribed, and its share balances its own ordered work against the workers' (docs/SPEC.md §9).
+    if (id % (workers.length + 2) === workers.length + 1) {
+      const results = texts.map((text, i) => {
+        const p = prepareLine(start + i, text, keys!, nativeVerify);
+        return { hash: p.hash, sigOk: p.sigOk, shapeError: p.shapeError };
+      });
+      inflight.push(Promise.resolve({ start, texts, results }));
+      return;
+    }
     const worker = workers[id % workers.length]!;
     inflight.push(
       new Promise((resolve) => {
@@ -94,7 +106,8 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
   const handleLine = async (text: string): Promise<void> => {
     if (auditor === null) {
       auditor = new Auditor(text);
-      const count = Math.max(1, options.workers ?? availableParallelism());
+      keys = auditor.referee.checker.keys;
+      const count = Math.max(1, options.workers ?? availableParallelism() - 1);
       const workerUrl = new URL('./verify-worker.js', import.meta.url);
       // Small heaps: a worker holds one batch at a time, and a large young generation only grows the RSS.
       workers = Array.from(
