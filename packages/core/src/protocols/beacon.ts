@@ -16,7 +16,7 @@ import { commit, opens, type Opening } from '../commitment.js';
 import { hashJson, hashJsonHex } from '../hash.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
-import { intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 import type { ViolationCode } from '../errors.js';
 
 export interface BeaconState {
@@ -188,13 +188,11 @@ export const beacon: Machine<BeaconState> = {
         finishRoundIfComplete(s, st, ctx, envelope.time);
       }
     } else if (isDeadlineBody(body)) {
-      if (body.round !== s.round || body.phase !== s.phase) return st.result(s);
-      // A claim naming someone already out was overtaken by another claim: stale, not false.
-      if (body.missing.some((p) => !s.active.includes(p))) return st.result(s); // a claim about a phase already closed
       const late = missing(s);
-      if (!sameSet(late, body.missing) || envelope.time < s.phaseStart + s.timeoutMs) {
-        st.violation('false_deadline_claim', from, msg,
-          `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline of round ${s.round}; missing were [${late.join(', ')}], deadline ${s.phaseStart + s.timeoutMs}, claim time ${envelope.time}`);
+      const claim = judgeClaim(body, envelope.time, s, { round: s.round, late, isOut: (p) => !s.active.includes(p) });
+      if (claim === 'stale') return st.result(s);
+      if (claim === 'false') {
+        st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline of round ${s.round}; missing were [${late.join(', ')}], deadline ${s.phaseStart + s.timeoutMs}, claim time ${envelope.time}`);
         return st.result(s);
       }
       for (const p of late) {
@@ -210,16 +208,7 @@ export const beacon: Machine<BeaconState> = {
   },
 
   tick(state: BeaconState, ctx: Ctx): StepResult<BeaconState> {
-    const st = new Stepper();
-    if (state.me === null || !state.active.includes(state.me) || state.phase === 'done') return st.result(state);
-    const key = `${state.round}/${state.phase}`;
-    if (ctx.now < state.phaseStart + state.timeoutMs || state.claimed === key) return st.result(state);
-    const late = missing(state);
-    if (late.length === 0 || late.includes(state.me)) return st.result(state);
-    const s = copy(state);
-    s.claimed = key;
-    st.send({ type: 'deadline', phase: s.phase, round: s.round, missing: late });
-    return st.result(s);
+    return deadlineTick(state, ctx, { me: state.me, seated: state.me !== null && state.active.includes(state.me), round: state.round, missing: () => missing(state) }, copy);
   },
 
   penalize(state: BeaconState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<BeaconState> {

@@ -29,7 +29,7 @@ import type { JsonValue } from '../jcs.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { gameByName } from '../games/index.js';
-import { intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 
 export interface ChainState {
   readonly gameId: string;
@@ -248,11 +248,10 @@ export const chain: Machine<ChainState> = {
         if (s.phase === 'play') moveIfMine(s, st, ctx);
       }
     } else if (isDeadlineBody(body)) {
-      if (body.phase !== s.phase || body.round !== deadlineRound(s)) return st.result(s);
-      // A claim naming someone already out was overtaken by another claim: stale, not false.
-      if (body.missing.some((p) => !s.active.includes(p))) return st.result(s);
       const late = missing(s);
-      if (!sameSet(late, body.missing) || envelope.time < s.phaseStart + s.timeoutMs) {
+      const claim = judgeClaim(body, envelope.time, s, { round: deadlineRound(s), late, isOut: (p) => !s.active.includes(p) });
+      if (claim === 'stale') return st.result(s);
+      if (claim === 'false') {
         st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}], deadline ${s.phaseStart + s.timeoutMs}, claim time ${envelope.time}`);
         return st.result(s);
       }
@@ -273,16 +272,7 @@ export const chain: Machine<ChainState> = {
   },
 
   tick(state: ChainState, ctx: Ctx): StepResult<ChainState> {
-    const st = new Stepper();
-    if (state.me === null || !state.active.includes(state.me) || state.phase === 'done') return st.result(state);
-    const key = `${state.phase}/${deadlineRound(state)}`;
-    if (ctx.now < state.phaseStart + state.timeoutMs || state.claimed === key) return st.result(state);
-    const late = missing(state);
-    if (late.length === 0 || late.includes(state.me)) return st.result(state);
-    const s = copy(state);
-    s.claimed = key;
-    st.send({ type: 'deadline', phase: s.phase, round: deadlineRound(s), missing: late });
-    return st.result(s);
+    return deadlineTick(state, ctx, { me: state.me, seated: state.me !== null && state.active.includes(state.me), round: deadlineRound(state), missing: () => missing(state) }, copy);
   },
 
   penalize(state: ChainState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<ChainState> {
@@ -295,10 +285,10 @@ export const chain: Machine<ChainState> = {
       if (wasMover) s.phaseStart = time;
       checkEnd(s, st);
       if (wasMover && s.phase === 'play') moveIfMine(s, st, ctx);
-    } else if (s.phase === 'ready' && s.readySet !== null) {
-      // The commit set named in "ready" messages is fixed; a player dropped now simply has no fresh value to wait for.
+    } else {
+      // In "ready" the commit set is already fixed: a player dropped now simply has no fresh value to wait for.
       advancePhase(s, st, ctx, time);
-    } else advancePhase(s, st, ctx, time);
+    }
     return st.result(s);
   },
 

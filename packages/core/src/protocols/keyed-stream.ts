@@ -24,7 +24,7 @@ import type { ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { gameByName } from '../games/index.js';
-import { intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 
 type Op = { kind: 'x'; limit: number; value: number } | { kind: 'roll'; skip: number; draws: [number, number][] };
 
@@ -277,11 +277,10 @@ export const keyedStream: Machine<KeyedState> = {
       }
       if (s.active.every((p) => s.audited[p])) s.phase = 'done';
     } else if (isDeadlineBody(body)) {
-      if (body.phase !== s.phase || body.round !== deadlineRound(s)) return st.result(s);
-      // A claim naming someone already out was overtaken by another claim: stale, not false.
-      if (body.missing.some((p) => !s.active.includes(p))) return st.result(s);
       const late = missing(s);
-      if (!sameSet(late, body.missing) || envelope.time < s.phaseStart + s.timeoutMs) {
+      const claim = judgeClaim(body, envelope.time, s, { round: deadlineRound(s), late, isOut: (p) => !s.active.includes(p) });
+      if (claim === 'stale') return st.result(s);
+      if (claim === 'false') {
         st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`);
         return st.result(s);
       }
@@ -309,16 +308,7 @@ export const keyedStream: Machine<KeyedState> = {
   },
 
   tick(state: KeyedState, ctx: Ctx): StepResult<KeyedState> {
-    const st = new Stepper();
-    if (state.me === null || !state.active.includes(state.me) || state.phase === 'done') return st.result(state);
-    const key = `${state.phase}/${deadlineRound(state)}`;
-    if (ctx.now < state.phaseStart + state.timeoutMs || state.claimed === key) return st.result(state);
-    const late = missing(state);
-    if (late.length === 0 || late.includes(state.me)) return st.result(state);
-    const s = copy(state);
-    s.claimed = key;
-    st.send({ type: 'deadline', phase: s.phase, round: deadlineRound(s), missing: late });
-    return st.result(s);
+    return deadlineTick(state, ctx, { me: state.me, seated: state.me !== null && state.active.includes(state.me), round: deadlineRound(state), missing: () => missing(state) }, copy);
   },
 
   penalize(state: KeyedState, player: string, code: ViolationCode, _line: number, _ctx: Ctx, time: number): StepResult<KeyedState> {

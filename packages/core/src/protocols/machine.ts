@@ -75,10 +75,6 @@ export class Stepper {
   }
 }
 
-export function clone<S>(state: S): S {
-  return structuredClone(state);
-}
-
 /** A deadline claim: `missing` had not sent what `phase` asks for when the claimant's clock passed the deadline. */
 export interface DeadlineBody extends Body {
   readonly type: 'deadline';
@@ -110,4 +106,52 @@ export function intParam(params: { readonly [key: string]: JsonValue }, name: st
     throw new Error(`parameter ${name} must be an integer in [${min}, ${max}]`);
   }
   return value;
+}
+
+/** What deadlines need of a machine's state (docs/SPEC.md §7.4). */
+export interface DeadlineState {
+  readonly phase: string;
+  readonly phaseStart: number;
+  readonly timeoutMs: number;
+  claimed: string | null;
+}
+
+/**
+ * Every machine's `tick`: once the phase's deadline has passed on the local
+ * clock, a seated player who is not itself late sends one deadline claim per
+ * phase naming everyone who is.
+ */
+export function deadlineTick<S extends DeadlineState>(
+  state: S,
+  ctx: Ctx,
+  view: { readonly me: string | null; readonly seated: boolean; readonly round: number; readonly missing: () => string[] },
+  copy: (state: S) => S,
+): StepResult<S> {
+  const st = new Stepper();
+  if (view.me === null || !view.seated || state.phase === 'done') return st.result(state);
+  const key = `${state.phase}/${view.round}`;
+  if (ctx.now < state.phaseStart + state.timeoutMs || state.claimed === key) return st.result(state);
+  const late = view.missing();
+  if (late.length === 0 || late.includes(view.me)) return st.result(state);
+  const s = copy(state);
+  s.claimed = key;
+  st.send({ type: 'deadline', phase: state.phase, round: view.round, missing: late });
+  return st.result(s);
+}
+
+/**
+ * How a deadline claim stands against the transcript: `stale` when another
+ * claim or a restart overtook it (not held against its author), `false` when
+ * the transcript contradicts it, `valid` otherwise.
+ */
+export function judgeClaim(
+  body: DeadlineBody,
+  time: number,
+  state: DeadlineState,
+  view: { readonly round: number; readonly late: readonly string[]; readonly isOut: (player: string) => boolean },
+): 'stale' | 'false' | 'valid' {
+  if (body.phase !== state.phase || body.round !== view.round) return 'stale';
+  if (body.missing.some(view.isOut)) return 'stale';
+  if (!sameSet(view.late, body.missing) || time < state.phaseStart + state.timeoutMs) return 'false';
+  return 'valid';
 }

@@ -19,7 +19,7 @@ import { checkHashName, type HashName } from '../rochambeau/hashes.js';
 import { gameSize } from '../rochambeau/codec.js';
 import { prepareMove } from '../rochambeau/player.js';
 import { judge, type PlayerSubmission } from '../rochambeau/judge.js';
-import { intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 
 interface Sent {
   payload: string;
@@ -189,10 +189,10 @@ export const rochambeauMachine: Machine<RochambeauState> = {
         if (missing(s).length === 0) judgeAttempt(s, st, ctx, envelope.time, msg);
       }
     } else if (isDeadlineBody(body)) {
-      if (body.phase !== s.phase || body.round !== s.attempt) return st.result(s);
-      if (body.missing.some((p) => s.out.includes(p))) return st.result(s);
       const late = missing(s);
-      if (!sameSet(late, body.missing) || envelope.time < s.phaseStart + s.timeoutMs) {
+      const claim = judgeClaim(body, envelope.time, s, { round: s.attempt, late, isOut: (p) => s.out.includes(p) });
+      if (claim === 'stale') return st.result(s);
+      if (claim === 'false') {
         st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`);
         return st.result(s);
       }
@@ -214,16 +214,7 @@ export const rochambeauMachine: Machine<RochambeauState> = {
   },
 
   tick(state: RochambeauState, ctx: Ctx): StepResult<RochambeauState> {
-    const st = new Stepper();
-    if (state.me === null || state.out.includes(state.me) || state.phase === 'done') return st.result(state);
-    const key = `${state.phase}/${state.attempt}`;
-    if (ctx.now < state.phaseStart + state.timeoutMs || state.claimed === key) return st.result(state);
-    const late = missing(state);
-    if (late.length === 0 || late.includes(state.me)) return st.result(state);
-    const s = copy(state);
-    s.claimed = key;
-    st.send({ type: 'deadline', phase: s.phase, round: s.attempt, missing: late });
-    return st.result(s);
+    return deadlineTick(state, ctx, { me: state.me, seated: state.me !== null && !state.out.includes(state.me), round: state.attempt, missing: () => missing(state) }, copy);
   },
 
   penalize(state: RochambeauState, player: string, code: ViolationCode, line: number, ctx: Ctx, time: number): StepResult<RochambeauState> {

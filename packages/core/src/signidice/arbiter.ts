@@ -23,7 +23,7 @@ import type { ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import type { JsonValue } from '../jcs.js';
-import { intParam, isDeadlineBody, sameSet, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from '../protocols/machine.js';
+import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from '../protocols/machine.js';
 import { checkHouseKey, verifyHouseProof, type HouseKey } from './house-key.js';
 import { betError, payout, wheelSize, type Bet, type Wheel } from './roulette.js';
 
@@ -337,10 +337,10 @@ export const signidice: Machine<SignidiceState> = {
         advance(s, st, ctx, envelope.time);
       }
     } else if (isDeadlineBody(body)) {
-      if (body.phase !== s.phase || body.round !== s.round) return st.result(s);
-      if (body.missing.some((p) => p !== HOUSE && !s.active.includes(p))) return st.result(s);
       const late = missing(s);
-      if (!sameSet(late, body.missing) || envelope.time < s.phaseStart + s.timeoutMs) {
+      const claim = judgeClaim(body, envelope.time, s, { round: s.round, late, isOut: (p) => p !== HOUSE && !s.active.includes(p) });
+      if (claim === 'stale') return st.result(s);
+      if (claim === 'false') {
         st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`);
         return st.result(s);
       }
@@ -366,17 +366,7 @@ export const signidice: Machine<SignidiceState> = {
   },
 
   tick(state: SignidiceState, ctx: Ctx): StepResult<SignidiceState> {
-    const st = new Stepper();
-    const me = state.me;
-    if (me === null || state.phase === 'done' || (me !== HOUSE && !state.active.includes(me))) return st.result(state);
-    const key = `${state.phase}/${state.round}`;
-    if (ctx.now < state.phaseStart + state.timeoutMs || state.claimed === key) return st.result(state);
-    const late = missing(state);
-    if (late.length === 0 || late.includes(me)) return st.result(state);
-    const s = copy(state);
-    s.claimed = key;
-    st.send({ type: 'deadline', phase: s.phase, round: s.round, missing: late });
-    return st.result(s);
+    return deadlineTick(state, ctx, { me: state.me, seated: state.me === HOUSE || (state.me !== null && state.active.includes(state.me)), round: state.round, missing: () => missing(state) }, copy);
   },
 
   penalize(state: SignidiceState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<SignidiceState> {
