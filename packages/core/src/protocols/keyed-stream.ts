@@ -63,9 +63,8 @@ export function firstPlayerIndex(publicKeys: readonly string[]): number {
 }
 
 /** Replays a player's numbers from its revealed secret; returns the index of the first op that does not match, or -1. */
-export function replayOps(secret: Uint8Array, ops: readonly Op[], gameName: string): number {
+export function replayOps(secret: Uint8Array, ops: readonly Op[]): number {
   const stream = streamOfSecret(secret);
-  void gameName;
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
     if (op.kind === 'x') {
@@ -268,7 +267,7 @@ export const keyedStream: Machine<KeyedState> = {
         forfeit(s, st, from, 'bad_key');
       } else {
         s.audited[from] = true;
-        const bad = replayOps(fromHex(body.secret), s.history[from]!, s.gameName);
+        const bad = replayOps(fromHex(body.secret), s.history[from]!);
         if (bad >= 0) {
           const op = s.history[from]![bad]!;
           st.violation('audit_mismatch', from, msg, `${from}'s stream does not produce its ${op.kind === 'x' ? `X = ${op.value}` : `roll ${canonicalize(op.draws)} (after skipping ${op.skip})`} (its number #${bad})`);

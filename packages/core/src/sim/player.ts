@@ -12,6 +12,7 @@ import { generateKeyPair, type KeyPair } from '../identity.js';
 import { Referee } from '../referee.js';
 import { hashJsonHex } from '../hash.js';
 import type { Ctx } from '../protocols/machine.js';
+import type { JsonValue } from '../jcs.js';
 import { prepareLine, type VerifyFn } from '../transcript.js';
 import { toHex, utf8 } from '../bytes.js';
 import { ecvrfHouse } from '../signidice/house-key.js';
@@ -205,7 +206,7 @@ export class SimPlayer implements NetNode {
       const other = ecvrfHouse('ecvrf-ell2', this.random(32));
       const p = body.player as string;
       const alpha = signidiceAlpha(s.gameId, s.round, s.playerKeys[p]!, s.bets[p]!.r);
-      return { ...body, key: other.key as unknown as Body['type'], pi: toHex(other.prove(alpha)) };
+      return { ...body, key: other.key, pi: toHex(other.prove(alpha)) };
     }
     if (this.cheat === 'player-reuse-r' && body.type === 'bet') {
       if (this.firstR === null) {
@@ -226,7 +227,7 @@ export class SimPlayer implements NetNode {
     if (protocol === 'beacon' && s.phase === 'commit' && s.mine !== null) {
       const mine = s.mine as { round: number; opening: unknown };
       this.cheated = true;
-      this.queue.unshift({ type: 'reveal', round: mine.round, commitSet: '0'.repeat(64), opening: mine.opening as never });
+      this.queue.unshift({ type: 'reveal', round: mine.round, commitSet: '0'.repeat(64), opening: mine.opening as JsonValue });
     } else if (protocol === 'rochambeau' && s.phase === 'commit' && s.mine !== null) {
       const mine = s.mine as { attempt: number; reveal: string };
       this.cheated = true;
@@ -235,7 +236,7 @@ export class SimPlayer implements NetNode {
       // Opens HR before the house has signed: the arbiter refuses it.
       const mine = s.mine as { round: number; opening: unknown };
       this.cheated = true;
-      this.queue.push({ type: 'hr', round: mine.round, opening: mine.opening as never });
+      this.queue.push({ type: 'hr', round: mine.round, opening: mine.opening as JsonValue });
     } else if ((protocol === 'chain' || protocol === 'keyed-stream') && s.phase === 'play') {
       const active = s.active as string[];
       const mover = active[(s.mover as number) % active.length];
