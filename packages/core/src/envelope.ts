@@ -77,6 +77,18 @@ export function isEnvelope(value: unknown): value is Envelope {
   return envelopeShapeError(value) === null;
 }
 
+/**
+ * JCS of an envelope without `sig`, for an envelope whose shape has been checked
+ * (envelopeShapeError): the members are known and sorted (at, body, from, game,
+ * head, prev, seq, time, v), the hex and id members need no escaping and the
+ * numbers are safe integers, so only the body goes through the general
+ * canonicalizer. The same text as canonicalize() (a property test says so), at
+ * a fraction of the cost on the audit's hot path.
+ */
+export function canonicalUnsigned(e: UnsignedEnvelope): string {
+  return `{"at":${e.at},"body":${canonicalize(e.body)},"from":"${e.from}","game":"${e.game}","head":"${e.head}","prev":"${e.prev}","seq":${e.seq},"time":${e.time},"v":1}`;
+}
+
 /** The bytes an author signs: the domain prefix, then JCS of the envelope without `sig`. */
 export function signingBytes(envelope: UnsignedEnvelope): Uint8Array {
   const { sig: _sig, ...unsigned } = envelope as Envelope;

@@ -17,10 +17,10 @@
  * transcript was altered, and only another copy can say by whom.
  */
 import { FairtableError, type Evidence, type Violation, type ViolationCode } from './errors.js';
-import { concatBytes, fromHex, toHex } from './bytes.js';
+import { concatBytes, fromHex, toHex, utf8 } from './bytes.js';
 import { domainPrefix } from './hash.js';
-import { canonicalBytes, parseJson } from './jcs.js';
-import { envelopeHashFromParts, envelopeShapeError, type Envelope } from './envelope.js';
+import { parseJson } from './jcs.js';
+import { canonicalUnsigned, envelopeHashFromParts, envelopeShapeError, type Envelope } from './envelope.js';
 import { verify } from './identity.js';
 import { gameIdOf, setupError, type GameSetup, type SetupBody } from './setup.js';
 
@@ -80,9 +80,8 @@ export function prepareLine(line: number, text: string, keys: ReadonlyMap<string
   const shapeError = envelopeShapeError(value);
   if (shapeError !== null) return { line, text, envelope: null, shapeError, hash: null, sigOk: false };
   const envelope = value as Envelope;
-  const { sig, ...unsigned } = envelope;
-  const canonical = canonicalBytes(unsigned);
-  const sigBytes = fromHex(sig, 'sig', 64);
+  const canonical = utf8(canonicalUnsigned(envelope));
+  const sigBytes = fromHex(envelope.sig, 'sig', 64);
   const hash = toHex(envelopeHashFromParts(canonical, sigBytes));
   const key = keys.get(envelope.from);
   const sigOk = key !== undefined && verifyFn(sigBytes, concatBytes(domainPrefix('envelope-sig'), canonical), key);
