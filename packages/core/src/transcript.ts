@@ -217,7 +217,7 @@ export class TranscriptChecker {
         evidence: [...(author.lastLine >= 0 ? [{ line: author.lastLine, hash: author.lastHash }] : []), self],
       });
     }
-    if (env.at > line || env.at <= author.lastLine) {
+    if (env.at > line || env.at <= author.lastLine || env.at < 1) {
       return v('bad_position', env.from, `line ${line}: ${env.from} claims to have seen ${env.at} lines, which is impossible here (its previous envelope is line ${author.lastLine})`, [self]);
     }
     if (env.at < line - this.window) {
