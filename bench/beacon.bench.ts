@@ -6,6 +6,10 @@
  * the baseline of one noble Ed25519 verification measured in the same run.
  */
 import { simulate } from '../packages/core/src/sim/simulate.ts';
+import { useNativeSha256 } from '../packages/node/src/native-hash.ts';
+
+// Node seats use Node's fast paths (native Ed25519 and SHA-256, same bytes as noble's).
+useNativeSha256();
 import { generateKeyPair, sign, verify } from '../packages/core/src/identity.ts';
 import { nativeVerify } from '../packages/node/src/native-verify.ts';
 

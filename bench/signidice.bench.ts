@@ -9,6 +9,10 @@
 import { generateRsaVrfKeyPair, createRsaVrfProver } from '../packages/node/src/rsa-vrf.ts';
 import { nativeSign, nativeVerify } from '../packages/node/src/native-verify.ts';
 import { simulate } from '../packages/core/src/sim/simulate.ts';
+import { useNativeSha256 } from '../packages/node/src/native-hash.ts';
+
+// Node seats use Node's fast paths (native Ed25519 and SHA-256, same bytes as noble's).
+useNativeSha256();
 import { ecvrfHouse } from '../packages/core/src/signidice/house-key.ts';
 import { luckyNumber } from '../packages/core/src/signidice/arbiter.ts';
 import { RandomStream } from '../packages/core/src/stream.ts';

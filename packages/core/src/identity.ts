@@ -34,14 +34,27 @@ export function verify(signature: Uint8Array, message: Uint8Array, publicKey: Ui
   }
 }
 
-/** A public key the strict rule can ever accept: a canonical encoding of a point not of small order. */
+const strictKeys = new Map<string, boolean>();
+
+/**
+ * A public key the strict rule can ever accept: a canonical encoding of a point
+ * not of small order. Remembered per key (a point decompression costs ~0.1 ms
+ * and every seat checks every player's key in every setup it reads).
+ */
 export function isStrictPublicKey(publicKey: Uint8Array): boolean {
   if (publicKey.length !== 32) return false;
-  try {
-    return !ed25519.Point.fromBytes(publicKey, false).isSmallOrder();
-  } catch {
-    return false;
+  const id = toHex(publicKey);
+  let ok = strictKeys.get(id);
+  if (ok === undefined) {
+    try {
+      ok = !ed25519.Point.fromBytes(publicKey, false).isSmallOrder();
+    } catch {
+      ok = false;
+    }
+    if (strictKeys.size >= 10_000) strictKeys.clear();
+    strictKeys.set(id, ok);
   }
+  return ok;
 }
 
 /** A short, human-comparable fingerprint: 16 hex digits of H("fingerprint", pk) in groups of four. */
