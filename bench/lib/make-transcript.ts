@@ -5,21 +5,16 @@
  * (Ed25519 signatures are deterministic); the writers' own referees trust
  * their own signatures, since the point is to produce, not to check.
  */
-import { createPrivateKey, sign as nodeSign } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { toHex, concatBytes } from '../../packages/core/src/bytes.ts';
-import { canonicalBytes, canonicalize } from '../../packages/core/src/jcs.ts';
-import { domainPrefix } from '../../packages/core/src/hash.ts';
-import { envelopeHashFromParts, type Body, type UnsignedEnvelope } from '../../packages/core/src/envelope.ts';
+import { toHex } from '../../packages/core/src/bytes.ts';
+import { envelopeHash, envelopeLine, signEnvelope, type Body } from '../../packages/core/src/envelope.ts';
 import { createSetupEnvelope } from '../../packages/core/src/setup.ts';
-import { envelopeLine } from '../../packages/core/src/envelope.ts';
+import { nativeSign } from '../../packages/node/src/native-verify.ts';
 import { Referee } from '../../packages/core/src/referee.ts';
 import { simKeys } from '../../packages/core/src/sim/simulate.ts';
 import { RandomStream } from '../../packages/core/src/stream.ts';
 import { taggedHash } from '../../packages/core/src/hash.ts';
-
-const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
 
 export async function makeTranscript(path: string, envelopes: number, onProgress?: (n: number) => void): Promise<void> {
   if (existsSync(path)) return;
@@ -39,7 +34,6 @@ export async function makeTranscript(path: string, envelopes: number, onProgress
   };
   const setupLine = envelopeLine(createSetupEnvelope(setup, 'p0', keys[0]!));
   const trust = (): boolean => true;
-  const node = keys.map((k) => createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, k.secretKey]), format: 'der', type: 'pkcs8' }));
   const randoms = ids.map((id) => new RandomStream(taggedHash('bench-random', seed, new TextEncoder().encode(id)), 'r'));
   const ctxs = randoms.map((r) => ({ now: 0, random: (n: number) => r.bytes(n) }));
   const referees = ids.map((id, i) => new Referee(setupLine, id, ctxs[i], { verify: trust }));
@@ -56,12 +50,9 @@ export async function makeTranscript(path: string, envelopes: number, onProgress
     const i = queues[0]!.length > 0 ? 0 : queues[1]!.length > 0 ? 1 : -1;
     if (i < 0) break;
     const body = queues[i]!.shift()!;
-    const unsigned: UnsignedEnvelope = { v: 1, game, from: ids[i]!, seq: seq[i]!, prev: prev[i]!, at: lines, head: lastHash, time: lines, body };
-    const canonical = canonicalBytes(unsigned);
-    const sig = new Uint8Array(nodeSign(null, concatBytes(domainPrefix('envelope-sig'), canonical), node[i]!));
-    const envelope = { ...unsigned, sig: toHex(sig) };
-    const text = canonicalize(envelope);
-    const hash = toHex(envelopeHashFromParts(canonical, sig));
+    const envelope = signEnvelope({ v: 1, game, from: ids[i]!, seq: seq[i]!, prev: prev[i]!, at: lines, head: lastHash, time: lines, body }, keys[i]!.secretKey, nativeSign);
+    const text = envelopeLine(envelope);
+    const hash = envelopeHash(envelope);
     seq[i]!++;
     prev[i] = hash;
     lastHash = hash;

@@ -24,6 +24,7 @@ import type { ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { gameByName } from '../games/index.js';
+import { isStrictPublicKey } from '../identity.js';
 import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 
 type Op = { kind: 'x'; limit: number; value: number } | { kind: 'roll'; skip: number; draws: [number, number][] };
@@ -205,7 +206,7 @@ export const keyedStream: Machine<KeyedState> = {
       return st.result(s);
     } else if (body.type === 'stream-key') {
       if (s.phase !== 'keys' || s.keys[from] !== undefined) st.violation('out_of_turn', from, msg, `${from} published a stream key outside the key phase`);
-      else if (!isHex(body.key, 32) || !isValidPoint(body.key)) st.violation('bad_key', from, msg, `${from}'s stream key is not an Ed25519 public key`);
+      else if (!isHex(body.key, 32) || !isStrictPublicKey(fromHex(body.key))) st.violation('bad_key', from, msg, `${from}'s stream key is not a usable Ed25519 public key`);
       else {
         s.keys[from] = body.key;
         if (s.active.every((p) => s.keys[p] !== undefined)) {
@@ -330,12 +331,3 @@ export const keyedStream: Machine<KeyedState> = {
     return { winners, forfeits: state.forfeits, summary: { game: state.gameName, turns: state.turn, state: state.game as JsonValue } };
   },
 };
-
-function isValidPoint(hex: string): boolean {
-  try {
-    ed25519.Point.fromHex(hex);
-    return true;
-  } catch {
-    return false;
-  }
-}
