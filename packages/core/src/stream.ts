@@ -94,10 +94,6 @@ export function bitLength(n: number): number {
   return bits;
 }
 
-export function randomStream(seed: Uint8Array, label: string): RandomStream {
-  return new RandomStream(seed, label);
-}
-
 /** Helper for tests and vectors: the first `length` raw bytes of a stream. */
 export function streamBytes(seed: Uint8Array, label: string, length: number): Uint8Array {
   return new RandomStream(seed, label).bytes(length);

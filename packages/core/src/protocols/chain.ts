@@ -29,6 +29,7 @@ import type { JsonValue } from '../jcs.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { gameByName } from '../games/index.js';
+import { forfeitSeat } from './rotation.js';
 import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 
 export interface ChainState {
@@ -113,17 +114,6 @@ function checkEnd(s: ChainState, st: Stepper): void {
   }
 }
 
-function forfeit(s: ChainState, st: Stepper, player: string, code: ViolationCode): void {
-  const at = s.active.indexOf(player);
-  if (at < 0) return;
-  s.active.splice(at, 1);
-  if (s.phase === 'play' && at < s.mover % (s.active.length + 1)) s.mover--;
-  if (s.active.length > 0) s.mover = ((s.mover % s.active.length) + s.active.length) % s.active.length;
-  s.game = gameByName(s.gameName).forfeit(s.game, player);
-  s.forfeits.push({ player, code });
-  st.emit({ type: 'forfeit', player, code });
-}
-
 function advancePhase(s: ChainState, st: Stepper, ctx: Ctx, time: number): void {
   if (s.phase === 'join' && s.active.every((p) => s.commits[p] !== undefined)) {
     s.phase = 'ready';
@@ -196,7 +186,7 @@ export const chain: Machine<ChainState> = {
       else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment)) st.violation('unexpected_message', from, msg, `${from}'s join carries no commitment`);
       else if (Object.values(s.commits).some((c) => c.commitment === body.commitment)) {
         st.violation('copied_commitment', from, msg, `${from} copied another player's commitment`);
-        forfeit(s, st, from, 'copied_commitment');
+        forfeitSeat(s, st, from, 'copied_commitment');
         advancePhase(s, st, ctx, envelope.time);
       } else {
         s.commits[from] = { commitment: body.commitment, k: 0 };
@@ -207,7 +197,7 @@ export const chain: Machine<ChainState> = {
       else if (s.fresh[from] !== undefined) st.violation('unexpected_message', from, msg, `${from} sent "ready" twice`);
       else if (body.commitSet !== s.readySet) {
         st.violation('commit_set_mismatch', from, msg, `${from} is ready on commit set ${String(body.commitSet)}, the agreed set is ${s.readySet}`);
-        forfeit(s, st, from, 'commit_set_mismatch');
+        forfeitSeat(s, st, from, 'commit_set_mismatch');
         advancePhase(s, st, ctx, envelope.time);
       } else if (typeof body.fresh !== 'string' || !/^[0-9a-f]{64}$/.test(body.fresh)) st.violation('unexpected_message', from, msg, `${from}'s ready carries no fresh value`);
       else {
@@ -220,7 +210,7 @@ export const chain: Machine<ChainState> = {
         st.violation('out_of_turn', from, msg, `${from} moved (turn ${String(body.turn)}) but it is ${mover === null ? `the ${s.phase} phase` : `${mover}'s turn ${s.turn}`}`);
       } else if (!opens({ game: s.gameId, player: from, purpose: purpose(s.commits[from]!.k) }, s.commits[from]!.commitment, body.opening)) {
         st.violation('commit_mismatch', from, msg, `${from}'s move does not open its commitment ${s.commits[from]!.commitment} (roll ${s.commits[from]!.k})`);
-        forfeit(s, st, from, 'commit_mismatch');
+        forfeitSeat(s, st, from, 'commit_mismatch');
         s.phaseStart = envelope.time;
         checkEnd(s, st);
         if (s.phase === 'play') moveIfMine(s, st, ctx);
@@ -231,7 +221,7 @@ export const chain: Machine<ChainState> = {
         const played = playTurn(s, from, (body.opening as Opening).value, action);
         if (!sameDraws(played.draws, body.draws)) {
           st.violation('wrong_result', from, msg, `${from} claimed draws ${canonicalize(body.draws ?? null)}, the turn's seed gives ${canonicalize(played.draws)}`);
-          forfeit(s, st, from, 'wrong_result');
+          forfeitSeat(s, st, from, 'wrong_result');
           s.phaseStart = envelope.time;
         } else {
           s.game = played.game;
@@ -257,7 +247,7 @@ export const chain: Machine<ChainState> = {
       }
       for (const p of late) {
         st.violation('withheld', p, msg, `${p} did not ${s.phase === 'play' ? `move on turn ${s.turn}` : `send "${s.phase}"`} before the deadline ${s.phaseStart + s.timeoutMs}; claimed by ${from}`);
-        forfeit(s, st, p, 'withheld');
+        forfeitSeat(s, st, p, 'withheld');
       }
       s.phaseStart = envelope.time;
       s.claimed = null;
@@ -280,7 +270,7 @@ export const chain: Machine<ChainState> = {
     if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
     const s = copy(state);
     const wasMover = currentMover(s) === player;
-    forfeit(s, st, player, code);
+    forfeitSeat(s, st, player, code);
     if (s.phase === 'play') {
       if (wasMover) s.phaseStart = time;
       checkEnd(s, st);

@@ -24,6 +24,7 @@ import type { ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { gameByName } from '../games/index.js';
+import { forfeitSeat } from './rotation.js';
 import { isStrictPublicKey } from '../identity.js';
 import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 
@@ -130,15 +131,7 @@ function playClaimed(s: KeyedState, mover: string, draws: [number, number][]): u
 }
 
 function forfeit(s: KeyedState, st: Stepper, player: string, code: ViolationCode): void {
-  const at = s.active.indexOf(player);
-  if (at < 0) return;
-  s.active.splice(at, 1);
-  if (s.phase === 'play' && at < s.mover) s.mover--;
-  if (s.active.length > 0) s.mover %= s.active.length;
-  s.game = gameByName(s.gameName).forfeit(s.game, player);
-  s.forfeits.push({ player, code });
-  st.emit({ type: 'forfeit', player, code });
-  if (s.pending !== null && s.pending.mover === player) s.pending = null;
+  if (forfeitSeat(s, st, player, code) && s.pending !== null && s.pending.mover === player) s.pending = null;
 }
 
 function startAudit(s: KeyedState, st: Stepper, time: number): void {

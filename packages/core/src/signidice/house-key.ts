@@ -12,7 +12,7 @@
 import { FairtableError } from '../errors.js';
 import { fromHex, isHex, toHex } from '../bytes.js';
 import * as ecvrf from '../vrf/ecvrf.js';
-import { rsaFdhVrfProofToHash, rsaFdhVrfVerify, parseRsaVrfPublicKey, type RsaVrfPublicKey } from '../vrf/rsa-fdh-vrf.js';
+import { rsaFdhVrfVerify, parseRsaVrfPublicKey, type RsaVrfPublicKey } from '../vrf/rsa-fdh-vrf.js';
 import type { VrfVerdict } from '../vrf/verdict.js';
 
 export type HouseScheme = 'ecvrf-ell2' | 'ecvrf-tai' | 'rsa-fdh-vrf';
@@ -57,12 +57,6 @@ export function verifyHouseProof(key: HouseKey, alpha: Uint8Array, piHex: unknow
   if (key.scheme === 'rsa-fdh-vrf') return rsaFdhVrfVerify(key.publicKey as RsaVrfPublicKey, alpha, pi);
   const suite = key.scheme === 'ecvrf-tai' ? 'tai' : 'ell2';
   return ecvrf.verify(fromHex(key.publicKey as string, 'publicKey', 32), alpha, pi, { suite });
-}
-
-/** beta of a proof without verifying it (for a house checking its own output). */
-export function proofBeta(key: HouseKey, pi: Uint8Array): string {
-  if (key.scheme === 'rsa-fdh-vrf') return toHex(rsaFdhVrfProofToHash(pi));
-  return toHex(ecvrf.proofToHash(pi, { suite: key.scheme === 'ecvrf-tai' ? 'tai' : 'ell2' }));
 }
 
 /** The house's side for ECVRF schemes, pure: a prover from a 32-byte secret. */
