@@ -5,8 +5,8 @@
  */
 import type { Violation } from './errors.js';
 import type { Outcome } from './protocols/machine.js';
-import { OBSERVER_CTX as OBSERVER, Referee } from './referee.js';
-import type { PreparedLine, VerifyFn } from './transcript.js';
+import { OBSERVER_CTX as OBSERVER, Referee, type RefereeOptions } from './referee.js';
+import type { PreparedLine } from './transcript.js';
 
 export interface Verdict {
   readonly valid: boolean;
@@ -15,13 +15,18 @@ export interface Verdict {
   readonly gameId: string;
   readonly protocol: string;
   readonly outcome: Outcome | null;
+  /** The first line that showed the log was altered (docs/SPEC.md §4.4), or null. */
+  readonly alteredAt: number | null;
 }
+
+/** What stands in an altered log: what names nobody, and what a player's own signatures alone prove. */
+const SIGNER_PROOFS = new Set(['equivocation', 'broken_chain']);
 
 /** A streaming auditor: `start` with line 0, then `add` each later line (raw or already prepared). */
 export class Auditor {
   readonly referee: Referee;
   private next = 1;
-  constructor(setupLine: string, options: { verify?: VerifyFn; window?: number } = {}) {
+  constructor(setupLine: string, options: RefereeOptions = {}) {
     this.referee = new Referee(setupLine, null, undefined, options);
   }
   add(text: string): void {
@@ -36,8 +41,12 @@ export class Auditor {
   }
   verdict(): Verdict {
     const outcome = this.referee.outcome();
-    const violations = [...this.referee.violations];
-    if (outcome === null) {
+    const alteredAt = this.referee.alteredAt;
+    // An altered log decides nothing about the game (docs/SPEC.md §4.4): a violation found on it before the
+    // alteration showed may stem from it (a deleted move makes a later claim look valid), so only what
+    // names nobody and what signatures alone prove are kept.
+    const violations = alteredAt === null ? [...this.referee.violations] : this.referee.violations.filter((v) => v.player === null || SIGNER_PROOFS.has(v.code));
+    if (outcome === null && alteredAt === null) {
       violations.push({
         code: 'withheld',
         player: null,
@@ -53,6 +62,7 @@ export class Auditor {
       gameId: this.referee.checker.gameId,
       protocol: this.referee.checker.setup.protocol,
       outcome,
+      alteredAt,
     };
   }
 }

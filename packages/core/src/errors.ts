@@ -21,6 +21,10 @@ export type ErrorCode =
   | 'bad_checksum'
   | 'unknown_protocol'
   | 'out_of_range'
+  | 'illegal_choice'
+  | 'unknown_game'
+  // the door: what an orderer refuses at submission (docs/SPEC.md §10.1)
+  | 'refused'
   // verifiable random functions (docs/spec/vrf.md)
   | 'bad_proof'
   | 'bad_public_key'
@@ -49,6 +53,8 @@ export type ViolationCode =
   | 'bad_position'
   | 'broken_chain'
   | 'equivocation'
+  /** The log itself shows it was altered after its envelopes were signed: names nobody (docs/SPEC.md §4.4). */
+  | 'altered_log'
   // protocol layer
   | 'out_of_turn'
   | 'unexpected_message'

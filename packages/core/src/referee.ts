@@ -3,42 +3,26 @@
  *
  * It joins the envelope-layer checks (TranscriptChecker) to the game's
  * protocol machine and is the one piece of logic shared by every seat: each
- * simulated or real player runs it over the transcript it receives, and the
- * auditor runs it over a transcript file, so a player and an auditor cannot
- * disagree about what happened. An envelope-layer violation by a named player
- * is passed to the machine as a penalty (forfeit by default).
+ * player's seat runs it over the transcript it receives, and the auditor runs
+ * it over a transcript file, so a player and an auditor cannot disagree about
+ * what happened. An equivocation (two envelopes signed for one position) is
+ * passed to the machine as a penalty (forfeit). A line that shows the log was
+ * altered (docs/SPEC.md §4.4) stops the game's judging: from there on the
+ * machine takes no more lines, so no player is penalised on the strength of
+ * the altered part.
  */
 import type { Body } from './envelope.js';
-import type { Violation } from './errors.js';
+import { FairtableError, type Violation } from './errors.js';
+import type { JsonValue } from './jcs.js';
 import { prepareLine, TranscriptChecker, type CheckerOptions, type PreparedLine, type VerifyFn } from './transcript.js';
-import type { Ctx, GameEvent, Machine, Outcome } from './protocols/machine.js';
-import { beacon } from './protocols/beacon.js';
-import { chain } from './protocols/chain.js';
-import { keyedStream } from './protocols/keyed-stream.js';
-import { signidice } from './signidice/arbiter.js';
-import { rochambeauMachine } from './protocols/rochambeau.js';
-import { FairtableError } from './errors.js';
-import type { GameSetup } from './setup.js';
-
-export const MACHINES: Readonly<Record<string, Machine<unknown>>> = {
-  beacon: beacon as Machine<unknown>,
-  chain: chain as Machine<unknown>,
-  'keyed-stream': keyedStream as Machine<unknown>,
-  signidice: signidice as Machine<unknown>,
-  rochambeau: rochambeauMachine as Machine<unknown>,
-};
-
-export function machineFor(setup: GameSetup): Machine<unknown> {
-  const m = MACHINES[setup.protocol];
-  if (m === undefined) throw new FairtableError('unknown_protocol', `unknown protocol "${setup.protocol}" (known: ${Object.keys(MACHINES).join(', ')})`);
-  return m;
-}
+import type { Ctx, Decision, GameEvent, Machine, Outcome, StepResult } from './protocols/machine.js';
+import { DEFAULT_REGISTRY, machineFor, type Registry } from './registry.js';
 
 /** A Ctx for seats that must never act (observers, the auditor): any use of randomness is a bug. */
 export const OBSERVER_CTX: Ctx = {
   now: 0,
   random: () => {
-    throw new Error('an observer drew randomness');
+    throw new FairtableError('bad_input', 'an observer drew randomness');
   },
 };
 
@@ -48,24 +32,35 @@ export interface FeedResult {
   readonly violations: Violation[];
 }
 
-const PENALIZED = new Set(['bad_signature', 'wrong_game', 'bad_position', 'equivocation']);
+export interface RefereeOptions extends CheckerOptions {
+  readonly verify?: VerifyFn;
+  /** Keep every event (a long audit does not: it would grow without bound). */
+  readonly keepEvents?: boolean;
+  /** The machines to run; the built-ins by default (registry.ts). */
+  readonly registry?: Registry;
+}
 
-export class Referee {
+/** Only what signatures alone prove is penalised at the envelope layer (docs/SPEC.md §4.4). */
+const PENALIZED = new Set(['equivocation']);
+
+export class Referee<S = unknown> {
   readonly checker: TranscriptChecker;
-  readonly machine: Machine<unknown>;
-  state: unknown;
+  readonly machine: Machine<S>;
+  state: S;
   readonly violations: Violation[] = [];
-  /** Every event so far, when the referee was asked to keep them (a long audit does not: it would grow without bound). */
+  /** Every event so far, when the referee was asked to keep them. */
   readonly events: GameEvent[] = [];
+  /** The first line that showed the log was altered, or null. */
+  alteredAt: number | null = null;
   private readonly keepEvents: boolean;
   private readonly verifyFn: VerifyFn | undefined;
   private pendingOut: Body[];
 
-  constructor(setupLine: string, readonly me: string | null, ctx: Ctx = OBSERVER_CTX, options: CheckerOptions & { verify?: VerifyFn; keepEvents?: boolean } = {}) {
+  constructor(setupLine: string, readonly me: string | null, ctx: Ctx = OBSERVER_CTX, options: RefereeOptions = {}) {
     this.checker = new TranscriptChecker(setupLine, options);
     this.keepEvents = options.keepEvents ?? false;
     this.verifyFn = options.verify;
-    this.machine = machineFor(this.checker.setup);
+    this.machine = machineFor(this.checker.setup.protocol, options.registry ?? DEFAULT_REGISTRY) as Machine<S>;
     const init = this.machine.init(this.checker.setup, this.checker.gameId, me, ctx);
     this.state = init.state;
     this.pendingOut = init.out;
@@ -85,27 +80,31 @@ export class Referee {
     return prepareLine(line, text, this.checker.keys, this.verifyFn);
   }
 
+  /** True once the log has shown it was altered: the game is no longer judged on it. */
+  get stopped(): boolean {
+    return this.alteredAt !== null;
+  }
+
   feed(prepared: PreparedLine, ctx: Ctx): FeedResult {
     const checked = this.checker.check(prepared);
     const out: Body[] = [];
     const events: GameEvent[] = [];
     const violations: Violation[] = [...checked.violations];
-    const time = prepared.envelope?.time ?? 0;
-    for (const v of checked.violations) {
-      if (v.player !== null && PENALIZED.has(v.code) && this.checker.keys.has(v.player)) {
-        const r = this.machine.penalize(this.state, v.player, v.code, v.seq, ctx, time);
-        this.state = r.state;
-        out.push(...r.out);
-        events.push(...r.events);
-        violations.push(...r.violations);
-      }
+    if (checked.altered && this.alteredAt === null) {
+      this.alteredAt = prepared.line;
+      events.push({ type: 'log-altered', line: prepared.line });
     }
-    if (checked.accepted !== null) {
-      const r = this.machine.step(this.state, checked.accepted, ctx);
-      this.state = r.state;
-      out.push(...r.out);
-      events.push(...r.events);
-      violations.push(...r.violations);
+    if (!this.stopped) {
+      const time = prepared.envelope?.time ?? 0;
+      for (const v of checked.violations) {
+        if (v.player !== null && PENALIZED.has(v.code) && this.checker.keys.has(v.player)) {
+          this.apply(this.machine.penalize(this.state, v.player, v.code, v.seq, ctx, time), out, events, violations);
+        }
+      }
+      if (checked.accepted !== null) {
+        const accepted = checked.accepted;
+        this.apply(this.guard(accepted.envelope.from, prepared.line, () => this.machine.step(this.state, accepted, ctx)), out, events, violations);
+      }
     }
     this.violations.push(...violations);
     if (this.keepEvents) this.events.push(...events);
@@ -117,12 +116,51 @@ export class Referee {
   }
 
   tick(ctx: Ctx): Body[] {
+    if (this.stopped) return [];
     const r = this.machine.tick(this.state, ctx);
     this.state = r.state;
     return r.out;
   }
 
+  /** What the local player must decide now (docs/SPEC.md §7.5), or null. */
+  decision(): Decision | null {
+    return this.stopped ? null : this.machine.decision(this.state);
+  }
+
+  /** Applies the local player's decision; returns the bodies to send. Throws FairtableError('illegal_choice'). */
+  decide(choice: JsonValue, ctx: Ctx): Body[] {
+    if (this.stopped) throw new FairtableError('illegal_choice', `the log was altered at line ${this.alteredAt}: the game is no longer played on it`);
+    const r = this.machine.decide(this.state, choice, ctx);
+    this.state = r.state;
+    return r.out;
+  }
+
   outcome(): Outcome | null {
-    return this.machine.outcome(this.state);
+    return this.stopped ? null : this.machine.outcome(this.state);
+  }
+
+  private apply(r: StepResult<S>, out: Body[], events: GameEvent[], violations: Violation[]): void {
+    this.state = r.state;
+    out.push(...r.out);
+    events.push(...r.events);
+    violations.push(...r.violations);
+  }
+
+  /**
+   * A machine meets a signed body it cannot read (a member of the wrong type, say) by naming its author
+   * `unexpected_message` with the state unchanged; a seat never crashes on what another player signed.
+   */
+  private guard(author: string, line: number, run: () => StepResult<S>): StepResult<S> {
+    try {
+      return run();
+    } catch (e) {
+      if (!(e instanceof FairtableError) && !(e instanceof TypeError) && !(e instanceof RangeError) && !(e instanceof SyntaxError)) throw e;
+      return {
+        state: this.state,
+        out: [],
+        events: [],
+        violations: [{ code: 'unexpected_message', player: author, seq: line, message: `line ${line}: ${author}'s message cannot be read by the ${this.machine.protocol} rules: ${e.message}`, evidence: [{ line }] }],
+      };
+    }
   }
 }

@@ -9,12 +9,13 @@
  * envelope must satisfy whatever the protocol; protocol rules come after, in
  * the protocol machines.
  *
- * Who is named (docs/SPEC.md §4.4): a rule broken under a valid signature
- * names the signer, who cannot deny it. A bad signature names the player the
- * envelope claims to come from (the relay only takes a player's envelopes over
- * that player's authenticated connection; in a file it means the file was
- * altered). A cross-author `head` that fits no line names nobody: the
- * transcript was altered, and only another copy can say by whom.
+ * Who is named (docs/SPEC.md §4.4): a signer answers for what it signed (two
+ * different envelopes at one position, two histories); an orderer answers for
+ * its log. An orderer checks every envelope at its door (`admit`, the same
+ * rules), so a line it should have refused (not an envelope, a bad signature,
+ * another game, a gap, an impossible view, a `head` that contradicts the log)
+ * means the log was altered after the fact: it names nobody, and the referee
+ * stops judging the game on such a log.
  */
 import { FairtableError, type Evidence, type Violation, type ViolationCode } from './errors.js';
 import { concatBytes, fromHex, toHex, utf8 } from './bytes.js';
@@ -128,12 +129,33 @@ export interface CheckResult {
   readonly violations: Violation[];
   /** True when the line repeats an envelope already in the transcript (harmless, skipped). */
   readonly duplicate: boolean;
+  /**
+   * True when the line shows the log itself was altered after signing (docs/SPEC.md §4.4): a line a
+   * checking orderer never records (not an envelope, a bad signature, another game, a gap in its
+   * author's sequence, an impossible view) or a `head` that contradicts the log.
+   */
+  readonly altered: boolean;
 }
 
 export interface CheckerOptions {
   /** How many recent line hashes are kept to check `head` references. */
   readonly window?: number;
 }
+
+/**
+ * The verdict of the envelope-layer rules on one line at one position, before anything is recorded.
+ * - `accept`: the envelope takes its position; `brokenChain` when its `prev` is not its author's
+ *   previous envelope (the author signed two histories: its own signatures prove it).
+ * - `duplicate`: the very envelope already stands in the log.
+ * - `equivocation`: the author signed two different envelopes for one position.
+ * - `refuse`: anything else; a checking orderer refuses it at its door, so in a log it means the
+ *   log was altered (`headMismatch` for a `head` that names another line than the one there).
+ */
+export type LineJudgement =
+  | { readonly kind: 'accept'; readonly brokenChain: Violation | null }
+  | { readonly kind: 'duplicate'; readonly line: number }
+  | { readonly kind: 'equivocation'; readonly violation: Violation }
+  | { readonly kind: 'refuse'; readonly violation: Violation; readonly headMismatch: boolean };
 
 export class TranscriptChecker {
   readonly setup: GameSetup;
@@ -164,77 +186,132 @@ export class TranscriptChecker {
     return this.ring[line % this.window] ?? null;
   }
 
-  /** Checks the next line. Lines must come in order, starting with line 0 (the setup). */
-  check(prepared: PreparedLine): CheckResult {
-    const line = prepared.line;
-    if (line !== this.nextLine) throw new Error(`lines must be checked in order: expected ${this.nextLine}, got ${line}`);
-    this.nextLine++;
-    this.ring[line % this.window] = prepared.hash;
-    const violations: Violation[] = [];
-    const v = (code: ViolationCode, player: string | null, message: string, evidence: Evidence[]): CheckResult => {
-      violations.push({ code, player, seq: line, message, evidence });
-      return { accepted: null, violations, duplicate: false };
-    };
+  /** How many envelopes `player` has in the log so far, and the hash of its last one (the game id before its first). */
+  authorPosition(player: string): { readonly count: number; readonly lastHash: string } | null {
+    const a = this.authors.get(player);
+    return a === undefined ? null : { count: a.count, lastHash: a.lastHash };
+  }
+
+  /**
+   * Judges `prepared` as if it were the next line, recording nothing: the one rule set shared by the log
+   * reader (`check`) and by an orderer's door (door.ts), so that what a checking orderer accepts is exactly
+   * what every reader of its log accepts (docs/SPEC.md §4.2, §10.1).
+   */
+  judge(prepared: PreparedLine): LineJudgement {
+    const line = this.nextLine;
+    const refuse = (code: ViolationCode, player: string | null, message: string, evidence: Evidence[], headMismatch = false): LineJudgement => ({
+      kind: 'refuse',
+      violation: { code, player, seq: line, message, evidence },
+      headMismatch,
+    });
     const env = prepared.envelope;
     if (env === null) {
-      return v('malformed', null, `line ${line} is not an envelope: ${prepared.shapeError ?? 'unknown'}`, [{ line, note: prepared.text.slice(0, 200) }]);
+      return refuse('malformed', null, `line ${line} is not an envelope: ${prepared.shapeError ?? 'unknown'}`, [{ line, note: prepared.text.slice(0, 200) }]);
     }
     const self: Evidence = { line, hash: prepared.hash!, envelope: env };
     const author = this.authors.get(env.from);
-    if (author === undefined) return v('unknown_player', env.from, `line ${line}: ${env.from} is not a player of this game`, [self]);
+    if (author === undefined) return refuse('unknown_player', env.from, `line ${line}: ${env.from} is not a player of this game`, [self]);
     if (!prepared.sigOk) {
-      return v('bad_signature', env.from, `line ${line}: the signature does not verify under ${env.from}'s key (the envelope claims to come from ${env.from})`, [self]);
+      return refuse('bad_signature', env.from, `line ${line}: the signature does not verify under ${env.from}'s key (the envelope claims to come from ${env.from})`, [self]);
     }
-    if (line === 0) {
-      // The setup: checked by readSetupLine; it is the creator's seq 0.
-      author.add(prepared.hash!, line);
-      return { accepted: { line, hash: prepared.hash!, envelope: env }, violations, duplicate: false };
-    }
+    if (line === 0) return { kind: 'accept', brokenChain: null };
     if (env.game !== this.gameId) {
-      return v('wrong_game', env.from, `line ${line}: ${env.from} signed this envelope for game ${env.game}, not this game (${this.gameId}): a replay`, [self]);
+      return refuse('wrong_game', env.from, `line ${line}: ${env.from} signed this envelope for game ${env.game}, not this game (${this.gameId})`, [self]);
     }
     if (env.seq < author.count) {
       const earlierLine = author.lineAt(env.seq);
-      if (author.hashPrefixAt(env.seq) === prepared.hash!.slice(0, SEQ_HASH_BYTES * 2)) {
-        return { accepted: null, violations, duplicate: true };
-      }
-      return v('equivocation', env.from, `line ${line}: ${env.from} signed two different envelopes as its envelope #${env.seq} (lines ${earlierLine} and ${line})`, [
-        { line: earlierLine },
-        self,
-      ]);
+      if (author.hashPrefixAt(env.seq) === prepared.hash!.slice(0, SEQ_HASH_BYTES * 2)) return { kind: 'duplicate', line: earlierLine };
+      return {
+        kind: 'equivocation',
+        violation: {
+          code: 'equivocation',
+          player: env.from,
+          seq: line,
+          message: `line ${line}: ${env.from} signed two different envelopes as its envelope #${env.seq} (lines ${earlierLine} and ${line})`,
+          evidence: [{ line: earlierLine }, self],
+        },
+      };
     }
     if (env.seq > author.count) {
-      return v('bad_position', env.from, `line ${line}: ${env.from}'s envelope #${env.seq} comes before its envelope #${author.count}`, [self]);
+      return refuse('bad_position', env.from, `line ${line}: ${env.from}'s envelope #${env.seq} comes before its envelope #${author.count}`, [self]);
+    }
+    if (env.at > line || env.at <= author.lastLine || env.at < 1) {
+      return refuse('bad_position', env.from, `line ${line}: ${env.from} claims to have seen ${env.at} lines, which is impossible here (its previous envelope is line ${author.lastLine})`, [self]);
+    }
+    if (env.at < line - this.window) {
+      return refuse('bad_position', env.from, `line ${line}: ${env.from} wrote on a view ${line - env.at} lines old, beyond the checked window of ${this.window}`, [self]);
+    }
+    const seen = this.ring[(env.at - 1) % this.window];
+    if (seen !== env.head) {
+      return refuse(
+        'altered_log',
+        null,
+        `line ${line}: ${env.from} vouches that line ${env.at - 1} hashes to ${env.head}, but it hashes to ${seen ?? 'nothing (not an envelope)'}: the log was altered at or before line ${env.at - 1}`,
+        [{ line: env.at - 1, hash: seen ?? '' }, self],
+        true,
+      );
     }
     if (env.prev !== author.lastHash) {
       // The author signed two histories. Its envelope is still its own signed word at this position, so it
       // stays in the game and its content meets the protocol's rules like any other (docs/SPEC.md §4.4).
-      violations.push({
-        code: 'broken_chain',
-        player: env.from,
-        seq: line,
-        message: `line ${line}: ${env.from}'s envelope #${env.seq} names as its previous envelope one that is not its envelope #${env.seq - 1} in this transcript: ${env.from} signed two histories`,
-        evidence: [...(author.lastLine >= 0 ? [{ line: author.lastLine, hash: author.lastHash }] : []), self],
-      });
+      return {
+        kind: 'accept',
+        brokenChain: {
+          code: 'broken_chain',
+          player: env.from,
+          seq: line,
+          message: `line ${line}: ${env.from}'s envelope #${env.seq} names as its previous envelope one that is not its envelope #${env.seq - 1} in this transcript: ${env.from} signed two histories`,
+          evidence: [...(author.lastLine >= 0 ? [{ line: author.lastLine, hash: author.lastHash }] : []), self],
+        },
+      };
     }
-    if (env.at > line || env.at <= author.lastLine || env.at < 1) {
-      return v('bad_position', env.from, `line ${line}: ${env.from} claims to have seen ${env.at} lines, which is impossible here (its previous envelope is line ${author.lastLine})`, [self]);
+    return { kind: 'accept', brokenChain: null };
+  }
+
+  /** Records an accepted envelope as the next line (after `judge` said `accept`). */
+  private record(prepared: PreparedLine): void {
+    this.authors.get(prepared.envelope!.from)!.add(prepared.hash!, prepared.line);
+  }
+
+  /**
+   * Checks the next line of a log. Lines must come in order, starting with line 0 (the setup). Who is
+   * named (docs/SPEC.md §4.4): a signer for what its signatures prove (equivocation, two histories);
+   * nobody for what a checking orderer would have refused, because such a line in a log means the log
+   * was altered, and the line is reported with where it stands.
+   */
+  check(prepared: PreparedLine): CheckResult {
+    const line = prepared.line;
+    if (line !== this.nextLine) throw new FairtableError('bad_input', `lines must be checked in order: expected ${this.nextLine}, got ${line}`);
+    const judgement = this.judge(prepared);
+    this.nextLine++;
+    this.ring[line % this.window] = prepared.hash;
+    switch (judgement.kind) {
+      case 'accept':
+        this.record(prepared);
+        return { accepted: { line, hash: prepared.hash!, envelope: prepared.envelope! }, violations: judgement.brokenChain === null ? [] : [judgement.brokenChain], duplicate: false, altered: false };
+      case 'duplicate':
+        return { accepted: null, violations: [], duplicate: true, altered: false };
+      case 'equivocation':
+        return { accepted: null, violations: [judgement.violation], duplicate: false, altered: false };
+      case 'refuse': {
+        const v = judgement.violation;
+        const claimed = v.player;
+        // In a log, the orderer answers for a line it should have refused: the claimed author is not named.
+        const message = judgement.headMismatch || claimed === null ? v.message : `${v.message}; a checking orderer refuses such a line, so the log was altered here and ${claimed} is not held to it`;
+        return { accepted: null, violations: [{ ...v, player: null, message }], duplicate: false, altered: true };
+      }
     }
-    if (env.at < line - this.window) {
-      return v('bad_position', env.from, `line ${line}: ${env.from} wrote on a view ${line - env.at} lines old, beyond the checked window of ${this.window}`, [self]);
+  }
+
+  /** The door's append: judge, and record only an accepted line (docs/SPEC.md §10.1). */
+  admit(prepared: PreparedLine): LineJudgement {
+    if (prepared.line !== this.nextLine) throw new FairtableError('bad_input', `the next line is ${this.nextLine}, not ${prepared.line}`);
+    const judgement = this.judge(prepared);
+    if (judgement.kind === 'accept' && judgement.brokenChain === null) {
+      this.nextLine++;
+      this.ring[prepared.line % this.window] = prepared.hash;
+      this.record(prepared);
     }
-    const seen = this.ring[(env.at - 1) % this.window];
-    if (seen !== env.head) {
-      // Record it, but accept the envelope: its own content is signed and in order.
-      violations.push({
-        code: 'broken_chain',
-        player: null,
-        seq: line,
-        message: `line ${line}: ${env.from} vouches that line ${env.at - 1} hashes to ${env.head}, but it hashes to ${seen ?? 'nothing (not an envelope)'}: the transcript was altered at line ${env.at - 1}, or ${env.from} signed a false reference`,
-        evidence: [{ line: env.at - 1, hash: seen ?? '' }, self],
-      });
-    }
-    author.add(prepared.hash!, line);
-    return { accepted: { line, hash: prepared.hash!, envelope: env }, violations, duplicate: false };
+    return judgement;
   }
 }

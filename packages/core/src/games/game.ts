@@ -10,6 +10,8 @@
  */
 import type { Chance } from '../chance.js';
 import type { JsonValue } from '../jcs.js';
+import type { Choices } from '../protocols/machine.js';
+import { FairtableError } from '../errors.js';
 
 export interface TurnResult<G> {
   readonly state: G;
@@ -24,12 +26,17 @@ export interface ChanceGame<G> {
   winners(state: G): string[] | null;
   /** Removes a player who forfeited; the game may end. */
   forfeit(state: G, player: string): G;
+  /**
+   * The actions the mover may choose on its turn (docs/SPEC.md §7.5). Without it, or when it
+   * returns null, the only action is `null`: the player just rolls when ready.
+   */
+  actions?(state: G, mover: string): Choices | null;
 }
 
 export function numberParam(params: { readonly [key: string]: JsonValue }, name: string, fallback: number, min: number, max: number): number {
   const v = params[name] ?? fallback;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {
-    throw new Error(`game parameter ${name} must be an integer in [${min}, ${max}]`);
+    throw new FairtableError('out_of_range', `game parameter ${name} must be an integer in [${min}, ${max}]`, { field: name });
   }
   return v;
 }

@@ -16,7 +16,7 @@ import { commit, opens, type Opening } from '../commitment.js';
 import { hashJson, hashJsonHex } from '../hash.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
-import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import { deadlineTick, intParam, noDecision, refuseDecision, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 import type { ViolationCode } from '../errors.js';
 
 export interface BeaconState {
@@ -110,6 +110,9 @@ function missing(s: BeaconState): string[] {
 
 export const beacon: Machine<BeaconState> = {
   protocol: 'beacon',
+  // The beacon asks nothing of a person: each value is drawn from ctx.random.
+  decision: noDecision,
+  decide: refuseDecision,
 
   init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<BeaconState> {
     const s: BeaconState = {

@@ -28,13 +28,15 @@ import type { ViolationCode } from '../errors.js';
 import type { JsonValue } from '../jcs.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
-import { gameByName } from '../games/index.js';
+import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
+import type { ChanceGame } from '../games/game.js';
 import { forfeitSeat } from './rotation.js';
-import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import { checkChoice, deadlineTick, intParam, isDeadlineBody, judgeClaim, refuseDecision, Stepper, type Ctx, type Decision, type Machine, type Outcome, type StepResult } from './machine.js';
 
 export interface ChainState {
   readonly gameId: string;
   readonly gameName: string;
+  readonly rules: ChanceGame<unknown>;
   readonly timeoutMs: number;
   game: unknown;
   active: string[];
@@ -48,6 +50,8 @@ export interface ChainState {
   forfeits: { player: string; code: ViolationCode }[];
   me: string | null;
   mine: { opening: Opening; k: number } | null;
+  /** The turn for which the local player has already sent its move (-1: none). */
+  moved: number;
   claimed: string | null;
   last: JsonValue;
 }
@@ -81,7 +85,7 @@ function othersFresh(s: ChainState, mover: string): string[] {
 export function playTurn(s: ChainState, mover: string, value: JsonValue, action: JsonValue): { draws: [number, number][]; game: unknown; summary: JsonValue } {
   const seed = turnSeed(s.gameId, s.turn, mover, value, othersFresh(s, mover));
   const chance = new RecordingChance(new RandomStream(seed, 'turn'));
-  const result = gameByName(s.gameName).play(s.game, mover, chance, action);
+  const result = s.rules.play(s.game, mover, chance, action);
   return { draws: chance.draws, game: result.state, summary: result.summary };
 }
 
@@ -95,19 +99,19 @@ function currentMover(s: ChainState): string | null {
   return s.phase === 'play' ? (s.active[s.mover % Math.max(1, s.active.length)] ?? null) : null;
 }
 
-/** If the local player is to move, sends its move. */
-function moveIfMine(s: ChainState, st: Stepper, ctx: Ctx): void {
-  if (s.me === null || currentMover(s) !== s.me || s.mine === null) return;
-  const action: JsonValue = null;
-  const played = playTurn(s, s.me, s.mine.opening.value, action);
-  const opening = s.mine.opening;
-  const k = s.mine.k + 1;
-  const commitment = newCommitment(s, ctx, k);
-  st.send({ type: 'move', turn: s.turn, opening, commitment, fresh: toHex(ctx.random(32)), action, draws: played.draws });
+/** The local player's move, when it is the mover: which action to take (a plain roll for games without actions). */
+function moveDecision(s: ChainState): Decision | null {
+  if (s.me === null || currentMover(s) !== s.me || s.mine === null || s.moved === s.turn) return null;
+  return {
+    kind: 'move',
+    prompt: `Your turn ${s.turn}: ${s.rules.actions === undefined ? 'roll' : 'choose your action'}`,
+    choices: s.rules.actions?.(s.game, s.me) ?? { type: 'one-of', values: [null] },
+    deadline: s.phaseStart + s.timeoutMs,
+  };
 }
 
 function checkEnd(s: ChainState, st: Stepper): void {
-  const winners = s.active.length <= 1 ? [...s.active] : gameByName(s.gameName).winners(s.game);
+  const winners = s.active.length <= 1 ? [...s.active] : s.rules.winners(s.game);
   if (winners !== null) {
     s.phase = 'done';
     st.emit({ type: 'game-over', winners });
@@ -128,7 +132,6 @@ function advancePhase(s: ChainState, st: Stepper, ctx: Ctx, time: number): void 
     return;
   }
   checkEnd(s, st);
-  if (s.phase === 'play') moveIfMine(s, st, ctx);
 }
 
 function missing(s: ChainState): string[] {
@@ -140,15 +143,19 @@ function missing(s: ChainState): string[] {
 
 const deadlineRound = (s: ChainState): number => (s.phase === 'play' ? s.turn : 0);
 
-export const chain: Machine<ChainState> = {
+/** The chain protocol playing the games of `book` (docs/SPEC.md §7.2). */
+export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState> {
+  return {
   protocol: 'chain',
 
   init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<ChainState> {
     const gameName = setup.game ?? 'dice';
     const players = setup.players.map((p) => p.id);
+    const rules = gameByName(gameName, book);
     const s: ChainState = {
       gameId,
       gameName,
+      rules,
       timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
       game: gameByName(gameName).init(players, setup.params),
       active: players,
@@ -162,11 +169,29 @@ export const chain: Machine<ChainState> = {
       forfeits: [],
       me,
       mine: null,
+      moved: -1,
       claimed: null,
       last: null,
     };
     const st = new Stepper();
     if (me !== null && players.includes(me)) st.send({ type: 'join', commitment: newCommitment(s, ctx, 0) });
+    return st.result(s);
+  },
+
+  decision: moveDecision,
+
+  decide(state: ChainState, choice: JsonValue, ctx: Ctx): StepResult<ChainState> {
+    const d = moveDecision(state);
+    if (d === null) return refuseDecision();
+    checkChoice(d.choices, choice, 'action');
+    const s = copy(state);
+    const st = new Stepper();
+    const me = s.me!;
+    const mine = s.mine!;
+    const played = playTurn(s, me, mine.opening.value, choice);
+    const commitment = newCommitment(s, ctx, mine.k + 1);
+    s.moved = s.turn;
+    st.send({ type: 'move', turn: s.turn, opening: mine.opening, commitment, fresh: toHex(ctx.random(32)), action: choice, draws: played.draws });
     return st.result(s);
   },
 
@@ -213,7 +238,6 @@ export const chain: Machine<ChainState> = {
         forfeitSeat(s, st, from, 'commit_mismatch');
         s.phaseStart = envelope.time;
         checkEnd(s, st);
-        if (s.phase === 'play') moveIfMine(s, st, ctx);
       } else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment) || typeof body.fresh !== 'string' || !/^[0-9a-f]{64}$/.test(body.fresh)) {
         st.violation('unexpected_message', from, msg, `${from}'s move lacks its next commitment or fresh value`);
       } else {
@@ -235,7 +259,6 @@ export const chain: Machine<ChainState> = {
           s.claimed = null;
         }
         checkEnd(s, st);
-        if (s.phase === 'play') moveIfMine(s, st, ctx);
       }
     } else if (isDeadlineBody(body)) {
       const late = missing(s);
@@ -253,7 +276,6 @@ export const chain: Machine<ChainState> = {
       s.claimed = null;
       if (s.phase === 'play') {
         checkEnd(s, st);
-        if (s.phase === 'play') moveIfMine(s, st, ctx);
       } else advancePhase(s, st, ctx, envelope.time);
     } else {
       st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the chain protocol does not know`);
@@ -274,7 +296,6 @@ export const chain: Machine<ChainState> = {
     if (s.phase === 'play') {
       if (wasMover) s.phaseStart = time;
       checkEnd(s, st);
-      if (wasMover && s.phase === 'play') moveIfMine(s, st, ctx);
     } else {
       // In "ready" the commit set is already fixed: a player dropped now simply has no fresh value to wait for.
       advancePhase(s, st, ctx, time);
@@ -284,7 +305,10 @@ export const chain: Machine<ChainState> = {
 
   outcome(state: ChainState): Outcome | null {
     if (state.phase !== 'done') return null;
-    const winners = state.active.length <= 1 ? [...state.active] : (gameByName(state.gameName).winners(state.game) ?? []);
+    const winners = state.active.length <= 1 ? [...state.active] : (state.rules.winners(state.game) ?? []);
     return { winners, forfeits: state.forfeits, summary: { game: state.gameName, turns: state.turn, state: state.game as JsonValue } };
   },
 };
+}
+
+export const chain: Machine<ChainState> = chainMachine();

@@ -23,16 +23,18 @@ import { RandomStream } from '../stream.js';
 import type { ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
-import { gameByName } from '../games/index.js';
+import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
+import type { ChanceGame } from '../games/game.js';
 import { forfeitSeat } from './rotation.js';
 import { isStrictPublicKey } from '../identity.js';
-import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import { deadlineTick, intParam, noDecision, refuseDecision, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 
 type Op = { kind: 'x'; limit: number; value: number } | { kind: 'roll'; skip: number; draws: [number, number][] };
 
 export interface KeyedState {
   readonly gameId: string;
   readonly gameName: string;
+  readonly rules: ChanceGame<unknown>;
   readonly timeoutMs: number;
   readonly skipLimit: number;
   game: unknown;
@@ -99,7 +101,7 @@ function roller(s: KeyedState): string | null {
 }
 
 function gameOver(s: KeyedState): boolean {
-  return s.active.length <= 1 || gameByName(s.gameName).winners(s.game) !== null;
+  return s.active.length <= 1 || s.rules.winners(s.game) !== null;
 }
 
 /** The local player's turn message: the previous mover's roll (when pending) and its own X. */
@@ -111,13 +113,13 @@ function actIfMine(s: KeyedState, st: Stepper): void {
   if (s.pending !== null) {
     stream.skip(4 * s.pending.x);
     const chance = new RecordingChance(stream);
-    gameByName(s.gameName).play(s.game, s.pending.mover, chance, null);
+    s.rules.play(s.game, s.pending.mover, chance, null);
     roll = { turn: s.pending.turn, draws: chance.draws };
   }
   // Whether the game ends with this roll decides whether a new X is drawn.
   let x: number | null = null;
   const after = roll === null ? s.game : playClaimed(s, s.pending!.mover, (roll as { draws: [number, number][] }).draws);
-  const ends = after === null ? false : s.active.length <= 1 || gameByName(s.gameName).winners(after) !== null;
+  const ends = after === null ? false : s.active.length <= 1 || s.rules.winners(after) !== null;
   if (!ends) x = stream.below(s.skipLimit);
   s.mine = { secret: s.mine.secret, consumed: s.mine.consumed + (stream.consumed - before) };
   st.send({ type: 'turn', turn: s.turn, roll, x });
@@ -125,7 +127,7 @@ function actIfMine(s: KeyedState, st: Stepper): void {
 
 function playClaimed(s: KeyedState, mover: string, draws: [number, number][]): unknown {
   const chance = new ScriptedChance(draws);
-  const result = gameByName(s.gameName).play(s.game, mover, chance, null);
+  const result = s.rules.play(s.game, mover, chance, null);
   if (!chance.exhausted) throw new ScriptMismatch(`the claim holds ${draws.length} draws, the game used fewer`);
   return result.state;
 }
@@ -138,7 +140,7 @@ function startAudit(s: KeyedState, st: Stepper, time: number): void {
   s.phase = 'audit';
   s.phaseStart = time;
   s.claimed = null;
-  st.emit({ type: 'game-over', winners: s.active.length <= 1 ? [...s.active] : (gameByName(s.gameName).winners(s.game) ?? []) });
+  st.emit({ type: 'game-over', winners: s.active.length <= 1 ? [...s.active] : (s.rules.winners(s.game) ?? []) });
   if (s.me !== null && s.active.includes(s.me) && s.mine !== null) st.send({ type: 'audit', secret: s.mine.secret });
 }
 
@@ -151,15 +153,22 @@ function missing(s: KeyedState): string[] {
 
 const deadlineRound = (s: KeyedState): number => (s.phase === 'play' ? s.turn : 0);
 
-export const keyedStream: Machine<KeyedState> = {
+/** Seed 000's protocol playing the games of `book` (docs/SPEC.md §7.3). */
+export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<KeyedState> {
+  return {
   protocol: 'keyed-stream',
+  // The roller computes the mover's roll, so the games played here take no actions: nothing to decide.
+  decision: noDecision,
+  decide: refuseDecision,
 
   init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<KeyedState> {
     const gameName = setup.game ?? 'dice';
     const players = setup.players.map((p) => p.id);
+    const rules = gameByName(gameName, book);
     const s: KeyedState = {
       gameId,
       gameName,
+      rules,
       timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
       skipLimit: intParam(setup.params, 'skipLimit', 256, 1, 2 ** 32),
       game: gameByName(gameName).init(players, setup.params),
@@ -320,7 +329,10 @@ export const keyedStream: Machine<KeyedState> = {
 
   outcome(state: KeyedState): Outcome | null {
     if (state.phase !== 'done') return null;
-    const winners = state.active.length <= 1 ? [...state.active] : (gameByName(state.gameName).winners(state.game) ?? []);
+    const winners = state.active.length <= 1 ? [...state.active] : (state.rules.winners(state.game) ?? []);
     return { winners, forfeits: state.forfeits, summary: { game: state.gameName, turns: state.turn, state: state.game as JsonValue } };
   },
 };
+}
+
+export const keyedStream: Machine<KeyedState> = keyedStreamMachine();

@@ -9,7 +9,7 @@
  * in the state), as an observer, and inside the auditor, which never ticks.
  */
 import type { Body } from '../envelope.js';
-import type { Violation, Evidence, ViolationCode } from '../errors.js';
+import { FairtableError, type Violation, type Evidence, type ViolationCode } from '../errors.js';
 import type { JsonValue } from '../jcs.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
@@ -41,8 +41,37 @@ export interface StepResult<S> {
   readonly violations: Violation[];
 }
 
+/**
+ * The legal answers to a decision, as data a user interface can render and a
+ * strategy can draw from (docs/SPEC.md §7.5). Integers are decimal strings so
+ * that ranges beyond 2^53 (a Rochambeau game with a huge N) stay exact.
+ */
+export type Choices =
+  | { readonly type: 'integer'; readonly min: string; readonly max: string }
+  | { readonly type: 'one-of'; readonly values: readonly JsonValue[] }
+  | { readonly type: 'record'; readonly fields: { readonly [name: string]: Choices } }
+  | { readonly type: 'any-of'; readonly options: readonly Choices[] };
+
+/** What the local player must decide before its machine can go on (docs/SPEC.md §7.5). */
+export interface Decision {
+  /** What is decided, in the players' language: 'hand', 'bet', 'move'. */
+  readonly kind: string;
+  /** One sentence for a person. */
+  readonly prompt: string;
+  readonly choices: Choices;
+  /** The local clock time (ms) after which the others may claim the deadline. */
+  readonly deadline: number;
+}
+
 export interface Machine<S> {
   readonly protocol: string;
+  /** What the local player must decide now, or null when the machine waits for nobody local. */
+  decision(state: S): Decision | null;
+  /**
+   * Applies the local player's answer to `decision(state)`: the bodies to send are in `out`.
+   * Throws FairtableError('illegal_choice') when there is no decision or the answer is not one of its choices.
+   */
+  decide(state: S, choice: JsonValue, ctx: Ctx): StepResult<S>;
   init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<S>;
   step(state: S, msg: Accepted, ctx: Ctx): StepResult<S>;
   /** Deadlines: what the local player should send now that time has passed. Observers get nothing. */
@@ -103,7 +132,7 @@ export function sameSet(a: readonly string[], b: readonly string[]): boolean {
 export function intParam(params: { readonly [key: string]: JsonValue }, name: string, fallback: number, min: number, max: number): number {
   const value = params[name] ?? fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    throw new Error(`parameter ${name} must be an integer in [${min}, ${max}]`);
+    throw new FairtableError('out_of_range', `parameter ${name} must be an integer in [${min}, ${max}]`, { field: name });
   }
   return value;
 }
@@ -140,9 +169,17 @@ export function deadlineTick<S extends DeadlineState>(
 }
 
 /**
- * How a deadline claim stands against the transcript: `stale` when another
- * claim or a restart overtook it (not held against its author), `false` when
- * the transcript contradicts it, `valid` otherwise.
+ * How a deadline claim stands against the transcript (docs/SPEC.md §7.4):
+ * - `stale` when the claim no longer bites: another claim or a restart
+ *   overtook it, or everyone it names has since sent what was missing (an
+ *   honest race between a late message and the claim: never held against the
+ *   claimant);
+ * - `false` when the transcript contradicts it: it was made before the
+ *   deadline, or it leaves out a player who is still missing (an honest
+ *   claimant names everyone missing on its view, and nobody who is missing now
+ *   was present then);
+ * - `valid` otherwise: every player still missing is named, and only those
+ *   are penalised.
  */
 export function judgeClaim(
   body: DeadlineBody,
@@ -152,6 +189,61 @@ export function judgeClaim(
 ): 'stale' | 'false' | 'valid' {
   if (body.phase !== state.phase || body.round !== view.round) return 'stale';
   if (body.missing.some(view.isOut)) return 'stale';
-  if (!sameSet(view.late, body.missing) || time < state.phaseStart + state.timeoutMs) return 'false';
+  if (time < state.phaseStart + state.timeoutMs) return 'false';
+  const named = new Set(body.missing);
+  if (view.late.some((p) => !named.has(p))) return 'false';
+  if (view.late.length === 0) return 'stale';
   return 'valid';
+}
+
+/** A decision's answer checked against its choices; throws FairtableError('illegal_choice'). */
+export function checkChoice(choices: Choices, value: JsonValue, field = 'choice'): void {
+  const bad = (why: string): never => {
+    throw new FairtableError('illegal_choice', `${field}: ${why}`, { field });
+  };
+  switch (choices.type) {
+    case 'integer': {
+      const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : typeof value === 'string' && /^(0|-?[1-9][0-9]*)$/.test(value) ? value : null;
+      if (text === null) bad('expected an integer');
+      const n = BigInt(text!);
+      if (n < BigInt(choices.min) || n > BigInt(choices.max)) bad(`must be from ${choices.min} to ${choices.max}`);
+      return;
+    }
+    case 'one-of': {
+      const key = JSON.stringify(value);
+      if (!choices.values.some((v) => JSON.stringify(v) === key)) bad(`must be one of ${choices.values.map((v) => JSON.stringify(v)).join(', ')}`);
+      return;
+    }
+    case 'record': {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return bad('expected an object');
+      const names = Object.keys(choices.fields);
+      for (const k of Object.keys(value)) if (!names.includes(k)) bad(`unknown member "${k}"`);
+      for (const k of names) {
+        const member = Object.hasOwn(value, k) ? value[k] : undefined;
+        if (member === undefined) bad(`missing member "${k}"`);
+        checkChoice(choices.fields[k]!, member!, `${field}.${k}`);
+      }
+      return;
+    }
+    case 'any-of': {
+      for (const option of choices.options) {
+        try {
+          checkChoice(option, value, field);
+          return;
+        } catch (e) {
+          if (!(e instanceof FairtableError)) throw e;
+        }
+      }
+      bad('matches none of the allowed forms');
+    }
+  }
+}
+
+/** For machines that never ask the local player anything. */
+export function noDecision(): null {
+  return null;
+}
+
+export function refuseDecision(): never {
+  throw new FairtableError('illegal_choice', 'this game is not waiting for a decision of yours');
 }

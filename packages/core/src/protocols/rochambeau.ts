@@ -8,7 +8,9 @@
  * (resolution 11). A Reveal before every Commit is in is `out_of_turn`; a
  * player who does not reveal by the deadline is named (`withheld`) and, as the
  * draft says, disqualified. A judge's "no winner" (round 255 still tied)
- * starts a fresh attempt with fresh Commits.
+ * starts a fresh attempt with fresh Commits. The state (the hand) is the local
+ * player's decision (`decision`/`decide`, docs/SPEC.md §7.5); the machine
+ * draws only the nonce.
  */
 import { fromHex, isHex, toHex } from '../bytes.js';
 import type { ViolationCode } from '../errors.js';
@@ -19,7 +21,7 @@ import { checkHashName, type HashName } from '../rochambeau/hashes.js';
 import { gameSize } from '../rochambeau/codec.js';
 import { prepareMove } from '../rochambeau/player.js';
 import { judge, type PlayerSubmission } from '../rochambeau/judge.js';
-import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import { checkChoice, deadlineTick, intParam, refuseDecision, type Decision, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
 
 interface Sent {
   payload: string;
@@ -70,18 +72,25 @@ function active(s: RochambeauState): string[] {
   return s.players.filter((p) => !s.out.includes(p));
 }
 
-function startAttempt(s: RochambeauState, st: Stepper, ctx: Ctx, time: number): void {
+function startAttempt(s: RochambeauState, time: number): void {
   s.phase = 'commit';
   s.phaseStart = time;
   s.commits = {};
   s.arrival = [];
   s.reveals = {};
   s.claimed = null;
-  if (s.me !== null && active(s).includes(s.me)) {
-    const move = prepareMove({ N: s.N, hash: s.hash, binding: { gameId: s.gameId, playerId: s.me }, random: ctx.random });
-    s.mine = { attempt: s.attempt, reveal: toHex(move.reveal) };
-    st.send({ type: 'commit', attempt: s.attempt, payload: toHex(move.commit) });
-  }
+  // The local player's Commit waits for its hand (handDecision).
+}
+
+function handDecision(s: RochambeauState): Decision | null {
+  if (s.me === null || s.phase !== 'commit' || !active(s).includes(s.me) || s.commits[s.me] !== undefined) return null;
+  if (s.mine !== null && s.mine.attempt === s.attempt) return null;
+  return {
+    kind: 'hand',
+    prompt: `Choose your state, 1 to ${(BigInt(s.N) - 1n).toString()} (attempt ${s.attempt})`,
+    choices: { type: 'integer', min: '1', max: (BigInt(s.N) - 1n).toString() },
+    deadline: s.phaseStart + s.timeoutMs,
+  };
 }
 
 function openReveals(s: RochambeauState, st: Stepper, time: number): void {
@@ -94,7 +103,7 @@ function openReveals(s: RochambeauState, st: Stepper, time: number): void {
 }
 
 /** Judges the attempt; names every disqualified player with the envelope that disqualified it. */
-function judgeAttempt(s: RochambeauState, st: Stepper, ctx: Ctx, time: number, at: Accepted | { line: number }): void {
+function judgeAttempt(s: RochambeauState, st: Stepper, time: number, at: Accepted | { line: number }): void {
   const players: PlayerSubmission[] = s.arrival.map((id) => ({
     id,
     commit: fromHex(s.commits[id]!.payload),
@@ -117,7 +126,7 @@ function judgeAttempt(s: RochambeauState, st: Stepper, ctx: Ctx, time: number, a
   if (verdict.outcome === 'no_winner') {
     st.emit({ type: 'no-winner', attempt: s.attempt });
     s.attempt++;
-    startAttempt(s, st, ctx, time);
+    startAttempt(s, time);
     return;
   }
   s.winner = verdict.winner;
@@ -134,7 +143,7 @@ function missing(s: RochambeauState): string[] {
 export const rochambeauMachine: Machine<RochambeauState> = {
   protocol: 'rochambeau',
 
-  init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<RochambeauState> {
+  init(setup: GameSetup, gameId: string, me: string | null, _ctx: Ctx): StepResult<RochambeauState> {
     const N = String(setup.params.N ?? 3);
     gameSize(N); // refuses an even N or N < 3 with a coded error
     const s: RochambeauState = {
@@ -158,7 +167,22 @@ export const rochambeauMachine: Machine<RochambeauState> = {
       claimed: null,
     };
     const st = new Stepper();
-    startAttempt(s, st, ctx, setup.created);
+    startAttempt(s, setup.created);
+    return st.result(s);
+  },
+
+  decision: handDecision,
+
+  decide(state: RochambeauState, choice: JsonValue, ctx: Ctx): StepResult<RochambeauState> {
+    const d = handDecision(state);
+    if (d === null) return refuseDecision();
+    checkChoice(d.choices, choice, 'hand');
+    const s = copy(state);
+    const st = new Stepper();
+    const me = s.me!;
+    const move = prepareMove({ N: s.N, hash: s.hash, binding: { gameId: s.gameId, playerId: me }, state: BigInt(choice as string | number), random: ctx.random });
+    s.mine = { attempt: s.attempt, reveal: toHex(move.reveal) };
+    st.send({ type: 'commit', attempt: s.attempt, payload: toHex(move.commit) });
     return st.result(s);
   },
 
@@ -186,7 +210,7 @@ export const rochambeauMachine: Machine<RochambeauState> = {
       else if (s.commits[from] === undefined || s.reveals[from] !== undefined) st.violation('unexpected_message', from, msg, `${from} revealed twice, or without a Commit`);
       else {
         s.reveals[from] = sent;
-        if (missing(s).length === 0) judgeAttempt(s, st, ctx, envelope.time, msg);
+        if (missing(s).length === 0) judgeAttempt(s, st, envelope.time, msg);
       }
     } else if (isDeadlineBody(body)) {
       const late = missing(s);
@@ -206,7 +230,7 @@ export const rochambeauMachine: Machine<RochambeauState> = {
           st.emit({ type: 'forfeit', player: p, code: 'withheld' });
         }
         openReveals(s, st, envelope.time);
-      } else judgeAttempt(s, st, ctx, envelope.time, msg);
+      } else judgeAttempt(s, st, envelope.time, msg);
     } else {
       st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which Rochambeau does not know`);
     }
@@ -226,7 +250,7 @@ export const rochambeauMachine: Machine<RochambeauState> = {
     st.emit({ type: 'forfeit', player, code });
     // Its Commit stays in the tweaks only if it reveals; a player out before judging simply has no Reveal.
     if (s.phase === 'commit' && missing(s).length === 0 && s.arrival.length > 0) openReveals(s, st, time);
-    else if (s.phase === 'reveal' && missing(s).length === 0) judgeAttempt(s, st, ctx, time, { line });
+    else if (s.phase === 'reveal' && missing(s).length === 0) judgeAttempt(s, st, time, { line });
     return st.result(s);
   },
 

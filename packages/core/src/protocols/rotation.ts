@@ -5,11 +5,11 @@
  * next seat is now to move.
  */
 import type { ViolationCode } from '../errors.js';
-import { gameByName } from '../games/index.js';
+import type { ChanceGame } from '../games/game.js';
 import type { Stepper } from './machine.js';
 
 export interface Rotation {
-  readonly gameName: string;
+  readonly rules: ChanceGame<unknown>;
   readonly phase: string;
   active: string[];
   mover: number;
@@ -24,7 +24,7 @@ export function forfeitSeat(s: Rotation, st: Stepper, player: string, code: Viol
   s.active.splice(at, 1);
   if (s.phase === 'play' && at < s.mover) s.mover--;
   if (s.active.length > 0) s.mover %= s.active.length;
-  s.game = gameByName(s.gameName).forfeit(s.game, player);
+  s.game = s.rules.forfeit(s.game, player);
   s.forfeits.push({ player, code });
   st.emit({ type: 'forfeit', player, code });
   return true;

@@ -23,7 +23,7 @@ import type { ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import type { JsonValue } from '../jcs.js';
-import { deadlineTick, intParam, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from '../protocols/machine.js';
+import { checkChoice, deadlineTick, intParam, refuseDecision, type Choices, type Decision, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from '../protocols/machine.js';
 import { checkHouseKey, verifyHouseProof, type HouseKey } from './house-key.js';
 import { betError, payout, wheelSize, type Bet, type Wheel } from './roulette.js';
 
@@ -53,6 +53,8 @@ export interface SignidiceState {
   phase: 'bet' | 'sign' | 'hr' | 'done';
   phaseStart: number;
   bets: Record<string, PlacedBet>;
+  /** Players who sat this round out. */
+  passed: string[];
   sigs: Record<string, string>;
   hrs: Record<string, string>;
   hrOrder: string[];
@@ -62,6 +64,8 @@ export interface SignidiceState {
   houseOut: boolean;
   me: string | null;
   mine: { round: number; opening: Opening } | null;
+  /** The round in which the local player already chose to pass. */
+  sentPass: number;
   claimed: string | null;
 }
 
@@ -83,6 +87,8 @@ function copy(s: SignidiceState): SignidiceState {
     active: [...s.active],
     balances: { ...s.balances },
     bets: { ...s.bets },
+    passed: [...s.passed],
+    lucky: [...s.lucky],
     sigs: { ...s.sigs },
     hrs: { ...s.hrs },
     hrOrder: [...s.hrOrder],
@@ -91,38 +97,47 @@ function copy(s: SignidiceState): SignidiceState {
   };
 }
 
-/** An honest player's bet: a simple rotation through the kinds, 10 units each. */
-function chooseBet(wheel: Wheel, round: number, random: (n: number) => Uint8Array): Bet {
-  const byte = random(1)[0]!;
-  if (wheel === 'dice') return { kind: 'face', pick: (byte % 6) + 1, amount: 10 };
-  const kinds: Bet[] = [
-    { kind: 'red', pick: null, amount: 10 },
-    { kind: 'black', pick: null, amount: 10 },
-    { kind: 'odd', pick: null, amount: 10 },
-    { kind: 'even', pick: null, amount: 10 },
-    { kind: 'dozen', pick: (byte % 3) + 1, amount: 10 },
-    { kind: 'straight', pick: byte % 37, amount: 10 },
-  ];
-  return kinds[(round + byte) % kinds.length]!;
-}
-
-function startRound(s: SignidiceState, st: Stepper, ctx: Ctx, time: number): void {
+function startRound(s: SignidiceState, time: number): void {
   s.phase = 'bet';
   s.phaseStart = time;
   s.bets = {};
+  s.passed = [];
   s.sigs = {};
   s.hrs = {};
   s.hrOrder = [];
   s.claimed = null;
   s.mine = null;
-  if (s.me !== null && s.me !== HOUSE && s.active.includes(s.me)) {
-    const bet = chooseBet(s.wheel, s.round, ctx.random);
-    if (bet.amount > (s.balances[s.me] ?? 0)) return;
-    const r = toHex(ctx.random(R_BYTES));
-    const c = commit({ game: s.gameId, player: s.me, purpose: hrPurpose(s.round) }, toHex(ctx.random(R_BYTES)), ctx.random);
-    s.mine = { round: s.round, opening: c.opening };
-    st.send({ type: 'bet', round: s.round, bet: bet as unknown as JsonValue, r, hr: c.commitment });
-  }
+  // The local player's bet (or pass) waits for its decision (betDecision).
+}
+
+/** The bets a player with `balance` may place on `wheel`, or sitting the round out (null). */
+export function betChoices(wheel: Wheel, balance: number): Choices {
+  const amount: Choices = { type: 'integer', min: '1', max: String(balance) };
+  const pass: Choices = { type: 'one-of', values: [null] };
+  if (balance < 1) return pass;
+  const bet = (kinds: readonly string[], pick: Choices): Choices => ({ type: 'record', fields: { kind: { type: 'one-of', values: [...kinds] }, pick, amount } });
+  if (wheel === 'dice') return { type: 'any-of', options: [bet(['face'], { type: 'integer', min: '1', max: '6' }), pass] };
+  return {
+    type: 'any-of',
+    options: [
+      bet(['red', 'black', 'odd', 'even'], { type: 'one-of', values: [null] }),
+      bet(['dozen'], { type: 'integer', min: '1', max: '3' }),
+      bet(['straight'], { type: 'integer', min: '0', max: '36' }),
+      pass,
+    ],
+  };
+}
+
+function betDecision(s: SignidiceState): Decision | null {
+  if (s.phase !== 'bet' || s.me === null || s.me === HOUSE || !s.active.includes(s.me)) return null;
+  if (s.bets[s.me] !== undefined || s.passed.includes(s.me) || (s.mine !== null && s.mine.round === s.round) || s.sentPass === s.round) return null;
+  const balance = s.balances[s.me] ?? 0;
+  return {
+    kind: 'bet',
+    prompt: `Round ${s.round} of ${s.rounds}: place a bet of 1 to ${balance}, or pass (null)`,
+    choices: betChoices(s.wheel, balance),
+    deadline: s.phaseStart + s.timeoutMs,
+  };
 }
 
 function bettors(s: SignidiceState): string[] {
@@ -174,7 +189,7 @@ function settle(s: SignidiceState, st: Stepper, ctx: Ctx, time: number): void {
   }
   s.round++;
   if (s.round > s.rounds || s.active.length === 0) finish(s, st);
-  else startRound(s, st, ctx, time);
+  else startRound(s, time);
 }
 
 function finish(s: SignidiceState, st: Stepper): void {
@@ -216,13 +231,13 @@ function playerForfeits(s: SignidiceState, st: Stepper, player: string, code: Vi
 }
 
 function advance(s: SignidiceState, st: Stepper, ctx: Ctx, time: number): void {
-  if (s.phase === 'bet' && s.active.every((p) => s.bets[p] !== undefined)) toSignPhase(s, st, ctx, time);
+  if (s.phase === 'bet' && s.active.every((p) => s.bets[p] !== undefined || s.passed.includes(p))) toSignPhase(s, st, ctx, time);
   if (s.phase === 'sign' && bettors(s).every((p) => s.sigs[p] !== undefined)) toHrPhase(s, st, time);
   if (s.phase === 'hr' && bettors(s).every((p) => s.hrs[p] !== undefined)) settle(s, st, ctx, time);
 }
 
 function missing(s: SignidiceState): string[] {
-  if (s.phase === 'bet') return s.active.filter((p) => s.bets[p] === undefined);
+  if (s.phase === 'bet') return s.active.filter((p) => s.bets[p] === undefined && !s.passed.includes(p));
   if (s.phase === 'sign') return bettors(s).some((p) => s.sigs[p] === undefined) ? [HOUSE] : [];
   if (s.phase === 'hr') return bettors(s).filter((p) => s.hrs[p] === undefined);
   return [];
@@ -259,6 +274,7 @@ export const signidice: Machine<SignidiceState> = {
       phase: 'bet',
       phaseStart: setup.created,
       bets: {},
+      passed: [],
       sigs: {},
       hrs: {},
       hrOrder: [],
@@ -268,10 +284,32 @@ export const signidice: Machine<SignidiceState> = {
       houseOut: false,
       me,
       mine: null,
+      sentPass: 0,
       claimed: null,
     };
     const st = new Stepper();
-    startRound(s, st, ctx, setup.created);
+    startRound(s, setup.created);
+    return st.result(s);
+  },
+
+  decision: betDecision,
+
+  decide(state: SignidiceState, choice: JsonValue, ctx: Ctx): StepResult<SignidiceState> {
+    const d = betDecision(state);
+    if (d === null) return refuseDecision();
+    checkChoice(d.choices, choice, 'bet');
+    const s = copy(state);
+    const st = new Stepper();
+    const me = s.me!;
+    if (choice === null) {
+      s.sentPass = s.round;
+      st.send({ type: 'pass', round: s.round });
+      return st.result(s);
+    }
+    const r = toHex(ctx.random(R_BYTES));
+    const c = commit({ game: s.gameId, player: me, purpose: hrPurpose(s.round) }, toHex(ctx.random(R_BYTES)), ctx.random);
+    s.mine = { round: s.round, opening: c.opening };
+    st.send({ type: 'bet', round: s.round, bet: choice, r, hr: c.commitment });
     return st.result(s);
   },
 
@@ -300,6 +338,13 @@ export const signidice: Machine<SignidiceState> = {
         s.usedR[from] = [...s.usedR[from]!, body.r];
         s.balances[from]! -= bet.amount;
         s.escrow += bet.amount;
+        advance(s, st, ctx, envelope.time);
+      }
+    } else if (body.type === 'pass' && from !== HOUSE) {
+      if (s.phase !== 'bet' || body.round !== s.round) st.violation('out_of_turn', from, msg, `${from} passed outside round ${s.round}'s betting`);
+      else if (s.bets[from] !== undefined || s.passed.includes(from)) st.violation('unexpected_message', from, msg, `${from} passed after betting or passing in round ${s.round}`);
+      else {
+        s.passed.push(from);
         advance(s, st, ctx, envelope.time);
       }
     } else if (body.type === 'sign' && from === HOUSE) {

@@ -4,10 +4,10 @@
  * Everything is derived from one seed (keys, players' randomness, the
  * network's losses and delays), so a run can be replayed exactly.
  */
-import { concatBytes, toHex, u32be, utf8 } from '../bytes.js';
+import { toHex, u32be, utf8 } from '../bytes.js';
 import { taggedHash } from '../hash.js';
 import { generateKeyPair, type KeyPair } from '../identity.js';
-import { envelopeLine, signEnvelope, type Envelope } from '../envelope.js';
+import { envelopeLine, type Envelope } from '../envelope.js';
 import { createSetupEnvelope, type GameSetup } from '../setup.js';
 import { RandomStream } from '../stream.js';
 import { FairtableError } from '../errors.js';
@@ -18,8 +18,11 @@ import type { VerifyFn } from '../transcript.js';
 import { ecvrfHouse, type HouseKey } from '../signidice/house-key.js';
 import { HOUSE } from '../signidice/arbiter.js';
 import { MemoryNetwork } from './network.js';
-import { Table } from './table.js';
-import { CHEATS, SimPlayer, type Cheat } from './player.js';
+import { Table, type Refusal } from './table.js';
+import { SimPlayer } from './player.js';
+import { CHEATS, cheatApplies, tamperedCopy, type Cheat } from './cheats.js';
+import type { Registry } from '../registry.js';
+import type { Strategy } from './strategies.js';
 
 export const SIM_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'signidice', 'rochambeau'] as const;
 export type SimProtocol = (typeof SIM_PROTOCOLS)[number];
@@ -44,6 +47,12 @@ export interface SimOptions {
   readonly sign?: (message: Uint8Array, secretKey: Uint8Array) => Uint8Array;
   /** Signidice: the house's unique-signature key and prover (default: ECVRF-ELL2 from the seed). */
   readonly house?: { readonly key: HouseKey; readonly prove: (alpha: Uint8Array) => Uint8Array };
+  /** The machines (default: the built-ins), for games and protocols from outside fairtable. */
+  readonly registry?: Registry;
+  /** How the automatic players decide (default: simStrategy, seeded per player). */
+  readonly strategy?: (player: string) => Strategy;
+  /** A CPU clock for the per-player figures (the bench passes performance.now; the core has no clock). */
+  readonly cpuClock?: () => number;
 }
 
 export interface SimResult {
@@ -55,6 +64,8 @@ export interface SimResult {
   /** CPU ms per player (referee and signing). */
   readonly cpuMs: readonly number[];
   readonly messages: { readonly sent: number; readonly dropped: number };
+  /** What the table refused at its door, each naming the player who submitted it (docs/SPEC.md §10.1). */
+  readonly refusals: readonly Refusal[];
 }
 
 export function simKeys(seed: Uint8Array, index: number): KeyPair {
@@ -106,6 +117,10 @@ export function simulate(options: SimOptions): SimResult {
   const ids = [...(isSignidice ? [HOUSE] : []), ...Array.from({ length: options.players }, (_, i) => `p${i}`)];
   const keys = ids.map((_, i) => simKeys(options.seed, i));
   if (cheater !== null && !ids.includes(cheater)) throw new FairtableError('bad_input', `--cheater must be one of ${ids[0]} … ${ids[ids.length - 1]}`, { field: 'cheater' });
+  if (cheater !== null && options.cheat !== undefined) {
+    const why = cheatApplies(options.cheat, options.protocol === 'signidice' ? 'signidice' : options.protocol, cheater);
+    if (why !== null) throw new FairtableError('bad_input', `--cheat ${options.cheat}: ${why}`, { field: 'cheat' });
+  }
   const house = isSignidice ? (options.house ?? ecvrfHouse('ecvrf-ell2', taggedHash('sim-house', options.seed))) : null;
   const setup = setupFor(options, keys, ids, house?.key ?? null);
   const setupLine = envelopeLine(createSetupEnvelope(setup, ids[0]!, keys[0]!));
@@ -116,13 +131,17 @@ export function simulate(options: SimOptions): SimResult {
     minDelay: options.minDelay ?? 1,
     maxDelay: options.maxDelay ?? 20,
   });
-  const table = new Table(setupLine, ids);
+  const table = new Table(setupLine, ids, options.verify === undefined ? {} : { verify: options.verify });
   net.add(table);
   const players = ids.map((id, i) => {
     const stream = new RandomStream(taggedHash('sim-random', options.seed, utf8(id)), 'player');
     const cheat = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;
     const prover = id === HOUSE ? house?.prove : undefined;
-    const player = new SimPlayer(id, keys[i]!, setupLine, (n) => stream.bytes(n), cheat, () => net.now, options.verify, prover, options.sign);
+    const player = new SimPlayer(id, keys[i]!, setupLine, (n) => stream.bytes(n), cheat, () => net.now, options.verify, prover, options.sign, {
+      ...(options.strategy === undefined ? {} : { strategy: options.strategy(id) }),
+      ...(options.registry === undefined ? {} : { registry: options.registry }),
+      ...(options.cpuClock === undefined ? {} : { cpuClock: options.cpuClock }),
+    });
     net.add(player);
     return player;
   });
@@ -136,7 +155,7 @@ export function simulate(options: SimOptions): SimResult {
       if (observer.referee.outcome() === null) return false;
       // Let in-flight messages land so every honest player has the full log.
       if (quietSince < 0) quietSince = net.now;
-      return net.now - quietSince > 500 && players.every((p) => p.idle);
+      return net.now - quietSince > 500 && players.every((p) => p.idle || p.id === cheater);
     },
     10_000_000 + timeout,
   );
@@ -149,6 +168,7 @@ export function simulate(options: SimOptions): SimResult {
     simulatedMs: net.now,
     cpuMs: players.map((p) => p.cpuMs),
     messages: { sent: net.sent, dropped: net.dropped },
+    refusals: table.refusals,
   };
 }
 
@@ -159,7 +179,7 @@ export function tamper(lines: string[], cheater: string, keys: KeyPair): string[
   if (target === undefined || mine.length < 2) throw new FairtableError('bad_input', `tamper: ${cheater} has too few envelopes to alter one that has a successor`);
   const [line, envelope] = target;
   const { sig: _sig, ...unsigned } = envelope;
-  const altered = signEnvelope({ ...unsigned, body: { ...envelope.body, altered: toHex(concatBytes(utf8('x'))) } }, keys.secretKey);
+  const altered = tamperedCopy(unsigned, keys);
   const out = lines.slice();
   out[line] = envelopeLine(altered);
   return out;

@@ -1,0 +1,287 @@
+/**
+ * The seat: what a real player runs (docs/SPEC.md §10.2). It follows the
+ * orderer's log in order (asking again for what it missed), runs the referee
+ * over every line, asks its player for decisions, signs what the machine says
+ * to send one envelope at a time, and resends it until it shows up in the
+ * log. The transport to the orderer is injected (the in-memory table, a TCP
+ * table, a relay over WebSocket), as is the clock, so the same seat plays in
+ * simulation and for real.
+ *
+ * Resuming: a seat is rebuilt from its own copy of the log, its random source
+ * and its journal of decisions. With a deterministic random source (a stream
+ * keyed by a secret the player keeps, `seatRandom`), replaying the log and the
+ * journal reproduces every secret and every body exactly, and the bodies whose
+ * envelopes already stand in the log are not sent again, so a restart never
+ * makes an honest player equivocate.
+ */
+import type { Body } from '../envelope.js';
+import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '../envelope.js';
+import { FairtableError, type Violation } from '../errors.js';
+import type { JsonValue } from '../jcs.js';
+import type { KeyPair } from '../identity.js';
+import { hashJson } from '../hash.js';
+import { RandomStream } from '../stream.js';
+import { toHex } from '../bytes.js';
+import { Referee } from '../referee.js';
+import type { Registry } from '../registry.js';
+import type { Ctx, Decision, GameEvent, Outcome } from '../protocols/machine.js';
+import { prepareLine, type VerifyFn } from '../transcript.js';
+
+/** How a seat reaches the orderer. */
+export interface SeatTransport {
+  /** Sends one signed envelope line to the orderer. */
+  submit(text: string): void;
+  /** Asks the orderer for its log from line `from` on. */
+  sync(from: number): void;
+}
+
+export type SignFn = (message: Uint8Array, secretKey: Uint8Array) => Uint8Array;
+
+/**
+ * What a seat is about to sign, for the simulator's cheats (@fairtable/core/testing): it may change the
+ * body, drop it (null), or sign extra envelopes. Honest seats have none.
+ */
+export interface OutgoingHook {
+  body(body: Body, seat: Seat): Body | null;
+  /** Called with each signed envelope before it is submitted; returns what to submit instead (default: it). */
+  envelope?(envelope: Envelope, seat: Seat): Envelope[];
+}
+
+export interface SeatOptions {
+  readonly id: string;
+  readonly keys: KeyPair;
+  readonly setupLine: string;
+  readonly transport: SeatTransport;
+  readonly clock: () => number;
+  /** Randomness for the player's secrets; deterministic (`seatRandom`) when the seat must be resumable. */
+  readonly random: (length: number) => Uint8Array;
+  readonly registry?: Registry;
+  readonly verify?: VerifyFn;
+  readonly sign?: SignFn;
+  /** The Signidice house's unique-signature prover. */
+  readonly prover?: (alpha: Uint8Array) => Uint8Array;
+  /** How long an unconfirmed envelope waits before it is submitted again (ms). */
+  readonly resendMs?: number;
+  /** How long the seat waits for news before asking the orderer for the log again (ms). */
+  readonly syncMs?: number;
+  readonly outgoing?: OutgoingHook;
+  /** Each line as it is accepted into this seat's copy of the log (for a durable copy). */
+  readonly onLine?: (line: number, text: string) => void;
+  readonly onEvent?: (event: GameEvent) => void;
+  readonly onViolation?: (violation: Violation) => void;
+  /** Each decision as it is taken, for a durable journal. */
+  readonly onDecision?: (choice: JsonValue) => void;
+  /** Each envelope as it is first submitted, before it goes out: keep it to resubmit after a crash. */
+  readonly onSubmit?: (text: string) => void;
+}
+
+/** A deterministic random source for a seat: a stream keyed by a secret the player keeps (and the game). */
+export function seatRandom(secret: Uint8Array, gameId: string): (length: number) => Uint8Array {
+  const stream = new RandomStream(hashJson('seat-random', { game: gameId, secret: toHex(secret) }), 'seat');
+  return (length) => stream.bytes(length);
+}
+
+const trustOwn = (): boolean => true;
+
+export class Seat {
+  readonly id: string;
+  readonly referee: Referee;
+  /** This seat's copy of the log, line by line. */
+  readonly lines: string[] = [];
+  /** The decisions taken so far, in order. */
+  readonly journal: JsonValue[] = [];
+  private readonly options: SeatOptions;
+  private readonly buffer = new Map<number, string>();
+  private readonly queue: Body[] = [];
+  private readonly unasked: Body[] = [];
+  private current: { text: string; hash: string; sentAt: number } | null = null;
+  private lastNews = -Infinity;
+  /** Bodies the machine has produced so far, and bodies sent unasked (sendUnasked). */
+  private produced = 0;
+  private extras = 0;
+  private readonly offset: number;
+  /** While a resumed seat replays its past it sends and reports nothing. */
+  private replaying = false;
+
+  constructor(options: SeatOptions) {
+    this.options = options;
+    this.id = options.id;
+    this.referee = new Referee(options.setupLine, options.id, this.ctx(), {
+      ...(options.verify === undefined ? {} : { verify: options.verify }),
+      ...(options.registry === undefined ? {} : { registry: options.registry }),
+    });
+    this.lines.push(options.setupLine);
+    const creator = (JSON.parse(options.setupLine) as Envelope).from === options.id;
+    this.offset = creator ? 1 : 0;
+    this.enqueue(this.referee.takeInitialOut());
+  }
+
+  /**
+   * Rebuilds a seat from its own copy of the log and its journal (docs/SPEC.md §10.2): the same random
+   * source must be passed in `options`. Nothing already in the log is sent again.
+   */
+  static resume(options: SeatOptions, lines: readonly string[], journal: readonly JsonValue[], inFlight: string | null = null): Seat {
+    const seat = new Seat(options);
+    seat.replaying = true;
+    let next = 0;
+    const answer = (): void => {
+      while (next < journal.length && seat.referee.decision() !== null) seat.decide(journal[next++]!);
+    };
+    answer();
+    for (let i = 1; i < lines.length; i++) {
+      seat.accept(i, lines[i]!);
+      answer();
+    }
+    if (next < journal.length) throw new FairtableError('bad_input', `resume: the journal holds ${journal.length} decisions, the log asked for ${next}`, { field: 'journal' });
+    seat.replaying = false;
+    const count = seat.referee.checker.authorPosition(seat.id)!.count;
+    while (seat.queue.length > 0 && count > seat.offset + seat.produced) {
+      seat.queue.shift();
+      seat.produced++;
+    }
+    // The envelope that was on its way when the seat stopped goes out again, byte for byte: the orderer
+    // keeps it once, and a new envelope at its position would be an equivocation.
+    if (inFlight !== null) {
+      const e = JSON.parse(inFlight) as Envelope;
+      if (e.seq >= seat.referee.checker.authorPosition(seat.id)!.count) {
+        seat.current = { text: inFlight, hash: envelopeHash(e), sentAt: -Infinity };
+        seat.produced++;
+        seat.queue.shift();
+      }
+    }
+    seat.pump();
+    return seat;
+  }
+
+  private ctx(): Ctx {
+    const now = this.options.clock();
+    return this.options.prover === undefined ? { now, random: this.options.random } : { now, random: this.options.random, prover: this.options.prover };
+  }
+
+  get gameId(): string {
+    return this.referee.checker.gameId;
+  }
+
+  /** What the player must decide now, or null. */
+  decision(): Decision | null {
+    return this.referee.decision();
+  }
+
+  /** The player's answer to the current decision; throws FairtableError('illegal_choice') for an answer that is not allowed. */
+  decide(choice: JsonValue): void {
+    const out = this.referee.decide(choice, this.ctx());
+    this.journal.push(choice);
+    if (!this.replaying) this.options.onDecision?.(choice);
+    this.enqueue(out);
+    this.pump();
+  }
+
+  outcome(): Outcome | null {
+    return this.referee.outcome();
+  }
+
+  /**
+   * Sends a body the machine did not ask for, ahead of anything queued: for tools and the simulator's
+   * cheats. An honest app never needs it, and a seat that uses it cannot be resumed from its journal.
+   */
+  sendUnasked(body: Body): void {
+    this.unasked.push(body);
+    this.pump();
+  }
+
+  /** True when nothing is waiting to be sent or confirmed. */
+  get idle(): boolean {
+    return this.current === null && this.queue.length === 0;
+  }
+
+  /** A line of the log from the orderer (in any order, repeated or not). */
+  receive(index: number, text: string): void {
+    if (index < this.lines.length) return;
+    this.buffer.set(index, text);
+    this.lastNews = this.options.clock();
+    while (this.buffer.has(this.lines.length)) {
+      const line = this.lines.length;
+      const t = this.buffer.get(line)!;
+      this.buffer.delete(line);
+      this.accept(line, t);
+    }
+    this.pump();
+  }
+
+  /** Time passed: resend what is unconfirmed, ask for news, and let the machine claim deadlines. */
+  tick(): void {
+    const now = this.options.clock();
+    if (this.current !== null && now - this.current.sentAt >= (this.options.resendMs ?? 100)) {
+      this.current.sentAt = now;
+      this.options.transport.submit(this.current.text);
+    }
+    if (now - this.lastNews >= (this.options.syncMs ?? 200)) {
+      this.lastNews = now;
+      this.options.transport.sync(this.lines.length);
+    }
+    this.enqueue(this.referee.tick(this.ctx()));
+    this.pump();
+  }
+
+  private accept(line: number, text: string): void {
+    const own = this.current !== null && text === this.current.text;
+    // A seat need not check its own signature on what it just signed.
+    const prepared = own ? prepareLine(line, text, this.referee.checker.keys, trustOwn) : this.referee.prepare(line, text);
+    const result = this.referee.feed(prepared, this.ctx());
+    this.lines.push(text);
+    if (this.current !== null && prepared.hash === this.current.hash) this.current = null;
+    this.enqueue(result.out);
+    if (this.replaying) return;
+    this.options.onLine?.(line, text);
+    for (const e of result.events) this.options.onEvent?.(e);
+    for (const v of result.violations) this.options.onViolation?.(v);
+  }
+
+  private enqueue(bodies: readonly Body[]): void {
+    for (const b of bodies) this.queue.push(b);
+  }
+
+  /** Signs and submits the next body once the previous one stands in the log. */
+  private pump(): void {
+    while (this.current === null && (this.queue.length > 0 || this.unasked.length > 0) && !this.referee.stopped && !this.replaying) {
+      const extra = this.unasked.shift();
+      const honest = extra ?? this.queue.shift()!;
+      if (extra === undefined) {
+        const index = this.produced++;
+        // Already in the log (a resumed seat replaying its past): do not send it again.
+        if (this.referee.checker.authorPosition(this.id)!.count > this.offset + this.extras + index) continue;
+      } else this.extras++;
+      const body = this.options.outgoing === undefined ? honest : this.options.outgoing.body(honest, this);
+      if (body === null) continue;
+      const envelope = this.sign(body);
+      const sends = this.options.outgoing?.envelope?.(envelope, this) ?? [envelope];
+      for (const e of sends) {
+        const text = envelopeLine(e);
+        if (e === sends[sends.length - 1]) this.current = { text, hash: envelopeHash(e), sentAt: this.options.clock() };
+        this.options.onSubmit?.(text);
+        this.options.transport.submit(text);
+      }
+    }
+  }
+
+  /** Signs a body as this seat's next envelope on its current view of the log. */
+  sign(body: Body, overrides: { readonly game?: string; readonly seq?: number } = {}): Envelope {
+    const at = this.lines.length;
+    const position = this.referee.checker.authorPosition(this.id)!;
+    return signEnvelope(
+      {
+        v: 1,
+        game: overrides.game ?? this.gameId,
+        from: this.id,
+        seq: overrides.seq ?? position.count,
+        prev: position.lastHash,
+        at,
+        head: this.referee.checker.hashOfLine(at - 1)!,
+        time: this.options.clock(),
+        body,
+      },
+      this.options.keys.secretKey,
+      this.options.sign,
+    );
+  }
+}
