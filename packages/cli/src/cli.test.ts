@@ -29,17 +29,16 @@ describe('fairtable simulate + audit', () => {
     expect(JSON.parse(ok.stdout)).toMatchObject({ valid: true, violations: [] });
 
     const cheat = join(dir, 'cheat.jsonl');
-    expect(run(['simulate', 'chain', '--players', '2', '--seed', '02'.repeat(32), '--cheat', 'equivocate', '--cheater', 'p1', '--out', cheat]).status).toBe(0);
+    expect(run(['simulate', 'chain', '--players', '2', '--seed', '02'.repeat(32), '--cheat', 'wrong-opening', '--cheater', 'p1', '--out', cheat]).status).toBe(0);
     const bad = run(['audit', cheat, '--json']);
     expect(bad.status).toBe(1);
     const verdict = JSON.parse(bad.stdout) as { valid: boolean; violations: { code: string; player: string; seq: number; evidence: { envelope?: unknown }[] }[] };
     expect(verdict.valid).toBe(false);
-    expect(verdict.violations[0]).toMatchObject({ code: 'equivocation', player: 'p1' });
-    // Both envelopes are in the evidence, the earlier one fetched by the second pass.
-    expect(verdict.violations[0]!.evidence.every((e) => e.envelope !== undefined)).toBe(true);
+    expect(verdict.violations[0]).toMatchObject({ code: 'commit_mismatch', player: 'p1' });
+    expect(verdict.violations[0]!.evidence.some((e) => e.envelope !== undefined)).toBe(true);
     const human = run(['audit', cheat]);
     expect(human.stdout).toMatch(/INVALID/);
-    expect(human.stdout).toMatch(/equivocation\s+p1/);
+    expect(human.stdout).toMatch(/commit_mismatch\s+p1/);
   });
 
   it('unreadable input exits 2', () => {

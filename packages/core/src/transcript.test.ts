@@ -57,13 +57,15 @@ describe('transcripts', () => {
     expect(() => auditLines([envelopeLine(altered as Envelope), ...honest.slice(1)])).toThrow(/setup was altered/);
   });
 
-  it('an envelope claiming to have been written on no view at all is bad_position, naming its signer', async () => {
+  it('an envelope claiming to have been written on no view at all is bad_position: the log was altered, nobody is named', async () => {
     const { signEnvelope, envelopeLine: line } = await import('./envelope.js');
     const { simKeys } = await import('./sim/simulate.js');
     const setup = JSON.parse(honest[0]!) as Envelope;
     const forged = signEnvelope({ v: 1, game: setup.game, from: 'p1', seq: 0, prev: setup.game, at: 0, head: '0'.repeat(64), time: 0, body: { type: 'join', commitment: 'ab'.repeat(32) } }, simKeys(seed, 1).secretKey);
-    const v = auditLines([honest[0]!, line(forged)]).violations[0]!;
-    expect(v).toMatchObject({ code: 'bad_position', player: 'p1' });
+    const verdict = auditLines([honest[0]!, line(forged)]);
+    expect(verdict.violations[0]).toMatchObject({ code: 'bad_position', player: null });
+    expect(verdict.alteredAt).toBe(1);
+    expect(verdict.outcome).toBeNull();
   });
 
   it('a line that is not an envelope is malformed, naming nobody', () => {

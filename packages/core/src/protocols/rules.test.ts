@@ -47,6 +47,10 @@ class Script {
     this.prev[from] = envelopeHash(env);
     return env;
   }
+  /** Every violation the auditor finds, but the one for a game left unfinished. */
+  violations(): readonly { code: string; player: string | null }[] {
+    return auditLines(this.lines).violations.filter((v) => !(v.code === 'withheld' && v.player === null));
+  }
   first(): { code: string; player: string | null; evidence: unknown[] } {
     return auditLines(this.lines).violations[0]!;
   }
@@ -92,7 +96,7 @@ describe('beacon rules', () => {
     expect(auditLines(t.lines).valid).toBe(true);
   });
 
-  it('a deadline claim before the deadline, or naming someone who did commit, is false_deadline_claim', () => {
+  it('a deadline claim before the deadline, or leaving out someone still missing, is false_deadline_claim', () => {
     const early = new Script('beacon', ['a', 'b']);
     early.post('a', { type: 'commit', round: 1, commitment: beaconCommit(early, 'a').commitment });
     early.post('a', { type: 'deadline', phase: 'commit', round: 1, missing: ['b'] }, 10);
@@ -100,15 +104,29 @@ describe('beacon rules', () => {
     const wrong = new Script('beacon', ['a', 'b', 'c']);
     wrong.post('a', { type: 'commit', round: 1, commitment: beaconCommit(wrong, 'a').commitment });
     wrong.post('b', { type: 'commit', round: 1, commitment: beaconCommit(wrong, 'b').commitment });
-    wrong.post('a', { type: 'deadline', phase: 'commit', round: 1, missing: ['b', 'c'] }, 5000);
+    wrong.post('a', { type: 'deadline', phase: 'commit', round: 1, missing: ['b'] }, 5000);
     expect(wrong.first()).toMatchObject({ code: 'false_deadline_claim', player: 'a' });
   });
 
-  it('a message from outside the setup is unknown_player; an unknown message type is unexpected_message', () => {
+  it('a deadline claim that a late message overtook is an honest race: only those still missing are named', () => {
+    const race = new Script('beacon', ['a', 'b', 'c']);
+    race.post('a', { type: 'commit', round: 1, commitment: beaconCommit(race, 'a').commitment });
+    race.post('b', { type: 'commit', round: 1, commitment: beaconCommit(race, 'b').commitment });
+    // a saw neither b nor c when it claimed; b's commitment landed first.
+    race.post('a', { type: 'deadline', phase: 'commit', round: 1, missing: ['b', 'c'] }, 5000);
+    expect(race.violations().map((v) => [v.code, v.player])).toEqual([['withheld', 'c']]);
+    const late = new Script('beacon', ['a', 'b']);
+    late.post('a', { type: 'commit', round: 1, commitment: beaconCommit(late, 'a').commitment });
+    late.post('b', { type: 'commit', round: 1, commitment: beaconCommit(late, 'b').commitment });
+    late.post('a', { type: 'deadline', phase: 'commit', round: 1, missing: ['b'] }, 5000);
+    expect(late.violations()).toEqual([]);
+  });
+
+  it('a message from outside the setup is unknown_player (an altered log: nobody is named); an unknown message type is unexpected_message', () => {
     const s = new Script('beacon', ['a', 'b']);
     s.keys.mallory = generateKeyPair(new Uint8Array(32).fill(99));
     s.post('mallory', { type: 'commit', round: 1, commitment: '00'.repeat(32) });
-    expect(s.first()).toMatchObject({ code: 'unknown_player', player: 'mallory' });
+    expect(s.first()).toMatchObject({ code: 'unknown_player', player: null });
     const t = new Script('beacon', ['a', 'b']);
     t.post('b', { type: 'bribe', amount: 100 });
     expect(t.first()).toMatchObject({ code: 'unexpected_message', player: 'b' });

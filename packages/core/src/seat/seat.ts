@@ -102,6 +102,7 @@ export class Seat {
   private readonly offset: number;
   /** While a resumed seat replays its past it sends and reports nothing. */
   private replaying = false;
+  private held = false;
 
   constructor(options: SeatOptions) {
     this.options = options;
@@ -189,6 +190,12 @@ export class Seat {
     this.pump();
   }
 
+  /** While held, nothing is signed or sent (queued bodies wait): lets a tool order what it sends. */
+  hold(on: boolean): void {
+    this.held = on;
+    if (!on) this.pump();
+  }
+
   /** True when nothing is waiting to be sent or confirmed. */
   get idle(): boolean {
     return this.current === null && this.queue.length === 0;
@@ -243,7 +250,7 @@ export class Seat {
 
   /** Signs and submits the next body once the previous one stands in the log. */
   private pump(): void {
-    while (this.current === null && (this.queue.length > 0 || this.unasked.length > 0) && !this.referee.stopped && !this.replaying) {
+    while (this.current === null && (this.queue.length > 0 || this.unasked.length > 0) && !this.referee.stopped && !this.replaying && !this.held) {
       const extra = this.unasked.shift();
       const honest = extra ?? this.queue.shift()!;
       if (extra === undefined) {

@@ -36,6 +36,9 @@ function expectedCode(protocol: string, cheat: Cheat): string {
   }
 }
 
+/** Cheats at the envelope layer, which an orderer refuses at its door (docs/SPEC.md §10.1). */
+const DOOR_CHEATS = new Set<Cheat>(['equivocate', 'replay', 'forge']);
+
 describe('every cheat on every protocol is caught and the cheater named', () => {
   for (const protocol of SIM_PROTOCOLS) {
     it(`${protocol}: honest play on a lossy, duplicating, reordering network is valid`, () => {
@@ -51,6 +54,15 @@ describe('every cheat on every protocol is caught and the cheater named', () => 
       it(`${protocol}: ${cheat}`, () => {
         const cheater = cheat.startsWith('house-') ? 'house' : 'p2';
         const r = simulate({ protocol, players: 3, seed: new Uint8Array(32).fill(11), turns: 2, cheat, cheater, drop: 0.05, duplicate: 0.05 });
+        if (DOOR_CHEATS.has(cheat)) {
+          // Refused at the table's door and named there, with the envelope as evidence; never recorded.
+          const refusal = r.refusals.find((x) => x.code === expectedCode(protocol, cheat));
+          expect(refusal?.player).toBe(cheater);
+          expect(refusal!.evidence.length).toBeGreaterThan(0);
+          expect(r.refusals.every((x) => x.player === cheater)).toBe(true);
+          for (const v of auditLines(r.lines).violations) expect([cheater, null]).toContain(v.player);
+          return;
+        }
         const verdict = auditLines(r.lines);
         expect(verdict.valid).toBe(false);
         const first = verdict.violations[0]!;

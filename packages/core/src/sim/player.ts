@@ -98,13 +98,17 @@ export class SimPlayer implements NetNode {
 
   /** Answers every decision the machine is waiting for, and lets an out-of-turn cheater act early. */
   private act(): void {
+    const early = this.cheat === 'out-of-turn' && !this.cheated;
+    // The out-of-turn cheater holds what its decisions produce so that its early message goes out first.
+    if (early) this.seat.hold(true);
     for (let d = this.seat.decision(); d !== null; d = this.seat.decision()) this.seat.decide(this.strategy(d));
-    if (this.cheat === 'out-of-turn' && !this.cheated) {
+    if (early) {
       const body: Body | null = earlyMove(this.seat);
       if (body !== null) {
         this.cheated = true;
         this.seat.sendUnasked(body);
       }
+      this.seat.hold(false);
     }
   }
 }
