@@ -121,6 +121,13 @@ function draw(d: Draft, pile: Pile, chance: Chance): Card {
   return cards[index]!;
 }
 
+/** A used (or abandoned) Get Out of Jail Free card goes back among the remaining cards of its pile. */
+function returnCard(piles: Record<Pile, number[]>, text: string): void {
+  const pile: Pile = text.includes('(Chance)') ? 'chance' : 'chest';
+  const index = pileCards(pile).findIndex((c) => c.text === text);
+  piles[pile] = [...piles[pile], index].sort((a, b) => a - b);
+}
+
 function moveTo(d: Draft, mover: string, to: number, passGo: boolean): void {
   const from = d.positions[mover]!;
   if (passGo && to < from) d.cash[mover]! += 200;
@@ -210,9 +217,7 @@ export const monopolyGame: ChanceGame<MonopolyState> = {
       const card = d.held[mover]?.[0];
       if (card !== undefined) {
         d.held[mover] = d.held[mover]!.slice(1);
-        const pile: Pile = card.includes('(Chance)') ? 'chance' : 'chest';
-        const index = pileCards(pile).findIndex((c) => c.text === card);
-        d.piles[pile] = [...d.piles[pile], index].sort((a, b) => a - b);
+        returnCard(d.piles, card);
         delete d.inJail[mover];
         d.log.push({ used: card });
       } else {
@@ -255,6 +260,10 @@ export const monopolyGame: ChanceGame<MonopolyState> = {
   },
 
   forfeit(state, player) {
-    return { ...state, players: state.players.filter((p) => p !== player) };
+    // A player who leaves takes no card with it: its Get Out of Jail Free cards go back to their piles.
+    const piles = { chance: [...state.piles.chance], chest: [...state.piles.chest] };
+    for (const text of state.held[player] ?? []) returnCard(piles, text);
+    const { [player]: _gone, ...held } = state.held;
+    return { ...state, players: state.players.filter((p) => p !== player), held, piles };
   },
 };
