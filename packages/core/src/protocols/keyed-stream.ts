@@ -143,9 +143,9 @@ function gameOver(s: KeyedState): boolean {
   return s.active.length <= 1 || gameByName(s.gameName).winners(s.game) !== null;
 }
 
-/** The local player's turn message: the previous mover's roll (when pending) and its own X. */
-function actIfMine(s: KeyedState, st: Stepper): void {
-  if (s.me === null || roller(s) !== s.me || s.mine === null || s.keyless[s.me]) return;
+/** The local player's turn message: the previous mover's roll (when pending) and its own X. True when that roll ends the game. */
+function actIfMine(s: KeyedState, st: Stepper): boolean {
+  if (s.me === null || roller(s) !== s.me || s.mine === null || s.keyless[s.me]) return false;
   const stream = myStream(s);
   const before = stream.consumed;
   let roll: JsonValue = null;
@@ -163,6 +163,7 @@ function actIfMine(s: KeyedState, st: Stepper): void {
   if (!ends) x = stream.below(s.skipLimit);
   s.mine = { secret: s.mine.secret, consumed: s.mine.consumed + (stream.consumed - before) };
   st.send({ type: 'turn', turn: s.turn, roll, x });
+  return ends;
 }
 
 function playClaimed(s: KeyedState, mover: string, draws: [number, number][]): unknown {
@@ -407,14 +408,18 @@ export const keyedStream: Machine<KeyedState> = {
         s.pending = { turn: s.turn, mover: from, x: body.x };
         s.turn++;
         s.mover = (s.mover + 1) % s.active.length;
-        if (s.auditEvery > 0 && s.turn % s.auditEvery === 0 && roller(s) === s.me && s.me !== from && !gameOver(s)) {
-          st.send({ type: 'audit-request', players: [from] });
-        }
       }
       s.phaseStart = envelope.time;
       s.claimed = null;
       if (gameOver(s)) startAudit(s, st, envelope.time);
-      else actIfMine(s, st);
+      else {
+        const ends = actIfMine(s, st);
+        // The request goes after our own turn (the turn's deadline is already running), unless that turn ends the game.
+        const completed = s.pending !== null && s.pending.mover === from ? s.turn : 0;
+        if (s.auditEvery > 0 && completed > 0 && completed % s.auditEvery === 0 && roller(s) === s.me && s.me !== from && !ends) {
+          st.send({ type: 'audit-request', players: [from] });
+        }
+      }
     } else if (body.type === 'audit-request') {
       const named = body.players;
       // A request overtaken by the end of the game is stale, not wrong: the final audit covers it.
