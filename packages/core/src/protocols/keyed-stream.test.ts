@@ -416,3 +416,51 @@ describe('audit requests by hand', () => {
     expect(t.verdict().violations.find((x) => x.player !== null)).toMatchObject({ code: 'out_of_turn', player: first });
   });
 });
+
+describe('a mover that leaves with its X pending', () => {
+  /** Three hand-played players; the first mover sends its X, then forfeits (a bad audit) before its roller's turn lands. */
+  function scene(rollerSawIt: 'before' | 'after' | 'garbled'): { code: string; player: string | null }[] {
+    const t = new Table(['a', 'b', 'c'], { rounds: 5 }, 'dice', []);
+    const secrets = { a: new Uint8Array(32).fill(91), b: new Uint8Array(32).fill(92), c: new Uint8Array(32).fill(93) };
+    for (const p of ['a', 'b', 'c'] as const) t.post(p, { type: 'stream-key', key: pub(secrets[p]) });
+    const order = ['a', 'b', 'c'] as const;
+    const first = firstPlayerIndex(order.map((p) => pub(secrets[p])));
+    const [p0, p1, p2] = [order[first]!, order[(first + 1) % 3]!, order[(first + 2) % 3]!];
+    const streams = { a: streamOfSecret(secrets.a), b: streamOfSecret(secrets.b), c: streamOfSecret(secrets.c) };
+    const x0 = streams[p0].below(256);
+    t.post(p0, { type: 'turn', turn: 0, roll: null, x: x0 });
+    let roll: JsonValue = null;
+    if (rollerSawIt === 'after') {
+      // The roller drew p0's roll before the forfeit reached it.
+      streams[p1].skip(4 * x0);
+      roll = { turn: 0, draws: [[6, streams[p1].below(6)], [6, streams[p1].below(6)]] };
+    } else if (rollerSawIt === 'garbled') roll = { turn: 0, draws: [[6, 9]] };
+    t.post(p0, { type: 'audit', secret: '77'.repeat(32), key: pub(new Uint8Array(32).fill(94)) });
+    const x1 = streams[p1].below(256);
+    t.post(p1, { type: 'turn', turn: 1, roll, x: x1 });
+    streams[p2].skip(4 * x1);
+    const r2 = { turn: 1, draws: [[6, streams[p2].below(6)], [6, streams[p2].below(6)]] };
+    t.post(p2, { type: 'turn', turn: 2, roll: r2, x: streams[p2].below(256) });
+    // The roller's audit: its numbers must replay whichever way it went.
+    t.post(p1, { type: 'audit', secret: toHex(secrets[p1]), key: pub(new Uint8Array(32).fill(95)) });
+    const names = { [p0]: 'mover', [p1]: 'roller', [p2]: 'next' } as Record<string, string>;
+    return t.verdict().violations.filter((v) => v.player !== null).map((v) => ({ code: v.code, player: names[v.player!]! }));
+  }
+
+  it('a roll drawn before the forfeit was seen is kept in the roller history and replays at its audit', () => {
+    expect(scene('after')).toEqual([{ code: 'bad_key', player: 'mover' }]);
+  });
+
+  it('a roller that saw the forfeit first draws nothing and sends no roll', () => {
+    expect(scene('before')).toEqual([{ code: 'bad_key', player: 'mover' }]);
+  });
+
+  it('a roll for the departed mover that is not a list of draws is wrong_result', () => {
+    // With two of three gone the game is over: the third player's turn is then out of turn.
+    expect(scene('garbled')).toEqual([
+      { code: 'bad_key', player: 'mover' },
+      { code: 'wrong_result', player: 'roller' },
+      { code: 'out_of_turn', player: 'next' },
+    ]);
+  });
+});
