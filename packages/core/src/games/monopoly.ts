@@ -9,7 +9,8 @@
  * order, as seed 000 suggests "alphabetical based on their wording"); a draw
  * takes a uniform card from the Y cards remaining, `below(Y)` indexing the
  * remaining cards in canonical order; an empty pile is refilled with every
- * card not held by a player. Property buying, rent and building are not part
+ * card not held by a player (a player who leaves gives its held cards back to
+ * their piles). Property buying, rent and building are not part
  * of this module: cash moves only through Go, taxes, cards and jail fines.
  * After `rounds` rounds (default 20) the most cash wins.
  */
