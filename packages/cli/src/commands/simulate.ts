@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { simulate, SIM_PROTOCOLS, type SimProtocol } from '@fairtable/core/sim/simulate.js';
 import { CHEATS, type Cheat } from '@fairtable/core/sim/player.js';
+import { GAMES } from '@fairtable/core/games/index.js';
 import { fail } from '../io.js';
 
 function num(value: string | undefined, name: string, min: number, max: number, integer = true): number | undefined {
@@ -24,6 +25,8 @@ export function register(program: Command): void {
     .option('--turns <t>', 'rounds of the game (beacon: how many joint numbers)')
     .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')
     .option('--hash <name>', 'rochambeau: sha-256, sha-384, sha-512 or sha3-256', 'sha-256')
+    .option('--game <name>', `keyed-stream, chain: the game played (${Object.keys(GAMES).join(', ')}; default dice)`)
+    .option('--audit-every <k>', 'keyed-stream: honest players ask for an audit of the last roller every k turns (default: never)')
     .option('--cheat <kind>', `one of: ${CHEATS.join(', ')}`)
     .option('--cheater <id>', 'which player cheats (default p1)')
     .option('--drop <p>', 'probability a message is lost', '0')
@@ -33,6 +36,9 @@ export function register(program: Command): void {
       if (!(SIM_PROTOCOLS as readonly string[]).includes(protocol)) fail(`[unknown_protocol] "${protocol}": choose one of ${SIM_PROTOCOLS.join(', ')}`);
       if (opts.cheat !== undefined && !(CHEATS as readonly string[]).includes(opts.cheat)) fail(`[bad_input] unknown cheat "${opts.cheat}": choose one of ${CHEATS.join(', ')}`);
       if (opts.cheater !== undefined && opts.cheat === undefined) fail('[bad_input] --cheater needs --cheat');
+      if (opts.game !== undefined && protocol !== 'keyed-stream' && protocol !== 'chain') fail('[bad_input] --game is for keyed-stream and chain');
+      if (opts.game !== undefined && GAMES[opts.game] === undefined) fail(`[bad_input] unknown game "${opts.game}": choose one of ${Object.keys(GAMES).join(', ')}`);
+      if (opts.auditEvery !== undefined && protocol !== 'keyed-stream') fail('[bad_input] --audit-every is for keyed-stream');
       let seed: Uint8Array;
       try {
         seed = opts.seed === undefined ? randomBytes(32) : fromHex(opts.seed, '--seed', 32);
@@ -41,6 +47,7 @@ export function register(program: Command): void {
       }
       try {
         const turns = num(opts.turns, '--turns', 1, 1_000_000);
+        const auditEvery = num(opts.auditEvery, '--audit-every', 1, 1_000_000);
         const result = simulate({
           protocol: protocol as SimProtocol,
           players: num(opts.players, '--players', 2, 1000)!,
@@ -51,6 +58,8 @@ export function register(program: Command): void {
           duplicate: num(opts.duplicate, '--duplicate', 0, 0.9, false)!,
           maxDelay: num(opts.maxDelay, '--max-delay', 1, 10_000)!,
           ...(protocol === 'rochambeau' ? { params: { N: opts.states!, hash: opts.hash! } } : {}),
+          ...(opts.game !== undefined ? { game: opts.game } : {}),
+          ...(auditEvery !== undefined ? { params: { auditEvery } } : {}),
         });
         writeFileSync(opts.out!, result.lines.join('\n') + '\n');
         const o = result.outcome;

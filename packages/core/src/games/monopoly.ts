@@ -9,7 +9,8 @@
  * order, as seed 000 suggests "alphabetical based on their wording"); a draw
  * takes a uniform card from the Y cards remaining, `below(Y)` indexing the
  * remaining cards in canonical order; an empty pile is refilled with every
- * card not held by a player. Property buying, rent and building are not part
+ * card not held by a player (a player who leaves gives its held cards back to
+ * their piles). Property buying, rent and building are not part
  * of this module: cash moves only through Go, taxes, cards and jail fines.
  * After `rounds` rounds (default 20) the most cash wins.
  */
@@ -121,6 +122,13 @@ function draw(d: Draft, pile: Pile, chance: Chance): Card {
   return cards[index]!;
 }
 
+/** A used (or abandoned) Get Out of Jail Free card goes back among the remaining cards of its pile. */
+function returnCard(piles: Record<Pile, number[]>, text: string): void {
+  const pile: Pile = text.includes('(Chance)') ? 'chance' : 'chest';
+  const index = pileCards(pile).findIndex((c) => c.text === text);
+  piles[pile] = [...piles[pile], index].sort((a, b) => a - b);
+}
+
 function moveTo(d: Draft, mover: string, to: number, passGo: boolean): void {
   const from = d.positions[mover]!;
   if (passGo && to < from) d.cash[mover]! += 200;
@@ -210,9 +218,7 @@ export const monopolyGame: ChanceGame<MonopolyState> = {
       const card = d.held[mover]?.[0];
       if (card !== undefined) {
         d.held[mover] = d.held[mover]!.slice(1);
-        const pile: Pile = card.includes('(Chance)') ? 'chance' : 'chest';
-        const index = pileCards(pile).findIndex((c) => c.text === card);
-        d.piles[pile] = [...d.piles[pile], index].sort((a, b) => a - b);
+        returnCard(d.piles, card);
         delete d.inJail[mover];
         d.log.push({ used: card });
       } else {
@@ -255,6 +261,10 @@ export const monopolyGame: ChanceGame<MonopolyState> = {
   },
 
   forfeit(state, player) {
-    return { ...state, players: state.players.filter((p) => p !== player) };
+    // A player who leaves takes no card with it: its Get Out of Jail Free cards go back to their piles.
+    const piles = { chance: [...state.piles.chance], chest: [...state.piles.chest] };
+    for (const text of state.held[player] ?? []) returnCard(piles, text);
+    const { [player]: _gone, ...held } = state.held;
+    return { ...state, players: state.players.filter((p) => p !== player), held, piles };
   },
 };

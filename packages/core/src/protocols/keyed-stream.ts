@@ -13,6 +13,15 @@
  * player reveals its stream secret, everybody checks it against the published
  * key and replays every number that player produced. What this cannot catch
  * before the audit, and the steering of "who goes first", are in the spec.
+ *
+ * The seed's audit "at any point during the game" is a rule too: any seated
+ * player may send an audit request naming players; each named player answers
+ * with its secret and a fresh stream key, everybody replays its numbers so
+ * far, and its numbers from then on come from the new key. The switch happens
+ * at the answer's place in the transcript, so play never pauses and nothing
+ * races: every number a player drew before its answer is covered by the secret
+ * it reveals. A named player who does not answer, or reveals but keeps back
+ * its new key, is named `withheld` by a deadline claim.
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToBigInt, fromHex, isHex, toHex } from '../bytes.js';
@@ -31,12 +40,23 @@ import { deadlineTick, intParam, noDecision, refuseDecision, isDeadlineBody, jud
 
 type Op = { kind: 'x'; limit: number; value: number } | { kind: 'roll'; skip: number; draws: [number, number][] };
 
+/** An audit asked for during play: the named players still owing their secret and a new key. */
+export interface AuditRequest {
+  readonly n: number;
+  readonly by: string;
+  readonly time: number;
+  waiting: string[];
+  claimed: boolean;
+}
+
 export interface KeyedState {
   readonly gameId: string;
   readonly gameName: string;
   readonly rules: ChanceGame<unknown>;
   readonly timeoutMs: number;
   readonly skipLimit: number;
+  /** An honest seat asks for an audit of the player whose turn message ends every k-th turn (0: never). */
+  readonly auditEvery: number;
   game: unknown;
   order: string[];
   active: string[];
@@ -46,12 +66,22 @@ export interface KeyedState {
   turn: number;
   mover: number;
   pending: { turn: number; mover: string; x: number } | null;
-  history: Record<string, Op[]>;
+  history: Record<string, OpList>;
   audited: Record<string, boolean>;
   forfeits: { player: string; code: ViolationCode }[];
   me: string | null;
   mine: { secret: string; consumed: number } | null;
   claimed: string | null;
+  requests: AuditRequest[];
+  requestCount: number;
+  /** Players who revealed their secret during play and have not yet published the next key. */
+  keyless: Record<string, boolean>;
+  /** Public keys whose secrets are public: none may be published again. */
+  spent: string[];
+  /** Audits each player passed during play (its current key is number epochs + 1). */
+  epochs: Record<string, number>;
+  /** The local player sent an audit answer the transcript has not yet shown. */
+  answering: boolean;
 }
 
 export function streamOfSecret(secret: Uint8Array): RandomStream {
@@ -82,12 +112,31 @@ export function replayOps(secret: Uint8Array, ops: readonly Op[]): number {
 }
 
 /**
- * A copy deep enough for a step. The per-player histories are append-only and
- * shared between successive states (copying them would make a long game
- * quadratic); nothing reads an old state's history after a step.
+ * A player's numbers, newest first: an immutable list that successive states share, so recording a
+ * number costs O(1) and never changes a state a caller still holds (docs/SPEC.md §7).
  */
+type OpList = { readonly op: Op; readonly rest: OpList; readonly length: number } | null;
+const pushOp = (list: OpList, op: Op): OpList => ({ op, rest: list, length: (list?.length ?? 0) + 1 });
+function opsOf(list: OpList): Op[] {
+  const out: Op[] = [];
+  for (let x = list; x !== null; x = x.rest) out.push(x.op);
+  return out.reverse();
+}
+
+/** A copy deep enough for a step: containers are copied, histories are immutable lists. */
 function copy(s: KeyedState): KeyedState {
-  return { ...s, active: [...s.active], keys: { ...s.keys }, history: { ...s.history }, audited: { ...s.audited }, forfeits: [...s.forfeits] };
+  return {
+    ...s,
+    active: [...s.active],
+    keys: { ...s.keys },
+    history: { ...s.history },
+    audited: { ...s.audited },
+    forfeits: [...s.forfeits],
+    requests: s.requests.map((r) => ({ ...r, waiting: [...r.waiting] })),
+    keyless: { ...s.keyless },
+    spent: [...s.spent],
+    epochs: { ...s.epochs },
+  };
 }
 
 function myStream(s: KeyedState): RandomStream {
@@ -104,13 +153,14 @@ function gameOver(s: KeyedState): boolean {
   return s.active.length <= 1 || s.rules.winners(s.game) !== null;
 }
 
-/** The local player's turn message: the previous mover's roll (when pending) and its own X. */
-function actIfMine(s: KeyedState, st: Stepper): void {
-  if (s.me === null || roller(s) !== s.me || s.mine === null) return;
+/** The local player's turn message: the previous mover's roll (when pending) and its own X. True when that roll ends the game. */
+function actIfMine(s: KeyedState, st: Stepper): boolean {
+  if (s.me === null || roller(s) !== s.me || s.mine === null || s.keyless[s.me]) return false;
   const stream = myStream(s);
   const before = stream.consumed;
   let roll: JsonValue = null;
-  if (s.pending !== null) {
+  // A mover that has left is not rolled for: nothing is drawn.
+  if (s.pending !== null && s.active.includes(s.pending.mover)) {
     stream.skip(4 * s.pending.x);
     const chance = new RecordingChance(stream);
     s.rules.play(s.game, s.pending.mover, chance, null);
@@ -123,6 +173,7 @@ function actIfMine(s: KeyedState, st: Stepper): void {
   if (!ends) x = stream.below(s.skipLimit);
   s.mine = { secret: s.mine.secret, consumed: s.mine.consumed + (stream.consumed - before) };
   st.send({ type: 'turn', turn: s.turn, roll, x });
+  return ends;
 }
 
 function playClaimed(s: KeyedState, mover: string, draws: [number, number][]): unknown {
@@ -132,16 +183,96 @@ function playClaimed(s: KeyedState, mover: string, draws: [number, number][]): u
   return result.state;
 }
 
+/**
+ * A forfeit keeps a pending turn of the player who left: its roller may have
+ * drawn the roll before it saw the forfeit, and those numbers are part of the
+ * roller's stream, so the roller's next turn message settles it either way.
+ */
 function forfeit(s: KeyedState, st: Stepper, player: string, code: ViolationCode): void {
-  if (forfeitSeat(s, st, player, code) && s.pending !== null && s.pending.mover === player) s.pending = null;
+  forfeitSeat(s, st, player, code);
+  closeAnswered(s);
+}
+
+/** A claimed roll for a mover who has left: only its form can be checked now, its numbers at the audit. */
+function checkDrawList(draws: readonly unknown[]): void {
+  for (const d of draws) {
+    const ok = Array.isArray(d) && d.length === 2 && Number.isSafeInteger(d[0]) && Number.isSafeInteger(d[1]) && d[0] >= 1 && d[0] <= 2 ** 53 && d[1] >= 0 && d[1] < d[0];
+    if (!ok) throw new ScriptMismatch(`${canonicalize(d as JsonValue)} is not a draw [n, value] with 0 ≤ value < n`);
+  }
+}
+
+/** Drops from the open requests whoever has answered or left; a request nobody owes is closed. */
+function closeAnswered(s: KeyedState, answered: string | null = null): void {
+  for (const r of s.requests) r.waiting = r.waiting.filter((p) => p !== answered && s.active.includes(p));
+  s.requests = s.requests.filter((r) => r.waiting.length > 0);
 }
 
 function startAudit(s: KeyedState, st: Stepper, time: number): void {
   s.phase = 'audit';
   s.phaseStart = time;
   s.claimed = null;
+  s.requests = [];
+  // A player caught between revealing and publishing its next key has drawn nothing since: nothing is left to audit.
+  for (const p of s.active) if (s.keyless[p]) s.audited[p] = true;
   st.emit({ type: 'game-over', winners: s.active.length <= 1 ? [...s.active] : (s.rules.winners(s.game) ?? []) });
-  if (s.me !== null && s.active.includes(s.me) && s.mine !== null) st.send({ type: 'audit', secret: s.mine.secret });
+  // An answer still in flight reveals the key the transcript holds for us, so it is our final audit.
+  if (s.me !== null && s.active.includes(s.me) && s.mine !== null && !s.keyless[s.me] && !s.answering) st.send({ type: 'audit', secret: s.mine.secret });
+  if (s.active.every((p) => s.audited[p])) s.phase = 'done';
+}
+
+/** The local player answers an audit request: its secret, and the public key of the next one, which it uses from now on. */
+function answerIfNamed(s: KeyedState, st: Stepper, named: readonly string[], ctx: Ctx): void {
+  if (s.me === null || s.mine === null || s.answering || !named.includes(s.me) || !s.active.includes(s.me) || s.keyless[s.me]) return;
+  const next = ctx.random(32);
+  st.send({ type: 'audit', secret: s.mine.secret, key: toHex(ed25519.getPublicKey(next)) });
+  s.mine = { secret: toHex(next), consumed: 0 };
+  s.answering = true;
+}
+
+/** Why a key cannot be a player's next stream key, or null when it can. */
+function unusableKey(s: KeyedState, key: unknown): string | null {
+  if (!isHex(key, 32) || !isStrictPublicKey(fromHex(key))) return 'is not a usable Ed25519 public key';
+  if (s.spent.includes(key)) return 'belongs to a secret already revealed';
+  if (Object.values(s.keys).includes(key)) return 'is already in use';
+  return null;
+}
+
+/** A new stream key after an audit during play: numbers from here on come from it. */
+function takeNewKey(s: KeyedState, st: Stepper, from: string, key: unknown, msg: Accepted): void {
+  const why = unusableKey(s, key);
+  if (why !== null) {
+    st.violation('bad_key', from, msg, `${from}'s new stream key ${why}`);
+    forfeit(s, st, from, 'bad_key');
+    return;
+  }
+  s.keys[from] = key as string;
+  s.keyless[from] = false;
+  closeAnswered(s, from);
+  st.emit({ type: 'stream-key', player: from, key: key as string, epoch: (s.epochs[from] ?? 0) + 1 });
+}
+
+/** Checks a revealed secret against the player's current key and replays its numbers under that key; false when it forfeited. */
+function checkSecret(s: KeyedState, st: Stepper, from: string, secret: unknown, msg: Accepted): boolean {
+  if (!isHex(secret, 32) || toHex(ed25519.getPublicKey(fromHex(secret))) !== s.keys[from]) {
+    st.violation('bad_key', from, msg, `${from}'s revealed stream secret does not belong to its published key ${s.keys[from] ?? '?'}`);
+    forfeit(s, st, from, 'bad_key');
+    return false;
+  }
+  const ops = opsOf(s.history[from] ?? null);
+  const bad = replayOps(fromHex(secret), ops);
+  if (bad >= 0) {
+    const op = ops[bad]!;
+    const epoch = s.epochs[from] ?? 0;
+    st.violation(
+      'audit_mismatch',
+      from,
+      msg,
+      `${from}'s stream does not produce its ${op.kind === 'x' ? `X = ${op.value}` : `roll ${canonicalize(op.draws)} (after skipping ${op.skip})`} (its number #${bad}${epoch > 0 ? ` under its stream key #${epoch + 1}` : ''})`,
+    );
+    forfeit(s, st, from, 'audit_mismatch');
+    return false;
+  }
+  return true;
 }
 
 function missing(s: KeyedState): string[] {
@@ -152,6 +283,22 @@ function missing(s: KeyedState): string[] {
 }
 
 const deadlineRound = (s: KeyedState): number => (s.phase === 'play' ? s.turn : 0);
+
+/** Audit-request deadlines are a phase of their own, running beside play; `round` is the request's number. */
+const REQUEST_PHASE = 'audit-request';
+const requestView = (s: KeyedState, r: AuditRequest) => ({ phase: REQUEST_PHASE, phaseStart: r.time, timeoutMs: s.timeoutMs, claimed: r.claimed ? `${REQUEST_PHASE}/${r.n}` : null });
+const requestMissing = (s: KeyedState, r: AuditRequest): string[] => r.waiting.filter((p) => s.active.includes(p));
+
+/** After a forfeit during play: the game may be over, or the next roller may be us. */
+function afterForfeits(s: KeyedState, st: Stepper, wasRoller: string | null, time: number): void {
+  if (s.phase !== 'play') return;
+  if (gameOver(s)) startAudit(s, st, time);
+  else if (wasRoller !== null && !s.active.includes(wasRoller)) {
+    s.phaseStart = time;
+    s.claimed = null;
+    actIfMine(s, st);
+  }
+}
 
 /** Seed 000's protocol playing the games of `book` (docs/SPEC.md §7.3). */
 export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<KeyedState> {
@@ -171,7 +318,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
       rules,
       timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
       skipLimit: intParam(setup.params, 'skipLimit', 256, 1, 2 ** 32),
-      game: gameByName(gameName).init(players, setup.params),
+      game: rules.init(players, setup.params),
       order: players,
       active: [...players],
       phase: 'keys',
@@ -180,12 +327,19 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
       turn: 0,
       mover: 0,
       pending: null,
-      history: Object.fromEntries(players.map((p) => [p, [] as Op[]])),
+      history: Object.fromEntries(players.map((p) => [p, null as OpList])),
       audited: {},
       forfeits: [],
       me,
       mine: null,
       claimed: null,
+      auditEvery: intParam(setup.params, 'auditEvery', 0, 0, 2 ** 32),
+      requests: [],
+      requestCount: 0,
+      keyless: {},
+      spent: [],
+      epochs: Object.fromEntries(players.map((p) => [p, 0])),
+      answering: false,
     };
     const st = new Stepper();
     if (me !== null && players.includes(me)) {
@@ -206,6 +360,9 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
     if (s.phase === 'done') {
       // Players race to the end; what arrives after it changes nothing and is held against no one.
       return st.result(s);
+    } else if (body.type === 'stream-key' && s.phase === 'play' && s.keyless[from]) {
+      takeNewKey(s, st, from, body.key, msg);
+      afterForfeits(s, st, roller(state), envelope.time);
     } else if (body.type === 'stream-key') {
       if (s.phase !== 'keys' || s.keys[from] !== undefined) st.violation('out_of_turn', from, msg, `${from} published a stream key outside the key phase`);
       else if (!isHex(body.key, 32) || !isStrictPublicKey(fromHex(body.key))) st.violation('bad_key', from, msg, `${from}'s stream key is not a usable Ed25519 public key`);
@@ -225,13 +382,21 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
         st.violation('out_of_turn', from, msg, `${from} sent turn ${String(body.turn)}, but it is ${r === null ? `the ${s.phase} phase` : `${r}'s turn ${s.turn}`}`);
         return st.result(s);
       }
+      if (s.keyless[from]) {
+        st.violation('out_of_turn', from, msg, `${from} sent turn ${s.turn} with no stream key: it revealed its last one and has not published the next`);
+        return st.result(s);
+      }
       if (s.pending !== null) {
         const roll = body.roll as { turn?: unknown; draws?: unknown } | null;
         const draws = roll?.draws;
+        const gone = !s.active.includes(s.pending.mover);
         let next: unknown = null;
         try {
-          if (roll === null || roll.turn !== s.pending.turn || !Array.isArray(draws)) throw new ScriptMismatch('no roll for the pending turn');
-          next = playClaimed(s, s.pending.mover, draws as [number, number][]);
+          if (!(gone && roll === null)) {
+            if (roll === null || roll.turn !== s.pending.turn || !Array.isArray(draws)) throw new ScriptMismatch('no roll for the pending turn');
+            if (gone) checkDrawList(draws);
+            else next = playClaimed(s, s.pending.mover, draws as [number, number][]);
+          }
         } catch (e) {
           if (!(e instanceof ScriptMismatch)) throw e;
           st.violation('wrong_result', from, msg, `${from}'s roll for ${s.pending.mover}'s turn ${s.pending.turn} is not a possible roll: ${e.message}`);
@@ -241,9 +406,11 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
           else actIfMine(s, st);
           return st.result(s);
         }
-        s.history[from]!.push({ kind: 'roll', skip: s.pending.x, draws: draws as [number, number][] });
-        s.game = next;
-        st.emit({ type: 'turn', turn: s.pending.turn, player: s.pending.mover, rolledBy: from, draws: canonicalize(draws) });
+        if (roll !== null) s.history[from] = pushOp(s.history[from] ?? null, { kind: 'roll', skip: s.pending.x, draws: draws as [number, number][] });
+        if (!gone) {
+          s.game = next;
+          st.emit({ type: 'turn', turn: s.pending.turn, player: s.pending.mover, rolledBy: from, draws: canonicalize(draws) });
+        }
         s.pending = null;
       }
       if (gameOver(s)) {
@@ -254,7 +421,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
         st.violation('unexpected_message', from, msg, `${from}'s turn carries no X in [0, ${s.skipLimit})`);
         forfeit(s, st, from, 'unexpected_message');
       } else {
-        s.history[from]!.push({ kind: 'x', limit: s.skipLimit, value: body.x });
+        s.history[from] = pushOp(s.history[from] ?? null, { kind: 'x', limit: s.skipLimit, value: body.x });
         s.pending = { turn: s.turn, mover: from, x: body.x };
         s.turn++;
         s.mover = (s.mover + 1) % s.active.length;
@@ -262,22 +429,73 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
       s.phaseStart = envelope.time;
       s.claimed = null;
       if (gameOver(s)) startAudit(s, st, envelope.time);
-      else actIfMine(s, st);
-    } else if (body.type === 'audit') {
-      if (s.phase !== 'audit' || s.audited[from]) st.violation('out_of_turn', from, msg, `${from} sent an audit outside the audit phase`);
-      else if (!isHex(body.secret, 32) || toHex(ed25519.getPublicKey(fromHex(body.secret))) !== s.keys[from]) {
-        st.violation('bad_key', from, msg, `${from}'s revealed stream secret does not belong to its published key ${s.keys[from] ?? '?'}`);
-        forfeit(s, st, from, 'bad_key');
-      } else {
-        s.audited[from] = true;
-        const bad = replayOps(fromHex(body.secret), s.history[from]!);
-        if (bad >= 0) {
-          const op = s.history[from]![bad]!;
-          st.violation('audit_mismatch', from, msg, `${from}'s stream does not produce its ${op.kind === 'x' ? `X = ${op.value}` : `roll ${canonicalize(op.draws)} (after skipping ${op.skip})`} (its number #${bad})`);
-          forfeit(s, st, from, 'audit_mismatch');
+      else {
+        const ends = actIfMine(s, st);
+        // The request goes after our own turn (the turn's deadline is already running), unless that turn ends the game.
+        const completed = s.pending !== null && s.pending.mover === from ? s.turn : 0;
+        if (s.auditEvery > 0 && completed > 0 && completed % s.auditEvery === 0 && roller(s) === s.me && s.me !== from && !ends) {
+          st.send({ type: 'audit-request', players: [from] });
         }
       }
+    } else if (body.type === 'audit-request') {
+      const named = body.players;
+      // A request overtaken by the end of the game is stale, not wrong: the final audit covers it.
+      if (s.phase === 'audit') return st.result(s);
+      if (s.phase === 'keys') st.violation('out_of_turn', from, msg, `${from} asked for an audit before play began: no number has been drawn`);
+      else if (!Array.isArray(named) || named.length === 0 || new Set(named).size !== named.length || !named.every((p) => typeof p === 'string' && s.order.includes(p))) {
+        st.violation('unexpected_message', from, msg, `${from}'s audit request must name one or more distinct players of the game`);
+      } else {
+        // Names of players already out are a race with their forfeit, not an error.
+        const waiting = (named as string[]).filter((p) => s.active.includes(p) && !s.keyless[p]);
+        if (waiting.length > 0) {
+          const n = s.requestCount++;
+          s.requests.push({ n, by: from, time: envelope.time, waiting, claimed: false });
+          st.emit({ type: 'audit-request', n, by: from, players: waiting });
+          answerIfNamed(s, st, waiting, ctx);
+        }
+      }
+    } else if (body.type === 'audit' && s.phase === 'play') {
+      if (from === s.me) s.answering = false;
+      if (s.keyless[from]) {
+        st.violation('out_of_turn', from, msg, `${from} sent an audit with no stream key to audit: it owes its next key`);
+        return st.result(s);
+      }
+      const wasRoller = roller(s);
+      if (checkSecret(s, st, from, body.secret, msg)) {
+        const numbers = s.history[from]?.length ?? 0;
+        s.spent.push(s.keys[from]!);
+        s.history[from] = null;
+        s.epochs[from] = (s.epochs[from] ?? 0) + 1;
+        st.emit({ type: 'audited', player: from, numbers, epoch: s.epochs[from] });
+        if (body.key === undefined || body.key === null) {
+          // Revealed, but no next key yet: it may still send one as a stream-key before the request's deadline.
+          s.keyless[from] = true;
+        } else takeNewKey(s, st, from, body.key, msg);
+      }
+      afterForfeits(s, st, wasRoller, envelope.time);
+    } else if (body.type === 'audit') {
+      if (from === s.me) s.answering = false;
+      if (s.phase !== 'audit' || s.audited[from]) st.violation('out_of_turn', from, msg, `${from} sent an audit outside the audit phase`);
+      else if (checkSecret(s, st, from, body.secret, msg)) s.audited[from] = true;
       if (s.active.every((p) => s.audited[p])) s.phase = 'done';
+    } else if (isDeadlineBody(body) && body.phase === REQUEST_PHASE) {
+      const r = s.requests.find((q) => q.n === body.round);
+      if (s.phase !== 'play' || r === undefined) return st.result(s);
+      const late = requestMissing(s, r);
+      const claim = judgeClaim(body, envelope.time, requestView(s, r), { round: r.n, late, isOut: (p) => !s.active.includes(p) });
+      if (claim === 'stale') return st.result(s);
+      if (claim === 'false') {
+        st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the deadline of audit request ${r.n}; missing were [${late.join(', ')}]`);
+        return st.result(s);
+      }
+      const wasRoller = roller(s);
+      for (const p of late) {
+        const what = s.keyless[p] ? 'publish its next stream key' : 'reveal its stream secret and publish a new key';
+        st.violation('withheld', p, msg, `${p} did not ${what} within ${s.timeoutMs} ms of audit request ${r.n} by ${r.by}; claimed by ${from}`);
+        forfeit(s, st, p, 'withheld');
+      }
+      s.requests = s.requests.filter((q) => q.n !== r.n);
+      afterForfeits(s, st, wasRoller, envelope.time);
     } else if (isDeadlineBody(body)) {
       const late = missing(s);
       const claim = judgeClaim(body, envelope.time, s, { round: deadlineRound(s), late, isOut: (p) => !s.active.includes(p) });
@@ -310,7 +528,20 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
   },
 
   tick(state: KeyedState, ctx: Ctx): StepResult<KeyedState> {
-    return deadlineTick(state, ctx, { me: state.me, seated: state.me !== null && state.active.includes(state.me), round: deadlineRound(state), missing: () => missing(state) }, copy);
+    const seated = state.me !== null && state.active.includes(state.me);
+    const main = deadlineTick(state, ctx, { me: state.me, seated, round: deadlineRound(state), missing: () => missing(state) }, copy);
+    if (state.phase !== 'play' || state.requests.length === 0) return main;
+    // Older obligations first: a claim on an audit request names why the player stopped.
+    const out = [];
+    let s = main.state;
+    for (const r of state.requests) {
+      const claim = deadlineTick(requestView(state, r), ctx, { me: state.me, seated, round: r.n, missing: () => requestMissing(state, r) }, (v) => ({ ...v }));
+      if (claim.out.length === 0) continue;
+      if (s === state) s = copy(state);
+      s.requests.find((q) => q.n === r.n)!.claimed = true;
+      out.push(...claim.out);
+    }
+    return { state: s, out: [...out, ...main.out], events: main.events, violations: main.violations };
   },
 
   penalize(state: KeyedState, player: string, code: ViolationCode, _line: number, _ctx: Ctx, time: number): StepResult<KeyedState> {

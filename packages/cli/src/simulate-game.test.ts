@@ -1,0 +1,62 @@
+/** `fairtable simulate keyed-stream --game … --audit-every …`: seed 000's protocol with any game, from the command line. */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../..', import.meta.url));
+const main = join(root, 'packages/cli/dist/main.js');
+const dir = mkdtempSync(join(tmpdir(), 'fairtable-cli-game-'));
+
+function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', cwd: dir });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const bodies = (file: string): { from: string; body: { type: string; [k: string]: unknown } }[] =>
+  readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { from: string; body: { type: string } });
+
+beforeAll(() => {
+  const b = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: root, encoding: 'utf8' });
+  if (b.status !== 0) throw new Error(`build failed: ${b.stdout}${b.stderr}`);
+}, 120_000);
+
+describe('fairtable simulate keyed-stream --game', () => {
+  it('plays Monopoly on seed 000 protocol, with audits on demand every turn, and the transcript audits valid', () => {
+    const file = join(dir, 'monopoly.jsonl');
+    const r = run(['simulate', 'keyed-stream', '--game', 'monopoly', '--players', '3', '--turns', '2', '--audit-every', '1', '--seed', '07'.repeat(32), '--out', file]);
+    expect(r.status).toBe(0);
+    const lines = bodies(file);
+    const setup = lines[0]!.body.setup as { protocol: string; game: string; params: { auditEvery: number; rounds: number } };
+    expect(setup).toMatchObject({ protocol: 'keyed-stream', game: 'monopoly', params: { auditEvery: 1, rounds: 2 } });
+    // Every request that reached the transcript before the game's last turn was answered with a new key.
+    const end = lines.findIndex((l) => l.body.type === 'turn' && l.body.x === null);
+    const requests = lines.slice(0, end).filter((l) => l.body.type === 'audit-request');
+    const answers = lines.filter((l) => l.body.type === 'audit' && l.body.key !== undefined);
+    expect(requests.length).toBeGreaterThan(0);
+    expect(answers.length).toBe(requests.length);
+    const audit = run(['audit', file, '--json']);
+    expect(audit.status).toBe(0);
+    const verdict = JSON.parse(audit.stdout) as { valid: boolean; outcome: { summary: { game: string } } };
+    expect(verdict.valid).toBe(true);
+    expect(verdict.outcome.summary.game).toBe('monopoly');
+  });
+
+  it('plays snakes, with no audit before the end when --audit-every is not given', () => {
+    const file = join(dir, 'snakes.jsonl');
+    expect(run(['simulate', 'keyed-stream', '--game', 'snakes', '--players', '2', '--turns', '5', '--seed', '08'.repeat(32), '--out', file]).status).toBe(0);
+    const lines = bodies(file);
+    expect(lines[0]!.body.setup).toMatchObject({ game: 'snakes', params: { maxRounds: 5 } });
+    expect(lines.some((l) => l.body.type === 'audit-request')).toBe(false);
+    expect(run(['audit', file]).status).toBe(0);
+  });
+
+  it('refuses an unknown game, --game for a protocol without one, and --audit-every outside keyed-stream', () => {
+    expect(run(['simulate', 'keyed-stream', '--game', 'poker', '--players', '2', '--out', 'x']).stderr).toMatch(/bad_input.*unknown game "poker"/);
+    expect(run(['simulate', 'beacon', '--game', 'monopoly', '--players', '2', '--out', 'x']).stderr).toMatch(/--game is for keyed-stream and chain/);
+    expect(run(['simulate', 'chain', '--audit-every', '2', '--players', '2', '--out', 'x']).stderr).toMatch(/--audit-every is for keyed-stream/);
+    expect(run(['simulate', 'keyed-stream', '--audit-every', '0', '--players', '2', '--out', 'x']).stderr).toMatch(/out_of_range/);
+  });
+});
