@@ -1,16 +1,24 @@
 /**
  * The auditor (docs/SPEC.md §9): replays a whole transcript with the same
- * referee every player runs, and gives a verdict: valid, or every violation
- * with its stable code, the player responsible and the evidence.
+ * referee every player runs, and gives a verdict: valid, or the violations
+ * (the first MAX_VIOLATIONS with their evidence, a count of the rest) with
+ * their stable codes, the players responsible and the evidence. Lines are cut
+ * by the one rule of lines.ts (§4.5), the same the file auditor uses.
  */
 import type { Violation } from './errors.js';
 import type { Outcome } from './protocols/machine.js';
 import { OBSERVER_CTX as OBSERVER, Referee } from './referee.js';
-import type { PreparedLine, VerifyFn } from './transcript.js';
+import { TranscriptError, unreadableLine, type PreparedLine, type VerifyFn } from './transcript.js';
+import { LineSplitter, splitText, type TranscriptLine } from './lines.js';
+
+/** Violations kept with their evidence; beyond this only their number is (docs/SPEC.md §9), so memory stays bounded. */
+export const MAX_VIOLATIONS = 1000;
 
 export interface Verdict {
   readonly valid: boolean;
   readonly violations: readonly Violation[];
+  /** Violations found beyond the first MAX_VIOLATIONS, counted but not kept. */
+  readonly omitted: number;
   readonly lines: number;
   readonly gameId: string;
   readonly protocol: string;
@@ -21,15 +29,30 @@ export interface Verdict {
 export class Auditor {
   readonly referee: Referee;
   private next = 1;
+  private omitted = 0;
   constructor(setupLine: string, options: { verify?: VerifyFn; window?: number } = {}) {
     this.referee = new Referee(setupLine, null, undefined, options);
   }
   add(text: string): void {
     this.referee.feedText(this.next++, text);
+    this.bound();
   }
   addPrepared(prepared: PreparedLine): void {
     this.referee.feed(prepared, OBSERVER);
     this.next++;
+    this.bound();
+  }
+  /** Adds the next line as cut by lines.ts: its text, or a line that could not be read at all. */
+  addLine(line: TranscriptLine): void {
+    if (line.problem === null) this.add(line.text);
+    else this.addPrepared(unreadableLine(this.next, line.text, line.problem));
+  }
+  private bound(): void {
+    const kept = this.referee.violations;
+    if (kept.length > MAX_VIOLATIONS) {
+      this.omitted += kept.length - MAX_VIOLATIONS;
+      kept.length = MAX_VIOLATIONS;
+    }
   }
   get nextLine(): number {
     return this.next;
@@ -47,8 +70,9 @@ export class Auditor {
       });
     }
     return {
-      valid: violations.length === 0,
+      valid: violations.length === 0 && this.omitted === 0,
       violations,
+      omitted: this.omitted,
       lines: this.next,
       gameId: this.referee.checker.gameId,
       protocol: this.referee.checker.setup.protocol,
@@ -58,10 +82,42 @@ export class Auditor {
 }
 
 
+export const emptyTranscript = (): TranscriptError => new TranscriptError('bad_input', 'the transcript is empty: it starts with its setup envelope');
+
+/** Line 0, which must be readable: a transcript without its setup cannot be audited (exit 2). */
+export function setupText(line: TranscriptLine): string {
+  if (line.problem !== null) throw new TranscriptError('bad_json', `line 0 is ${line.problem}: a transcript starts with its setup envelope`, { field: 'line 0' });
+  return line.text;
+}
+
+/**
+ * Audits a transcript given as its lines: the same as auditing `lines.join("\n")`
+ * (an element holding LFs is several lines, blank ones are skipped: §4.5).
+ */
 export function auditLines(lines: readonly string[]): Verdict {
-  const first = lines[0];
-  if (first === undefined) throw new Error('empty transcript');
-  const auditor = new Auditor(first);
-  for (let i = 1; i < lines.length; i++) auditor.add(lines[i]!);
+  let auditor: Auditor | null = null;
+  for (let i = 0; i < lines.length; i++) {
+    for (const line of splitText(lines[i]!, i === 0)) {
+      if (auditor === null) auditor = new Auditor(setupText(line));
+      else auditor.addLine(line);
+    }
+  }
+  if (auditor === null) throw emptyTranscript();
   return auditor.verdict();
+}
+
+/** Audits a whole transcript, as text or as the bytes of its file (by the same line rule as the file auditor). */
+export function auditText(input: string | Uint8Array): Verdict {
+  if (typeof input === 'string') return auditLines([input]);
+  let auditor: Auditor | null = null;
+  const take = (line: TranscriptLine): void => {
+    if (auditor === null) auditor = new Auditor(setupText(line));
+    else auditor.addLine(line);
+  };
+  const splitter = new LineSplitter();
+  splitter.push(input, take);
+  splitter.end(take);
+  const done = auditor as Auditor | null; // assigned inside `take`, which the compiler cannot follow
+  if (done === null) throw emptyTranscript();
+  return done.verdict();
 }
