@@ -13,6 +13,11 @@ import { LineSplitter, splitText, type TranscriptLine } from './lines.js';
 
 /** Violations kept with their evidence; beyond this only their number is (docs/SPEC.md §9), so memory stays bounded. */
 export const MAX_VIOLATIONS = 1000;
+/**
+ * Characters of evidence envelopes from the lines being audited that a verdict keeps (16 Mi); beyond it the
+ * evidence names the line and hash only. A thousand violations on 1 MiB lines would otherwise hold a gigabyte.
+ */
+export const MAX_EVIDENCE_CHARS = 16 << 20;
 
 export interface Verdict {
   readonly valid: boolean;
@@ -30,25 +35,39 @@ export class Auditor {
   readonly referee: Referee;
   private next = 1;
   private omitted = 0;
+  private evidenceChars = 0;
   constructor(setupLine: string, options: { verify?: VerifyFn; window?: number } = {}) {
     this.referee = new Referee(setupLine, null, undefined, options);
   }
   add(text: string): void {
-    this.referee.feedText(this.next++, text);
-    this.bound();
+    const before = this.referee.violations.length;
+    const line = this.next++;
+    this.referee.feedText(line, text);
+    this.bound(before, line, text.length);
   }
   addPrepared(prepared: PreparedLine): void {
+    const before = this.referee.violations.length;
     this.referee.feed(prepared, OBSERVER);
     this.next++;
-    this.bound();
+    this.bound(before, prepared.line, prepared.text.length);
   }
   /** Adds the next line as cut by lines.ts: its text, or a line that could not be read at all. */
   addLine(line: TranscriptLine): void {
     if (line.problem === null) this.add(line.text);
     else this.addPrepared(unreadableLine(this.next, line.text, line.problem));
   }
-  private bound(): void {
+  /** Keeps the verdict's memory bounded (docs/SPEC.md §9) after line `line` (`chars` long) added violations from `before` on. */
+  private bound(before: number, line: number, chars: number): void {
     const kept = this.referee.violations;
+    for (let i = before; i < kept.length; i++) {
+      const v = kept[i]!;
+      if (!v.evidence.some((e) => e.line === line && e.envelope !== undefined)) continue;
+      if (this.evidenceChars + chars <= MAX_EVIDENCE_CHARS) this.evidenceChars += chars;
+      else {
+        const note = 'envelope left out: the verdict\'s evidence budget is spent; the line and hash identify it';
+        kept[i] = { ...v, evidence: v.evidence.map((e) => (e.line === line && e.envelope !== undefined ? { line, ...(e.hash !== undefined ? { hash: e.hash } : {}), note } : e)) };
+      }
+    }
     if (kept.length > MAX_VIOLATIONS) {
       this.omitted += kept.length - MAX_VIOLATIONS;
       kept.length = MAX_VIOLATIONS;

@@ -15,6 +15,7 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { Auditor, emptyTranscript, setupText, type Verdict } from '@fairtable/core/audit.js';
 import { LineSplitter, type TranscriptLine } from '@fairtable/core/lines.js';
+import { parseJson } from '@fairtable/core/jcs.js';
 import { prepareLine, TranscriptError, unreadableLine, type PreparedLine } from '@fairtable/core/transcript.js';
 import { nativeVerify } from './native-verify.js';
 import type { Envelope } from '@fairtable/core/envelope.js';
@@ -183,20 +184,26 @@ async function fillEvidence(path: string, violations: readonly Violation[]): Pro
   const wanted = new Set<number>();
   for (const v of violations) for (const e of v.evidence) if (e.line !== undefined && e.envelope === undefined && e.note === undefined) wanted.add(e.line);
   if (wanted.size === 0) return [...violations];
-  const found = new Map<number, unknown>();
+  const found = new Map<number, { envelope: unknown } | { note: string }>();
   let n = 0;
   await eachLine(path, async (line) => {
     if (wanted.has(n)) {
+      // The strict reader: a line named as evidence may be anything (20,000 levels deep, say), and what is
+      // attached must stay small and shallow enough to pass between threads and print.
       try {
-        found.set(n, line.problem === null ? JSON.parse(line.text) : line.text);
+        if (line.problem !== null) throw new Error(line.problem);
+        found.set(n, { envelope: parseJson(line.text, `line ${n}`) });
       } catch {
-        found.set(n, line.text);
+        found.set(n, { note: line.text.slice(0, 200) });
       }
     }
     n++;
   });
   return violations.map((v) => ({
     ...v,
-    evidence: v.evidence.map((e) => (e.line !== undefined && e.envelope === undefined && found.has(e.line) ? { ...e, envelope: found.get(e.line) } : e)),
+    evidence: v.evidence.map((e) => {
+      const filled = e.line !== undefined && e.envelope === undefined && e.note === undefined ? found.get(e.line) : undefined;
+      return filled === undefined ? e : { ...e, ...filled };
+    }),
   }));
 }
