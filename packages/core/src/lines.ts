@@ -81,6 +81,10 @@ export class LineSplitter {
       this.start = null;
       chunk = joined[0] === 0xef && joined[1] === 0xbb && joined[2] === 0xbf ? joined.subarray(3) : joined;
     }
+    this.split(chunk, emit);
+  }
+
+  private split(chunk: Uint8Array, emit: (line: TranscriptLine) => void): void {
     let from = 0;
     while (from < chunk.length) {
       const lf = chunk.indexOf(LF, from);
@@ -95,9 +99,10 @@ export class LineSplitter {
   /** Ends the input: the last line needs no LF. */
   end(emit: (line: TranscriptLine) => void): void {
     if (this.start !== null) {
+      // Fewer than 3 bytes in all: too short to hold a BOM.
       const rest = this.start;
       this.start = null;
-      this.append(rest[0] === 0xef && rest[1] === 0xbb && rest[2] === 0xbf ? rest.subarray(3) : rest);
+      this.split(rest, emit);
     }
     if (this.size > 0 || this.excess > 0) this.finish(emit);
   }
