@@ -74,6 +74,30 @@ describe('what a transcript line is (docs/SPEC.md §4.5)', () => {
     );
   });
 
+  it('cuts any bytes, UTF-8 or not, the same way however they are chunked', () => {
+    const byte = fc.oneof(fc.constantFrom(0x0a, 0x0d, 0x20, 0x7b, 0xef, 0xbb, 0xbf, 0xc3, 0xa9, 0xff), fc.integer({ min: 0, max: 255 }));
+    fc.assert(
+      fc.property(fc.array(byte, { maxLength: 300 }), fc.array(fc.nat(), { maxLength: 8 }), (arr, cuts) => {
+        const bytes = Uint8Array.from(arr);
+        const whole = splitBytes(bytes);
+        expect(chunked(bytes, cuts)).toEqual(whole);
+        // Line by line, each line decoded alone (after a blank line, so no BOM is dropped), gives the same lines.
+        let from = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+        const one: TranscriptLine[] = [];
+        while (from <= bytes.length) {
+          let lf = bytes.indexOf(0x0a, from);
+          if (lf < 0) lf = bytes.length;
+          const piece = bytes.subarray(from, lf);
+          const got = splitBytes(Uint8Array.from([0x20, 0x0a, ...piece]));
+          one.push(...got);
+          from = lf + 1;
+        }
+        expect(one).toEqual(whole);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('reads past an endless line in constant memory and linear time, chunk by chunk', () => {
     const s = new LineSplitter();
     const out: TranscriptLine[] = [];
