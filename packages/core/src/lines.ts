@@ -198,7 +198,8 @@ function utf8Length(s: string): number {
 }
 
 // A UTF-16 unit is one to three UTF-8 bytes, so the exact count is needed only near the limit.
-const overLimit = (s: string): boolean => s.length > MAX_LINE_BYTES || (s.length * 3 > MAX_LINE_BYTES && utf8Length(s) > MAX_LINE_BYTES);
+/** Whether a line's text is longer than MAX_LINE_BYTES in UTF-8: for readers handed lines one by one (a seat). */
+export const overLimit = (s: string): boolean => s.length > MAX_LINE_BYTES || (s.length * 3 > MAX_LINE_BYTES && utf8Length(s) > MAX_LINE_BYTES);
 
 const BLANK = /^[ \t\r]*$/;
 

@@ -52,6 +52,12 @@ describe('a line that is not exactly the canonical form of an envelope is one ma
     expect(prepareLine(3, HOSTILE['white space']!, keys).shapeError).toMatch(/canonical form/);
   });
 
+  it('a seat handed a line longer than 1 MiB refuses it unread', () => {
+    const p = prepareLine(3, withBody(`{"s":"${'a'.repeat(1 << 20)}","type":"x"}`), keys);
+    expect(p.shapeError).toMatch(/longer than 1048576 bytes/);
+    expect(p.text.length).toBe(200);
+  });
+
   it('an honest line is prepared', () => {
     const p = prepareLine(3, sample, keys);
     expect(p.shapeError).toBeNull();

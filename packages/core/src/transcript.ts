@@ -22,6 +22,7 @@ import { domainPrefix } from './hash.js';
 import { canonicalize, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
 import { canonicalUnsigned, envelopeHashFromParts, envelopeShapeError, ZERO_HASH, type Envelope } from './envelope.js';
 import { verify } from './identity.js';
+import { MAX_LINE_BYTES, overLimit } from './lines.js';
 import { gameIdOf, setupError, type GameSetup, type SetupBody } from './setup.js';
 
 /** An envelope that passed every envelope-layer check, ready for its protocol. */
@@ -115,6 +116,8 @@ function whyNotCanonical(text: string): string {
  */
 export function prepareLine(line: number, text: string, keys: ReadonlyMap<string, Uint8Array>, verifyFn: VerifyFn = verify): PreparedLine {
   const malformed = (why: string): PreparedLine => ({ line, text, envelope: null, shapeError: why, hash: null, sigOk: false });
+  // A seat handed an oversized line directly (not through lines.ts) refuses it by the same rule, unread (§4.5).
+  if (overLimit(text)) return unreadableLine(line, text.slice(0, 200), `longer than ${MAX_LINE_BYTES} bytes`);
   try {
     let value: unknown;
     try {
