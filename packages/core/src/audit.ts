@@ -109,34 +109,35 @@ export function setupText(line: TranscriptLine): string {
   return line.text;
 }
 
+/** Takes the lines of a whole transcript as lines.ts cuts them: the first is the setup. */
+class WholeAudit {
+  private auditor: Auditor | null = null;
+  readonly take = (line: TranscriptLine): void => {
+    if (this.auditor === null) this.auditor = new Auditor(setupText(line));
+    else this.auditor.addLine(line);
+  };
+  verdict(): Verdict {
+    if (this.auditor === null) throw emptyTranscript();
+    return this.auditor.verdict();
+  }
+}
+
 /**
  * Audits a transcript given as its lines: the same as auditing `lines.join("\n")`
  * (an element holding LFs is several lines, blank ones are skipped: §4.5).
  */
 export function auditLines(lines: readonly string[]): Verdict {
-  let auditor: Auditor | null = null;
-  for (let i = 0; i < lines.length; i++) {
-    for (const line of splitText(lines[i]!, i === 0)) {
-      if (auditor === null) auditor = new Auditor(setupText(line));
-      else auditor.addLine(line);
-    }
-  }
-  if (auditor === null) throw emptyTranscript();
-  return auditor.verdict();
+  const audit = new WholeAudit();
+  for (let i = 0; i < lines.length; i++) for (const line of splitText(lines[i]!, i === 0)) audit.take(line);
+  return audit.verdict();
 }
 
 /** Audits a whole transcript, as text or as the bytes of its file (by the same line rule as the file auditor). */
 export function auditText(input: string | Uint8Array): Verdict {
   if (typeof input === 'string') return auditLines([input]);
-  let auditor: Auditor | null = null;
-  const take = (line: TranscriptLine): void => {
-    if (auditor === null) auditor = new Auditor(setupText(line));
-    else auditor.addLine(line);
-  };
+  const audit = new WholeAudit();
   const splitter = new LineSplitter();
-  splitter.push(input, take);
-  splitter.end(take);
-  const done = auditor as Auditor | null; // assigned inside `take`, which the compiler cannot follow
-  if (done === null) throw emptyTranscript();
-  return done.verdict();
+  splitter.push(input, audit.take);
+  splitter.end(audit.take);
+  return audit.verdict();
 }
