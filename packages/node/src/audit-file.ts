@@ -89,7 +89,7 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
   let nextStart = 1;
   let batchId = 0;
   const inflight: Promise<{ start: number; lines: TranscriptLine[]; results: Prepared[] }>[] = [];
-  const waiting = new Map<number, (r: Prepared[]) => void>();
+  const waiting = new Map<number, { resolve: (r: Prepared[]) => void; reject: (e: unknown) => void }>();
   const maxInflight = 6;
 
   const dispatch = (): void => {
@@ -114,8 +114,8 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
     }
     const worker = workers[id % workers.length]!;
     inflight.push(
-      new Promise((resolve) => {
-        waiting.set(id, (results) => resolve({ start, lines, results }));
+      new Promise((resolve, reject) => {
+        waiting.set(id, { resolve: (results) => resolve({ start, lines, results }), reject });
         worker.postMessage({ id, start, texts });
       }),
     );
@@ -151,8 +151,13 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
       );
       for (const w of workers) {
         w.on('message', (m: { id: number; results: Prepared[] }) => {
-          waiting.get(m.id)?.(m.results);
+          waiting.get(m.id)?.resolve(m.results);
           waiting.delete(m.id);
+        });
+        // A verifying thread that dies fails the audit instead of leaving it waiting forever.
+        w.on('error', (e) => {
+          for (const pending of waiting.values()) pending.reject(e);
+          waiting.clear();
         });
       }
       return;
