@@ -36,7 +36,7 @@ interface Shape {
   lines: number;
   omitted: number;
   outcome: unknown;
-  violations: { code: string; player: string | null; seq: number; evidence: { line?: number; hash?: string }[] }[];
+  violations: { code: string; player: string | null; seq: number; evidence: { line: number | undefined; hash: string | undefined }[] }[];
 }
 const shape = (v: Verdict): Shape => ({
   valid: v.valid,
