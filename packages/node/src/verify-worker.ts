@@ -1,6 +1,7 @@
 /**
  * Worker thread of the file auditor: parses, hashes and verifies batches of
- * transcript lines in parallel (docs/SPEC.md §9.2). The main thread keeps the
+ * transcript lines in parallel (docs/SPEC.md §9); lines are cut by core's lines.ts
+ * in the coordinator, so a worker only ever sees one line at a time, at most 1 MiB. The main thread keeps the
  * order-dependent checks and the protocol machine.
  */
 import { parentPort, workerData } from 'node:worker_threads';
