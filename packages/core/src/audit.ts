@@ -1,16 +1,29 @@
 /**
  * The auditor (docs/SPEC.md §9): replays a whole transcript with the same
- * referee every player runs, and gives a verdict: valid, or every violation
- * with its stable code, the player responsible and the evidence.
+ * referee every player runs, and gives a verdict: valid, or the violations
+ * (the first MAX_VIOLATIONS with their evidence, a count of the rest) with
+ * their stable codes, the players responsible and the evidence. Lines are cut
+ * by the one rule of lines.ts (§4.5), the same the file auditor uses.
  */
 import type { Violation } from './errors.js';
 import type { Outcome } from './protocols/machine.js';
 import { OBSERVER_CTX as OBSERVER, Referee, type RefereeOptions } from './referee.js';
-import type { PreparedLine } from './transcript.js';
+import { TranscriptError, unreadableLine, type PreparedLine } from './transcript.js';
+import { LineSplitter, splitText, type TranscriptLine } from './lines.js';
+
+/** Violations kept with their evidence; beyond this only their number is (docs/SPEC.md §9), so memory stays bounded. */
+export const MAX_VIOLATIONS = 1000;
+/**
+ * Characters of evidence envelopes from the lines being audited that a verdict keeps (16 Mi); beyond it the
+ * evidence names the line and hash only. A thousand violations on 1 MiB lines would otherwise hold a gigabyte.
+ */
+export const MAX_EVIDENCE_CHARS = 16 << 20;
 
 export interface Verdict {
   readonly valid: boolean;
   readonly violations: readonly Violation[];
+  /** Violations found beyond the first MAX_VIOLATIONS, counted but not kept. */
+  readonly omitted: number;
   readonly lines: number;
   readonly gameId: string;
   readonly protocol: string;
@@ -26,15 +39,44 @@ const SIGNER_PROOFS = new Set(['equivocation', 'broken_chain']);
 export class Auditor {
   readonly referee: Referee;
   private next = 1;
+  private omitted = 0;
+  private evidenceChars = 0;
   constructor(setupLine: string, options: RefereeOptions = {}) {
     this.referee = new Referee(setupLine, null, undefined, options);
   }
   add(text: string): void {
-    this.referee.feedText(this.next++, text);
+    const before = this.referee.violations.length;
+    const line = this.next++;
+    this.referee.feedText(line, text);
+    this.bound(before, line, text.length);
   }
   addPrepared(prepared: PreparedLine): void {
+    const before = this.referee.violations.length;
     this.referee.feed(prepared, OBSERVER);
     this.next++;
+    this.bound(before, prepared.line, prepared.text.length);
+  }
+  /** Adds the next line as cut by lines.ts: its text, or a line that could not be read at all. */
+  addLine(line: TranscriptLine): void {
+    if (line.problem === null) this.add(line.text);
+    else this.addPrepared(unreadableLine(this.next, line.text, line.problem));
+  }
+  /** Keeps the verdict's memory bounded (docs/SPEC.md §9) after line `line` (`chars` long) added violations from `before` on. */
+  private bound(before: number, line: number, chars: number): void {
+    const kept = this.referee.violations;
+    for (let i = before; i < kept.length; i++) {
+      const v = kept[i]!;
+      if (!v.evidence.some((e) => e.line === line && e.envelope !== undefined)) continue;
+      if (this.evidenceChars + chars <= MAX_EVIDENCE_CHARS) this.evidenceChars += chars;
+      else {
+        const note = 'envelope left out: the verdict\'s evidence budget is spent; the line and hash identify it';
+        kept[i] = { ...v, evidence: v.evidence.map((e) => (e.line === line && e.envelope !== undefined ? { line, ...(e.hash !== undefined ? { hash: e.hash } : {}), note } : e)) };
+      }
+    }
+    if (kept.length > MAX_VIOLATIONS) {
+      this.omitted += kept.length - MAX_VIOLATIONS;
+      kept.length = MAX_VIOLATIONS;
+    }
   }
   get nextLine(): number {
     return this.next;
@@ -56,8 +98,9 @@ export class Auditor {
       });
     }
     return {
-      valid: violations.length === 0,
+      valid: violations.length === 0 && this.omitted === 0,
       violations,
+      omitted: this.omitted,
       lines: this.next,
       gameId: this.referee.checker.gameId,
       protocol: this.referee.checker.setup.protocol,
@@ -68,10 +111,43 @@ export class Auditor {
 }
 
 
+export const emptyTranscript = (): TranscriptError => new TranscriptError('bad_input', 'the transcript is empty: it starts with its setup envelope');
+
+/** Line 0, which must be readable: a transcript without its setup cannot be audited (exit 2). */
+export function setupText(line: TranscriptLine): string {
+  if (line.problem !== null) throw new TranscriptError('bad_json', `line 0 is ${line.problem}: a transcript starts with its setup envelope`, { field: 'line 0' });
+  return line.text;
+}
+
+/** Takes the lines of a whole transcript as lines.ts cuts them: the first is the setup. */
+class WholeAudit {
+  private auditor: Auditor | null = null;
+  readonly take = (line: TranscriptLine): void => {
+    if (this.auditor === null) this.auditor = new Auditor(setupText(line));
+    else this.auditor.addLine(line);
+  };
+  verdict(): Verdict {
+    if (this.auditor === null) throw emptyTranscript();
+    return this.auditor.verdict();
+  }
+}
+
+/**
+ * Audits a transcript given as its lines: the same as auditing `lines.join("\n")`
+ * (an element holding LFs is several lines, blank ones are skipped: §4.5).
+ */
 export function auditLines(lines: readonly string[]): Verdict {
-  const first = lines[0];
-  if (first === undefined) throw new Error('empty transcript');
-  const auditor = new Auditor(first);
-  for (let i = 1; i < lines.length; i++) auditor.add(lines[i]!);
-  return auditor.verdict();
+  const audit = new WholeAudit();
+  for (let i = 0; i < lines.length; i++) for (const line of splitText(lines[i]!, i === 0)) audit.take(line);
+  return audit.verdict();
+}
+
+/** Audits a whole transcript, as text or as the bytes of its file (by the same line rule as the file auditor). */
+export function auditText(input: string | Uint8Array): Verdict {
+  if (typeof input === 'string') return auditLines([input]);
+  const audit = new WholeAudit();
+  const splitter = new LineSplitter();
+  splitter.push(input, audit.take);
+  splitter.end(audit.take);
+  return audit.verdict();
 }

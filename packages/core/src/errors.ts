@@ -15,6 +15,8 @@ export type ErrorCode =
   | 'bad_hex'
   | 'bad_length'
   | 'bad_json'
+  // a transcript whose line 0 is not a setup its creator signed at its first position (docs/SPEC.md §4.1)
+  | 'bad_setup'
   | 'not_canonical'
   | 'bad_key_file'
   | 'bad_armor'

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
-import { canonicalize } from './jcs.js';
+import { canonicalize, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
+import { FairtableError } from './errors.js';
 
 const vectors = JSON.parse(readFileSync(new URL('./vectors/jcs.json', import.meta.url), 'utf8')) as {
   documents: { input: string; canonical?: string; keyOrder?: string[] }[];
@@ -40,6 +41,85 @@ describe('RFC 8785 canonicalization', () => {
         expect(canonicalize(JSON.parse(c))).toBe(c);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('the strict reader (parseJson, docs/SPEC.md §1)', () => {
+  const code = (text: string): string | null => {
+    try {
+      parseJson(text);
+      return null;
+    } catch (e) {
+      return (e as FairtableError).code;
+    }
+  };
+
+  it('refuses duplicate member names at any depth, including a second "from"', () => {
+    expect(code('{"a":1,"a":1}')).toBe('bad_json');
+    expect(code('{"x":[{"b":1,"c":{"d":1,"d":2}}]}')).toBe('bad_json');
+    expect(code('{"from":"p1","seq":0,"from":"p2"}')).toBe('bad_json');
+    expect(() => parseJson('{"from":"p1","from":"p2"}', 'line 4')).toThrow(/line 4: duplicate member name "from"/);
+  });
+
+  it('refuses numbers the canonical form cannot hold, -0 and lone surrogates', () => {
+    for (const t of ['1e400', '-1e400', '[1E999]', '-0', '{"seq":-0}', '-0.0', '-0e5']) expect(code(t)).toBe('not_canonical');
+    for (const t of ['"\\ud800"', '"\\udc00x"', '["a\\ud800"]', '{"\\ud800":1}', JSON.stringify('\ud800')]) expect(code(t)).toBe('not_canonical');
+    expect(parseJson('"\\ud83d\\ude00"')).toBe('\u{1F600}');
+  });
+
+  it('refuses nesting deeper than MAX_DEPTH, in constant stack however deep', () => {
+    const nest = (n: number): string => '['.repeat(n) + ']'.repeat(n);
+    expect(parseJson(nest(MAX_DEPTH))).toBeDefined();
+    expect(code(nest(MAX_DEPTH + 1))).toBe('bad_json');
+    expect(code(nest(1_000_000))).toBe('bad_json');
+    expect(code('{"a":'.repeat(100_000))).toBe('bad_json');
+    let deep: unknown = 1;
+    for (let i = 0; i < MAX_DEPTH + 1; i++) deep = [deep];
+    expect(() => canonicalize(deep)).toThrow(/nested deeper than 64/);
+  });
+
+  it('refuses what is not JSON', () => {
+    for (const t of ['', ' ', '{', '[1,]', '{"a":1,}', '01', '1.', '.5', '+1', 'tru', 'nul', '"\\x"', '"a\nb"', "'a'", '{a:1}', '1 2', 'NaN', '[1]x', '"\\u12"'])
+      expect(code(t), t).toBe('bad_json');
+  });
+
+  it('reads a member named __proto__ as a member', () => {
+    const v = parseJson('{"__proto__":{"x":1},"a":2}') as Record<string, unknown>;
+    expect(Object.keys(v)).toEqual(['__proto__', 'a']);
+    expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
+    expect(canonicalize(v)).toBe('{"__proto__":{"x":1},"a":2}');
+  });
+
+  it('agrees with JSON.parse on every I-JSON text, and canonical text round-trips through parseCanonical', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        const text = JSON.stringify(value);
+        let canonical: string;
+        try {
+          canonical = canonicalize(JSON.parse(text));
+        } catch {
+          return; // -0 and friends: covered above
+        }
+        if (text.includes('-0')) return;
+        expect(parseJson(text)).toEqual(JSON.parse(text));
+        expect(canonicalize(parseCanonical(canonical))).toBe(canonical);
+        if (JSON.stringify(JSON.parse(text), null, 1) !== canonical) expect(() => parseCanonical(JSON.stringify(JSON.parse(text), null, 1))).toThrow(/canonical/);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('never throws anything but a FairtableError, whatever the text', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.json().map((t) => t.slice(0, Math.max(0, t.length - 1)))), (text) => {
+        try {
+          parseJson(text);
+        } catch (e) {
+          expect(e).toBeInstanceOf(FairtableError);
+        }
+      }),
+      { numRuns: 1000 },
     );
   });
 });

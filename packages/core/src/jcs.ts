@@ -7,12 +7,20 @@
  * shortest round-trip form (RFC 8785 §3.2.2.3), strings with the minimal
  * JSON escapes (§3.2.2.2). Values outside I-JSON (RFC 7493) are refused:
  * non-finite numbers, lone surrogates, `undefined`, functions, symbols,
- * bigints, and objects that are not plain.
+ * bigints, objects that are not plain, and nesting deeper than MAX_DEPTH.
+ *
+ * `parseJson` is the strict reader of the same rule (docs/SPEC.md §1): it
+ * refuses duplicate member names, numbers the canonical form cannot hold,
+ * lone surrogates and deep nesting, so that no two readers of a signed text
+ * can see two different values in it.
  */
 import { FairtableError } from './errors.js';
 import { utf8 } from './bytes.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** The deepest nesting of arrays and objects fairtable reads or writes (the outermost value is depth 1). */
+export const MAX_DEPTH = 64;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
@@ -38,7 +46,7 @@ function serializeNumber(n: number, path: () => string): string {
 
 // Paths for error messages are built only when an error is thrown: building them eagerly
 // cost more than the serialization itself on the audit's hot path.
-function serialize(value: unknown, path: () => string): string {
+function serialize(value: unknown, path: () => string, depth: number): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'boolean':
@@ -48,11 +56,15 @@ function serialize(value: unknown, path: () => string): string {
     case 'string':
       return serializeString(value, path);
     case 'object': {
+      if (depth === 0) {
+        const field = path();
+        throw new FairtableError('not_canonical', `${field}: nested deeper than ${MAX_DEPTH} levels`, { field });
+      }
       if (Array.isArray(value)) {
         let out = '[';
         for (let i = 0; i < value.length; i++) {
           if (i > 0) out += ',';
-          out += serialize(value[i], () => `${path()}[${i}]`);
+          out += serialize(value[i], () => `${path()}[${i}]`, depth - 1);
         }
         return out + ']';
       }
@@ -74,7 +86,7 @@ function serialize(value: unknown, path: () => string): string {
           throw new FairtableError('not_canonical', `${field}: undefined`, { field });
         }
         if (i > 0) out += ',';
-        out += serializeString(key, path) + ':' + serialize(member, memberPath);
+        out += serializeString(key, path) + ':' + serialize(member, memberPath, depth - 1);
       }
       return out + '}';
     }
@@ -85,9 +97,9 @@ function serialize(value: unknown, path: () => string): string {
   }
 }
 
-/** The canonical JSON text of a value. */
-export function canonicalize(value: unknown): string {
-  return serialize(value, () => '$');
+/** The canonical JSON text of a value; `maxDepth` bounds its nesting (a value inside a larger one has less room). */
+export function canonicalize(value: unknown, maxDepth = MAX_DEPTH): string {
+  return serialize(value, () => '$', maxDepth);
 }
 
 /** The canonical JSON of a value as UTF-8 bytes: what hashes and signatures are taken over. */
@@ -95,13 +107,169 @@ export function canonicalBytes(value: unknown): Uint8Array {
   return utf8(canonicalize(value));
 }
 
-/** Parses JSON text and rejects duplicate member names (I-JSON, RFC 7493 §2.3). */
+/**
+ * Parses JSON text strictly (I-JSON, RFC 7493, as fairtable reads it): the
+ * grammar of RFC 8259, and no duplicate member names at any depth, no number
+ * that is not finite as a double or is -0, no lone surrogate, no nesting deeper
+ * than MAX_DEPTH. Throws `bad_json` for text that is not JSON or breaks the
+ * structural limits, `not_canonical` for values the canonical form cannot hold.
+ */
 export function parseJson(text: string, field = 'json'): JsonValue {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (cause) {
-    throw new FairtableError('bad_json', `${field}: not JSON (${(cause as Error).message})`, { field, cause });
+  const reader = new StrictReader(text, field);
+  const value = reader.value(MAX_DEPTH);
+  reader.space();
+  if (reader.at < text.length) reader.fail('bad_json', 'text after the value');
+  return value;
+}
+
+/** Parses text that must be the canonical form of its value (what a signed line is): else `not_canonical`. */
+export function parseCanonical(text: string, field = 'json'): JsonValue {
+  const value = parseJson(text, field);
+  if (canonicalize(value) !== text) throw new FairtableError('not_canonical', `${field}: not in canonical form (RFC 8785)`, { field });
+  return value;
+}
+
+const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
+const LITERALS: readonly (readonly [string, JsonValue])[] = [
+  ['true', true],
+  ['false', false],
+  ['null', null],
+];
+
+// Recursive descent: recursion is bounded by MAX_DEPTH, so no input can exhaust the stack.
+class StrictReader {
+  at = 0;
+  constructor(
+    private readonly text: string,
+    private readonly field: string,
+  ) {}
+
+  fail(code: 'bad_json' | 'not_canonical', why: string): never {
+    throw new FairtableError(code, `${this.field}: ${why} (at character ${this.at})`, { field: this.field });
   }
-  return value as JsonValue;
+
+  space(): void {
+    const t = this.text;
+    while (this.at < t.length) {
+      const c = t.charCodeAt(this.at);
+      if (c !== 0x20 && c !== 0x0a && c !== 0x0d && c !== 0x09) break;
+      this.at++;
+    }
+  }
+
+  value(depth: number): JsonValue {
+    this.space();
+    const c = this.text[this.at];
+    if (c === '{' || c === '[') {
+      if (depth === 0) this.fail('bad_json', `nested deeper than ${MAX_DEPTH} levels`);
+      return c === '{' ? this.object(depth - 1) : this.array(depth - 1);
+    }
+    if (c === '"') return this.string();
+    if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return this.number();
+    for (const [word, value] of LITERALS) {
+      if (this.text.startsWith(word, this.at)) {
+        this.at += word.length;
+        return value;
+      }
+    }
+    return this.fail('bad_json', c === undefined ? 'unexpected end of text' : `unexpected ${JSON.stringify(c)}`);
+  }
+
+  private expect(c: string): void {
+    this.space();
+    if (this.text[this.at] !== c) this.fail('bad_json', `expected ${JSON.stringify(c)}`);
+    this.at++;
+  }
+
+  private object(depth: number): JsonValue {
+    this.at++;
+    const out: { [key: string]: JsonValue } = {};
+    const seen = new Set<string>();
+    this.space();
+    if (this.text[this.at] === '}') {
+      this.at++;
+      return out;
+    }
+    for (;;) {
+      this.space();
+      if (this.text[this.at] !== '"') this.fail('bad_json', 'expected a member name');
+      const key = this.string();
+      if (seen.has(key)) this.fail('bad_json', `duplicate member name ${JSON.stringify(key)}`);
+      seen.add(key);
+      this.expect(':');
+      // defineProperty: a member named "__proto__" is a member, not the prototype.
+      Object.defineProperty(out, key, { value: this.value(depth), enumerable: true, writable: true, configurable: true });
+      this.space();
+      const c = this.text[this.at++];
+      if (c === '}') return out;
+      if (c !== ',') {
+        this.at--;
+        this.fail('bad_json', 'expected "," or "}"');
+      }
+    }
+  }
+
+  private array(depth: number): JsonValue {
+    this.at++;
+    const out: JsonValue[] = [];
+    this.space();
+    if (this.text[this.at] === ']') {
+      this.at++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value(depth));
+      this.space();
+      const c = this.text[this.at++];
+      if (c === ']') return out;
+      if (c !== ',') {
+        this.at--;
+        this.fail('bad_json', 'expected "," or "]"');
+      }
+    }
+  }
+
+  private string(): string {
+    const t = this.text;
+    const start = this.at;
+    let i = start + 1;
+    for (;;) {
+      if (i >= t.length) {
+        this.at = i;
+        this.fail('bad_json', 'unterminated string');
+      }
+      const c = t.charCodeAt(i);
+      if (c === 0x22) break;
+      if (c < 0x20) {
+        this.at = i;
+        this.fail('bad_json', 'control character in a string');
+      }
+      // Escapes are checked by JSON.parse below; skipping the escaped character is enough to find the end.
+      i += c === 0x5c ? 2 : 1;
+    }
+    this.at = i + 1;
+    let s: string;
+    try {
+      s = JSON.parse(t.slice(start, i + 1)) as string;
+    } catch {
+      this.at = start;
+      return this.fail('bad_json', 'bad escape in a string');
+    }
+    if (LONE_SURROGATE.test(s)) {
+      this.at = start;
+      this.fail('not_canonical', 'string holds a lone surrogate');
+    }
+    return s;
+  }
+
+  private number(): number {
+    NUMBER.lastIndex = this.at;
+    const m = NUMBER.exec(this.text);
+    if (m === null) return this.fail('bad_json', 'bad number');
+    const n = Number(m[0]);
+    if (!Number.isFinite(n)) this.fail('not_canonical', `${m[0]} is not a finite number`);
+    if (Object.is(n, -0)) this.fail('not_canonical', `${m[0]} is -0, which the canonical form writes as 0`);
+    this.at += m[0].length;
+    return n;
+  }
 }

@@ -17,12 +17,13 @@
  * means the log was altered after the fact: it names nobody, and the referee
  * stops judging the game on such a log.
  */
-import { FairtableError, type Evidence, type Violation, type ViolationCode } from './errors.js';
+import { FairtableError, type ErrorCode, type Evidence, type Violation, type ViolationCode } from './errors.js';
 import { concatBytes, fromHex, toHex, utf8 } from './bytes.js';
 import { domainPrefix } from './hash.js';
-import { parseJson } from './jcs.js';
-import { canonicalUnsigned, envelopeHashFromParts, envelopeShapeError, type Envelope } from './envelope.js';
+import { canonicalize, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
+import { canonicalUnsigned, envelopeHashFromParts, envelopeShapeError, ZERO_HASH, type Envelope } from './envelope.js';
 import { verify } from './identity.js';
+import { MAX_LINE_BYTES, overLimit } from './lines.js';
 import { gameIdOf, setupError, type GameSetup, type SetupBody } from './setup.js';
 
 /** An envelope that passed every envelope-layer check, ready for its protocol. */
@@ -48,45 +49,105 @@ export type VerifyFn = (signature: Uint8Array, message: Uint8Array, publicKey: U
 
 export class TranscriptError extends FairtableError {}
 
-/** Parses and checks line 0. Throws TranscriptError when the transcript has no usable setup. */
+/**
+ * Parses and checks line 0 (docs/SPEC.md §4.1). Throws TranscriptError when the
+ * transcript has no usable setup: its text must be the canonical form of a
+ * setup envelope whose id fits its setup, signed by a player of that setup at
+ * its first position (seq 0, prev the game id, at 0, head zeros).
+ */
 export function readSetupLine(text: string): { envelope: Envelope<SetupBody>; setup: GameSetup; gameId: string } {
+  const bad = (code: ErrorCode, field: string, why: string): TranscriptError => new TranscriptError(code, `line 0: ${why}`, { field });
   let value: unknown;
   try {
-    value = parseJson(text, 'line 0');
+    value = parseCanonical(text, 'line 0');
   } catch (cause) {
-    throw new TranscriptError('bad_json', 'line 0 is not JSON: a transcript starts with its setup envelope', { cause });
+    const why = cause instanceof FairtableError ? cause.message : String(cause);
+    throw new TranscriptError('bad_json', `${why}: a transcript starts with its setup envelope, as canonical JSON`, { field: 'line 0', cause });
   }
   const shape = envelopeShapeError(value);
-  if (shape !== null) throw new TranscriptError('bad_input', `line 0 is not a setup envelope: ${shape}`);
+  if (shape !== null) throw bad('bad_input', 'line 0', `not a setup envelope: ${shape}`);
   const envelope = value as Envelope<SetupBody>;
-  if (envelope.body.type !== 'setup') throw new TranscriptError('bad_input', 'line 0 must have body.type "setup"');
+  if (envelope.body.type !== 'setup') throw bad('bad_input', 'body.type', 'must have body.type "setup"');
   const problem = setupError(envelope.body.setup);
-  if (problem !== null) throw new TranscriptError('bad_input', `line 0: ${problem}`);
+  if (problem !== null) throw bad('bad_input', 'body.setup', problem);
   const setup = envelope.body.setup;
   const gameId = gameIdOf(setup);
   if (envelope.game !== gameId) {
-    throw new TranscriptError('bad_input', `line 0: the setup hashes to game ${gameId}, but the envelope says ${envelope.game}: the setup was altered`);
+    throw bad('bad_setup', 'game', `the setup hashes to game ${gameId}, but the envelope says ${envelope.game}: the setup was altered`);
+  }
+  const creator = setup.players.find((p) => p.id === envelope.from);
+  if (creator === undefined) throw bad('bad_setup', 'from', `the setup is signed by ${envelope.from}, who is not one of its players`);
+  if (envelope.seq !== 0) throw bad('bad_setup', 'seq', `the setup must be its creator's first envelope (seq 0), not seq ${envelope.seq}`);
+  if (envelope.prev !== gameId) throw bad('bad_setup', 'prev', 'the setup\'s prev must be the game id');
+  if (envelope.at !== 0) throw bad('bad_setup', 'at', `the setup is written on an empty transcript (at 0), not at ${envelope.at}`);
+  if (envelope.head !== ZERO_HASH) throw bad('bad_setup', 'head', 'the setup\'s head must be zeros');
+  const signed = concatBytes(domainPrefix('envelope-sig'), utf8(canonicalUnsigned(envelope)));
+  if (!verify(fromHex(envelope.sig, 'sig', 64), signed, fromHex(creator.key, 'key', 32))) {
+    throw bad('bad_setup', 'sig', `the setup's signature does not verify under ${envelope.from}'s key: the setup was altered`);
   }
   return { envelope, setup, gameId };
 }
 
-/** Parses one line, computes its hash and checks its signature against the setup's keys. */
-export function prepareLine(line: number, text: string, keys: ReadonlyMap<string, Uint8Array>, verifyFn: VerifyFn = verify): PreparedLine {
-  let value: unknown;
+/** A line that cannot be read at all (too long, not UTF-8: docs/SPEC.md §4.5), prepared as a malformed line. */
+export function unreadableLine(line: number, note: string, problem: string): PreparedLine {
+  return { line, text: note, envelope: null, shapeError: problem, hash: null, sigOk: false };
+}
+
+/** Why `text`, which is not its value's canonical form, is refused: the strict reader's reason, or plain non-canonical form. */
+function whyNotCanonical(text: string): string {
   try {
-    value = JSON.parse(text);
-  } catch {
-    return { line, text, envelope: null, shapeError: 'not JSON', hash: null, sigOk: false };
+    parseJson(text, 'line');
+    return 'not in canonical form (RFC 8785): a signed line is written exactly as its canonical JSON';
+  } catch (e) {
+    return e instanceof FairtableError ? e.message : 'not JSON';
   }
-  const shapeError = envelopeShapeError(value);
-  if (shapeError !== null) return { line, text, envelope: null, shapeError, hash: null, sigOk: false };
-  const envelope = value as Envelope;
-  const canonical = utf8(canonicalUnsigned(envelope));
-  const sigBytes = fromHex(envelope.sig, 'sig', 64);
-  const hash = toHex(envelopeHashFromParts(canonical, sigBytes));
-  const key = keys.get(envelope.from);
-  const sigOk = key !== undefined && verifyFn(sigBytes, concatBytes(domainPrefix('envelope-sig'), canonical), key);
-  return { line, text, envelope, shapeError: null, hash, sigOk };
+}
+
+/**
+ * Parses one line, computes its hash and checks its signature against the setup's keys.
+ *
+ * The line must be exactly the canonical JSON of an envelope (docs/SPEC.md §4.2
+ * check 1): so a duplicate member, -0, a number or string the canonical form
+ * cannot hold, nesting deeper than MAX_DEPTH or any other spelling of the same
+ * value makes the line malformed, naming nobody, and two readers can never see
+ * two values in one signed line. Never throws: any line is either prepared or
+ * malformed. The fast path is the native JSON.parse and a comparison with the
+ * canonical text it has to build anyway; the strict reader runs only to say
+ * why a line was refused.
+ */
+export function prepareLine(line: number, text: string, keys: ReadonlyMap<string, Uint8Array>, verifyFn: VerifyFn = verify): PreparedLine {
+  const malformed = (why: string): PreparedLine => ({ line, text, envelope: null, shapeError: why, hash: null, sigOk: false });
+  // A seat handed an oversized line directly (not through lines.ts) refuses it by the same rule, unread (§4.5).
+  if (overLimit(text)) return unreadableLine(line, text.slice(0, 200), `longer than ${MAX_LINE_BYTES} bytes`);
+  try {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return malformed(whyNotCanonical(text));
+    }
+    const shapeError = envelopeShapeError(value);
+    if (shapeError !== null) return malformed(shapeError);
+    const envelope = value as Envelope;
+    let body: string;
+    try {
+      // The envelope is one level; its body has the rest.
+      body = canonicalize(envelope.body, MAX_DEPTH - 1);
+    } catch {
+      return malformed(whyNotCanonical(text));
+    }
+    const before = `{"at":${envelope.at},"body":${body},"from":"${envelope.from}","game":"${envelope.game}","head":"${envelope.head}","prev":"${envelope.prev}","seq":${envelope.seq}`;
+    const after = `,"time":${envelope.time},"v":1}`;
+    if (text !== `${before},"sig":"${envelope.sig}"${after}`) return malformed(whyNotCanonical(text));
+    const canonical = utf8(before + after);
+    const sigBytes = fromHex(envelope.sig, 'sig', 64);
+    const hash = toHex(envelopeHashFromParts(canonical, sigBytes));
+    const key = keys.get(envelope.from);
+    const sigOk = key !== undefined && verifyFn(sigBytes, concatBytes(domainPrefix('envelope-sig'), canonical), key);
+    return { line, text, envelope, shapeError: null, hash, sigOk };
+  } catch (e) {
+    return malformed(`unreadable (${e instanceof Error ? e.message : String(e)})`);
+  }
 }
 
 const SEQ_HASH_BYTES = 16;

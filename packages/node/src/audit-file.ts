@@ -1,17 +1,22 @@
 /**
- * Auditing a transcript file (docs/SPEC.md §9.2): streams the file line by
- * line (constant memory whatever its length), prepares lines in worker
- * threads with native verification, and feeds them in order to the core
- * auditor. Evidence envelopes that the streaming pass no longer holds are
- * fetched in a second pass over the file, only when a violation names them.
+ * Auditing a transcript file (docs/SPEC.md §9): streams the file's bytes,
+ * cuts them into lines by the rule of core's lines.ts (§4.5, the rule the core
+ * auditor uses on a string), prepares lines in worker threads with native
+ * verification, and feeds them in order to the core auditor. Memory is bounded
+ * whatever the file holds: a line is never held beyond 1 MiB, batches are cut
+ * by size as well as count, and violations beyond the first thousand are only
+ * counted. Evidence envelopes that the streaming pass no longer holds are
+ * fetched in a second pass over the file, cut by the same rule, only when a
+ * violation names them.
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
-import { Auditor, type Verdict } from '@fairtable/core/audit.js';
-import { prepareLine, TranscriptError, type PreparedLine } from '@fairtable/core/transcript.js';
+import { Auditor, emptyTranscript, setupText, type Verdict } from '@fairtable/core/audit.js';
+import { LineSplitter, type TranscriptLine } from '@fairtable/core/lines.js';
+import { parseJson } from '@fairtable/core/jcs.js';
+import { prepareLine, TranscriptError, unreadableLine, type PreparedLine } from '@fairtable/core/transcript.js';
 import { nativeVerify } from './native-verify.js';
 import type { Envelope } from '@fairtable/core/envelope.js';
 import type { Violation } from '@fairtable/core/errors.js';
@@ -24,6 +29,27 @@ export interface AuditFileOptions {
 }
 
 type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null };
+
+/** A batch goes to a worker at this many lines or this many characters, whichever comes first. */
+const BATCH_CHARS = 4 << 20;
+
+/** Reads `path` and hands each transcript line to `take`, in order, with back-pressure. */
+async function eachLine(path: string, take: (line: TranscriptLine) => Promise<void>, onBytes?: (n: number) => void): Promise<void> {
+  const splitter = new LineSplitter();
+  const ready: TranscriptLine[] = [];
+  const collect = (line: TranscriptLine): void => {
+    ready.push(line);
+  };
+  // Iterating the stream itself (not an event queue) keeps back-pressure: nothing more is read
+  // while the consumer is behind.
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 18 }) as AsyncIterable<Buffer>) {
+    onBytes?.(chunk.length);
+    splitter.push(chunk, collect);
+    for (const line of ready.splice(0)) await take(line);
+  }
+  splitter.end(collect);
+  for (const line of ready.splice(0)) await take(line);
+}
 
 /**
  * Audits a transcript file. The work runs in a coordinating worker thread with
@@ -58,18 +84,22 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
   let workers: Worker[] = [];
   let keys: ReadonlyMap<string, Uint8Array> | null = null;
   const batchSize = options.batch ?? 512;
-  let pending: string[] = [];
+  let pending: TranscriptLine[] = [];
+  let pendingChars = 0;
   let nextStart = 1;
   let batchId = 0;
-  const inflight: Promise<{ start: number; texts: string[]; results: Prepared[] }>[] = [];
-  const waiting = new Map<number, (r: Prepared[]) => void>();
+  const inflight: Promise<{ start: number; lines: TranscriptLine[]; results: Prepared[] }>[] = [];
+  const waiting = new Map<number, { resolve: (r: Prepared[]) => void; reject: (e: unknown) => void }>();
   const maxInflight = 6;
 
   const dispatch = (): void => {
     if (pending.length === 0) return;
-    const texts = pending;
+    const lines = pending;
+    // Unreadable lines are the coordinator's (drainOne); the workers get an empty text in their place.
+    const texts = lines.map((l) => (l.problem === null ? l.text : ''));
     const start = nextStart;
     pending = [];
+    pendingChars = 0;
     nextStart += texts.length;
     const id = batchId++;
     // The coordinator prepares one batch in (workers + 2) itself: with as many threads as cores, none is
@@ -79,32 +109,37 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
         const p = prepareLine(start + i, text, keys!, nativeVerify);
         return { hash: p.hash, sigOk: p.sigOk, shapeError: p.shapeError };
       });
-      inflight.push(Promise.resolve({ start, texts, results }));
+      inflight.push(Promise.resolve({ start, lines, results }));
       return;
     }
     const worker = workers[id % workers.length]!;
     inflight.push(
-      new Promise((resolve) => {
-        waiting.set(id, (results) => resolve({ start, texts, results }));
+      new Promise((resolve, reject) => {
+        waiting.set(id, { resolve: (results) => resolve({ start, lines, results }), reject });
         worker.postMessage({ id, start, texts });
       }),
     );
   };
   const drainOne = async (): Promise<void> => {
     const done = await inflight.shift()!;
-    for (let i = 0; i < done.texts.length; i++) {
-      const text = done.texts[i]!;
+    for (let i = 0; i < done.lines.length; i++) {
+      const line = done.lines[i]!;
+      if (line.problem !== null) {
+        auditor!.addPrepared(unreadableLine(done.start + i, line.text, line.problem));
+        continue;
+      }
       const r = done.results[i]!;
-      let envelope: Envelope | null = null;
-      if (r.shapeError === null) envelope = JSON.parse(text) as Envelope;
-      const prepared: PreparedLine = { line: done.start + i, text, envelope, shapeError: r.shapeError, hash: r.hash, sigOk: r.sigOk };
+      // A prepared line without a shape error is the canonical text of an envelope: this parse cannot fail.
+      const envelope = r.shapeError === null ? (JSON.parse(line.text) as Envelope) : null;
+      const prepared: PreparedLine = { line: done.start + i, text: line.text, envelope, shapeError: r.shapeError, hash: r.hash, sigOk: r.sigOk };
       auditor!.addPrepared(prepared);
     }
     options.onProgress?.(bytes, total, auditor!.nextLine);
   };
 
-  const handleLine = async (text: string): Promise<void> => {
+  const handleLine = async (line: TranscriptLine): Promise<void> => {
     if (auditor === null) {
+      const text = setupText(line);
       auditor = new Auditor(text);
       keys = auditor.referee.checker.keys;
       const count = Math.max(1, options.workers ?? availableParallelism() - 1);
@@ -116,32 +151,30 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
       );
       for (const w of workers) {
         w.on('message', (m: { id: number; results: Prepared[] }) => {
-          waiting.get(m.id)?.(m.results);
+          waiting.get(m.id)?.resolve(m.results);
           waiting.delete(m.id);
+        });
+        // A verifying thread that dies fails the audit instead of leaving it waiting forever.
+        w.on('error', (e) => {
+          for (const pending of waiting.values()) pending.reject(e);
+          waiting.clear();
         });
       }
       return;
     }
-    if (text.length === 0) return;
-    pending.push(text);
-    if (pending.length >= batchSize) {
+    pending.push(line);
+    pendingChars += line.text.length;
+    if (pending.length >= batchSize || pendingChars >= BATCH_CHARS) {
       dispatch();
       if (inflight.length >= maxInflight) await drainOne();
     }
   };
 
   try {
-    // Iterating the stream itself (not readline's event queue) keeps back-pressure: nothing more is read
-    // while the workers are behind, so memory stays flat however long the file is.
-    let carry = '';
-    for await (const chunk of createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 18 }) as AsyncIterable<string>) {
-      bytes += Buffer.byteLength(chunk, 'utf8');
-      const parts = (carry + chunk).split('\n');
-      carry = parts.pop()!;
-      for (const text of parts) await handleLine(text.endsWith('\r') ? text.slice(0, -1) : text);
-    }
-    if (carry.length > 0) await handleLine(carry);
-    if (auditor === null) throw new TranscriptError('bad_input', `${path} is empty: a transcript starts with its setup envelope`);
+    await eachLine(path, handleLine, (n) => {
+      bytes += n;
+    });
+    if (auditor === null) throw emptyTranscript();
     dispatch();
     while (inflight.length > 0) await drainOne();
   } finally {
@@ -156,21 +189,26 @@ async function fillEvidence(path: string, violations: readonly Violation[]): Pro
   const wanted = new Set<number>();
   for (const v of violations) for (const e of v.evidence) if (e.line !== undefined && e.envelope === undefined && e.note === undefined) wanted.add(e.line);
   if (wanted.size === 0) return [...violations];
-  const found = new Map<number, unknown>();
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+  const found = new Map<number, { envelope: unknown } | { note: string }>();
   let n = 0;
-  for await (const text of lines) {
+  await eachLine(path, async (line) => {
     if (wanted.has(n)) {
+      // The strict reader: a line named as evidence may be anything (20,000 levels deep, say), and what is
+      // attached must stay small and shallow enough to pass between threads and print.
       try {
-        found.set(n, JSON.parse(text));
+        if (line.problem !== null) throw new Error(line.problem);
+        found.set(n, { envelope: parseJson(line.text, `line ${n}`) });
       } catch {
-        found.set(n, text);
+        found.set(n, { note: line.text.slice(0, 200) });
       }
     }
     n++;
-  }
+  });
   return violations.map((v) => ({
     ...v,
-    evidence: v.evidence.map((e) => (e.line !== undefined && e.envelope === undefined && found.has(e.line) ? { ...e, envelope: found.get(e.line) } : e)),
+    evidence: v.evidence.map((e) => {
+      const filled = e.line !== undefined && e.envelope === undefined && e.note === undefined ? found.get(e.line) : undefined;
+      return filled === undefined ? e : { ...e, ...filled };
+    }),
   }));
 }

@@ -1,7 +1,8 @@
 /**
  * Worker thread of the file auditor: parses, hashes and verifies batches of
- * transcript lines in parallel (docs/SPEC.md §9.2). The main thread keeps the
- * order-dependent checks and the protocol machine.
+ * transcript lines in parallel (docs/SPEC.md §9). The coordinator cuts the
+ * lines (core's lines.ts, §4.5), so no line a worker sees is over 1 MiB; it
+ * keeps the order-dependent checks and the protocol machine.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { readSetupLine, prepareLine } from '@fairtable/core/transcript.js';

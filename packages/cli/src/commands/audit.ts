@@ -1,12 +1,16 @@
 /**
- * `fairtable audit FILE`: replays a whole game and prints the verdict.
- * Exit 0 valid, 1 violation found, 2 unreadable input.
+ * `fairtable audit FILE`: replays a whole game and prints the verdict
+ * (docs/SPEC.md §9). Exit 0 valid, 1 violation found, 2 unreadable input; with
+ * `--json`, exit 2 still prints one JSON object so that scripts can tell.
  */
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { auditFile } from '@fairtable/node/audit-file.js';
 import type { Verdict } from '@fairtable/core/audit.js';
 import { fail, progressBar } from '../io.js';
+
+/** More verifying threads than this only adds memory; a typo such as 400 is refused rather than obeyed. */
+const MAX_WORKERS = 64;
 
 function printHuman(verdict: Verdict): void {
   const out: string[] = [];
@@ -16,7 +20,8 @@ function printHuman(verdict: Verdict): void {
   }
   if (verdict.valid) out.push('VALID: every envelope is signed, in place and by the rules');
   else {
-    out.push(`INVALID: ${verdict.violations.length} violation(s)`);
+    const more = verdict.omitted > 0 ? ` (and ${verdict.omitted} more, counted but not kept)` : '';
+    out.push(`INVALID: ${verdict.violations.length + verdict.omitted} violation(s)${more}`);
     for (const v of verdict.violations) {
       out.push(`  line ${v.seq}  ${v.code}  ${v.player ?? '(nobody can be named)'}: ${v.message}`);
       for (const e of v.evidence) out.push(`      evidence: line ${e.line ?? '?'}${e.hash ? ` hash ${e.hash}` : ''}${e.note ? ` ${e.note}` : ''}`);
@@ -30,26 +35,40 @@ export function register(program: Command): void {
     .command('audit')
     .description('replay a transcript and print its verdict (exit 0 valid, 1 violation, 2 unreadable)')
     .argument('<file>', 'transcript (JSON Lines)')
-    .option('--json', 'print {"valid", "violations": [{"code", "player", "seq", "evidence"}]}')
-    .option('--workers <n>', 'verification threads (default: the machine\'s cores)')
+    .option('--json', 'print {"valid", "violations": [{"code", "player", "seq", "message", "evidence"}], "omitted", …}, or {"valid": false, "error": {"code", "message"}} on exit 2')
+    .option('--workers <n>', `verification threads, 1 to ${MAX_WORKERS} (default: the machine's cores less one)`)
     .action(async (file: string, opts: { json?: boolean; workers?: string }) => {
-      if (!existsSync(file)) fail(`[bad_input] ${file}: no such file`);
+      // One way out for unreadable input: a message on stderr, and with --json the same as an object on stdout.
+      const unreadable = (code: string, message: string): never => {
+        if (opts.json === true) process.stdout.write(JSON.stringify({ valid: false, error: { code, message } }) + '\n');
+        return fail(`[${code}] ${message}`);
+      };
+      let workers: number | undefined;
+      if (opts.workers !== undefined) {
+        workers = Number(opts.workers);
+        if (!/^[0-9]+$/.test(opts.workers) || workers < 1 || workers > MAX_WORKERS) {
+          unreadable('bad_input', `--workers must be a whole number from 1 to ${MAX_WORKERS}, not "${opts.workers}"`);
+        }
+      }
+      if (!existsSync(file)) unreadable('bad_input', `${file}: no such file`);
       const bar = progressBar('auditing');
       let verdict: Verdict;
       try {
         verdict = await auditFile(file, {
-          ...(opts.workers !== undefined ? { workers: Math.max(1, Number(opts.workers) || 1) } : {}),
+          ...(workers !== undefined ? { workers } : {}),
           onProgress: (done, total, lines) => bar.update(done, total, `${lines} lines`),
         });
       } catch (e) {
         bar.finish();
-        const err = e as { code?: string; message: string };
-        fail(`[${err.code ?? 'bad_input'}] ${file}: ${err.message}`);
+        const err = e as { code?: string; message?: string };
+        return unreadable(err.code ?? 'bad_input', `${file}: ${err.message ?? String(e)}`);
       }
       bar.finish();
       if (opts.json === true) {
         const violations = verdict.violations.map((v) => ({ code: v.code, player: v.player, seq: v.seq, message: v.message, evidence: v.evidence }));
-        process.stdout.write(JSON.stringify({ valid: verdict.valid, violations, game: verdict.gameId, protocol: verdict.protocol, lines: verdict.lines, outcome: verdict.outcome }) + '\n');
+        process.stdout.write(
+          JSON.stringify({ valid: verdict.valid, violations, omitted: verdict.omitted, game: verdict.gameId, protocol: verdict.protocol, lines: verdict.lines, outcome: verdict.outcome }) + '\n',
+        );
       } else printHuman(verdict);
       process.exitCode = verdict.valid ? 0 : 1;
     });

@@ -1,0 +1,101 @@
+/**
+ * One line rule for both auditors (docs/SPEC.md §4.5, issue 7): the same bytes
+ * given to core's auditor and to the file auditor (worker threads, second
+ * evidence pass) give the same verdict and the same evidence. Runs against the
+ * built package, as a user runs it (`npm run build` first).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { auditText, type Verdict } from '@fairtable/core/audit.js';
+import { simulate } from '@fairtable/core/sim/simulate.js';
+import type { Envelope } from '@fairtable/core/envelope.js';
+import { auditFile } from '@fairtable/node/audit-file.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'fairtable-audit-file-'));
+let fileNo = 0;
+
+beforeAll(() => {
+  // A stale build would test yesterday's code: refuse to run rather than pass on it.
+  for (const src of ['./audit-file.ts', '../../core/src/lines.ts', '../../core/src/audit.ts', '../../core/src/transcript.ts']) {
+    const at = (p: string): number => statSync(fileURLToPath(new URL(p, import.meta.url))).mtimeMs;
+    if (at(src) > at(src.replace('src/', 'dist/').replace('./audit-file', '../dist/audit-file').replace(/\.ts$/, '.js')) + 1000) {
+      throw new Error(`${src} is newer than its build: run npm run build`);
+    }
+  }
+});
+
+const dice = simulate({ protocol: 'dice', players: 3, seed: new Uint8Array(32).fill(7), turns: 2 }).lines;
+const equivocation = simulate({ protocol: 'chain', players: 3, seed: new Uint8Array(32).fill(2), cheat: 'equivocate', cheater: 'p1' }).lines;
+
+interface Shape {
+  valid: boolean;
+  lines: number;
+  omitted: number;
+  outcome: unknown;
+  violations: { code: string; player: string | null; seq: number; evidence: { line: number | undefined; hash: string | undefined }[] }[];
+}
+const shape = (v: Verdict): Shape => ({
+  valid: v.valid,
+  lines: v.lines,
+  omitted: v.omitted,
+  outcome: v.outcome,
+  violations: v.violations.map((x) => ({ code: x.code, player: x.player, seq: x.seq, evidence: x.evidence.map((e) => ({ line: e.line, hash: e.hash })) })),
+});
+
+async function both(bytes: Uint8Array): Promise<{ core: Verdict; file: Verdict }> {
+  const file = join(dir, `t${fileNo++}.jsonl`);
+  writeFileSync(file, bytes);
+  return { core: auditText(bytes), file: await auditFile(file, { workers: 1, batch: 4 }) };
+}
+
+/** What a mail client, an editor or a careless recorder does to a file without touching an envelope. */
+const layout = (lines: readonly string[]) =>
+  fc.record({
+    bom: fc.boolean(),
+    crlf: fc.array(fc.boolean(), { minLength: lines.length, maxLength: lines.length }),
+    blanks: fc.array(fc.array(fc.constantFrom('', ' ', '\t', '\r', ' \r', '  \t '), { maxLength: 3 }), { minLength: lines.length + 1, maxLength: lines.length + 1 }),
+    finalLf: fc.boolean(),
+    junk: fc.option(fc.tuple(fc.nat({ max: lines.length - 1 }), fc.constantFrom('x', '{"a":1}', '\uFEFF' + lines[1]!, lines[1]! + ' ')), { nil: null }),
+  });
+
+function render(lines: readonly string[], l: { bom: boolean; crlf: boolean[]; blanks: string[][]; finalLf: boolean; junk: [number, string] | null }): Uint8Array {
+  const out: string[] = [];
+  lines.forEach((line, i) => {
+    if (i > 0) out.push(...l.blanks[i]!);
+    if (l.junk !== null && l.junk[0] === i && i > 0) out.push(l.junk[1]);
+    out.push(line + (l.crlf[i] ? '\r' : ''));
+  });
+  out.push(...l.blanks[lines.length]!);
+  return new TextEncoder().encode((l.bom ? '\uFEFF' : '') + out.join('\n') + (l.finalLf ? '\n' : ''));
+}
+
+describe('core and file auditors agree byte for byte (docs/SPEC.md §4.5)', () => {
+  it('on blank and whitespace-only lines, CRLF, a BOM, a missing final LF and junk lines', async () => {
+    for (const lines of [dice, equivocation]) {
+      await fc.assert(
+        fc.asyncProperty(layout(lines), async (l) => {
+          const { core, file } = await both(render(lines, l));
+          expect(shape(file)).toEqual(shape(core));
+          // Whitespace alone changes nothing: the verdict is that of the plain transcript.
+          if (l.junk === null) expect(shape(core)).toEqual(shape(auditText(lines.join('\n'))));
+        }),
+        { numRuns: 12 },
+      );
+    }
+  });
+
+  it('a blank line before an equivocation: the right player, and both of its own envelopes as evidence', async () => {
+    const text = [equivocation[0]!, '', ...equivocation.slice(1, 3), '   ', ...equivocation.slice(3)].join('\n');
+    const { core, file } = await both(new TextEncoder().encode(text));
+    expect(shape(file)).toEqual(shape(core));
+    const v = file.violations.find((x) => x.code === 'equivocation')!;
+    expect(v.player).toBe('p1');
+    expect(v.evidence.length).toBe(2);
+    for (const e of v.evidence) expect((e.envelope as Envelope).from).toBe('p1');
+    expect(shape(core)).toEqual(shape(auditText(equivocation.join('\n'))));
+  });
+});
