@@ -30,3 +30,10 @@ export function fail(message: string, code = 2): never {
   process.stderr.write(`fairtable: ${message}\n`);
   process.exit(code);
 }
+
+/** Exits 2 with a caught error as one coded line (`[code] message`); an error without a code is `[internal]`. */
+export function failWith(error: unknown, code = 2): never {
+  const e = error as { code?: unknown; message?: unknown };
+  const tag = typeof e?.code === 'string' ? e.code : 'internal';
+  fail(`[${tag}] ${typeof e?.message === 'string' ? e.message : String(error)}`, code);
+}

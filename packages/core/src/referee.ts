@@ -29,7 +29,8 @@ export const MACHINES: Readonly<Record<string, Machine<unknown>>> = {
 };
 
 export function machineFor(setup: GameSetup): Machine<unknown> {
-  const m = MACHINES[setup.protocol];
+  // Own members only: "__proto__" or "toString" is an unknown protocol, not a prototype's member.
+  const m = Object.hasOwn(MACHINES, setup.protocol) ? MACHINES[setup.protocol] : undefined;
   if (m === undefined) throw new FairtableError('unknown_protocol', `unknown protocol "${setup.protocol}" (known: ${Object.keys(MACHINES).join(', ')})`);
   return m;
 }

@@ -9,7 +9,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { fromKeyFile, type KeyPair } from '@fairtable/core/identity.js';
-import { envelopeLine } from '@fairtable/core/envelope.js';
+import { envelopeLine, isPlayerId } from '@fairtable/core/envelope.js';
+import { FairtableError } from '@fairtable/core/errors.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { SimPlayer, CHEATS, type Cheat } from '@fairtable/core/sim/player.js';
 import { ecvrfHouse, checkHouseKey, type HouseKey } from '@fairtable/core/signidice/house-key.js';
@@ -18,8 +19,8 @@ import { isHex, fromHex } from '@fairtable/core/bytes.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { generateRsaVrfKeyPair, createRsaVrfProver } from '@fairtable/node/rsa-vrf.js';
-import { serveTable, connectTable } from '@fairtable/node/tcp-table.js';
-import { fail } from '../io.js';
+import { serveTable, connectTable, type TableServer } from '@fairtable/node/tcp-table.js';
+import { fail, failWith } from '../io.js';
 
 function loadKey(path: string): { name: string; keys: KeyPair } {
   try {
@@ -32,7 +33,7 @@ function loadKey(path: string): { name: string; keys: KeyPair } {
 function loadPublic(path: string): { id: string; key: string } {
   try {
     const v = JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown; publicKey?: unknown };
-    if (typeof v.name !== 'string' || !isHex(v.publicKey, 32)) throw new Error('expected {"name", "publicKey"} (the output of fairtable keygen)');
+    if (!isPlayerId(v.name) || !isHex(v.publicKey, 32)) throw new FairtableError('bad_key_file', 'expected {"name", "publicKey"} (the output of fairtable keygen)');
     return { id: v.name, key: v.publicKey };
   } catch (e) {
     fail(`[bad_key_file] ${path}: ${(e as Error).message}`);
@@ -57,31 +58,61 @@ function house(scheme: string, vrfSecret: string | undefined): { key: HouseKey; 
   return ecvrfHouse(scheme, secret);
 }
 
+/** The cheats only the house can commit (it alone signs outcomes). */
+const HOUSE_CHEATS: ReadonlySet<Cheat> = new Set<Cheat>(['house-wrong-signature', 'house-withhold', 'house-key-swap']);
+
 function cheatOption(value: string | undefined): Cheat | null {
   if (value === undefined) return null;
   if (!(CHEATS as readonly string[]).includes(value)) fail(`[bad_input] unknown cheat "${value}": choose one of ${CHEATS.join(', ')}`);
   return value as Cheat;
 }
 
-/** Plays a seat until the game is over and the client has nothing left to send. */
-async function playSeat(host: string, port: number, id: string, keys: KeyPair, cheat: Cheat | null, prover?: (a: Uint8Array) => Uint8Array): Promise<SimPlayer> {
-  const conn = await connectTable(host, port, id, keys.secretKey);
+export interface SeatOptions {
+  /** The player's own copy of the transcript, appended as lines arrive. */
+  readonly copyTo?: string;
+  readonly silenceMs: number;
+  readonly reconnectMs: number;
+}
+
+/**
+ * Plays a seat until the game is over and the client has nothing left to
+ * send; throws a coded error when the table cannot be reached, refuses the
+ * connection, goes silent or goes away for good before the game ends.
+ */
+async function playSeat(host: string, port: number, id: string, keys: KeyPair, cheat: Cheat | null, options: SeatOptions, prover?: (a: Uint8Array) => Uint8Array): Promise<SimPlayer> {
+  const conn = await connectTable(host, port, id, keys.secretKey, {
+    silenceMs: options.silenceMs,
+    reconnectMs: options.reconnectMs,
+    ...(options.copyTo === undefined ? {} : { copyTo: options.copyTo }),
+    onRefused: (code, message) => process.stderr.write(`${id}: the table refused a line of ours: [${code}] ${message}\n`),
+  });
   const player = new SimPlayer(id, keys, conn.setupLine, randomBytes, cheat, () => Date.now(), nativeVerify, prover, nativeSign);
   conn.attach(player);
   player.tick(conn.link);
-  await new Promise<void>((resolve) => {
+  let check: NodeJS.Timeout | undefined;
+  const finished = new Promise<void>((resolve) => {
     let doneSince = 0;
-    const check = setInterval(() => {
+    check = setInterval(() => {
       if (player.referee.outcome() === null || !player.idle) return;
       doneSince ||= Date.now();
-      if (Date.now() - doneSince > 300) {
-        clearInterval(check);
-        resolve();
-      }
+      if (Date.now() - doneSince > 300) resolve();
     }, 50);
   });
-  conn.close();
+  try {
+    const failure = await Promise.race([finished.then(() => null), conn.failed]);
+    // A table that closes once this seat has seen the end of the game has done its job.
+    if (failure !== null && player.referee.outcome() === null) throw failure;
+  } finally {
+    clearInterval(check);
+    conn.close();
+  }
   return player;
+}
+
+function positive(value: string | undefined, name: string, min: number, max: number): number {
+  const n = Number(value);
+  if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) fail(`[out_of_range] ${name} must be an integer from ${min} to ${max}`);
+  return n;
 }
 
 function report(player: SimPlayer): string {
@@ -90,43 +121,46 @@ function report(player: SimPlayer): string {
   return JSON.stringify({ player: player.id, balances: summary.balances ?? null, forfeits: o?.forfeits ?? [], violations: player.referee.violations.map((v) => ({ code: v.code, player: v.player, seq: v.seq })) });
 }
 
+const WHEELS = ['roulette', 'dice'] as const;
+
 export function register(program: Command): void {
   const cmd = program.command('signidice').description('Signidice (seed 002): roulette or dice against a house that cannot choose the outcome');
   cmd
     .command('house')
-    .description('open a contract, serve the table and play the house')
+    .description('open a contract, serve the table and play the house; every accepted line is appended to --out as it is accepted')
     .requiredOption('--key <file>', "the house's identity key file (fairtable keygen)")
     .requiredOption('--players <files>', "comma-separated public key files of the players (fairtable keygen's output)")
     .option('--scheme <scheme>', 'unique signature: ecvrf-ell2, ecvrf-tai or rsa-fdh-vrf', 'ecvrf-ell2')
     .option('--vrf-secret <hex>', 'ECVRF secret key (random if absent)')
-    .option('--rounds <n>', 'rounds to play', '3')
+    .option('--rounds <n>', 'rounds to play (1..10000)', '3')
     .option('--wheel <wheel>', 'roulette or dice', 'roulette')
     .option('--bounty <n>', 'bounty the house sets aside', '1000')
     .option('--timeout-ms <ms>', 'deadline of each phase', '30000')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port (0: any free one, printed)', '0')
-    .option('--out <file>', 'where to write the transcript', 'signidice.jsonl')
+    .option('--out <file>', 'the transcript, appended line by line as the table accepts them', 'signidice.jsonl')
+    .option('--hello-timeout-ms <ms>', 'time a new connection has to prove its player', '10000')
+    .option('--max-connections <n>', 'connections open at once', '64')
     .option('--cheat <kind>', 'make the house cheat (for demonstrations and tests)')
-    .action(async (opts: Record<string, string>) => {
+    .action(async (opts: Record<string, string | undefined>) => {
       const me = loadKey(opts.key!);
       const players = opts.players!.split(',').filter(Boolean).map(loadPublic);
       if (players.length === 0) fail('[bad_input] --players: at least one player');
       if (players.some((p) => p.id === HOUSE)) fail(`[bad_input] a player may not be named "${HOUSE}"`);
+      if (new Set(players.map((p) => p.id)).size !== players.length) fail('[bad_input] --players: two key files have the same name');
+      if (!(WHEELS as readonly string[]).includes(opts.wheel!)) fail(`[bad_input] --wheel must be ${WHEELS.join(' or ')}, not "${opts.wheel}"`);
+      const cheat = cheatOption(opts.cheat);
+      if (cheat !== null && !HOUSE_CHEATS.has(cheat)) fail(`[bad_cheater] the house cannot commit "${cheat}": choose one of ${[...HOUSE_CHEATS].join(', ')}`);
       const h = house(opts.scheme!, opts.vrfSecret);
-      const num = (v: string | undefined, name: string): number => {
-        const n = Number(v);
-        if (!Number.isSafeInteger(n) || n < 0) fail(`[out_of_range] ${name} must be a non-negative integer`);
-        return n;
-      };
       const setup: GameSetup = {
         protocol: 'signidice',
         game: null,
         params: {
           houseKey: h.key as unknown as JsonValue,
-          rounds: Math.max(1, num(opts.rounds, '--rounds')),
-          wheel: opts.wheel === 'dice' ? 'dice' : 'roulette',
-          bounty: num(opts.bounty, '--bounty'),
-          timeoutMs: Math.max(1, num(opts.timeoutMs, '--timeout-ms')),
+          rounds: positive(opts.rounds, '--rounds', 1, 10_000),
+          wheel: opts.wheel!,
+          bounty: positive(opts.bounty, '--bounty', 0, Number.MAX_SAFE_INTEGER),
+          timeoutMs: positive(opts.timeoutMs, '--timeout-ms', 1, 86_400_000),
           maxPlayers: players.length,
         },
         players: [{ id: HOUSE, key: toHex(me.keys.publicKey) }, ...players.map((p) => ({ id: p.id, key: p.key }))],
@@ -134,15 +168,37 @@ export function register(program: Command): void {
         created: Date.now(),
       };
       const setupLine = envelopeLine(createSetupEnvelope(setup, HOUSE, me.keys));
-      const server = await serveTable(setupLine, opts.host, num(opts.port, '--port'));
+      let server: TableServer;
+      try {
+        server = await serveTable(setupLine, {
+          host: opts.host!,
+          port: positive(opts.port, '--port', 0, 65535),
+          journal: opts.out!,
+          limits: {
+            helloTimeoutMs: positive(opts.helloTimeoutMs, '--hello-timeout-ms', 1, 3_600_000),
+            maxConnections: positive(opts.maxConnections, '--max-connections', players.length + 1, 10_000),
+          },
+          onEvent: (e) => {
+            if (e.type === 'disconnected') process.stderr.write(`table: disconnected ${e.player ?? 'a connection before hello'}: [${e.code}] ${e.message}\n`);
+            else if (e.type === 'refused') process.stderr.write(`table: refused a line from ${e.player}: [${e.code}] ${e.message}\n`);
+          },
+        });
+      } catch (e) {
+        failWith(e);
+      }
       process.stdout.write(`PORT ${server.port}\n`);
-      process.stderr.write(`table listening on ${opts.host}:${server.port}; waiting for ${players.map((p) => p.id).join(', ')}\n`);
-      const seat = await playSeat(opts.host!, server.port, HOUSE, me.keys, cheatOption(opts.cheat), h.prove);
+      process.stderr.write(`table listening on ${opts.host}:${server.port}; waiting for ${players.map((p) => p.id).join(', ')}; appending the transcript to ${opts.out}\n`);
+      let seat: SimPlayer;
+      try {
+        seat = await playSeat(opts.host!, server.port, HOUSE, me.keys, cheat, { silenceMs: 60_000, reconnectMs: 0 }, h.prove);
+      } catch (e) {
+        await server.close();
+        failWith(e);
+      }
       await new Promise((r) => setTimeout(r, 500)); // let the players fetch the last lines
-      writeFileSync(opts.out!, server.table.log.join('\n') + '\n');
       await server.close();
       process.stdout.write(report(seat) + '\n');
-      process.stderr.write(`wrote ${server.table.log.length} lines to ${opts.out}\n`);
+      process.stderr.write(`wrote ${server.log.length} lines to ${opts.out}\n`);
     });
   cmd
     .command('play')
@@ -150,16 +206,25 @@ export function register(program: Command): void {
     .requiredOption('--key <file>', 'your identity key file; its name is your player id')
     .requiredOption('--port <port>', "the table's port")
     .option('--host <host>', "the table's address", '127.0.0.1')
+    .option('--out <file>', 'keep your own copy of the transcript, appended line by line as it arrives')
+    .option('--silence-ms <ms>', 'give up when the table sends nothing for this long', '15000')
+    .option('--reconnect-ms <ms>', 'when the connection drops, keep trying to reconnect for this long (a restarted house)', '30000')
     .option('--cheat <kind>', 'cheat (for demonstrations and tests)')
-    .action(async (opts: Record<string, string>) => {
+    .action(async (opts: Record<string, string | undefined>) => {
       const me = loadKey(opts.key!);
-      const port = Number(opts.port);
-      if (!Number.isInteger(port) || port < 1 || port > 65535) fail('[out_of_range] --port must be 1..65535');
+      const port = positive(opts.port, '--port', 1, 65535);
+      const cheat = cheatOption(opts.cheat);
+      if (cheat !== null && HOUSE_CHEATS.has(cheat)) fail(`[bad_cheater] "${cheat}" is a cheat of the house; a player cannot commit it`);
+      const options: SeatOptions = {
+        silenceMs: positive(opts.silenceMs, '--silence-ms', 100, 86_400_000),
+        reconnectMs: positive(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000),
+        ...(opts.out === undefined ? {} : { copyTo: opts.out }),
+      };
       try {
-        const seat = await playSeat(opts.host!, port, me.name, me.keys, cheatOption(opts.cheat));
+        const seat = await playSeat(opts.host!, port, me.name, me.keys, cheat, options);
         process.stdout.write(report(seat) + '\n');
       } catch (e) {
-        fail(`[bad_input] ${(e as Error).message}`);
+        failWith(e);
       }
     });
 }
