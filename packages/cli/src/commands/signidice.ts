@@ -5,21 +5,23 @@
  * and plays its own. Every seat runs the same arbiter, so each program prints
  * the same balances, and the house writes the transcript for anyone to audit.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { fromKeyFile, type KeyPair } from '@fairtable/core/identity.js';
-import { envelopeLine, isPlayerId } from '@fairtable/core/envelope.js';
+import { envelopeHash, envelopeLine, isPlayerId, type Body, type Envelope } from '@fairtable/core/envelope.js';
+import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
+import type { Link } from '@fairtable/core/sim/network.js';
+import { readSetupLine } from '@fairtable/core/transcript.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { SimPlayer, CHEATS, type Cheat } from '@fairtable/core/sim/player.js';
 import { ecvrfHouse, checkHouseKey, type HouseKey } from '@fairtable/core/signidice/house-key.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { isHex, fromHex } from '@fairtable/core/bytes.js';
-import type { JsonValue } from '@fairtable/core/jcs.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { generateRsaVrfKeyPair, createRsaVrfProver } from '@fairtable/node/rsa-vrf.js';
-import { serveTable, connectTable, type TableServer } from '@fairtable/node/tcp-table.js';
+import { serveTable, connectTable, reopenDoor, type Door, type TableServer } from '@fairtable/node/tcp-table.js';
 import { fail, failWith } from '../io.js';
 
 function loadKey(path: string): { name: string; keys: KeyPair } {
@@ -40,7 +42,7 @@ function loadPublic(path: string): { id: string; key: string } {
   }
 }
 
-function house(scheme: string, vrfSecret: string | undefined): { key: HouseKey; prove: (alpha: Uint8Array) => Uint8Array } {
+function house(scheme: string, vrfSecret: string | undefined): { key: HouseKey; prove: (alpha: Uint8Array) => Uint8Array; keep?: HouseSecretFile } {
   if (scheme === 'rsa-fdh-vrf') {
     const pair = generateRsaVrfKeyPair(2048);
     const prover = createRsaVrfProver(pair.privateKey);
@@ -55,7 +57,50 @@ function house(scheme: string, vrfSecret: string | undefined): { key: HouseKey; 
     fail(`[bad_input] --scheme must be ecvrf-ell2, ecvrf-tai or rsa-fdh-vrf`);
   }
   const secret = vrfSecret === undefined ? randomBytes(32) : isHex(vrfSecret, 32) ? fromHex(vrfSecret) : fail('[bad_hex] --vrf-secret must be 64 hex digits');
-  return ecvrfHouse(scheme, secret);
+  return { ...ecvrfHouse(scheme, secret), keep: { scheme, secret: toHex(secret) } };
+}
+
+/**
+ * What a restarted house needs besides its identity key: its unique-signature
+ * secret, kept beside the transcript (mode 0600) when the game opens, so that
+ * the same contract key goes on signing. Only the ECVRF schemes are kept: an
+ * RSA house cannot resume.
+ */
+interface HouseSecretFile {
+  readonly scheme: 'ecvrf-ell2' | 'ecvrf-tai';
+  readonly secret: string;
+}
+
+const secretPath = (transcript: string): string => `${transcript}.house-secret.json`;
+
+/**
+ * The house seat of a game already under way: replays the transcript through
+ * the seat's referee, then sets the seat's own sequence to what the log holds
+ * and drops from its queue the bodies it already sent. The seat object
+ * (SimPlayer) has no resume of its own yet, so this reaches into its fields;
+ * when the core seat learns to adopt its logged envelopes this becomes one call.
+ */
+function resumeSeat(player: SimPlayer, log: readonly string[], id: string): void {
+  const swallow: Link = { now: Date.now(), send: () => {} };
+  for (let i = 1; i < log.length; i++) player.receive('table', { kind: 'entry', index: i, text: log[i]! }, swallow);
+  const seat = player as unknown as { seq: number; prev: string; current: { text: string } | null; queue: Body[] };
+  const pending: Body[] = [...(seat.current === null ? [] : [(JSON.parse(seat.current.text) as Envelope).body]), ...seat.queue];
+  let seq = 0;
+  let prev = '';
+  for (const text of log) {
+    const e = JSON.parse(text) as Envelope;
+    if (e.from !== id) continue;
+    seq = e.seq + 1;
+    prev = envelopeHash(e);
+    // A body the seat already sent leaves the queue; one it sent from a tick (a deadline claim) was never queued.
+    const sent = canonicalize(e.body);
+    const k = pending.findIndex((b) => canonicalize(b) === sent);
+    if (k >= 0) pending.splice(k, 1);
+  }
+  seat.seq = seq;
+  seat.prev = prev;
+  seat.current = null;
+  seat.queue = pending;
 }
 
 /** The cheats only the house can commit (it alone signs outcomes). */
@@ -79,7 +124,16 @@ export interface SeatOptions {
  * send; throws a coded error when the table cannot be reached, refuses the
  * connection, goes silent or goes away for good before the game ends.
  */
-async function playSeat(host: string, port: number, id: string, keys: KeyPair, cheat: Cheat | null, options: SeatOptions, prover?: (a: Uint8Array) => Uint8Array): Promise<SimPlayer> {
+async function playSeat(
+  host: string,
+  port: number,
+  id: string,
+  keys: KeyPair,
+  cheat: Cheat | null,
+  options: SeatOptions,
+  prover?: (a: Uint8Array) => Uint8Array,
+  prepare?: (player: SimPlayer) => void,
+): Promise<SimPlayer> {
   const conn = await connectTable(host, port, id, keys.secretKey, {
     silenceMs: options.silenceMs,
     reconnectMs: options.reconnectMs,
@@ -87,6 +141,7 @@ async function playSeat(host: string, port: number, id: string, keys: KeyPair, c
     onRefused: (code, message) => process.stderr.write(`${id}: the table refused a line of ours: [${code}] ${message}\n`),
   });
   const player = new SimPlayer(id, keys, conn.setupLine, randomBytes, cheat, () => Date.now(), nativeVerify, prover, nativeSign);
+  prepare?.(player);
   conn.attach(player);
   player.tick(conn.link);
   let check: NodeJS.Timeout | undefined;
@@ -123,13 +178,42 @@ function report(player: SimPlayer): string {
 
 const WHEELS = ['roulette', 'dice'] as const;
 
+/** Reads back the transcript a house appended, checks it is this house's game, and recovers its unique-signature key. */
+function resumeGame(file: string, keys: KeyPair): { setupLine: string; prove: (alpha: Uint8Array) => Uint8Array; door: Door } {
+  let door: Door;
+  try {
+    const text = readFileSync(file, 'utf8');
+    door = reopenDoor(text);
+    // A last line cut short by the crash is dropped from the file too, so the next line starts on a line of its own.
+    const valid = Buffer.byteLength(door.log.join('\n') + '\n');
+    if (Buffer.byteLength(text) > valid) truncateSync(file, valid);
+  } catch (e) {
+    failWith(e);
+  }
+  const setupLine = door.log[0]!;
+  const { setup } = readSetupLine(setupLine);
+  const me = setup.players.find((p) => p.id === HOUSE);
+  if (setup.protocol !== 'signidice' || me === undefined || me.key !== toHex(keys.publicKey)) fail(`[bad_journal] ${file} is not a Signidice game of this house's key`);
+  let kept: HouseSecretFile;
+  try {
+    kept = JSON.parse(readFileSync(secretPath(file), 'utf8')) as HouseSecretFile;
+  } catch (e) {
+    fail(`[bad_journal] ${secretPath(file)}: the house's signing secret kept when the game opened is unreadable (${(e as Error).message}); an RSA house cannot resume`);
+  }
+  const h = kept.scheme === 'ecvrf-ell2' || kept.scheme === 'ecvrf-tai' ? (isHex(kept.secret, 32) ? ecvrfHouse(kept.scheme, fromHex(kept.secret)) : null) : null;
+  if (h === null || canonicalize(h.key as unknown as JsonValue) !== canonicalize(setup.params.houseKey ?? null)) {
+    fail(`[bad_journal] ${secretPath(file)} does not hold the secret of the game's house key`);
+  }
+  return { setupLine, prove: h.prove, door };
+}
+
 export function register(program: Command): void {
   const cmd = program.command('signidice').description('Signidice (seed 002): roulette or dice against a house that cannot choose the outcome');
   cmd
     .command('house')
     .description('open a contract, serve the table and play the house; every accepted line is appended to --out as it is accepted')
     .requiredOption('--key <file>', "the house's identity key file (fairtable keygen)")
-    .requiredOption('--players <files>', "comma-separated public key files of the players (fairtable keygen's output)")
+    .option('--players <files>', "comma-separated public key files of the players (fairtable keygen's output); required unless --resume")
     .option('--scheme <scheme>', 'unique signature: ecvrf-ell2, ecvrf-tai or rsa-fdh-vrf', 'ecvrf-ell2')
     .option('--vrf-secret <hex>', 'ECVRF secret key (random if absent)')
     .option('--rounds <n>', 'rounds to play (1..10000)', '3')
@@ -141,42 +225,55 @@ export function register(program: Command): void {
     .option('--out <file>', 'the transcript, appended line by line as the table accepts them', 'signidice.jsonl')
     .option('--hello-timeout-ms <ms>', 'time a new connection has to prove its player', '10000')
     .option('--max-connections <n>', 'connections open at once', '64')
+    .option('--resume <file>', "continue the game in this transcript (one this house appended), after a crash or restart; the game's own setup replaces --players, --rounds and the rest")
     .option('--cheat <kind>', 'make the house cheat (for demonstrations and tests)')
     .action(async (opts: Record<string, string | undefined>) => {
       const me = loadKey(opts.key!);
-      const players = opts.players!.split(',').filter(Boolean).map(loadPublic);
-      if (players.length === 0) fail('[bad_input] --players: at least one player');
+      if (opts.resume === undefined && opts.players === undefined) fail("[bad_input] --players: the players' public key files (or --resume FILE)");
+      const players = opts.resume === undefined ? opts.players!.split(',').filter(Boolean).map(loadPublic) : [];
+      if (opts.resume === undefined && players.length === 0) fail('[bad_input] --players: at least one player');
       if (players.some((p) => p.id === HOUSE)) fail(`[bad_input] a player may not be named "${HOUSE}"`);
       if (new Set(players.map((p) => p.id)).size !== players.length) fail('[bad_input] --players: two key files have the same name');
       if (!(WHEELS as readonly string[]).includes(opts.wheel!)) fail(`[bad_input] --wheel must be ${WHEELS.join(' or ')}, not "${opts.wheel}"`);
       const cheat = cheatOption(opts.cheat);
       if (cheat !== null && !HOUSE_CHEATS.has(cheat)) fail(`[bad_cheater] the house cannot commit "${cheat}": choose one of ${[...HOUSE_CHEATS].join(', ')}`);
-      const h = house(opts.scheme!, opts.vrfSecret);
-      const setup: GameSetup = {
-        protocol: 'signidice',
-        game: null,
-        params: {
-          houseKey: h.key as unknown as JsonValue,
-          rounds: positive(opts.rounds, '--rounds', 1, 10_000),
-          wheel: opts.wheel!,
-          bounty: positive(opts.bounty, '--bounty', 0, Number.MAX_SAFE_INTEGER),
-          timeoutMs: positive(opts.timeoutMs, '--timeout-ms', 1, 86_400_000),
-          maxPlayers: players.length,
-        },
-        players: [{ id: HOUSE, key: toHex(me.keys.publicKey) }, ...players.map((p) => ({ id: p.id, key: p.key }))],
-        nonce: toHex(randomBytes(32)),
-        created: Date.now(),
-      };
-      const setupLine = envelopeLine(createSetupEnvelope(setup, HOUSE, me.keys));
+      let setupLine: string;
+      let prove: (alpha: Uint8Array) => Uint8Array;
+      let door: Door | undefined;
+      const journal = opts.resume ?? opts.out!;
+      if (opts.resume !== undefined) {
+        ({ setupLine, prove, door } = resumeGame(opts.resume, me.keys));
+      } else {
+        const h = house(opts.scheme!, opts.vrfSecret);
+        prove = h.prove;
+        const setup: GameSetup = {
+          protocol: 'signidice',
+          game: null,
+          params: {
+            houseKey: h.key as unknown as JsonValue,
+            rounds: positive(opts.rounds, '--rounds', 1, 10_000),
+            wheel: opts.wheel!,
+            bounty: positive(opts.bounty, '--bounty', 0, Number.MAX_SAFE_INTEGER),
+            timeoutMs: positive(opts.timeoutMs, '--timeout-ms', 1, 86_400_000),
+            maxPlayers: players.length,
+          },
+          players: [{ id: HOUSE, key: toHex(me.keys.publicKey) }, ...players.map((p) => ({ id: p.id, key: p.key }))],
+          nonce: toHex(randomBytes(32)),
+          created: Date.now(),
+        };
+        setupLine = envelopeLine(createSetupEnvelope(setup, HOUSE, me.keys));
+        if (h.keep !== undefined) writeFileSync(secretPath(journal), JSON.stringify(h.keep) + '\n', { mode: 0o600 });
+      }
       let server: TableServer;
       try {
         server = await serveTable(setupLine, {
           host: opts.host!,
           port: positive(opts.port, '--port', 0, 65535),
-          journal: opts.out!,
+          journal,
+          ...(door === undefined ? {} : { resume: door }),
           limits: {
             helloTimeoutMs: positive(opts.helloTimeoutMs, '--hello-timeout-ms', 1, 3_600_000),
-            maxConnections: positive(opts.maxConnections, '--max-connections', players.length + 1, 10_000),
+            maxConnections: positive(opts.maxConnections, '--max-connections', 2, 10_000),
           },
           onEvent: (e) => {
             if (e.type === 'disconnected') process.stderr.write(`table: disconnected ${e.player ?? 'a connection before hello'}: [${e.code}] ${e.message}\n`);
@@ -187,10 +284,11 @@ export function register(program: Command): void {
         failWith(e);
       }
       process.stdout.write(`PORT ${server.port}\n`);
-      process.stderr.write(`table listening on ${opts.host}:${server.port}; waiting for ${players.map((p) => p.id).join(', ')}; appending the transcript to ${opts.out}\n`);
+      process.stderr.write(`table listening on ${opts.host}:${server.port}; waiting for ${readSetupLine(setupLine).setup.players.map((p) => p.id).filter((p) => p !== HOUSE).join(', ')}; ${door === undefined ? 'appending' : `resuming at line ${door.log.length}, appending`} the transcript to ${journal}\n`);
       let seat: SimPlayer;
       try {
-        seat = await playSeat(opts.host!, server.port, HOUSE, me.keys, cheat, { silenceMs: 60_000, reconnectMs: 0 }, h.prove);
+        const log = door?.log.slice();
+        seat = await playSeat(opts.host!, server.port, HOUSE, me.keys, cheat, { silenceMs: 60_000, reconnectMs: 0 }, prove, log === undefined ? undefined : (p) => resumeSeat(p, log, HOUSE));
       } catch (e) {
         await server.close();
         failWith(e);
@@ -198,7 +296,7 @@ export function register(program: Command): void {
       await new Promise((r) => setTimeout(r, 500)); // let the players fetch the last lines
       await server.close();
       process.stdout.write(report(seat) + '\n');
-      process.stderr.write(`wrote ${server.log.length} lines to ${opts.out}\n`);
+      process.stderr.write(`wrote ${server.log.length} lines to ${journal}\n`);
     });
   cmd
     .command('play')
