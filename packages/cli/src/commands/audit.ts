@@ -25,20 +25,26 @@ function printHuman(verdict: Verdict): void {
   process.stdout.write(out.join('\n') + '\n');
 }
 
+/** Verification threads: an integer from 1 to 64; anything else is refused, never quietly replaced. */
+function workerCount(value: string): number {
+  if (!/^\d{1,2}$/.test(value) || Number(value) < 1 || Number(value) > 64) fail(`[out_of_range] --workers must be an integer from 1 to 64, not ${JSON.stringify(value)}`);
+  return Number(value);
+}
+
 export function register(program: Command): void {
   program
     .command('audit')
     .description('replay a transcript and print its verdict (exit 0 valid, 1 violation, 2 unreadable)')
     .argument('<file>', 'transcript (JSON Lines)')
     .option('--json', 'print {"valid", "violations": [{"code", "player", "seq", "evidence"}]}')
-    .option('--workers <n>', 'verification threads (default: the machine\'s cores)')
+    .option('--workers <n>', 'verification threads, 1..64 (default: the machine\'s cores)')
     .action(async (file: string, opts: { json?: boolean; workers?: string }) => {
       if (!existsSync(file)) fail(`[bad_input] ${file}: no such file`);
       const bar = progressBar('auditing');
       let verdict: Verdict;
       try {
         verdict = await auditFile(file, {
-          ...(opts.workers !== undefined ? { workers: Math.max(1, Number(opts.workers) || 1) } : {}),
+          ...(opts.workers !== undefined ? { workers: workerCount(opts.workers) } : {}),
           onProgress: (done, total, lines) => bar.update(done, total, `${lines} lines`),
         });
       } catch (e) {
