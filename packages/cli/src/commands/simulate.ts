@@ -86,7 +86,7 @@ export function register(program: Command): void {
         // A cheat that left no trace would be written as an honest game: refuse it instead.
         const cheater = cheaterFor(protocol, cheat, opts.cheater);
         const named = result.violations.some((v) => v.player === cheater) || auditLines(result.lines).violations.some((v) => v.player === cheater);
-        if (!named) fail(`[bad_cheater] ${cheater} had no chance to commit "${cheat}" in this ${protocol} game (nothing in the transcript names it); no transcript written`);
+        if (!named) fail(`[bad_cheater] ${cheater}'s "${cheat}" left no trace in this ${protocol} game (no chance to commit it, or the network lost it); no transcript written`);
       }
       writeFileSync(opts.out!, result.lines.join('\n') + '\n');
       const o = result.outcome;
