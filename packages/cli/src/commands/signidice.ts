@@ -84,6 +84,10 @@ function resumeSeat(player: SimPlayer, log: readonly string[], id: string): void
   const swallow: Link = { now: Date.now(), send: () => {} };
   for (let i = 1; i < log.length; i++) player.receive('table', { kind: 'entry', index: i, text: log[i]! }, swallow);
   const seat = player as unknown as { seq: number; prev: string; current: { text: string } | null; queue: Body[] };
+  // Loud, not silent, if the seat object changes shape under this function.
+  if (typeof seat.seq !== 'number' || typeof seat.prev !== 'string' || !Array.isArray(seat.queue) || !('current' in seat)) {
+    throw new FairtableError('bad_journal', 'this version of the seat cannot resume a game');
+  }
   const pending: Body[] = [...(seat.current === null ? [] : [(JSON.parse(seat.current.text) as Envelope).body]), ...seat.queue];
   let seq = 0;
   let prev = '';
