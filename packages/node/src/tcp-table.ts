@@ -295,7 +295,9 @@ export function serveTable(setupLine: string, options: TableServerOptions = {}):
     if (c.helloTimer !== null) clearTimeout(c.helloTimer);
     open.delete(c);
     if (c.who !== null && players.get(c.who) === c) players.delete(c.who);
-    // end() flushes the error line when the client reads; destroy after a grace period either way.
+    // end() flushes the error line when the client reads; nothing more is read (a 600 MB line is not
+    // read past at full speed); the socket is destroyed after a grace period either way.
+    c.socket.pause();
     c.socket.end();
     setTimeout(() => c.socket.destroy(), 1000).unref();
   }
