@@ -35,8 +35,9 @@ const helloBytes = (gameId: string, nonce: string): Uint8Array =>
 
 /** The longest line either side reads: an envelope is far smaller; anything longer closes the connection. */
 export const MAX_LINE_BYTES = 1 << 20;
-/** How many entries one `sync` answer carries at most. */
+/** How many entries one `sync` answer carries at most, and about how many bytes (at least one entry). */
 const SYNC_BATCH = 64;
+const SYNC_BATCH_BYTES = 256 * 1024;
 
 // ---------------------------------------------------------------------------
 // The door: what a submitted line must be to enter the log.
@@ -358,9 +359,16 @@ export function serveTable(setupLine: string, options: TableServerOptions = {}):
       emit({ type: 'accepted', line, player: c.who });
       broadcast(line, msg.text);
     } else if (msg.kind === 'sync' && typeof msg.from === 'number' && Number.isSafeInteger(msg.from) && msg.from >= 0) {
+      // A sync is asked again when it goes unanswered (every 200 ms), so one that finds the client's
+      // output already backed up is dropped: what waits for a client stays near pauseOutputBytes.
+      if (c.socket.writableLength > limits.pauseOutputBytes) return;
       const stop = Math.min(door.log.length, msg.from + SYNC_BATCH);
       if (msg.from >= stop) send(c, { kind: 'status', length: door.log.length });
-      for (let i = msg.from; i < stop && !c.closed; i++) send(c, { kind: 'entry', index: i, text: door.log[i]! });
+      let bytes = 0;
+      for (let i = msg.from; i < stop && !c.closed && bytes < SYNC_BATCH_BYTES; i++) {
+        bytes += door.log[i]!.length;
+        send(c, { kind: 'entry', index: i, text: door.log[i]! });
+      }
     } else {
       drop(c, 'bad_message', 'after hello, a client sends {kind: "submit", text} or {kind: "sync", from}');
     }
