@@ -219,6 +219,7 @@ describe('a player that floods the house', () => {
     const sessions = await flooding;
     expect(h.code, h.err).toBe(0);
     expect(a.code, a.err).toBe(0);
+    expect(h.out, h.err).toMatch(/\{"player":"house"/);
     const report = JSON.parse(h.out.trim().split('\n').pop()!) as { forfeits: { player: string }[]; violations: { player: string }[] };
     expect(report.forfeits.map((f) => f.player)).not.toContain('house');
     expect(report.violations.map((v) => v.player)).not.toContain('house');

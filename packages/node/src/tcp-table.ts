@@ -281,6 +281,9 @@ export function serveTable(setupLine: string, options: TableServerOptions = {}):
 
   const players = new Map<string, Connection>();
   const open = new Set<Connection>();
+  // Every socket until it closes, those being closed included: close() must end them all, since a paused
+  // socket does not keep the process alive and server.close() waits for it.
+  const sockets = new Set<Socket>();
 
   function drop(c: Connection, code: ErrorCode, message: string): void {
     if (c.closed) return;
@@ -412,8 +415,12 @@ export function serveTable(setupLine: string, options: TableServerOptions = {}):
       helloTimer: null,
       closed: false,
     };
+    sockets.add(socket);
     socket.on('error', () => end(c));
-    socket.on('close', () => end(c));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      end(c);
+    });
     if (open.size >= limits.maxConnections) {
       c.closed = true;
       emit({ type: 'disconnected', player: null, code: 'too_many_connections', message: `${open.size} connections are open` });
@@ -465,10 +472,8 @@ export function serveTable(setupLine: string, options: TableServerOptions = {}):
         close: () =>
           new Promise<void>((done) => {
             clearInterval(stallCheck);
-            for (const c of [...open]) {
-              end(c);
-              c.socket.destroy();
-            }
+            for (const c of [...open]) end(c);
+            for (const socket of [...sockets]) socket.destroy();
             if (journal !== null) {
               closeSync(journal);
               journal = null;
