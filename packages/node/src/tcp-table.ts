@@ -24,7 +24,7 @@ import { closeSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
 import { concatBytes, fromHex, isHex, randomBytes, toHex, utf8 } from '@fairtable/core/bytes.js';
 import { FairtableError, type ErrorCode } from '@fairtable/core/errors.js';
 import { canonicalize } from '@fairtable/core/jcs.js';
-import { envelopeShapeError, isPlayerId, ZERO_HASH, type Envelope } from '@fairtable/core/envelope.js';
+import { envelopeShapeError, isPlayerId, type Envelope } from '@fairtable/core/envelope.js';
 import { prepareLine, readSetupLine, type VerifyFn } from '@fairtable/core/transcript.js';
 import type { Link, NetNode } from '@fairtable/core/sim/network.js';
 import { BoundedLineReader } from './line-reader.js';
