@@ -3,7 +3,12 @@
  * 002) as two programs. The house opens the contract, serves the table on
  * 127.0.0.1 (or --host) and plays its seat; each player connects with its key
  * and plays its own. Every seat runs the same arbiter, so each program prints
- * the same balances, and the house writes the transcript for anyone to audit.
+ * the same balances. The house appends each line to the transcript as its
+ * table accepts it (docs/SPEC.md §10.4), so a crash loses nothing any player
+ * saw, and `--resume` continues the same game from that file; a player can
+ * keep its own copy (`play --out`). Failures end a program with one coded line
+ * and exit 2: a refused connection, a server that is not a table, a table
+ * that goes silent or away for longer than the player waits for it.
  */
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
