@@ -220,7 +220,8 @@ export const DEFAULT_LIMITS: TableLimits = {
 export type TableEvent =
   | { readonly type: 'accepted'; readonly line: number; readonly player: string }
   | { readonly type: 'refused'; readonly player: string; readonly code: RefusalCode; readonly message: string }
-  | { readonly type: 'disconnected'; readonly player: string | null; readonly code: ErrorCode; readonly message: string };
+  | { readonly type: 'disconnected'; readonly player: string | null; readonly code: ErrorCode; readonly message: string }
+  | { readonly type: 'journal_failed'; readonly message: string };
 
 export interface TableServerOptions {
   readonly host?: string;
@@ -357,7 +358,13 @@ export function serveTable(setupLine: string, options: TableServerOptions = {}):
         send(c, { kind: 'refused', code: a.code, message: a.message, ...(a.line === undefined ? {} : { line: a.line }) });
         return;
       }
-      appendJournal(msg.text);
+      try {
+        appendJournal(msg.text);
+      } catch (e) {
+        // Not on disk, so not in the log: the client resends, and the line goes in once the journal takes it.
+        emit({ type: 'journal_failed', message: (e as Error).message });
+        return;
+      }
       const line = enterLine(door, msg.text, a);
       emit({ type: 'accepted', line, player: c.who });
       broadcast(line, msg.text);
@@ -405,7 +412,14 @@ export function serveTable(setupLine: string, options: TableServerOptions = {}):
     const c: Connection = {
       socket,
       reader: new BoundedLineReader(limits.maxLineBytes, {
-        line: (text) => onLine(c, text),
+        line: (text) => {
+          try {
+            onLine(c, text);
+          } catch (e) {
+            // Nothing a client sends may throw out of the server; a fault here ends only this connection.
+            drop(c, 'bad_message', `the table could not process this message (${(e as Error).message})`);
+          }
+        },
         tooLong: (bytes) => drop(c, 'line_too_long', `a line of more than ${limits.maxLineBytes} bytes (${bytes} so far)`),
       }),
       who: null,

@@ -287,6 +287,7 @@ export function register(program: Command): void {
           onEvent: (e) => {
             if (e.type === 'disconnected') process.stderr.write(`table: disconnected ${e.player ?? 'a connection before hello'}: [${e.code}] ${e.message}\n`);
             else if (e.type === 'refused') process.stderr.write(`table: refused a line from ${e.player}: [${e.code}] ${e.message}\n`);
+            else if (e.type === 'journal_failed') process.stderr.write(`table: cannot append to ${journal}, the line waits: ${e.message}\n`);
           },
         });
       } catch (e) {
