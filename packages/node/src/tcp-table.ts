@@ -257,6 +257,14 @@ interface Connection {
   closed: boolean;
 }
 
+function openFile(path: string, flags: 'w' | 'a', what: string): number {
+  try {
+    return openSync(path, flags);
+  } catch (e) {
+    throw new FairtableError('bad_input', `cannot open ${what} ${path}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
 function plainObject(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
@@ -271,7 +279,7 @@ export function serveTable(setupLine: string, options: TableServerOptions = {}):
   const sync = options.fsync ?? true;
   let journal: number | null = null;
   if (options.journal !== undefined) {
-    journal = openSync(options.journal, options.resume === undefined ? 'w' : 'a');
+    journal = openFile(options.journal, options.resume === undefined ? 'w' : 'a', 'the transcript');
     if (options.resume === undefined) appendJournal(setupLine);
   }
   function appendJournal(text: string): void {
@@ -626,7 +634,7 @@ export async function connectTable(host: string, port: number, id: string, secre
   const failed = new Promise<FairtableError>((resolve) => (reportFailure = resolve));
 
   // The player's own copy: line i is written once lines 0..i-1 are.
-  let copy: number | null = options.copyTo === undefined ? null : openSync(options.copyTo, 'w');
+  let copy: number | null = options.copyTo === undefined ? null : openFile(options.copyTo, 'w', "the player's copy");
   let copied = 0;
   const early = new Map<number, string>();
   const copyLine = (index: number, text: string): void => {

@@ -271,7 +271,11 @@ export function register(program: Command): void {
           created: Date.now(),
         };
         setupLine = envelopeLine(createSetupEnvelope(setup, HOUSE, me.keys));
-        if (h.keep !== undefined) writeFileSync(secretPath(journal), JSON.stringify(h.keep) + '\n', { mode: 0o600 });
+        try {
+          if (h.keep !== undefined) writeFileSync(secretPath(journal), JSON.stringify(h.keep) + '\n', { mode: 0o600 });
+        } catch (e) {
+          failWith(e);
+        }
       }
       let server: TableServer;
       try {
