@@ -72,7 +72,12 @@ describe('the door (admitLine)', () => {
     expect(code('carol', good.replace('"from":"carol"', '"from":"bob","from":"carol"'))).toBe('not_canonical');
     expect(code('carol', good.replace('"type":"note"', '"type":"note","n":1e400'))).toBe('not_canonical');
     expect(code('carol', good.replace('"type":"note"', '"type":"note","s":"\\ud800"'))).toBe('not_canonical');
-    expect(code('carol', good.replace('"type":"note"', `"type":"note","d":${'['.repeat(20000)}${']'.repeat(20000)}`))).toMatch(/not_canonical|malformed/);
+    expect(code('carol', good.replace('"type":"note"', `"type":"note","d":${'['.repeat(20000)}${']'.repeat(20000)}`))).toBe('malformed');
+    // Depth is counted outside strings: brackets inside a string are text.
+    expect(code('carol', next(door, 'carol', { type: 'note', s: '[{'.repeat(100) }))).toBe('admit');
+    const deep = (n: number): unknown => (n === 0 ? 0 : [deep(n - 1)]);
+    expect(code('carol', next(door, 'carol', { type: 'note', d: deep(62) as never }))).toBe('admit');
+    expect(code('carol', next(door, 'carol', { type: 'note', d: deep(63) as never }))).toBe('malformed');
     expect(code('carol', next(door, 'carol', undefined, '1'.repeat(64)))).toBe('wrong_game');
     const { sig: _carolSig, ...unsignedGood } = parsed as unknown as Envelope;
     const forged = envelopeLine(signEnvelope(unsignedGood, bob.secretKey));

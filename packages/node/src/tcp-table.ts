@@ -90,6 +90,26 @@ export function createDoor(setupLine: string, verifyFn: VerifyFn = nativeVerify)
   return door;
 }
 
+/** The deepest an envelope may nest (the envelope object itself is depth 1); protocol bodies use a handful. */
+export const MAX_NESTING = 64;
+
+/** How deep the arrays and objects of a JSON text nest, counted outside strings, in one pass. */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+    } else if (ch === 0x22) inString = true;
+    else if (ch === 0x7b || ch === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (ch === 0x7d || ch === 0x5d) depth--;
+  }
+  return deepest;
+}
+
 function canonicalizeOrNull(text: string): string | null {
   try {
     return canonicalize(JSON.parse(text));
@@ -110,6 +130,8 @@ export function admitLine(door: Door, sender: string, text: string, verifyFn: Ve
   if (known !== undefined) return { kind: 'duplicate', line: known };
   const refuse = (code: RefusalCode, message: string, player: string | null = sender, line?: number): Admission =>
     line === undefined ? { kind: 'refuse', code, message, player } : { kind: 'refuse', code, message, player, line };
+  // Before parsing: a reader that recurses (a seat's, another language's) must not meet 20,000 levels.
+  if (nestingDepth(text) > MAX_NESTING) return refuse('malformed', `nested deeper than ${MAX_NESTING} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
