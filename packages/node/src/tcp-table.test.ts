@@ -236,19 +236,38 @@ describe('the TCP table facing hostile clients', () => {
     await stillServes(s);
   });
 
-  it('drops a connection that sends no hello in time, and refuses connections above the limit', async () => {
+  it('drops a connection that sends no hello in time, and keeps to its connection limit', async () => {
     const s = await start({ helloTimeoutMs: 200, maxConnections: 3 });
     const idle = raw(s.port);
     expect(await idle.waitFor((m) => m.kind === 'error')).toMatchObject({ code: 'hello_timeout' });
     await idle.closed;
-    const held = [raw(s.port), raw(s.port), raw(s.port)];
-    for (const h of held) await h.waitFor((m) => m.kind === 'challenge');
-    const extra = raw(s.port);
+    await s.close();
+
+    const t = await start({ maxConnections: 3 });
+    // Two players in, one idle connection: a newcomer takes the idle one's place.
+    const bobC = raw(t.port);
+    await bobC.hello('bob');
+    const carolC = raw(t.port);
+    await carolC.hello('carol');
+    const squatter = raw(t.port);
+    await squatter.waitFor((m) => m.kind === 'challenge');
+    await new Promise((r) => setTimeout(r, 50));
+    const alice = raw(t.port);
+    expect(await squatter.waitFor((m) => m.kind === 'error')).toMatchObject({ code: 'too_many_connections' });
+    await alice.hello('alice');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(t.connections).toBe(3);
+    // Three players in: nobody to make way, so the newcomer is refused.
+    const extra = raw(t.port);
     expect(await extra.waitFor((m) => m.kind === 'error')).toMatchObject({ code: 'too_many_connections' });
-    for (const h of held) h.socket.destroy();
+    for (const c of [bobC, carolC, alice]) {
+      c.socket.write(JSON.stringify({ kind: 'sync', from: 0 }) + '\n');
+      await c.waitFor((m) => m.kind === 'entry');
+      c.socket.destroy();
+    }
     await new Promise((r) => setTimeout(r, 100));
-    expect(s.connections).toBe(0);
-    await stillServes(s);
+    expect(t.connections).toBe(0);
+    await stillServes(t);
   });
 
   it('survives clients that reset their connections, mid-line and mid-game, again and again', async () => {

@@ -213,7 +213,7 @@ export interface TableLimits {
   readonly maxLineBytes: number;
   /** Time a new connection has to send a valid hello. */
   readonly helloTimeoutMs: number;
-  /** Open connections at once, authenticated or not. */
+  /** Open connections at once, authenticated or not; when full, the oldest without a hello gives way to a new one. */
   readonly maxConnections: number;
   /** Sustained messages a second from one connection. */
   readonly messagesPerSecond: number;
@@ -465,6 +465,16 @@ export function serveTable(setupLine: string, options: TableServerOptions = {}):
       sockets.delete(socket);
       end(c);
     });
+    if (open.size >= limits.maxConnections) {
+      // The oldest connection still without a hello makes room: idle connections cannot keep a player
+      // out, they only make each other short-lived. With none to evict, the newcomer is refused.
+      for (const other of open) {
+        if (other.who === null) {
+          drop(other, 'too_many_connections', `the table serves at most ${limits.maxConnections} connections; the oldest one without a hello gives way`);
+          break;
+        }
+      }
+    }
     if (open.size >= limits.maxConnections) {
       c.closed = true;
       emit({ type: 'disconnected', player: null, code: 'too_many_connections', message: `${open.size} connections are open` });
