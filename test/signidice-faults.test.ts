@@ -129,17 +129,17 @@ describe('signidice play: coded errors and non-zero exits', () => {
 describe('a house killed mid-game', () => {
   it('has appended every line it accepted, and resumes the same game, which finishes and audits valid', async () => {
     const out = join(dir, 'resume.jsonl');
-    const house = start(['signidice', 'house', '--key', 'house.json', '--players', 'alice.pub.json,bob.pub.json', '--rounds', '3', '--timeout-ms', '8000', '--out', out]);
+    const house = start(['signidice', 'house', '--key', 'house.json', '--players', 'alice.pub.json,bob.pub.json', '--rounds', '5', '--timeout-ms', '8000', '--out', out]);
     const port = await portOf(house);
     const copies = ['alice', 'bob'].map((p) => join(dir, `resume-${p}.jsonl`));
     const players = ['alice', 'bob'].map((p, i) => start(['signidice', 'play', '--key', `${p}.json`, '--port', String(port), '--out', copies[i]!, '--reconnect-ms', '20000']));
-    // Mid-game: past the first bets, before the end (a full game here is 19 lines).
+    // Mid-game: past the first bets, before the end (a full game here is 1 + 5 × 6 = 31 lines).
     await until(() => lines(out).length >= 6, 30_000);
     house.child.kill('SIGKILL');
     await house.done;
     const kept = lines(out);
     expect(kept.length).toBeGreaterThanOrEqual(6);
-    expect(kept.length).toBeLessThan(19);
+    expect(kept.length).toBeLessThan(31);
     // Every line any player saw had been appended by the house before it was sent.
     for (const c of copies) expect(kept.slice(0, lines(c).length)).toEqual(lines(c));
     // A write the crash cut short: the resumed house drops it from the file.
@@ -153,6 +153,7 @@ describe('a house killed mid-game', () => {
     expect(new Set(reports.map((r) => JSON.stringify(r.balances))).size).toBe(1);
     for (const r of reports) expect(r.forfeits).toEqual([]);
     const final = lines(out);
+    expect(final).toHaveLength(31);
     expect(final.slice(0, kept.length)).toEqual(kept);
     for (const c of copies) expect(lines(c)).toEqual(final);
     const audit = cli(['audit', out, '--json']);
