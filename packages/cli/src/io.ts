@@ -30,3 +30,14 @@ export function fail(message: string, code = 2): never {
   process.stderr.write(`fairtable: ${message}\n`);
   process.exit(code);
 }
+
+/**
+ * Exits 2 with a caught error as one coded line (`[code] message`): a
+ * fairtable code as it is; a system error (ENOENT, EACCES…) is `[bad_input]`,
+ * its message naming the file; anything else `[internal]`.
+ */
+export function failWith(error: unknown, code = 2): never {
+  const e = error as { code?: unknown; message?: unknown };
+  const tag = typeof e?.code !== 'string' ? 'internal' : /^[a-z][a-z_]*$/.test(e.code) ? e.code : 'bad_input';
+  fail(`[${tag}] ${typeof e?.message === 'string' ? e.message : String(error)}`, code);
+}

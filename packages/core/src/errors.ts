@@ -32,7 +32,24 @@ export type ErrorCode =
   | 'bad_public_key'
   | 'weak_key'
   // Signidice (docs/spec/signidice.md)
-  | 'non_unique_signature';
+  | 'non_unique_signature'
+  // the table over TCP and its clients (docs/SPEC.md §10.4)
+  | 'bad_message'
+  | 'bad_hello'
+  | 'line_too_long'
+  | 'rate_limited'
+  | 'slow_reader'
+  | 'hello_timeout'
+  | 'too_many_connections'
+  | 'connection_refused'
+  | 'connection_failed'
+  | 'connection_closed'
+  | 'table_silent'
+  | 'bad_challenge'
+  | 'wrong_table'
+  | 'bad_journal'
+  // the command line: a cheat its cheater cannot commit
+  | 'bad_cheater';
 
 export class FairtableError extends Error {
   readonly code: ErrorCode;

@@ -3,14 +3,15 @@
  * of Rochambeau (draft-harkins-rochambeau-02 §4.3, §4.7) from the Commits and
  * Reveals of its players, for any third party to check. Input and output are
  * the judge JSON of docs/spec/rochambeau.md §5; FILE `-` reads stdin. Exit 0
- * when judged (whatever the verdict), 2 when the input cannot be read.
+ * when judged (whatever the verdict), 2 when the input cannot be read or is
+ * beyond the limits (N of more than MAX_N_DIGITS digits).
  */
 import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { hash as nodeHash } from 'node:crypto';
 import type { Command } from 'commander';
 import { judge } from '@fairtable/core/rochambeau/judge.js';
-import { judgeOutputChunks, readJudgeInput } from '@fairtable/core/rochambeau/judge-json.js';
+import { judgeOutputChunks, readJudgeInput, MAX_N_DIGITS } from '@fairtable/core/rochambeau/judge-json.js';
 import type { Digest, HashName } from '@fairtable/core/rochambeau/hashes.js';
 
 const OPENSSL_NAME: Readonly<Record<HashName, string>> = {
@@ -71,7 +72,8 @@ export function register(program: Command): void {
     .command('judge')
     .description(
       'judge a game from its Commits and Reveals and print the verdict as JSON\n' +
-        'input: {"N": 101, "hash": "sha-256", "game": "<id, fairtable games only>", "players": [{"id", "commit": hex|null, "reveal": hex|null}]}',
+        'input: {"N": 101, "hash": "sha-256", "game": "<id, fairtable games only>", "players": [{"id", "commit": hex|null, "reveal": hex|null}]}\n' +
+        `limits: N has at most ${MAX_N_DIGITS} decimal digits (exit 2 beyond)`,
     )
     .argument('<file>', 'the judge input as JSON; - reads stdin')
     .action(async (file: string) => {

@@ -217,8 +217,18 @@ function member(reader: Reader, allowed: readonly string[], seen: number, where:
   return index;
 }
 
+/**
+ * The most decimal digits N may have in a judge input. Far beyond any game
+ * (N = 10^1000 has 416-octet states) and it keeps the judge's work bounded:
+ * a million-digit N cost 100 s of BigInt arithmetic before it was refused.
+ */
+export const MAX_N_DIGITS = 1000;
+
 function readN(reader: Reader): bigint {
   const text = reader.peek() === QUOTE ? reader.string() : reader.number();
+  if (text.length > MAX_N_DIGITS) {
+    throw new FairtableError('out_of_range', `N: ${text.length} digits; at most ${MAX_N_DIGITS} are accepted`, { field: 'N' });
+  }
   if (!/^[1-9][0-9]*$/.test(text)) {
     throw new FairtableError('bad_input', `N: expected a positive integer as a JSON number or decimal string, got ${text}`, { field: 'N' });
   }

@@ -6,10 +6,11 @@
  * honest seat knows nothing of them.
  */
 import type { Body } from '../envelope.js';
+import type { JsonValue } from '../jcs.js';
 import type { KeyPair } from '../identity.js';
 import type { Registry } from '../registry.js';
 import { Referee } from '../referee.js';
-import { Seat, type SignFn } from '../seat/seat.js';
+import { Seat, type SeatOptions, type SignFn } from '../seat/seat.js';
 import type { VerifyFn } from '../transcript.js';
 import { cheatHook, earlyMove, type Cheat } from './cheats.js';
 import type { Link, NetNode } from './network.js';
@@ -23,6 +24,8 @@ export interface SimPlayerOptions {
   readonly registry?: Registry;
   /** A clock of CPU time for the simulation's figures (the bench passes performance.now). */
   readonly cpuClock?: () => number;
+  /** Resume the seat from its copy of the log (and its journal of decisions): Seat.resume. */
+  readonly resume?: { readonly lines: readonly string[]; readonly journal?: readonly JsonValue[]; readonly inFlight?: string | null };
 }
 
 export class SimPlayer implements NetNode {
@@ -50,7 +53,7 @@ export class SimPlayer implements NetNode {
     this.cpuClock = options.cpuClock ?? ((): number => 0);
     const t0 = this.cpuClock();
     const hook = cheat === null ? undefined : cheatHook(cheat, { random, ...(prover === undefined ? {} : { prover }), ...(sign === undefined ? {} : { sign }), keys });
-    this.seat = new Seat({
+    const seatOptions: SeatOptions = {
       id,
       keys,
       setupLine,
@@ -65,7 +68,9 @@ export class SimPlayer implements NetNode {
       ...(prover === undefined ? {} : { prover }),
       ...(options.registry === undefined ? {} : { registry: options.registry }),
       ...(hook === undefined ? {} : { outgoing: hook }),
-    });
+    };
+    const r = options.resume;
+    this.seat = r === undefined ? new Seat(seatOptions) : Seat.resume(seatOptions, r.lines, r.journal ?? [], r.inFlight ?? null);
     this.cpuMs += this.cpuClock() - t0;
   }
 

@@ -1,0 +1,140 @@
+/**
+ * Every command README.md shows, run as written (through bash, `npx fairtable`
+ * being the built binary) in a fresh directory, in the README's order: each
+ * must exit as the README says, and each cheat it shows must really be caught,
+ * the audit naming the cheater. A command added to the README without an
+ * expectation here fails the test.
+ */
+import { describe, expect, it, beforeAll } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const main = join(root, 'packages/cli/dist/main.js');
+const dir = mkdtempSync(join(tmpdir(), 'fairtable-readme-'));
+const bin = join(dir, '.bin');
+
+interface Result {
+  readonly code: number | null;
+  readonly out: string;
+  readonly err: string;
+}
+
+/** The README's shell commands, in order: every line of every ```sh block that is not a comment. */
+function readmeCommands(): string[] {
+  const text = readFileSync(join(root, 'README.md'), 'utf8');
+  const commands: string[] = [];
+  for (const block of text.matchAll(/```sh\n([\s\S]*?)```/g)) {
+    for (const line of block[1]!.split('\n')) if (line.trim() !== '' && !line.trim().startsWith('#')) commands.push(line.trim());
+  }
+  return commands;
+}
+
+function bash(command: string): Promise<Result> {
+  const child = spawn('bash', ['-c', command], { cwd: dir, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+}
+
+beforeAll(() => {
+  const b = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: root, encoding: 'utf8' });
+  if (b.status !== 0) throw new Error(`build failed: ${b.stdout}${b.stderr}`);
+  // `npx fairtable` is the built binary; the README's paths into the repository resolve through a link.
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'npx'), `#!/bin/sh\nif [ "$1" = fairtable ]; then shift; exec "${process.execPath}" "${main}" "$@"; fi\necho "README runs only npx fairtable" >&2; exit 127\n`);
+  chmodSync(join(bin, 'npx'), 0o755);
+  symlinkSync(join(root, 'packages'), join(dir, 'packages'));
+}, 120_000);
+
+type Check = (r: Result) => void;
+
+const exits =
+  (code: number, more?: Check): Check =>
+  (r) => {
+    expect(r.code, `${r.out}\n${r.err}`).toBe(code);
+    more?.(r);
+  };
+
+/** What each README command must do; the first pattern that matches a command applies. */
+const EXPECT: [RegExp, Check | 'skip'][] = [
+  // The whole suite: this test is part of it.
+  [/^npm ci && npm test\b/, 'skip'],
+  [/^npm ci && npm start\b/, exits(0, (r) => expect(r.out).toMatch(/cheater game[\s\S]*audit: \S+ by p1 /))],
+  [/ keygen --name \w+ .*> \S+\.pub\.json/, exits(0)],
+  [/ simulate dice .*--cheat equivocate --cheater p2/, exits(0)],
+  [/ audit cheat\.jsonl$|audit cheat\.jsonl\s+#/, exits(1, (r) => expect(r.out).toMatch(/equivocation\s+p2/))],
+  [/ audit game\.jsonl --json/, exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ valid: true, violations: [] }))],
+  [/ simulate (monopoly|rochambeau) /, exits(0)],
+  [/ random .*--dice 6 --count 10/, exits(0, (r) => expect(r.out.trim().split('\n').every((v) => /^[1-6]$/.test(v))).toBe(true))],
+  [/ armor game\.jsonl > move\.txt/, exits(0, () => expect(readFileSync(join(dir, 'move.txt'), 'utf8')).toMatch(/BEGIN FAIRTABLE MESSAGE/))],
+  [/ dearmor move\.txt/, exits(0, (r) => expect(r.out.trim()).toBe(readFileSync(join(dir, 'game.jsonl'), 'utf8').trim()))],
+  [/^node -e .*> game\.json$/, exits(0)],
+  [/ rochambeau judge game\.json/, exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ winner: expect.any(String) }))],
+  [/ vrf keygen/, exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ sk: expect.any(String), pk: expect.any(String) }))],
+  [/ vrf prove /, exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ pi: expect.stringMatching(/^[0-9a-f]{160}$/), beta: expect.any(String) }))],
+  [/ simulate signidice .*--cheat house-key-swap/, exits(0)],
+  [/ audit roulette\.jsonl/, exits(1, (r) => expect(r.out).toMatch(/key_swap\s+house/))],
+  [/ audit casino\.jsonl/, exits(0, (r) => expect(r.out).toMatch(/VALID/))],
+  [/ signidice house .*--resume /, exits(0, (r) => expect(JSON.parse(r.out.trim().split('\n').pop()!)).toMatchObject({ player: 'house', forfeits: [] }))],
+];
+
+describe('README.md', () => {
+  it('every command it shows runs and does what it says', async () => {
+    const commands = readmeCommands();
+    expect(commands.length).toBeGreaterThan(15);
+    let port: string | null = null;
+    let house: Promise<Result> | null = null;
+    const ran: string[] = [];
+    for (const raw of commands) {
+      const command = port === null ? raw : raw.replace(/--port n\b/, `--port ${port}`);
+      if (/ signidice house /.test(command) && !command.includes('--resume')) {
+        // The house serves until its game ends; the README's next command is a player in another terminal.
+        const child = spawn('bash', ['-c', command], { cwd: dir, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` } });
+        let out = '';
+        let err = '';
+        child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+        port = await new Promise<string>((resolve, reject) => {
+          child.stdout.on('data', (d: Buffer) => {
+            out += d.toString();
+            const m = /PORT (\d+)/.exec(out);
+            if (m) resolve(m[1]!);
+          });
+          child.on('close', () => reject(new Error(`house exited: ${err}`)));
+        });
+        house = new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+        ran.push(command);
+        continue;
+      }
+      if (/ signidice play /.test(command)) {
+        expect(command).toMatch(/--port \d+/);
+        const player = await bash(command);
+        const h = await house!;
+        exits(0)(player);
+        exits(0)(h);
+        // Both seats print the same balances, and the player's copy is the house's transcript.
+        const balances = (r: Result): string => JSON.stringify((JSON.parse(r.out.trim().split('\n').pop()!) as { balances: unknown }).balances);
+        expect(balances(player)).toBe(balances(h));
+        const copy = /--out (\S+)/.exec(command)![1]!;
+        expect(readFileSync(join(dir, copy), 'utf8')).toBe(readFileSync(join(dir, 'casino.jsonl'), 'utf8'));
+        ran.push(command);
+        continue;
+      }
+      const entry = EXPECT.find(([pattern]) => pattern.test(command));
+      expect(entry, `README command with no expectation in this test: ${command}`).toBeDefined();
+      const check = entry![1];
+      if (check === 'skip') continue;
+      if (command.startsWith('npm ci && npm start')) check(await bash(`npx fairtable demo --dir .`));
+      else check(await bash(command));
+      const pub = / keygen --name (\w+) .*> (\S+)/.exec(command);
+      if (pub) expect(JSON.parse(readFileSync(join(dir, pub[2]!), 'utf8'))).toMatchObject({ name: pub[1], publicKey: expect.stringMatching(/^[0-9a-f]{64}$/) });
+      ran.push(command);
+    }
+    expect(ran.some((c) => c.includes('--resume'))).toBe(true);
+  }, 240_000);
+});
