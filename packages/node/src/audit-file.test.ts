@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { auditText, type Verdict } from '@fairtable/core/audit.js';
-import { simulate } from '@fairtable/core/sim/simulate.js';
+import { appendEquivocation, simKeys, simulate } from '@fairtable/core/sim/simulate.js';
 import type { Envelope } from '@fairtable/core/envelope.js';
 import { auditFile } from '@fairtable/node/audit-file.js';
 
@@ -29,7 +29,8 @@ beforeAll(() => {
 });
 
 const dice = simulate({ protocol: 'dice', players: 3, seed: new Uint8Array(32).fill(7), turns: 2 }).lines;
-const equivocation = simulate({ protocol: 'chain', players: 3, seed: new Uint8Array(32).fill(2), cheat: 'equivocate', cheater: 'p1' }).lines;
+// An orderer refuses an equivocation at its door (docs/SPEC.md §10.1); a file can still hold one.
+const equivocation = appendEquivocation(simulate({ protocol: 'chain', players: 3, seed: new Uint8Array(32).fill(2) }).lines, 'p1', simKeys(new Uint8Array(32).fill(2), 1));
 
 interface Shape {
   valid: boolean;

@@ -47,7 +47,7 @@ export function register(program: Command): void {
       if (opts.workers !== undefined) {
         workers = Number(opts.workers);
         if (!/^[0-9]+$/.test(opts.workers) || workers < 1 || workers > MAX_WORKERS) {
-          unreadable('bad_input', `--workers must be a whole number from 1 to ${MAX_WORKERS}, not "${opts.workers}"`);
+          unreadable('out_of_range', `--workers must be a whole number from 1 to ${MAX_WORKERS}, not "${opts.workers}"`);
         }
       }
       if (!existsSync(file)) unreadable('bad_input', `${file}: no such file`);

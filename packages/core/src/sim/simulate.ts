@@ -7,7 +7,7 @@
 import { toHex, u32be, utf8 } from '../bytes.js';
 import { taggedHash } from '../hash.js';
 import { generateKeyPair, type KeyPair } from '../identity.js';
-import { envelopeLine, type Envelope } from '../envelope.js';
+import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '../envelope.js';
 import { createSetupEnvelope, type GameSetup } from '../setup.js';
 import { RandomStream } from '../stream.js';
 import { FairtableError } from '../errors.js';
@@ -119,7 +119,7 @@ export function simulate(options: SimOptions): SimResult {
   if (cheater !== null && !ids.includes(cheater)) throw new FairtableError('bad_input', `--cheater must be one of ${ids[0]} … ${ids[ids.length - 1]}`, { field: 'cheater' });
   if (cheater !== null && options.cheat !== undefined) {
     const why = cheatApplies(options.cheat, options.protocol === 'signidice' ? 'signidice' : options.protocol, cheater);
-    if (why !== null) throw new FairtableError('bad_input', `--cheat ${options.cheat}: ${why}`, { field: 'cheat' });
+    if (why !== null) throw new FairtableError('bad_cheater', `--cheat ${options.cheat}: ${why}`, { field: 'cheat' });
   }
   const house = isSignidice ? (options.house ?? ecvrfHouse('ecvrf-ell2', taggedHash('sim-house', options.seed))) : null;
   const setup = setupFor(options, keys, ids, house?.key ?? null);
@@ -183,4 +183,17 @@ export function tamper(lines: string[], cheater: string, keys: KeyPair): string[
   const out = lines.slice();
   out[line] = envelopeLine(altered);
   return out;
+}
+
+/**
+ * An equivocation as it stands in a log that was not built through a door (a file, mail): the cheater
+ * signs a second, different envelope for the position of its first one and it is appended at the end.
+ */
+export function appendEquivocation(lines: readonly string[], cheater: string, keys: KeyPair): string[] {
+  const first = lines.map((t) => JSON.parse(t) as Envelope).find((e, i) => i > 0 && e.from === cheater);
+  if (first === undefined) throw new FairtableError('bad_input', `equivocation: ${cheater} has no envelope to contradict`);
+  const { sig: _sig, ...unsigned } = first;
+  const last = JSON.parse(lines[lines.length - 1]!) as Envelope;
+  const second = signEnvelope({ ...unsigned, at: lines.length, head: envelopeHash(last), body: { ...first.body, variant: true } }, keys.secretKey);
+  return [...lines, envelopeLine(second)];
 }
