@@ -26,7 +26,12 @@ export type ErrorCode =
   | 'bad_public_key'
   | 'weak_key'
   // Signidice (docs/spec/signidice.md)
-  | 'non_unique_signature';
+  | 'non_unique_signature'
+  // Diplomacy (docs/spec/diplomacy.md)
+  | 'bad_order'
+  | 'unknown_province'
+  | 'bad_position'
+  | 'game_over';
 
 export class FairtableError extends Error {
   readonly code: ErrorCode;
