@@ -88,17 +88,15 @@ function checkMovement(map: GameMap, units: ReadonlyMap<string, Unit>, unit: Uni
     return { ok: true, order: { ...order, to: targets[0] as string } };
   }
   if (order.kind === 'support') {
+    const to = order.to === null ? null : provinceOf(order.to);
     if (order.from === here) return no('a unit cannot support itself');
-    if (order.to === here) return no('a unit cannot support a move into its own province');
-    const reach = order.to ?? order.from;
+    if (to === here) return no('a unit cannot support a move into its own province');
+    const reach = to ?? order.from;
     if (!map.reaches(unit.type, unit.at, reach)) return no(`${unit.at} cannot reach ${reach}`);
     const target = units.get(order.from);
     if (target === undefined) return no(`no unit in ${order.from}`);
-    if (order.to !== null && !map.reaches(target.type, target.at, order.to)) {
-      // A supported army may be going by convoy; only a fleet's move can be checked here.
-      if (target.type === 'fleet') return no(`the fleet in ${order.from} cannot reach ${order.to}`);
-    }
-    return { ok: true, order: { ...order, target: target.type } };
+    // An army moves to a province, so a coast in the support means nothing.
+    return { ok: true, order: { ...order, target: target.type, to: target.type === 'army' ? to : order.to } };
   }
   if (order.kind !== 'convoy') return no('not a movement order');
   if (unit.type !== 'fleet' || map.province(here)?.kind !== 'sea') return no('only a fleet at sea can convoy');
@@ -214,23 +212,29 @@ function movementPhase(map: GameMap, position: Position, read: Read): Adjudicati
     list.push({ fleet: units.get(province) as Unit });
     convoyOrders.set(key, list);
   }
-  const chainExists = (from: string, to: string): boolean => {
-    const fleets = (convoyOrders.get(`${from}>${to}`) ?? []).map((f) => f.fleet);
-    const seen = new Set<Unit>();
-    const queue = fleets.filter((f) => map.reaches('fleet', f.at, from));
-    queue.forEach((f) => seen.add(f));
-    for (let q = 0; q < queue.length; q++) {
-      const f = queue[q] as Unit;
-      if (map.reaches('fleet', f.at, to)) return true;
-      for (const g of fleets) {
-        if (!seen.has(g) && map.reaches('fleet', f.at, provinceOf(g.at))) {
-          seen.add(g);
-          queue.push(g);
+  const atSea = position.units.filter((u) => u.type === 'fleet' && map.province(provinceOf(u.at))?.kind === 'sea');
+  /** The fleets that lie on some chain from `from` to `to`: reachable from the start and able to reach the end. */
+  const onRoute = (fleets: readonly Unit[], from: string, to: string): Unit[] => {
+    const spread = (start: string): Set<Unit> => {
+      const seen = new Set<Unit>(fleets.filter((f) => map.reaches('fleet', f.at, start)));
+      const queue = [...seen];
+      for (let q = 0; q < queue.length; q++) {
+        const f = queue[q] as Unit;
+        for (const g of fleets) {
+          if (!seen.has(g) && map.reaches('fleet', f.at, provinceOf(g.at))) {
+            seen.add(g);
+            queue.push(g);
+          }
         }
       }
-    }
-    return false;
+      return seen;
+    };
+    const forward = spread(from);
+    const backward = spread(to);
+    return fleets.filter((f) => forward.has(f) && backward.has(f));
   };
+  const fleetsCouldConvoy = (from: string, to: string): boolean => onRoute(atSea, from, to).length > 0;
+  const convoyRoute = (from: string, to: string): Unit[] => onRoute((convoyOrders.get(`${from}>${to}`) ?? []).map((f) => f.fleet), from, to);
 
   const board: BoardUnit[] = [];
   const boardIndex = new Map<string, number>();
@@ -248,12 +252,16 @@ function movementPhase(map: GameMap, position: Position, read: Read): Adjudicati
         const to = provinceOf(o.to);
         if (unit.type === 'army') {
           const byLand = map.reaches('army', unit.at, to);
-          const chain = chainExists(province, to);
-          const intent = o.viaConvoy || (convoyOrders.get(`${province}>${to}`) ?? []).some((f) => f.fleet.power === unit.power);
-          if (!byLand && !chain) invalid.set(entry.index, `no convoy route from ${province} to ${to}`);
+          const route = convoyRoute(province, to);
+          const chain = route.length > 0;
+          // An army next to its destination goes by convoy when asked to, or when a fleet of its own
+          // power convoys it from a place on some chain of fleets at sea between the two (DATC 6.G.6, 6.G.7).
+          const ownConvoys = (convoyOrders.get(`${province}>${to}`) ?? []).map((f) => f.fleet).filter((f) => f.power === unit.power);
+          const intent = o.viaConvoy || (ownConvoys.length > 0 && onRoute(atSea, province, to).some((f) => ownConvoys.includes(f)));
+          if (!byLand && !fleetsCouldConvoy(province, to)) invalid.set(entry.index, `no fleets could convoy ${province} to ${to}`);
           else order = { kind: 'move', to, toLocation: to, viaConvoy: !byLand || (chain && intent) };
         } else order = { kind: 'move', to, toLocation: o.to, viaConvoy: false };
-      } else if (o.kind === 'support') order = { kind: 'support', from: o.from, to: o.to };
+      } else if (o.kind === 'support') order = { kind: 'support', from: o.from, to: o.to === null ? null : provinceOf(o.to), toLocation: o.to };
       else if (o.kind === 'convoy') order = { kind: 'convoy', from: o.from, to: o.to };
     }
     boardIndex.set(province, board.length);

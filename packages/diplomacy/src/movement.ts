@@ -17,7 +17,8 @@ import type { GameMap } from './map.js';
 export type MoveOrder =
   | { readonly kind: 'hold' }
   | { readonly kind: 'move'; readonly to: string; readonly toLocation: string; readonly viaConvoy: boolean }
-  | { readonly kind: 'support'; readonly from: string; readonly to: string | null }
+  /** `toLocation`: the destination as written, with a coast only when the writer gave one for a fleet. */
+  | { readonly kind: 'support'; readonly from: string; readonly to: string | null; readonly toLocation: string | null }
   | { readonly kind: 'convoy'; readonly from: string; readonly to: string };
 
 export interface BoardUnit {
@@ -68,7 +69,7 @@ export function adjudicateMovement(map: GameMap, units: readonly BoardUnit[]): M
     if (o.kind === 'support') {
       const t = at.get(o.from);
       const target = t === undefined ? undefined : (units[t] as BoardUnit).order;
-      const ok = t !== undefined && target !== undefined && (o.to === null ? target.kind !== 'move' : target.kind === 'move' && target.to === o.to);
+      const ok = t !== undefined && target !== undefined && (o.to === null ? target.kind !== 'move' : target.kind === 'move' && target.to === o.to && (o.toLocation === o.to || o.toLocation === target.toLocation));
       matched[i] = ok;
       if (ok) (supportsOf[t as number] as number[]).push(i);
     } else if (o.kind === 'convoy') {
@@ -144,7 +145,7 @@ export function adjudicateMovement(map: GameMap, units: readonly BoardUnit[]): M
       if (o.kind === 'convoy' && matched[k] === true) {
         const army = at.get(o.from);
         if (army !== undefined) convoyed.add(army);
-      } else if (o.kind === 'move' && o.viaConvoy) convoyed.add(k);
+      }
     }
     if (convoyed.size > 0) {
       // Szykman: every convoyed move in the paradox fails and has no effect.

@@ -20,7 +20,7 @@ export type WrittenType = UnitType | null;
 export type Order =
   | { readonly kind: 'hold'; readonly unit: WrittenType; readonly at: string }
   | { readonly kind: 'move'; readonly unit: WrittenType; readonly at: string; readonly to: string; readonly viaConvoy: boolean }
-  /** `to` null: support to hold. Supports name provinces, never coasts. */
+  /** `to` null: support to hold. The supported unit is named by its province; the destination keeps a coast if one was written. */
   | { readonly kind: 'support'; readonly unit: WrittenType; readonly at: string; readonly target: WrittenType; readonly from: string; readonly to: string | null }
   | { readonly kind: 'convoy'; readonly unit: WrittenType; readonly at: string; readonly from: string; readonly to: string }
   | { readonly kind: 'retreat'; readonly unit: WrittenType; readonly at: string; readonly to: string }
@@ -286,7 +286,7 @@ function movementOrder(r: Reader): Order {
     const from = provinceOf(r.location('the supported unit\'s province'));
     if (r.done() || r.word(HOLD)) return { kind: 'support', unit, at, target, from, to: null };
     if (!r.arrow()) r.fail('expected "-" or "H" after the supported unit', r.peek());
-    const to = provinceOf(r.location('the supported move\'s destination'));
+    const to = r.location('the supported move\'s destination');
     return { kind: 'support', unit, at, target, from, to };
   }
   if (r.word(CONVOY)) {
