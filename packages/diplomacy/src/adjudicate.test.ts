@@ -1,0 +1,83 @@
+/**
+ * Phase sequencing, centre ownership, victory and the defaults for missing
+ * orders (docs/spec/diplomacy.md §3.6–3.8); DATC covers the rest.
+ */
+import { describe, expect, it } from 'vitest';
+import { FairtableError } from '@fairtable/core/errors.js';
+import { adjudicate, checkOrders } from './adjudicate.js';
+import { readPosition, startingPosition } from './position.js';
+import { standardMap as map } from './standard.js';
+
+const phase = (season: string, year: number, type: string) => ({ season, year, type });
+
+describe('phases', () => {
+  it('spring movement with no dislodgement goes to fall movement; units without orders hold', () => {
+    const { position, results } = adjudicate(map, startingPosition(map), [{ power: 'france', text: 'A par - bur' }]);
+    expect(position.phase).toEqual(phase('fall', 1901, 'movement'));
+    expect(position.units.find((u) => u.power === 'france' && u.type === 'army' && u.at === 'bur')).toBeDefined();
+    expect(position.units).toHaveLength(22);
+    expect(results).toEqual([{ power: 'france', text: 'A par - bur', order: 'A par - bur', status: 'succeeded', reason: null }]);
+  });
+
+  it('orders for another power\'s unit, unreadable orders and second orders are reported, not obeyed', () => {
+    const { results } = adjudicate(map, startingPosition(map), [
+      { power: 'germany', text: 'A par - bur' },
+      { power: 'france', text: 'A par - xyz' },
+      { power: 'france', text: 'A mar - bur' },
+      { power: 'france', text: 'A mar - spa' },
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['ignored', 'invalid', 'succeeded', 'ignored']);
+  });
+
+  it('fall: centres change hands, then adjustments; the builds follow', () => {
+    const fall = readPosition(map, { phase: phase('fall', 1901, 'movement'), units: [{ power: 'france', type: 'army', at: 'bur' }, { power: 'germany', type: 'army', at: 'ruh' }], supplyCenterOwners: null });
+    const { position } = adjudicate(map, fall, [{ power: 'france', text: 'A bur - bel' }]);
+    expect(position.phase).toEqual(phase('fall', 1901, 'adjustment'));
+    expect(position.supplyCenterOwners.find((o) => o.at === 'bel')).toEqual({ power: 'france', at: 'bel' });
+    const built = adjudicate(map, position, [{ power: 'france', text: 'Build F bre' }, { power: 'france', text: 'Build A par' }, { power: 'germany', text: 'Waive' }]);
+    expect(built.results.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(built.position.phase).toEqual(phase('spring', 1902, 'movement'));
+    expect(built.position.units.filter((u) => u.power === 'france').map((u) => u.at)).toEqual(['bel', 'bre', 'par']);
+    // Germany waived one of its two builds and sent nothing for the other, which is waived too.
+    expect(built.position.units.filter((u) => u.power === 'germany')).toHaveLength(1);
+  });
+
+  it('no adjustments due: fall goes straight to the next spring', () => {
+    const { position } = adjudicate(map, { ...startingPosition(map), phase: phase('fall', 1901, 'movement') }, []);
+    expect(position.phase).toEqual(phase('spring', 1902, 'movement'));
+  });
+
+  it('a retreat phase: missing retreat orders disband', () => {
+    const spring = readPosition(map, {
+      phase: phase('spring', 1901, 'movement'),
+      units: [{ power: 'germany', type: 'army', at: 'mun' }, { power: 'germany', type: 'army', at: 'ruh' }, { power: 'france', type: 'army', at: 'bur' }],
+      supplyCenterOwners: null,
+    });
+    const moved = adjudicate(map, spring, [{ power: 'germany', text: 'A mun - bur' }, { power: 'germany', text: 'A ruh S A mun - bur' }]);
+    expect(moved.position.phase).toEqual(phase('spring', 1901, 'retreat'));
+    expect(moved.position.dislodged).toEqual([{ power: 'france', type: 'army', at: 'bur', attackerFrom: 'mun', attackerViaConvoy: false }]);
+    const retreat = adjudicate(map, moved.position, []);
+    expect(retreat.position.phase).toEqual(phase('fall', 1901, 'movement'));
+    expect(retreat.position.units.map((u) => u.at)).toEqual(['bur', 'ruh']);
+  });
+
+  it('eighteen centres after the fall win, and the game stops', () => {
+    const centres = map.supplyCenters.filter((c) => c !== 'mos' && c !== 'war');
+    const owners = centres.slice(0, 17).map((at) => ({ power: 'russia', at }));
+    const fall = readPosition(map, { phase: phase('fall', 1910, 'movement'), units: [{ power: 'russia', type: 'army', at: 'ukr' }], supplyCenterOwners: owners });
+    const { position } = adjudicate(map, fall, [{ power: 'russia', text: 'A ukr - war' }]);
+    expect(position.supplyCenterOwners.filter((o) => o.power === 'russia')).toHaveLength(18);
+    expect(position.winner).toBe('russia');
+    expect(() => adjudicate(map, position, [])).toThrow(FairtableError);
+    const seventeen = adjudicate(map, fall, [{ power: 'russia', text: 'A ukr H' }]).position;
+    expect(seventeen.winner).toBeNull();
+  });
+});
+
+describe('checkOrders', () => {
+  it('gives each order its canonical form or its error', () => {
+    const checked = checkOrders(map, startingPosition(map), 'russia', ['F StP/sc moves to Gulf of Bothnia', 'A war - ber', 'A mos - nowhere', 'A par H', 'F sev S A war - ukr']);
+    expect(checked.map((c) => c.order)).toEqual(['F stp/sc - bot', 'A war - ber', null, 'A par H', 'F sev S A war - ukr']);
+    expect(checked.map((c) => c.error?.code ?? null)).toEqual([null, 'illegal_order', 'unknown_province', 'illegal_order', 'illegal_order']);
+  });
+});
