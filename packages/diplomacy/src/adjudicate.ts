@@ -172,19 +172,19 @@ const sortUnits = <T extends Unit>(units: readonly T[]): T[] => [...units].sort(
  * does not have, or break the rules get a result saying so; the rules' default
  * stands in for them (hold, disband, waive, civil disorder).
  */
-export function adjudicate(map: GameMap, position: Position, orders: readonly OrderInput[]): Adjudication {
+export function adjudicate(map: GameMap, position: Position, orders: readonly OrderInput[], options: { readonly selfCheck?: boolean } = {}): Adjudication {
   if (position.winner !== null) throw new FairtableError('game_over', `the game is over: ${position.winner} has won`, { field: 'winner' });
   if (!Array.isArray(orders)) throw new FairtableError('bad_input', 'orders must be an array', { field: 'orders' });
   const type = position.phase.type;
   const read = readOrders(map, type, orders);
-  if (type === 'movement') return movementPhase(map, position, read);
+  if (type === 'movement') return movementPhase(map, position, read, options.selfCheck === true);
   if (type === 'retreat') return retreatPhase(map, position, read);
   return adjustmentPhase(map, position, read);
 }
 
 type Read = ReturnType<typeof readOrders>;
 
-function movementPhase(map: GameMap, position: Position, read: Read): Adjudication {
+function movementPhase(map: GameMap, position: Position, read: Read, selfCheck: boolean): Adjudication {
   const units = new Map<string, Unit>(position.units.map((u) => [provinceOf(u.at), u]));
   const results: (OrderResult | null)[] = read.map(() => null);
   const chosen = new Map<string, { index: number; checked: Checked }>();
@@ -269,7 +269,7 @@ function movementPhase(map: GameMap, position: Position, read: Read): Adjudicati
     board.push({ power: unit.power, type: unit.type, at: unit.at, province, order });
   }
 
-  const outcome = adjudicateMovement(map, board);
+  const outcome = adjudicateMovement(map, board, { selfCheck });
 
   board.forEach((u, i) => {
     const index = orderIndex[i] as number;

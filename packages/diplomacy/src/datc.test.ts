@@ -37,7 +37,7 @@ describe('DATC v2.4 §6', () => {
         contested: c.pre.contested ?? [],
         supplyCenterOwners: c.pre.supplyCenterOwners,
       });
-      const { position: next, results } = adjudicate(standardMap, position, c.orders);
+      const { position: next, results } = adjudicate(standardMap, position, c.orders, { selfCheck: true });
       expect(results).toHaveLength(c.orders.length);
       const units = next.units.map(key).sort();
       const dislodged = next.dislodged.map(key).sort();

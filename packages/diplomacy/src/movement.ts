@@ -46,7 +46,11 @@ const UNRESOLVED = 0;
 const GUESSING = 1;
 const RESOLVED = 2;
 
-export function adjudicateMovement(map: GameMap, units: readonly BoardUnit[]): MovementOutcome {
+/**
+ * `selfCheck` (tests only) re-decides every decision against the final ones
+ * and throws if any differs: the outcome must be a consistent resolution.
+ */
+export function adjudicateMovement(map: GameMap, units: readonly BoardUnit[], options: { readonly selfCheck?: boolean } = {}): MovementOutcome {
   const n = units.length;
   const at = new Map<string, number>();
   units.forEach((u, i) => at.set(u.province, i));
@@ -95,50 +99,73 @@ export function adjudicateMovement(map: GameMap, units: readonly BoardUnit[]): M
   const state = new Uint8Array(n);
   const result: boolean[] = new Array<boolean>(n).fill(false);
   const paradox: boolean[] = new Array<boolean>(n).fill(false);
-  const deps: number[] = [];
+  // When each decision began to be guessed; a decision that reads a guess
+  // begun earlier than its own depends on a cycle it does not head.
+  const started = new Float64Array(n);
+  let clock = 0;
+  // Per decision being computed: the earliest guess it has read so far.
+  const lows: number[] = [];
+  // Decisions left unresolved because they depend on a guess further out; the head of their cycle settles them.
+  const pending: number[] = [];
+  const note = (low: number): void => {
+    const top = lows.length - 1;
+    if (top >= 0 && low < (lows[top] as number)) lows[top] = low;
+  };
+  const run = (i: number): { value: boolean; low: number } => {
+    lows.push(Infinity);
+    const value = decide(i);
+    return { value, low: lows.pop() as number };
+  };
 
   const resolve = (i: number): boolean => {
     if (state[i] === RESOLVED) return result[i] as boolean;
     if (state[i] === GUESSING) {
-      if (!deps.includes(i)) deps.push(i);
+      note(started[i] as number);
       return result[i] as boolean;
     }
-    const old = deps.length;
+    const mark = pending.length;
+    const mine = ++clock;
+    started[i] = mine;
+    state[i] = GUESSING;
     result[i] = false;
-    state[i] = GUESSING;
-    const first = decide(i);
-    if (deps.length === old) {
-      if (state[i] !== RESOLVED) {
-        result[i] = first;
-        state[i] = RESOLVED;
-      }
-      return result[i] as boolean;
-    }
-    if (deps[old] !== i) {
-      deps.push(i);
-      result[i] = first;
-      return first;
-    }
-    for (let k = old; k < deps.length; k++) state[deps[k] as number] = UNRESOLVED;
-    deps.length = old;
-    result[i] = true;
-    state[i] = GUESSING;
-    const second = decide(i);
-    if (first === second) {
-      for (let k = old; k < deps.length; k++) state[deps[k] as number] = UNRESOLVED;
-      deps.length = old;
-      result[i] = first;
+    const first = run(i);
+    if (first.low === Infinity) {
       state[i] = RESOLVED;
-      return first;
+      result[i] = first.value;
+      return first.value;
     }
-    backup(old);
+    if (first.low < mine) {
+      // Part of a bigger cycle: leave it to that cycle's head.
+      pending.push(i);
+      result[i] = first.value;
+      note(first.low);
+      return first.value;
+    }
+    // This decision heads a cycle: try the other guess.
+    for (let k = mark; k < pending.length; k++) state[pending[k] as number] = UNRESOLVED;
+    pending.length = mark;
+    result[i] = true;
+    const second = run(i);
+    if (second.low < mine) {
+      pending.push(i);
+      result[i] = second.value;
+      note(second.low);
+      return second.value;
+    }
+    const cycle = [i, ...pending.slice(mark)];
+    for (let k = mark; k < pending.length; k++) state[pending[k] as number] = UNRESOLVED;
+    pending.length = mark;
+    if (first.value === second.value) {
+      state[i] = RESOLVED;
+      result[i] = first.value;
+      return first.value;
+    }
+    // Both guesses hold, or neither does.
+    backup(cycle);
     return resolve(i);
   };
 
-  /** Two or no consistent answers for the cycle deps[old..]. */
-  const backup = (old: number): void => {
-    const cycle = deps.slice(old);
-    deps.length = old;
+  const backup = (cycle: readonly number[]): void => {
     const convoyed = new Set<number>();
     for (const k of cycle) {
       const o = (units[k] as BoardUnit).order;
@@ -148,7 +175,7 @@ export function adjudicateMovement(map: GameMap, units: readonly BoardUnit[]): M
       }
     }
     if (convoyed.size > 0) {
-      // Szykman: every convoyed move in the paradox fails and has no effect.
+      // Szykman: every army convoyed through the paradox stays where it is and has no effect.
       for (const k of convoyed) paradox[k] = true;
       for (const k of cycle) state[k] = UNRESOLVED;
     } else {
@@ -265,6 +292,11 @@ export function adjudicateMovement(map: GameMap, units: readonly BoardUnit[]): M
   for (let i = 0; i < n; i++) {
     const o = (units[i] as BoardUnit).order;
     if (o.kind === 'move' || (o.kind === 'support' && matched[i] === true) || (o.kind === 'convoy' && matched[i] === true)) resolve(i);
+  }
+  if (options.selfCheck === true) {
+    for (let i = 0; i < n; i++) {
+      if (state[i] === RESOLVED && decide(i) !== result[i]) throw new Error(`inconsistent decision for the unit at ${(units[i] as BoardUnit).at}`);
+    }
   }
 
   const success = units.map((u, i) => (u.order.kind === 'hold' ? true : (u.order.kind === 'support' || u.order.kind === 'convoy') && matched[i] !== true ? false : (result[i] as boolean)));
