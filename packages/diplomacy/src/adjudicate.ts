@@ -112,10 +112,11 @@ function readOrders(map: GameMap, phase: PhaseType, orders: readonly OrderInput[
     if (typeof input !== 'object' || input === null || typeof input.text !== 'string' || typeof input.power !== 'string') {
       throw new FairtableError('bad_input', 'each order must be {power, text}', { field: 'orders' });
     }
+    const normal = { power: input.power.toLowerCase(), text: input.text };
     try {
-      return { input, parsed: parseOrder(input.text, map, phase), error: null };
+      return { input: normal, parsed: parseOrder(input.text, map, phase), error: null };
     } catch (e) {
-      if (e instanceof FairtableError) return { input, parsed: null, error: e.message };
+      if (e instanceof FairtableError) return { input: normal, parsed: null, error: e.message };
       throw e;
     }
   });

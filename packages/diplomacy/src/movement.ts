@@ -4,12 +4,12 @@
  * Each move, support and convoy has one yes/no decision: the move succeeds,
  * the support is given, the convoying fleet stays. A decision is computed from
  * strengths, which ask for other decisions; `resolve` asks recursively, and
- * where decisions depend on each other in a cycle it guesses: first "no",
- * then "yes". One consistent answer is taken; where both or neither are
+ * where decisions depend on each other in a cycle its head guesses: first
+ * "no", then "yes". One consistent answer is taken; where both or neither are
  * consistent the cycle is either circular movement (every move in it
  * succeeds) or a convoy paradox, settled by the Szykman rule (the convoyed
  * moves in it fail and have no effect). Orders reach this module already
- * checked for legality (legality.ts); an illegal order arrives as a hold.
+ * checked for legality (adjudicate.ts); an illegal order arrives as a hold.
  */
 import type { GameMap } from './map.js';
 

@@ -5,8 +5,8 @@
  * `parseOrder` reads one order for a given phase type: any case, unit letters
  * or words, province ids, names or aliases, coasts as `stp/sc`, `spa(nc)` or
  * `spain (north coast)`, and the usual spellings of each verb. It knows the map
- * but not the position, so what it returns is what was written; `checkOrder`
- * (legality.ts) holds it against a position. `formatOrder` prints the
+ * but not the position, so what it returns is what was written; `checkOrders`
+ * (adjudicate.ts) holds it against a position. `formatOrder` prints the
  * canonical text, which parses back to the same order.
  */
 import { FairtableError } from '@fairtable/core/errors.js';

@@ -49,6 +49,16 @@ describe('fairtable diplomacy', () => {
     expect(out.hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it.each(cases.filter((c) => c.phase.type === 'retreat').map((c) => [c.id, c] as const))('adjudicate: DATC %s from its movement results alone', (_id, c) => {
+    // Only the fields the issue names, plus the case's PRESTATE_RESULTS: no contested, no attackerFrom.
+    const dislodged = (c.pre.dislodged as Unit[]).map((d) => ({ power: d.power, type: d.type, at: d.at }));
+    const input = { phase: c.phase, units: c.pre.units, dislodged, supplyCenterOwners: c.pre.supplyCenterOwners, results: 'results' in c.pre ? c.pre.results : [], orders: c.orders };
+    const run = cli(['adjudicate', '-'], JSON.stringify(input));
+    expect(run.status).toBe(0);
+    const out = JSON.parse(run.stdout) as { units: Unit[] };
+    expect(out.units.map(key).sort()).toEqual((c.post.units as Unit[]).map(key).sort());
+  });
+
   it('adjudicate reads a file and is deterministic', () => {
     const file = join(scratch, 'spring.json');
     writeFileSync(file, JSON.stringify({ phase: { season: 'spring', year: 1901, type: 'movement' }, units: [{ power: 'france', type: 'army', at: 'par' }], supplyCenterOwners: null, orders: [{ power: 'France', text: 'army paris moves to burgundy' }] }));

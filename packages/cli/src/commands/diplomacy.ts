@@ -3,7 +3,9 @@
  * (docs/spec/diplomacy.md §8).
  *
  *   adjudicate FILE|-   one position with orders in, the next position with
- *                       a result per order and the position hash out (JSON)
+ *                       a result per order and the position hash out (JSON);
+ *                       a retreat phase in the DATC layout may give the
+ *                       movement's `results` instead of `contested`
  *   orders FILE --power P --phase S1901M [--position POS]
  *                       each order of a player's file in canonical form, or
  *                       its error
@@ -38,6 +40,47 @@ function readOrderList(value: unknown): OrderInput[] {
   });
 }
 
+interface DatcResult {
+  readonly outcome?: unknown;
+  readonly move?: { readonly from?: unknown; readonly to?: unknown; readonly viaConvoy?: unknown };
+}
+
+/**
+ * A retreat-phase input in the DATC case layout may give the movement's
+ * results (`results`: `{outcome, move: {from, to, viaConvoy}}`) instead of
+ * `contested` and each dislodged unit's `attackerFrom`. Those are derived from
+ * the results, as the case file's README describes: the attacker is the one
+ * successful move into the unit's province; a province is contested when a
+ * move over land failed to enter it, it is empty, and the failed unit was not
+ * dislodged by the unit from there.
+ */
+function withRetreatContext(input: Record<string, unknown>): Record<string, unknown> {
+  const results = input['results'];
+  if (!Array.isArray(results)) return input;
+  const moves = (results as DatcResult[]).filter((r) => typeof r?.move?.from === 'string' && typeof r.move.to === 'string');
+  const province = (loc: unknown): string => String(loc).split('/')[0] as string;
+  const dislodgedIn = Array.isArray(input['dislodged']) ? (input['dislodged'] as Record<string, unknown>[]) : [];
+  const dislodged = dislodgedIn.map((d) => {
+    if (typeof d !== 'object' || d === null || 'attackerFrom' in d) return d;
+    const by = moves.find((r) => r.outcome === 'success' && province(r.move?.to) === province(d['at']));
+    return by === undefined ? d : { ...d, attackerFrom: province(by.move?.from), attackerViaConvoy: by.move?.viaConvoy === true };
+  });
+  let contested = input['contested'];
+  if (contested === undefined) {
+    const occupied = new Set((Array.isArray(input['units']) ? (input['units'] as Record<string, unknown>[]) : []).map((u) => province(u?.['at'])));
+    const set = new Set<string>();
+    for (const r of moves) {
+      const to = province(r.move?.to);
+      const from = province(r.move?.from);
+      if (r.outcome !== 'failure' || r.move?.viaConvoy === true || occupied.has(to)) continue;
+      if (dislodged.some((d) => province(d?.['at']) === from && d?.['attackerFrom'] === to)) continue;
+      set.add(to);
+    }
+    contested = [...set].sort();
+  }
+  return { ...input, dislodged, contested };
+}
+
 /** `S1901M`, `F1901R`, `F1901A` (also `W1901A`) → a phase. */
 export function parsePhaseCode(code: string): Phase {
   const m = /^([SFW])(\d{1,6})([MRA])$/i.exec(code.trim());
@@ -65,7 +108,7 @@ export function register(program: Command): void {
     .action((file: string) => {
       const input = parseJson(readText(file), 'file');
       if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new FairtableError('bad_input', 'the input must be a JSON object', { field: 'file' });
-      const position = readPosition(standardMap, input);
+      const position = readPosition(standardMap, withRetreatContext(input as Record<string, unknown>));
       const orders = readOrderList((input as Record<string, unknown>)['orders']);
       const { position: next, results } = adjudicate(standardMap, position, orders);
       process.stdout.write(`${JSON.stringify({ ...output(next), results, hash: positionHash(standardMap, next) }, null, 2)}\n`);
