@@ -51,6 +51,10 @@ describe('parseOrder: movement', () => {
     ['F nth convoys A yor - yor', 'F nth C A yor - yor'],
     ['England: F nth Convoys A lon - bel', 'F nth C A lon - bel'],
     ['F North Sea convoys army London to Belgium', 'F nth C A lon - bel'],
+    ['A Par - Bur.', 'A par - bur'],
+    ['F St. Petersburg (nc) - Barents Sea;', 'F stp/nc - bar'],
+    ['A Tyrolia - Vienna', 'A tyr - vie'],
+    ['F Gulf of Lyon - Tyrrhenian Sea', 'F lyo - tys'],
   ])('%s → %s', (text, expected) => {
     expect(canon(text)).toBe(expected);
   });
@@ -89,6 +93,8 @@ describe('parseOrder: errors say what and where', () => {
     ['', 'bad_order', 'empty order'],
     ['A par # bur', 'bad_order', 'unexpected character "#"'],
     ['Narnia: A par H', 'bad_order', 'unknown power'],
+    ['A mun - ber - sil', 'bad_order', 'unexpected "-" at character 13'],
+    ['F nth C A lon', 'bad_order', 'expected "-" after the convoyed army'],
   ] as const)('%s → %s', (text, code, fragment) => {
     const e = errorOf(text);
     expect(e.code).toBe(code);

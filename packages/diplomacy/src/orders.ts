@@ -246,7 +246,8 @@ class Reader {
  */
 export function parseOrder(text: string, map: GameMap, phase: PhaseType): Order {
   if (typeof text !== 'string') throw new FairtableError('bad_order', 'an order must be a string', { field: 'order' });
-  const lower = text.toLowerCase();
+  // A full stop or semicolon closing the order, as in a letter, is not part of it.
+  const lower = text.toLowerCase().replace(/[.;]+\s*$/, '');
   const tokens = tokenize(text, lower, spellingsOf(map).hyphenated);
   if (tokens.length === 0) fail(text, 'empty order', 1);
   // An optional "Power:" prefix, as in DATC files.
