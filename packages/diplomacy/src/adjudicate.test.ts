@@ -26,7 +26,30 @@ describe('phases', () => {
       { power: 'france', text: 'A mar - bur' },
       { power: 'france', text: 'A mar - spa' },
     ]);
-    expect(results.map((r) => r.status)).toEqual(['ignored', 'invalid', 'succeeded', 'ignored']);
+    // mar has two different legal orders: they cancel out and it holds (DATC 4.D.3).
+    expect(results.map((r) => r.status)).toEqual(['ignored', 'invalid', 'invalid', 'invalid']);
+  });
+
+  it('one order per unit: an illegal order does not count, the same order twice is one order', () => {
+    const { position, results } = adjudicate(map, startingPosition(map), [
+      { power: 'france', text: 'A par - mao' },
+      { power: 'france', text: 'A par - bur' },
+      { power: 'germany', text: 'A mun - ruh' },
+      { power: 'germany', text: 'army munich moves to ruhr' },
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['invalid', 'succeeded', 'succeeded', 'ignored']);
+    expect(position.units.filter((u) => u.at === 'bur' || u.at === 'ruh')).toHaveLength(2);
+  });
+
+  it('a wrong unit letter is ignored, unless the game agreed on the strict reading', () => {
+    const orders = [{ power: 'france', text: 'A bre - mao' }];
+    const lenient = adjudicate(map, startingPosition(map), orders);
+    expect(lenient.results[0]).toMatchObject({ order: 'F bre - mao', status: 'succeeded' });
+    const strict = adjudicate(map, startingPosition(map), orders, { strictUnitType: true });
+    expect(strict.results[0]?.status).toBe('invalid');
+    expect(strict.position.units.some((u) => u.at === 'bre')).toBe(true);
+    expect(checkOrders(map, startingPosition(map), 'france', ['A bre - mao'])[0]).toMatchObject({ order: 'F bre - mao', error: null });
+    expect(checkOrders(map, startingPosition(map), 'france', ['A bre - mao'], { strictUnitType: true })[0]?.error?.code).toBe('illegal_order');
   });
 
   it('fall: centres change hands, then adjustments; the builds follow', () => {
@@ -59,6 +82,12 @@ describe('phases', () => {
     const retreat = adjudicate(map, moved.position, []);
     expect(retreat.position.phase).toEqual(phase('fall', 1901, 'movement'));
     expect(retreat.position.units.map((u) => u.at)).toEqual(['bur', 'ruh']);
+    const two = adjudicate(map, moved.position, [{ power: 'france', text: 'A bur - par' }, { power: 'france', text: 'A bur - gas' }]);
+    expect(two.results.map((r) => r.status)).toEqual(['invalid', 'invalid']);
+    expect(two.position.units).toHaveLength(2);
+    const one = adjudicate(map, moved.position, [{ power: 'france', text: 'A bur - mun' }, { power: 'france', text: 'A bur - gas' }]);
+    expect(one.results.map((r) => r.status)).toEqual(['invalid', 'succeeded']);
+    expect(one.position.units.map((u) => u.at)).toEqual(['bur', 'gas', 'ruh']);
   });
 
   it('eighteen centres after the fall win, and the game stops', () => {

@@ -40,12 +40,23 @@ export interface Adjudication {
 
 type Checked = { readonly ok: true; readonly order: Order } | { readonly ok: false; readonly reason: string; readonly order: Order };
 
+export interface RuleOptions {
+  /**
+   * An order whose unit letter is not the unit's type is invalid (the unit
+   * holds or disbands). Default false: the letter is ignored, as the DATC
+   * prefers (§3.1); a game may agree on the strict reading instead.
+   */
+  readonly strictUnitType?: boolean;
+  /** Tests only: re-decide every movement decision against the final ones (§3.4). */
+  readonly selfCheck?: boolean;
+}
+
 const TYPE_NAME: Readonly<Record<UnitType, string>> = { army: 'army', fleet: 'fleet' };
 
-/** The order with the unit's type and exact location filled in from the unit it names. */
+/** The order with the unit's type and exact location taken from the unit it names. */
 function withUnit(order: Order, unit: Unit): Order {
   if (order.kind === 'waive' || order.kind === 'build') return order;
-  return { ...order, unit: order.unit ?? unit.type, at: unit.at } as Order;
+  return { ...order, unit: unit.type, at: unit.at } as Order;
 }
 
 /** The unit an order names, if the order is for a unit of the phase. */
@@ -58,11 +69,11 @@ function orderedProvince(order: Order): string | null {
  * not depend on other orders. Army moves to places they cannot reach by land
  * are left to the convoy check.
  */
-function checkMovement(map: GameMap, units: ReadonlyMap<string, Unit>, unit: Unit, written: Order): Checked {
+function checkMovement(map: GameMap, units: ReadonlyMap<string, Unit>, unit: Unit, written: Order, strict: boolean): Checked {
   const order = withUnit(written, unit);
   const no = (reason: string): Checked => ({ ok: false, reason, order });
   if (written.kind !== 'hold' && written.kind !== 'move' && written.kind !== 'support' && written.kind !== 'convoy') return no('not a movement order');
-  if (written.unit !== null && written.unit !== unit.type) return no(`the unit in ${provinceOf(unit.at)} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`);
+  if (strict && written.unit !== null && written.unit !== unit.type) return no(`the unit in ${provinceOf(unit.at)} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`);
   const here = provinceOf(unit.at);
   if (order.kind === 'hold') return { ok: true, order };
   if (order.kind === 'move') {
@@ -173,22 +184,22 @@ const sortUnits = <T extends Unit>(units: readonly T[]): T[] => [...units].sort(
  * does not have, or break the rules get a result saying so; the rules' default
  * stands in for them (hold, disband, waive, civil disorder).
  */
-export function adjudicate(map: GameMap, position: Position, orders: readonly OrderInput[], options: { readonly selfCheck?: boolean } = {}): Adjudication {
+export function adjudicate(map: GameMap, position: Position, orders: readonly OrderInput[], options: RuleOptions = {}): Adjudication {
   if (position.winner !== null) throw new FairtableError('game_over', `the game is over: ${position.winner} has won`, { field: 'winner' });
   if (!Array.isArray(orders)) throw new FairtableError('bad_input', 'orders must be an array', { field: 'orders' });
   const type = position.phase.type;
   const read = readOrders(map, type, orders);
-  if (type === 'movement') return movementPhase(map, position, read, options.selfCheck === true);
-  if (type === 'retreat') return retreatPhase(map, position, read);
-  return adjustmentPhase(map, position, read);
+  if (type === 'movement') return movementPhase(map, position, read, options);
+  if (type === 'retreat') return retreatPhase(map, position, read, options);
+  return adjustmentPhase(map, position, read, options);
 }
 
 type Read = ReturnType<typeof readOrders>;
 
-function movementPhase(map: GameMap, position: Position, read: Read, selfCheck: boolean): Adjudication {
+function movementPhase(map: GameMap, position: Position, read: Read, options: RuleOptions): Adjudication {
   const units = new Map<string, Unit>(position.units.map((u) => [provinceOf(u.at), u]));
   const results: (OrderResult | null)[] = read.map(() => null);
-  const chosen = new Map<string, { index: number; checked: Checked }>();
+  const candidates = new Map<string, { index: number; checked: Checked }[]>();
   read.forEach(({ input, parsed, error }, index) => {
     const ignore = (reason: string, order: Order | null): void => {
       results[index] = { power: input.power, text: input.text, order: order === null ? null : formatOrder(order), status: 'ignored', reason };
@@ -199,9 +210,31 @@ function movementPhase(map: GameMap, position: Position, read: Read, selfCheck: 
     if (province === null) return ignore('not a movement order', parsed);
     if (unit === undefined) return ignore(`no unit in ${province}`, parsed);
     if (unit.power !== input.power) return ignore(`the unit in ${province} is not ${input.power}'s`, parsed);
-    if (chosen.has(province)) return ignore(`${province} already has an order`, withUnit(parsed, unit));
-    chosen.set(province, { index, checked: checkMovement(map, units, unit, parsed) });
+    const list = candidates.get(province) ?? [];
+    list.push({ index, checked: checkMovement(map, units, unit, parsed, options.strictUnitType === true) });
+    candidates.set(province, list);
   });
+  // One order per unit. Illegal orders do not count; the same legal order twice is one order;
+  // two different legal orders cancel out and the unit holds (DATC 4.D.3, 4.E.1).
+  const chosen = new Map<string, { index: number; checked: Checked }>();
+  for (const [province, list] of candidates) {
+    const put = (index: number, status: OrderStatus, reason: string): void => {
+      const entry = read[index] as Read[number];
+      const checked = (list.find((c) => c.index === index) as { checked: Checked }).checked;
+      results[index] = { power: entry.input.power, text: entry.input.text, order: formatOrder(checked.order), status, reason };
+    };
+    const legal = list.filter((c) => c.checked.ok);
+    const texts = new Set(legal.map((c) => formatOrder(c.checked.order)));
+    const first = legal[0] ?? (list[0] as { index: number; checked: Checked });
+    if (texts.size > 1) chosen.set(province, { index: first.index, checked: { ok: false, reason: `${province} has more than one order`, order: first.checked.order } });
+    else chosen.set(province, first);
+    for (const c of list) {
+      if (c === first) continue;
+      if (!c.checked.ok) put(c.index, 'invalid', `${(c.checked as { reason: string }).reason}; ${legal.length > 0 ? 'another order for the unit counts' : 'the unit holds'}`);
+      else if (texts.size > 1) put(c.index, 'invalid', `${province} has more than one order; the unit holds`);
+      else put(c.index, 'ignored', 'the same order again');
+    }
+  }
 
   // Army moves that need or choose a convoy: find a chain of matching convoy orders.
   const convoyOrders = new Map<string, { fleet: Unit }[]>();
@@ -270,7 +303,7 @@ function movementPhase(map: GameMap, position: Position, read: Read, selfCheck: 
     board.push({ power: unit.power, type: unit.type, at: unit.at, province, order });
   }
 
-  const outcome = adjudicateMovement(map, board, { selfCheck });
+  const outcome = adjudicateMovement(map, board, { selfCheck: options.selfCheck === true });
 
   board.forEach((u, i) => {
     const index = orderIndex[i] as number;
@@ -349,11 +382,12 @@ export function retreatOptions(map: GameMap, d: DislodgedUnit, occupied: Readonl
   return options.sort();
 }
 
-function retreatPhase(map: GameMap, position: Position, read: Read): Adjudication {
+function retreatPhase(map: GameMap, position: Position, read: Read, options: RuleOptions): Adjudication {
   const dislodged = new Map<string, DislodgedUnit>(position.dislodged.map((d) => [provinceOf(d.at), d]));
   const occupied = new Set(position.units.map((u) => provinceOf(u.at)));
   const results: OrderResult[] = [];
-  const chosen = new Map<string, { index: number; to: string | null }>();
+  // Per dislodged unit, its legal orders: a destination, or null to disband.
+  const legal = new Map<string, { index: number; to: string | null; text: string }[]>();
   read.forEach(({ input, parsed, error }, index) => {
     const put = (status: OrderStatus, reason: string | null, order: Order | null): void => {
       results[index] = { power: input.power, text: input.text, order: order === null ? null : formatOrder(order), status, reason };
@@ -364,31 +398,38 @@ function retreatPhase(map: GameMap, position: Position, read: Read): Adjudicatio
     if (province === null || unit === undefined) return put('ignored', `no dislodged unit in ${province ?? 'that order'}`, parsed);
     if (unit.power !== input.power) return put('ignored', `the unit in ${province} is not ${input.power}'s`, parsed);
     const order = withUnit(parsed, unit);
-    if (chosen.has(province)) return put('ignored', `${province} already has an order`, order);
-    if (parsed.kind !== 'waive' && parsed.unit !== null && parsed.unit !== unit.type) {
-      chosen.set(province, { index, to: null });
-      return put('invalid', `the unit in ${province} is ${unit.type === 'army' ? 'an army' : 'a fleet'}; it disbands`, order);
+    const keep = (to: string | null, normal: Order): void => {
+      const list = legal.get(province) ?? [];
+      list.push({ index, to, text: formatOrder(normal) });
+      legal.set(province, list);
+      put('succeeded', null, normal);
+    };
+    if (options.strictUnitType === true && parsed.kind !== 'waive' && parsed.unit !== null && parsed.unit !== unit.type) {
+      return put('invalid', `the unit in ${province} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`, order);
     }
-    if (order.kind === 'disband') {
-      chosen.set(province, { index, to: null });
-      return put('succeeded', null, order);
-    }
+    if (order.kind === 'disband') return keep(null, order);
     if (order.kind !== 'retreat') return put('ignored', 'not a retreat order', order);
-    const options = retreatOptions(map, unit, occupied, position.contested);
+    const possible = retreatOptions(map, unit, occupied, position.contested);
     let to: string | undefined;
-    if (coastOf(order.to) !== null || unit.type === 'army') to = options.find((o) => o === (unit.type === 'army' ? provinceOf(order.to) : order.to));
+    if (coastOf(order.to) !== null || unit.type === 'army') to = possible.find((o) => o === (unit.type === 'army' ? provinceOf(order.to) : order.to));
     else {
-      const fits = options.filter((o) => provinceOf(o) === order.to);
+      const fits = possible.filter((o) => provinceOf(o) === order.to);
       to = fits.length === 1 ? fits[0] : undefined;
     }
-    const normal = to === undefined ? order : { ...order, to };
-    if (to === undefined) {
-      chosen.set(province, { index, to: null });
-      return put('invalid', `${unit.at} cannot retreat to ${order.to}; it disbands`, normal);
-    }
-    chosen.set(province, { index, to });
-    put('succeeded', null, normal);
+    if (to === undefined) return put('invalid', `${unit.at} cannot retreat to ${order.to}`, order);
+    keep(to, { ...order, to });
   });
+  // One order per unit, as in movement: two different legal orders cancel out and the unit disbands.
+  const chosen = new Map<string, { index: number; to: string | null }>();
+  for (const [province, list] of legal) {
+    const first = list[0] as { index: number; to: string | null; text: string };
+    if (new Set(list.map((c) => c.text)).size > 1) {
+      for (const c of list) results[c.index] = { ...(results[c.index] as OrderResult), status: 'invalid', reason: `${province} has more than one order; the unit disbands` };
+      continue;
+    }
+    chosen.set(province, first);
+    for (const c of list.slice(1)) results[c.index] = { ...(results[c.index] as OrderResult), status: 'ignored', reason: 'the same order again' };
+  }
   // Two or more retreats to one province: all of them disband.
   const count = new Map<string, number>();
   for (const { to } of chosen.values()) if (to !== null) count.set(provinceOf(to), (count.get(provinceOf(to)) ?? 0) + 1);
@@ -410,7 +451,7 @@ function retreatPhase(map: GameMap, position: Position, read: Read): Adjudicatio
   };
 }
 
-function adjustmentPhase(map: GameMap, position: Position, read: Read): Adjudication {
+function adjustmentPhase(map: GameMap, position: Position, read: Read, options: RuleOptions): Adjudication {
   const centres = centreCounts(position.supplyCenterOwners);
   const ownerOf = new Map(position.supplyCenterOwners.map((o) => [o.at, o.power]));
   const units = new Map<string, Unit>(position.units.map((u) => [provinceOf(u.at), u]));
@@ -459,7 +500,7 @@ function adjustmentPhase(map: GameMap, position: Position, read: Read): Adjudica
       if (d >= 0) return put('ignored', `${power} has no units to remove`, order);
       if (removed.has(province)) return put('ignored', `${province} is already removed`, order);
       if (n >= -d) return put('ignored', `${power} has removed ${-d} unit(s) already`, order);
-      if (parsed.unit !== null && parsed.unit !== unit.type) return put('invalid', `the unit in ${province} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`, order);
+      if (options.strictUnitType === true && parsed.unit !== null && parsed.unit !== unit.type) return put('invalid', `the unit in ${province} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`, order);
       used.set(power, n + 1);
       removed.add(province);
       return put('succeeded', null, order);
@@ -499,7 +540,8 @@ export interface CheckedOrder {
  * order's canonical text, or its error (bad_order, unknown_province, or
  * illegal_order for an order the rules do not allow for that unit).
  */
-export function checkOrders(map: GameMap, position: Position, power: string, texts: readonly string[]): CheckedOrder[] {
+export function checkOrders(map: GameMap, position: Position, power: string, texts: readonly string[], options: RuleOptions = {}): CheckedOrder[] {
+  const strict = options.strictUnitType === true;
   if (!map.powers.includes(power)) throw new FairtableError('bad_input', `unknown power ${power}`, { field: 'power' });
   const type = position.phase.type;
   const units = new Map<string, Unit>(position.units.map((u) => [provinceOf(u.at), u]));
@@ -521,7 +563,7 @@ export function checkOrders(map: GameMap, position: Position, power: string, tex
       if (unit === undefined || unit.power !== power) return illegal(`${power} has no unit in ${province ?? '?'}`, parsed);
       if (seen.has(province as string)) return illegal(`${province} already has an order`, parsed);
       seen.add(province as string);
-      const checked = checkMovement(map, units, unit, parsed);
+      const checked = checkMovement(map, units, unit, parsed, strict);
       return checked.ok ? { text, order: formatOrder(checked.order), error: null } : illegal(checked.reason, checked.order);
     }
     if (type === 'retreat') {
@@ -530,7 +572,7 @@ export function checkOrders(map: GameMap, position: Position, power: string, tex
       if (seen.has(province as string)) return illegal(`${province} already has an order`, parsed);
       seen.add(province as string);
       const order = withUnit(parsed, unit);
-      if (parsed.kind !== 'waive' && parsed.unit !== null && parsed.unit !== unit.type) return illegal(`the unit in ${province} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`, order);
+      if (strict && parsed.kind !== 'waive' && parsed.unit !== null && parsed.unit !== unit.type) return illegal(`the unit in ${province} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`, order);
       if (order.kind === 'retreat') {
         const options = retreatOptions(map, unit, occupied, position.contested);
         const fits = options.filter((o) => (unit.type === 'army' || coastOf(order.to) === null ? provinceOf(o) === provinceOf(order.to) : o === order.to));
