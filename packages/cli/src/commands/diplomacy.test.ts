@@ -95,6 +95,18 @@ describe('fairtable diplomacy', () => {
     expect(out.map((o) => o.error?.code ?? null)).toEqual([null, 'unknown_province', 'illegal_order']);
   });
 
+  it('a wrong unit letter is corrected, or an error with --strict-unit-type', () => {
+    const file = join(scratch, 'typo.txt');
+    writeFileSync(file, 'A Bre - MAO\n');
+    expect(cli(['orders', file, '--power', 'france', '--phase', 'S1901M'])).toEqual({ status: 0, stdout: 'F bre - mao\n', stderr: '' });
+    const strict = cli(['orders', file, '--power', 'france', '--phase', 'S1901M', '--strict-unit-type']);
+    expect(strict.status).toBe(1);
+    expect(strict.stdout).toContain('[illegal_order]');
+    const input = JSON.stringify({ phase: { season: 'spring', year: 1901, type: 'movement' }, units: [{ power: 'france', type: 'fleet', at: 'bre' }], orders: [{ power: 'france', text: 'A Bre - MAO' }] });
+    const held = JSON.parse(cli(['adjudicate', '-', '--strict-unit-type'], input).stdout) as { units: Unit[] };
+    expect(held.units).toEqual([{ power: 'france', type: 'fleet', at: 'bre' }]);
+  });
+
   it('orders checks against a given position and its phase', () => {
     const position = join(scratch, 'retreat.json');
     writeFileSync(position, JSON.stringify({ phase: { season: 'fall', year: 1903, type: 'retreat' }, units: [{ power: 'germany', type: 'army', at: 'bur' }], dislodged: [{ power: 'france', type: 'army', at: 'mar', attackerFrom: 'bur', attackerViaConvoy: false }], supplyCenterOwners: null }));

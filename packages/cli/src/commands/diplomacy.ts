@@ -6,7 +6,7 @@
  *                       a result per order and the position hash out (JSON);
  *                       a retreat phase in the DATC layout may give the
  *                       movement's `results` instead of `contested`
- *   orders FILE --power P --phase S1901M [--position POS]
+ *   orders FILE --power P --phase S1901M [--position POS] [--strict-unit-type]
  *                       each order of a player's file in canonical form, or
  *                       its error
  *
@@ -104,13 +104,14 @@ export function register(program: Command): void {
   diplomacy
     .command('adjudicate')
     .argument('<file>', 'JSON {phase, units, dislodged, supplyCenterOwners, orders: [{power, text}]}, or - for standard input')
+    .option('--strict-unit-type', 'an order with the wrong unit letter is invalid (default: the letter is ignored, as the DATC prefers)')
     .description('adjudicate one phase; prints the next position, a result per order and the position hash as JSON')
-    .action((file: string) => {
+    .action((file: string, options: { strictUnitType?: boolean }) => {
       const input = parseJson(readText(file), 'file');
       if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new FairtableError('bad_input', 'the input must be a JSON object', { field: 'file' });
       const position = readPosition(standardMap, withRetreatContext(input as Record<string, unknown>));
       const orders = readOrderList((input as Record<string, unknown>)['orders']);
-      const { position: next, results } = adjudicate(standardMap, position, orders);
+      const { position: next, results } = adjudicate(standardMap, position, orders, { strictUnitType: options.strictUnitType === true });
       process.stdout.write(`${JSON.stringify({ ...output(next), results, hash: positionHash(standardMap, next) }, null, 2)}\n`);
     });
 
@@ -121,8 +122,9 @@ export function register(program: Command): void {
     .requiredOption('--phase <phase>', 'the phase, e.g. S1901M, F1901R, W1901A')
     .option('--position <file>', 'the position the orders are for (JSON, as for adjudicate); default: the start of the game')
     .option('--json', 'print [{text, order, error}] as JSON')
+    .option('--strict-unit-type', 'an order with the wrong unit letter is an error')
     .description('check a player\'s orders against a position: each order\'s canonical form or its error')
-    .action((file: string, options: { power: string; phase: string; position?: string; json?: boolean }) => {
+    .action((file: string, options: { power: string; phase: string; position?: string; json?: boolean; strictUnitType?: boolean }) => {
       const phase = parsePhaseCode(options.phase);
       const position = options.position === undefined ? startingPosition(standardMap) : readPosition(standardMap, parseJson(readText(options.position), 'position'));
       const p = position.phase;
@@ -131,7 +133,7 @@ export function register(program: Command): void {
       }
       const power = options.power.toLowerCase();
       const lines = readText(file).split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
-      const checked = checkOrders(standardMap, position, power, lines);
+      const checked = checkOrders(standardMap, position, power, lines, { strictUnitType: options.strictUnitType === true });
       if (options.json === true) process.stdout.write(`${JSON.stringify(checked, null, 2)}\n`);
       else for (const c of checked) process.stdout.write(c.error === null ? `${c.order}\n` : `${c.text}\t[${c.error.code}] ${c.error.message}\n`);
       if (checked.some((c) => c.error !== null)) process.exitCode = 1;
