@@ -64,10 +64,35 @@ function orderedProvince(order: Order): string | null {
   return order.kind === 'waive' || order.kind === 'build' ? null : provinceOf(order.at);
 }
 
+function fleetsAtSea(map: GameMap, units: ReadonlyMap<string, Unit>): Unit[] {
+  return [...units.values()].filter((u) => u.type === 'fleet' && map.province(provinceOf(u.at))?.kind === 'sea');
+}
+
+/** The fleets that lie on some chain from `from` to `to`: reachable from the start and able to reach the end. */
+function onRoute(map: GameMap, fleets: readonly Unit[], from: string, to: string): Unit[] {
+  const spread = (start: string): Set<Unit> => {
+    const seen = new Set<Unit>(fleets.filter((f) => map.reaches('fleet', f.at, start)));
+    const queue = [...seen];
+    for (let q = 0; q < queue.length; q++) {
+      const f = queue[q] as Unit;
+      for (const g of fleets) {
+        if (!seen.has(g) && map.reaches('fleet', f.at, provinceOf(g.at))) {
+          seen.add(g);
+          queue.push(g);
+        }
+      }
+    }
+    return seen;
+  };
+  const forward = spread(from);
+  const backward = spread(to);
+  return fleets.filter((f) => forward.has(f) && backward.has(f));
+}
+
 /**
  * Static legality of a movement order for its unit: everything that does
- * not depend on other orders. Army moves to places they cannot reach by land
- * are left to the convoy check.
+ * not depend on other orders. An army move to a place it cannot reach by land
+ * is legal when a chain of fleets at sea could carry it.
  */
 function checkMovement(map: GameMap, units: ReadonlyMap<string, Unit>, unit: Unit, written: Order, strict: boolean): Checked {
   const order = withUnit(written, unit);
@@ -85,6 +110,8 @@ function checkMovement(map: GameMap, units: ReadonlyMap<string, Unit>, unit: Uni
       if (dest.kind !== 'coastal' && dest.kind !== 'inland') return no('an army cannot enter a sea');
       if (!map.reaches('army', unit.at, to)) {
         if (map.province(here)?.kind !== 'coastal' || dest.kind !== 'coastal') return no(`${here} does not border ${to}`);
+        // Legal if the fleets at sea, whatever their orders, could carry it (DATC 6.D.8 against 6.D.32).
+        if (onRoute(map, fleetsAtSea(map, units), here, to).length === 0) return no(`no fleets at sea could convoy ${here} to ${to}`);
       }
       return { ok: true, order: { ...order, to } };
     }
@@ -246,29 +273,8 @@ function movementPhase(map: GameMap, position: Position, read: Read, options: Ru
     list.push({ fleet: units.get(province) as Unit });
     convoyOrders.set(key, list);
   }
-  const atSea = position.units.filter((u) => u.type === 'fleet' && map.province(provinceOf(u.at))?.kind === 'sea');
-  /** The fleets that lie on some chain from `from` to `to`: reachable from the start and able to reach the end. */
-  const onRoute = (fleets: readonly Unit[], from: string, to: string): Unit[] => {
-    const spread = (start: string): Set<Unit> => {
-      const seen = new Set<Unit>(fleets.filter((f) => map.reaches('fleet', f.at, start)));
-      const queue = [...seen];
-      for (let q = 0; q < queue.length; q++) {
-        const f = queue[q] as Unit;
-        for (const g of fleets) {
-          if (!seen.has(g) && map.reaches('fleet', f.at, provinceOf(g.at))) {
-            seen.add(g);
-            queue.push(g);
-          }
-        }
-      }
-      return seen;
-    };
-    const forward = spread(from);
-    const backward = spread(to);
-    return fleets.filter((f) => forward.has(f) && backward.has(f));
-  };
-  const fleetsCouldConvoy = (from: string, to: string): boolean => onRoute(atSea, from, to).length > 0;
-  const convoyRoute = (from: string, to: string): Unit[] => onRoute((convoyOrders.get(`${from}>${to}`) ?? []).map((f) => f.fleet), from, to);
+  const atSea = fleetsAtSea(map, units);
+  const convoyRoute = (from: string, to: string): Unit[] => onRoute(map, (convoyOrders.get(`${from}>${to}`) ?? []).map((f) => f.fleet), from, to);
 
   const board: BoardUnit[] = [];
   const boardIndex = new Map<string, number>();
@@ -291,9 +297,8 @@ function movementPhase(map: GameMap, position: Position, read: Read, options: Ru
           // An army next to its destination goes by convoy when asked to, or when a fleet of its own
           // power convoys it from a place on some chain of fleets at sea between the two (DATC 6.G.6, 6.G.7).
           const ownConvoys = (convoyOrders.get(`${province}>${to}`) ?? []).map((f) => f.fleet).filter((f) => f.power === unit.power);
-          const intent = o.viaConvoy || (ownConvoys.length > 0 && onRoute(atSea, province, to).some((f) => ownConvoys.includes(f)));
-          if (!byLand && !fleetsCouldConvoy(province, to)) invalid.set(entry.index, `no fleets could convoy ${province} to ${to}`);
-          else order = { kind: 'move', to, toLocation: to, viaConvoy: !byLand || (chain && intent) };
+          const intent = o.viaConvoy || (ownConvoys.length > 0 && onRoute(map, atSea, province, to).some((f) => ownConvoys.includes(f)));
+          order = { kind: 'move', to, toLocation: to, viaConvoy: !byLand || (chain && intent) };
         } else order = { kind: 'move', to, toLocation: o.to, viaConvoy: false };
       } else if (o.kind === 'support') order = { kind: 'support', from: o.from, to: o.to === null ? null : provinceOf(o.to), toLocation: o.to };
       else if (o.kind === 'convoy') order = { kind: 'convoy', from: o.from, to: o.to };
