@@ -103,6 +103,26 @@ describe('phases', () => {
   });
 });
 
+describe('civil disorder distance (DATC version 2: armies through any province, fleets as fleets move)', () => {
+  it('measures armies over land and sea and fleets along their own moves', () => {
+    expect(map.distanceHome('russia', 'army', 'ber')).toBe(2);
+    expect(map.distanceHome('russia', 'fleet', 'ber')).toBe(3);
+    expect(map.distanceHome('italy', 'army', 'gre')).toBe(2);
+    expect(map.distanceHome('italy', 'fleet', 'ion')).toBe(1);
+    expect(map.distanceHome('russia', 'fleet', 'stp/nc')).toBe(0);
+  });
+
+  it('removes a fleet that is as far by sea as an army is by land', () => {
+    const position = readPosition(map, {
+      phase: phase('fall', 1901, 'adjustment'),
+      units: [{ power: 'russia', type: 'army', at: 'mos' }, { power: 'russia', type: 'fleet', at: 'ber' }, { power: 'russia', type: 'army', at: 'tyr' }],
+      supplyCenterOwners: [{ power: 'russia', at: 'mos' }, { power: 'russia', at: 'stp' }],
+    });
+    // Both are three moves away; fleets go first. Counting the fleet through land would make it two, and remove the army.
+    expect(adjudicate(map, position, []).position.units.map((u) => u.at)).toEqual(['mos', 'tyr']);
+  });
+});
+
 describe('checkOrders', () => {
   it('gives each order its canonical form or its error', () => {
     const checked = checkOrders(map, startingPosition(map), 'russia', ['F StP/sc moves to Gulf of Bothnia', 'A war - ber', 'A mos - nowhere', 'A par H', 'F sev S A war - ukr', 'A mos - stp']);

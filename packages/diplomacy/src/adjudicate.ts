@@ -512,14 +512,14 @@ function adjustmentPhase(map: GameMap, position: Position, read: Read, options: 
     }
     return put('ignored', 'not an adjustment order', parsed);
   });
-  // Civil disorder: removals not ordered are made furthest from home first; then fleets; then by province name.
+  // Civil disorder: removals not ordered are made furthest from home first (map.distanceHome); then fleets; then by province name.
   for (const power of map.powers) {
     const d = diff.get(power) as number;
     let missing = -d - (used.get(power) ?? 0);
     if (d >= 0 || missing <= 0) continue;
     const candidates = position.units
       .filter((u) => u.power === power && !removed.has(provinceOf(u.at)))
-      .map((u) => ({ u, distance: map.distanceHome(power, provinceOf(u.at)), name: (map.province(provinceOf(u.at))?.name ?? u.at).toLowerCase() }))
+      .map((u) => ({ u, distance: map.distanceHome(power, u.type, u.at), name: (map.province(provinceOf(u.at))?.name ?? u.at).toLowerCase() }))
       .sort((a, b) => b.distance - a.distance || (a.u.type === b.u.type ? 0 : a.u.type === 'fleet' ? -1 : 1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     for (const c of candidates) {
       if (missing-- <= 0) break;

@@ -162,23 +162,38 @@ export class GameMap {
   }
 
   /**
-   * Fewest steps from `province` to any home centre of `power`, moving through
-   * any province regardless of unit type (the civil disorder rule); Infinity
+   * Fewest moves from a unit at `location` to any home centre of `power`, for
+   * the civil disorder rule as DATC version 2 reads it: an army may walk
+   * through any province, land or sea; a fleet moves as fleets do. Infinity
    * when none can be reached.
    */
-  distanceHome(power: string, province: string): number {
-    let table = this.distances.get(power);
+  distanceHome(power: string, type: UnitType, location: string): number {
+    const key = `${power}/${type}`;
+    let table = this.distances.get(key);
     if (table === undefined) {
       table = new Map();
-      const queue = [...this.homeCenters(power)];
-      for (const h of queue) table.set(h, 0);
+      const queue: string[] = [];
+      for (const home of this.homeCenters(power)) {
+        const p = this.provinces.get(home);
+        const starts = type === 'army' ? [home] : p === undefined || p.coasts.length === 0 ? [home] : p.coasts.map((c) => `${home}/${c}`);
+        for (const start of starts) {
+          if (type === 'fleet' && !this.fleet.has(start)) continue;
+          table.set(start, 0);
+          queue.push(start);
+        }
+      }
       for (let i = 0; i < queue.length; i++) {
         const here = queue[i] as string;
         const d = table.get(here) as number;
-        const next = new Set<string>(this.armyNeighbours(here));
-        const p = this.provinces.get(here);
-        const locations = p === undefined || p.coasts.length === 0 ? [here] : p.coasts.map((c) => `${here}/${c}`);
-        for (const location of locations) for (const n of this.fleetNeighbours(location)) next.add(provinceOf(n));
+        let next: Iterable<string>;
+        if (type === 'fleet') next = this.fleetNeighbours(here);
+        else {
+          const around = new Set<string>(this.armyNeighbours(here));
+          const p = this.provinces.get(here);
+          const locations = p === undefined || p.coasts.length === 0 ? [here] : p.coasts.map((c) => `${here}/${c}`);
+          for (const location of locations) for (const n of this.fleetNeighbours(location)) around.add(provinceOf(n));
+          next = around;
+        }
         for (const n of next) {
           if (!table.has(n)) {
             table.set(n, d + 1);
@@ -186,8 +201,8 @@ export class GameMap {
           }
         }
       }
-      this.distances.set(power, table);
+      this.distances.set(key, table);
     }
-    return table.get(province) ?? Infinity;
+    return table.get(type === 'army' ? provinceOf(location) : location) ?? Infinity;
   }
 }
