@@ -28,6 +28,12 @@ describe('position vectors', () => {
     expect(positionHash(map, { ...start, supplyCenterOwners: start.supplyCenterOwners.slice(1) })).not.toBe(base);
   });
 
+  it('winter adjustments are the fall adjustment phase', () => {
+    const start = startingPosition(map);
+    const winter = readPosition(map, { ...start, phase: { season: 'winter', year: 1901, type: 'adjustment' } });
+    expect(winter.phase).toEqual({ season: 'fall', year: 1901, type: 'adjustment' });
+  });
+
   it('the order of lists in the input does not matter', () => {
     const start = startingPosition(map);
     const shuffled = readPosition(map, { ...start, units: [...start.units].reverse(), supplyCenterOwners: [...start.supplyCenterOwners].reverse() });

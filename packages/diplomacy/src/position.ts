@@ -58,8 +58,10 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function readPhase(value: unknown): Phase {
   if (!isRecord(value)) return bad('phase must be an object {season, year, type}', 'phase');
-  const { season, year, type } = value;
-  if (season !== 'spring' && season !== 'fall') return bad('phase.season must be "spring" or "fall"', 'phase.season');
+  const { year, type } = value;
+  // Adjustments are written in the fall, as the DATC does; "winter" is read as the same phase.
+  const season = value['season'] === 'winter' && type === 'adjustment' ? 'fall' : value['season'];
+  if (season !== 'spring' && season !== 'fall') return bad('phase.season must be "spring" or "fall" ("winter" only for adjustments)', 'phase.season');
   if (typeof year !== 'number' || !Number.isSafeInteger(year) || year < 1) return bad('phase.year must be a positive integer', 'phase.year');
   if (type !== 'movement' && type !== 'retreat' && type !== 'adjustment') return bad('phase.type must be "movement", "retreat" or "adjustment"', 'phase.type');
   if (type === 'adjustment' && season !== 'fall') return bad('adjustments come after the fall', 'phase.type');
