@@ -163,7 +163,8 @@ export class GameMap {
 
   /**
    * Fewest moves from a unit at `location` to any home centre of `power`, for
-   * the civil disorder rule as DATC version 2 reads it: an army may walk
+   * the civil disorder rule as it was usually read up to DATC version 2 (see
+   * docs/spec/diplomacy.md §3.7): an army may walk
    * through any province, land or sea; a fleet moves as fleets do. Infinity
    * when none can be reached.
    */
