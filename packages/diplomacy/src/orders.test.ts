@@ -2,6 +2,7 @@
  * The order parser and the canonical text (docs/spec/diplomacy.md §2).
  */
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { formatOrder, parseOrder, type PhaseType } from './orders.js';
 import { startingPosition } from './position.js';
@@ -123,5 +124,26 @@ describe('canonical text', () => {
       position = adjudicate(map, position, orders).position;
     }
     expect(seen).toBeGreaterThan(1000);
+  });
+});
+
+describe('parseOrder on any text', () => {
+  const words = fc.constantFrom('A', 'F', 'par', 'bur', 'stp', '/', 'sc', '(', 'nc', ')', '-', '->', 'S', 'C', 'H', 'via', 'convoy', 'Build', 'Remove', 'Waive', 'R', 'D', 'spain', 'north', 'coast', 'england:', ':', 'x', '.', ' ');
+  const phases = fc.constantFrom<PhaseType>('movement', 'retreat', 'adjustment');
+  const check = (text: string, phase: PhaseType): void => {
+    try {
+      const order = parseOrder(text, map, phase);
+      // Whatever parses has a canonical text that parses back to itself.
+      expect(canon(formatOrder(order), phase)).toBe(formatOrder(order));
+    } catch (e) {
+      expect(e).toBeInstanceOf(FairtableError);
+      expect(['bad_order', 'unknown_province']).toContain((e as FairtableError).code);
+    }
+  };
+  it('either parses or throws a coded error, for arbitrary strings', () => {
+    fc.assert(fc.property(fc.string({ maxLength: 40 }), phases, (text, phase) => check(text, phase)), { numRuns: 1000 });
+  });
+  it('either parses or throws a coded error, for strings of order words', () => {
+    fc.assert(fc.property(fc.array(words, { maxLength: 9 }), phases, (parts, phase) => check(parts.join(' '), phase)), { numRuns: 1000 });
   });
 });
