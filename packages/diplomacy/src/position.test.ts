@@ -52,6 +52,7 @@ describe('readPosition', () => {
     ['units[0].power', { ...start, units: [{ power: 'narnia', type: 'army', at: 'par' }] }],
     ['dislodged', { ...start, dislodged: [{ power: 'france', type: 'army', at: 'bur', attackerFrom: 'mar', attackerViaConvoy: false }] }],
     ['supplyCenterOwners[0]', { ...start, supplyCenterOwners: [{ power: 'france', at: 'bur' }] }],
+    ['map', { ...start, map: 'ancient-mediterranean' }],
   ])('rejects a bad %s', (field, value) => {
     let error: unknown;
     try {

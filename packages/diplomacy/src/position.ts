@@ -96,6 +96,7 @@ export function initialOwners(map: GameMap): CenterOwner[] {
  */
 export function readPosition(map: GameMap, value: unknown): Position {
   if (!isRecord(value)) return bad('a position must be an object', 'position');
+  if (value['map'] !== undefined && value['map'] !== map.name) return bad(`the position is for the map ${JSON.stringify(value['map'])}, not ${map.name}`, 'map');
   const phase = readPhase(value['phase']);
   const unitsIn = value['units'];
   if (!Array.isArray(unitsIn)) return bad('units must be an array', 'units');
