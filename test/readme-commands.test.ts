@@ -75,6 +75,8 @@ const EXPECT: [RegExp, Check | 'skip'][] = [
   [/ armor game\.jsonl > move\.txt/, exits(0, () => expect(readFileSync(join(dir, 'move.txt'), 'utf8')).toMatch(/BEGIN FAIRTABLE MESSAGE/))],
   [/ dearmor move\.txt/, exits(0, (r) => expect(r.out.trim()).toBe(readFileSync(join(dir, 'game.jsonl'), 'utf8').trim()))],
   [/^node -e .*> game\.json$/, exits(0)],
+  [/^node -e .*> phase\.json$/, exits(0)],
+  [/ diplomacy adjudicate phase\.json/, exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ phase: { season: 'fall', year: 1901 } }))],
   [/ rochambeau judge game\.json/, exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ winner: expect.any(String) }))],
   [/ vrf keygen/, exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ sk: expect.any(String), pk: expect.any(String) }))],
   [/ vrf prove /, exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ pi: expect.stringMatching(/^[0-9a-f]{160}$/), beta: expect.any(String) }))],

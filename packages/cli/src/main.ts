@@ -14,6 +14,7 @@ import { register as registerDemo } from './commands/demo.js';
 import { register as registerVrf } from './commands/vrf.js';
 import { register as registerRochambeau } from './commands/rochambeau.js';
 import { register as registerSignidice } from './commands/signidice.js';
+import { register as registerDiplomacy } from './commands/diplomacy.js';
 
 // Node's SHA-256 gives the same bytes as noble's, faster (packages/node/src/native-hash.ts).
 useNativeSha256();
@@ -34,6 +35,7 @@ registerDemo(program);
 registerVrf(program);
 registerRochambeau(program);
 registerSignidice(program);
+registerDiplomacy(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const e = error as { code?: string; message?: string };

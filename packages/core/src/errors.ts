@@ -49,7 +49,12 @@ export type ErrorCode =
   | 'wrong_table'
   | 'bad_journal'
   // the command line: a cheat its cheater cannot commit
-  | 'bad_cheater';
+  | 'bad_cheater'
+  // Diplomacy (docs/spec/diplomacy.md)
+  | 'bad_order'
+  | 'unknown_province'
+  | 'bad_position'
+  | 'game_over';
 
 export class FairtableError extends Error {
   readonly code: ErrorCode;

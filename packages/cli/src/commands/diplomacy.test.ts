@@ -1,0 +1,121 @@
+/**
+ * `fairtable diplomacy` end to end: builds the CLI, then runs
+ * `node packages/cli/dist/main.js diplomacy ...` on DATC cases and on bad
+ * input, checking output and exit codes (docs/spec/diplomacy.md §8).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import cases from '../../../diplomacy/src/testdata/datc-v2.4.json' with { type: 'json' };
+
+const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), 'fairtable-diplomacy-'));
+
+function cli(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [MAIN, 'diplomacy', ...args], { encoding: 'utf8', input });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+interface Unit {
+  power: string;
+  type: string;
+  at: string;
+}
+const key = (u: Unit): string => `${u.power} ${u.type} ${u.at}`;
+
+describe('fairtable diplomacy', () => {
+  beforeAll(() => {
+    const build = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: ROOT, encoding: 'utf8' });
+    if (!existsSync(MAIN)) throw new Error(`CLI build produced no dist/main.js:\n${build.stdout}${build.stderr}`);
+  }, 120_000);
+
+  // Every seventh case, and each retreat and adjustment section's first, through the command (all run in-process in datc.test.ts).
+  const chosen = cases.filter((c, i) => i % 7 === 0 || ['6.F.17', '6.F.24', '6.H.1', '6.I.1', '6.J.2'].includes(c.id));
+  it.each(chosen.map((c) => [c.id, c] as const))('adjudicate: DATC %s', (_id, c) => {
+    const input = { phase: c.phase, units: c.pre.units, dislodged: c.pre.dislodged, supplyCenterOwners: c.pre.supplyCenterOwners, contested: 'contested' in c.pre ? c.pre.contested : [], orders: c.orders };
+    const run = cli(['adjudicate', '-'], JSON.stringify(input));
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const out = JSON.parse(run.stdout) as { units: Unit[]; dislodged: Unit[]; results: unknown[]; hash: string; phase: unknown };
+    expect({ units: out.units.map(key).sort(), dislodged: out.dislodged.map(key).sort() }).toEqual({
+      units: (c.post.units as Unit[]).map(key).sort(),
+      dislodged: (c.post.dislodged as Unit[]).map(key).sort(),
+    });
+    expect(out.results).toHaveLength(c.orders.length);
+    expect(out.hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it.each(cases.filter((c) => c.phase.type === 'retreat').map((c) => [c.id, c] as const))('adjudicate: DATC %s from its movement results alone', (_id, c) => {
+    // Only the fields the issue names, plus the case's PRESTATE_RESULTS: no contested, no attackerFrom.
+    const dislodged = (c.pre.dislodged as Unit[]).map((d) => ({ power: d.power, type: d.type, at: d.at }));
+    const input = { phase: c.phase, units: c.pre.units, dislodged, supplyCenterOwners: c.pre.supplyCenterOwners, results: 'results' in c.pre ? c.pre.results : [], orders: c.orders };
+    const run = cli(['adjudicate', '-'], JSON.stringify(input));
+    expect(run.status).toBe(0);
+    const out = JSON.parse(run.stdout) as { units: Unit[] };
+    expect(out.units.map(key).sort()).toEqual((c.post.units as Unit[]).map(key).sort());
+  });
+
+  it('adjudicate reads a file and is deterministic', () => {
+    const file = join(scratch, 'spring.json');
+    writeFileSync(file, JSON.stringify({ phase: { season: 'spring', year: 1901, type: 'movement' }, units: [{ power: 'france', type: 'army', at: 'par' }], supplyCenterOwners: null, orders: [{ power: 'France', text: 'army paris moves to burgundy' }] }));
+    const a = cli(['adjudicate', file]);
+    const b = cli(['adjudicate', file]);
+    expect(a.status).toBe(0);
+    expect(a.stdout).toBe(b.stdout);
+    const out = JSON.parse(a.stdout) as { phase: unknown; units: Unit[]; results: unknown[] };
+    expect(out.phase).toEqual({ season: 'fall', year: 1901, type: 'movement' });
+    expect(out.units).toEqual([{ power: 'france', type: 'army', at: 'bur' }]);
+    expect(out.results).toEqual([{ power: 'france', text: 'army paris moves to burgundy', order: 'A par - bur', status: 'succeeded', reason: null }]);
+  });
+
+  it.each([
+    ['not JSON', 'nope', 'bad_json'],
+    ['no phase', '{"units": []}', 'bad_position'],
+    ['a fleet inland', '{"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": [{"power": "france", "type": "fleet", "at": "par"}]}', 'bad_position'],
+    ['orders not a list', '{"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": [], "orders": 3}', 'bad_input'],
+  ])('adjudicate exits 2 on %s', (_what, input, code) => {
+    const run = cli(['adjudicate', '-'], input);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr).toMatch(new RegExp(`^fairtable: \\[${code}\\] `));
+  });
+
+  it('orders prints canonical forms, and errors with exit 1', () => {
+    const file = join(scratch, 'orders.txt');
+    writeFileSync(file, 'A Par -> Burgundy\n# a comment\n\nF bre moves to mid-atlantic ocean\nA mar S A par - bur\n');
+    expect(cli(['orders', file, '--power', 'france', '--phase', 'S1901M'])).toEqual({ status: 0, stdout: 'A par - bur\nF bre - mao\nA mar S A par - bur\n', stderr: '' });
+    writeFileSync(file, 'A par - bur\nA mar - xyz\nA mun - ruh\n');
+    const bad = cli(['orders', file, '--power', 'france', '--phase', 'S1901M', '--json']);
+    expect(bad.status).toBe(1);
+    const out = JSON.parse(bad.stdout) as { order: string | null; error: { code: string } | null }[];
+    expect(out.map((o) => o.error?.code ?? null)).toEqual([null, 'unknown_province', 'illegal_order']);
+  });
+
+  it('a wrong unit letter is corrected, or an error with --strict-unit-type', () => {
+    const file = join(scratch, 'typo.txt');
+    writeFileSync(file, 'A Bre - MAO\n');
+    expect(cli(['orders', file, '--power', 'france', '--phase', 'S1901M'])).toEqual({ status: 0, stdout: 'F bre - mao\n', stderr: '' });
+    const strict = cli(['orders', file, '--power', 'france', '--phase', 'S1901M', '--strict-unit-type']);
+    expect(strict.status).toBe(1);
+    expect(strict.stdout).toContain('[illegal_order]');
+    const input = JSON.stringify({ phase: { season: 'spring', year: 1901, type: 'movement' }, units: [{ power: 'france', type: 'fleet', at: 'bre' }], orders: [{ power: 'france', text: 'A Bre - MAO' }] });
+    const held = JSON.parse(cli(['adjudicate', '-', '--strict-unit-type'], input).stdout) as { units: Unit[] };
+    expect(held.units).toEqual([{ power: 'france', type: 'fleet', at: 'bre' }]);
+  });
+
+  it('orders checks against a given position and its phase', () => {
+    const position = join(scratch, 'retreat.json');
+    writeFileSync(position, JSON.stringify({ phase: { season: 'fall', year: 1903, type: 'retreat' }, units: [{ power: 'germany', type: 'army', at: 'bur' }], dislodged: [{ power: 'france', type: 'army', at: 'mar', attackerFrom: 'bur', attackerViaConvoy: false }], supplyCenterOwners: null }));
+    const file = join(scratch, 'retreat.txt');
+    writeFileSync(file, 'A mar - gas\n');
+    expect(cli(['orders', file, '--power', 'france', '--phase', 'F1903R', '--position', position]).stdout).toBe('A mar R gas\n');
+    const wrong = cli(['orders', file, '--power', 'france', '--phase', 'S1901M', '--position', position]);
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain('[bad_input]');
+    expect(cli(['orders', file, '--power', 'france', '--phase', 'X1901M']).status).toBe(2);
+  });
+});
