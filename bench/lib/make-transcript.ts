@@ -60,7 +60,7 @@ export async function makeTranscript(path: string, envelopes: number, onProgress
       const r = referees[j]!.feed({ line: lines, text, envelope, shapeError: null, hash, sigOk: true }, ctxs[j]!);
       queues[j]!.push(...r.out);
     }
-    if (!out.write(text + '\n')) await new Promise((resolve) => out.once('drain', resolve));
+    if (!out.write(text + '\n')) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     lines++;
     if (lines % 10_000 === 0) onProgress?.(lines);
   }

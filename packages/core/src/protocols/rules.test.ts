@@ -47,7 +47,7 @@ class Script {
     this.prev[from] = envelopeHash(env);
     return env;
   }
-  first(): { code: string; player: string | null; evidence: unknown[] } {
+  first(): { code: string; player: string | null; evidence: readonly unknown[] } {
     return auditLines(this.lines).violations[0]!;
   }
 }
