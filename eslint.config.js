@@ -34,6 +34,7 @@ const impure = {
   'no-restricted-syntax': [
     'error',
     { selector: 'NewExpression[callee.name="Date"][arguments.length=0]', message: clock },
+    { selector: 'CallExpression[callee.name="Date"]', message: clock },
     { selector: 'ImportExpression[source.value=/^node:/]', message: platform },
   ],
   'no-restricted-imports': [

@@ -16,6 +16,8 @@ describe('lint keeps packages/core pure', () => {
   const planted: [string, string][] = [
     ['Date.now', 'export const t = Date.now();'],
     ['new Date()', 'export const t = new Date().getTime();'],
+    ['Date()', 'export const t = Date();'],
+    ['a destructured Math.random', 'const { random } = Math;\nexport const r = random();'],
     ['performance', 'export const t = performance.now();'],
     ['globalThis.performance', 'export const t = globalThis.performance.now();'],
     ['Math.random', 'export const r = Math.random();'],
