@@ -14,6 +14,12 @@ const chance = 'packages/core is pure: randomness comes in through ctx.random or
 const timers = 'packages/core is pure: deadlines are claims in the transcript, never timers';
 const platform = 'packages/core is isomorphic: Node-only code lives in packages/node';
 
+/** Reaching into another package's src or dist instead of importing it by name (JSON vectors excepted). */
+const byPackageName = {
+  regex: '^(\\.\\./)+(packages/)?(core|node)/(src|dist)/.+\\.(js|ts)$',
+  message: 'import @fairtable/core/… or @fairtable/node/… by package name, as users do',
+};
+
 /** Globals and member reads that would give core a clock, a random source or a timer. */
 const impure = {
   'no-restricted-globals': [
@@ -40,7 +46,7 @@ const impure = {
   'no-restricted-imports': [
     'error',
     {
-      patterns: [{ regex: '^node:', message: platform }],
+      patterns: [{ regex: '^node:', message: platform }, byPackageName],
       paths: builtinModules.filter((name) => !name.startsWith('_')).map((name) => ({ name, message: platform })),
     },
   ],
@@ -64,6 +70,10 @@ export default defineConfig(
     // Tests read JSON from child processes and oracles; typing every shape there buys little.
     files: ['**/*.test.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'examples/**/*.ts', 'packages/*/src/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [byPackageName] }] },
   },
   {
     files: ['packages/core/src/**/*.ts'],

@@ -56,6 +56,30 @@ describe('lint keeps packages/core pure', () => {
   });
 });
 
+describe('lint keeps imports going through the package names', () => {
+  const eslint = new ESLint({ cwd: root });
+  const rules = async (code: string, file: string): Promise<(string | null)[]> =>
+    (await eslint.lintText(`${code}\n`, { filePath: join(root, file) }))[0]!.messages.map((m) => m.ruleId);
+
+  it.each([
+    ['test/planted.test.ts', "import { toHex } from '../packages/core/src/bytes.js';\nexport const f = toHex;"],
+    ['bench/planted.ts', "import { auditFile } from '../packages/node/dist/audit-file.js';\nexport const f = auditFile;"],
+    ['examples/x/planted.ts', "import { toHex } from '../../packages/core/src/bytes.ts';\nexport const f = toHex;"],
+    ['packages/node/src/planted.test.ts', "import { toHex } from '../../core/src/bytes.js';\nexport const f = toHex;"],
+    ['packages/core/src/planted.ts', "import { nativeSha256 } from '../../node/src/native-hash.js';\nexport const f = nativeSha256;"],
+  ])('reports a path into another package from %s', async (file, code) => {
+    expect(await rules(code, file)).toContain('no-restricted-imports');
+  });
+
+  it('allows package names, own-package relative imports and JSON vectors', async () => {
+    expect(await rules("import { toHex } from '@fairtable/core/bytes.js';\nexport const f = toHex;", 'test/planted.test.ts')).toEqual([]);
+    expect(await rules("import { toHex } from './bytes.js';\nexport const f = toHex;", 'packages/core/src/planted.ts')).toEqual([]);
+    expect(await rules("import v from '../packages/core/src/vectors/jcs.json' with { type: 'json' };\nexport const f = v;", 'test/planted.test.ts')).toEqual(
+      [],
+    );
+  });
+});
+
 describe('typecheck covers everything, strictly', () => {
   const config = ts.getParsedCommandLineOfConfigFile(
     join(root, 'tsconfig.json'),
