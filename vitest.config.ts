@@ -7,11 +7,11 @@ export default defineConfig({
   resolve: {
     // Tests import the packages by name, as users do, but run against src: a
     // stale dist can then never make a test pass or fail, and core and node share
-    // one instance of each core module (one platform hook, one hash).
+    // one instance of each core module (one platform hook, one hash). @fairtable/NAME is packages/NAME.
     alias: [
-      { find: /^@fairtable\/(core|node)$/, replacement: `${src('$1')}index.ts` },
-      { find: /^@fairtable\/(core|node)\/testing$/, replacement: `${src('$1')}testing.ts` },
-      { find: /^@fairtable\/(core|node)\/(.+)\.js$/, replacement: `${src('$1')}$2.ts` },
+      { find: /^@fairtable\/([a-z][a-z-]*)$/, replacement: `${src('$1')}index.ts` },
+      { find: /^@fairtable\/([a-z][a-z-]*)\/testing$/, replacement: `${src('$1')}testing.ts` },
+      { find: /^@fairtable\/([a-z][a-z-]*)\/(.+)\.js$/, replacement: `${src('$1')}$2.ts` },
     ],
   },
   test: {

@@ -67,6 +67,7 @@ describe('lint keeps imports going through the package names', () => {
     ['examples/x/planted.ts', "import { toHex } from '../../packages/core/src/bytes.ts';\nexport const f = toHex;"],
     ['packages/node/src/planted.test.ts', "import { toHex } from '../../core/src/bytes.js';\nexport const f = toHex;"],
     ['packages/core/src/planted.ts', "import { nativeSha256 } from '../../node/src/native-hash.js';\nexport const f = nativeSha256;"],
+    ['bench/planted-new-package.ts', "import { x } from '../packages/newgame/src/index.ts';\nexport const f = x;"],
   ])('reports a path into another package from %s', async (file, code) => {
     expect(await rules(code, file)).toContain('no-restricted-imports');
   });
@@ -74,6 +75,8 @@ describe('lint keeps imports going through the package names', () => {
   it('allows package names, own-package relative imports and JSON vectors', async () => {
     expect(await rules("import { toHex } from '@fairtable/core/bytes.js';\nexport const f = toHex;", 'test/planted.test.ts')).toEqual([]);
     expect(await rules("import { toHex } from './bytes.js';\nexport const f = toHex;", 'packages/core/src/planted.ts')).toEqual([]);
+    // The CLI is a command, not a library: its tests drive its source by path.
+    expect(await rules("import { register } from '../packages/cli/src/commands/rochambeau.js';\nexport const f = register;", 'test/planted.ts')).toEqual([]);
     expect(await rules("import v from '../packages/core/src/vectors/jcs.json' with { type: 'json' };\nexport const f = v;", 'test/planted.test.ts')).toEqual(
       [],
     );
