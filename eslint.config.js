@@ -60,7 +60,7 @@ export default defineConfig(
   js.configs.recommended,
   tseslint.configs.recommended,
   {
-    languageOptions: { ecmaVersion: 2022, sourceType: 'module' },
+    languageOptions: { ecmaVersion: 'latest', sourceType: 'module' },
     rules: {
       // A machine's step() keeps the full (state, msg, ctx) signature even when it needs no ctx;
       // `_`-prefixed names are deliberate discards (`const { sig: _sig, ...unsigned } = env`).
