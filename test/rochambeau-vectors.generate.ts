@@ -2,7 +2,7 @@
  * Writes packages/core/src/rochambeau/vectors/judge-vectors.json: small games
  * of Rochambeau built from fixed seeds, with the judge's verdict for each.
  *
- *   node --import tsx test/rochambeau-vectors.generate.ts
+ *   npm run build && node --import tsx test/rochambeau-vectors.generate.ts
  *
  * The vectors are frozen data: packages/core/src/rochambeau/vectors.test.ts and
  * test/rochambeau-python.test.ts check that both judges still reproduce them, so
