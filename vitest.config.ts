@@ -1,8 +1,23 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const src = (pkg: string): string => fileURLToPath(new URL(`./packages/${pkg}/src/`, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // Tests import the packages by name, as users do, but run against src: a
+    // stale dist can then never make a test pass or fail, and core and node share
+    // one instance of each core module (one platform hook, one hash). @fairtable/NAME is packages/NAME.
+    alias: [
+      { find: /^@fairtable\/([a-z][a-z-]*)$/, replacement: `${src('$1')}index.ts` },
+      { find: /^@fairtable\/([a-z][a-z-]*)\/testing$/, replacement: `${src('$1')}testing.ts` },
+      { find: /^@fairtable\/([a-z][a-z-]*)\/(.+)\.js$/, replacement: `${src('$1')}$2.ts` },
+    ],
+  },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    // The CLI tests run the built command; the build happens once, here, not in parallel workers.
+    globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTranscript } from './lib/make-transcript.ts';
 // The built package: its worker thread is a compiled file next to it (run `npm run build` first).
-import { auditFile } from '../packages/node/dist/audit-file.js';
-import { Auditor } from '../packages/core/src/audit.ts';
+import { auditFile } from '@fairtable/node/audit-file.js';
+import { Auditor } from '@fairtable/core/audit.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = join(root, '.bench-tmp');

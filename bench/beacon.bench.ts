@@ -5,13 +5,13 @@
  * and signing its two envelopes) and the whole simulation's wall time, with
  * the baseline of one noble Ed25519 verification measured in the same run.
  */
-import { simulate } from '../packages/core/src/sim/simulate.ts';
-import { useNativeSha256 } from '../packages/node/src/native-hash.ts';
+import { simulate } from '@fairtable/core/testing';
+import { useNativeSha256 } from '@fairtable/node/native-hash.js';
 
 // Node seats use Node's fast paths (native Ed25519 and SHA-256, same bytes as noble's).
 useNativeSha256();
-import { generateKeyPair, sign, verify } from '../packages/core/src/identity.ts';
-import { nativeVerify } from '../packages/node/src/native-verify.ts';
+import { generateKeyPair, sign, verify } from '@fairtable/core/identity.js';
+import { nativeVerify } from '@fairtable/node/native-verify.js';
 
 const k = generateKeyPair(new Uint8Array(32).fill(1));
 const msg = new Uint8Array(300);

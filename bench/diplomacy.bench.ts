@@ -11,10 +11,10 @@
  * this same code with noble's SHA-256; it is measured here with noble's
  * SHA-256 ("browser path") and with Node's native one, not in a browser.
  */
-import { setSha256 } from '../packages/core/src/hash.ts';
+import { configure } from '@fairtable/core/platform.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
-import { nativeSha256 } from '../packages/node/src/native-hash.ts';
-import { adjudicate, positionHash, randomOrders, seededBelow, standardMap as map, startingPosition, type OrderInput, type Position } from '../packages/diplomacy/src/index.ts';
+import { nativeSha256 } from '@fairtable/node/native-hash.js';
+import { adjudicate, positionHash, randomOrders, seededBelow, standardMap as map, startingPosition, type OrderInput, type Position } from '@fairtable/diplomacy';
 
 const PHASES = 100;
 const ROUNDS = Number(process.env.DIPLOMACY_BENCH_ROUNDS ?? 15);
@@ -63,8 +63,8 @@ function measure(label: string): number {
 }
 
 line('game', `${PHASES} phases (${kinds.movement} movement, ${kinds.retreat} retreat, ${kinds.adjustment} adjustment), ${orderCount} orders, ends ${position.phase.season} ${position.phase.year} ${position.phase.type}`);
-setSha256((data) => nobleSha256(data));
+configure({ sha256: (data) => nobleSha256(data) });
 const browser = measure('100 phases, noble SHA-256 (the browser build\'s path)');
-setSha256(nativeSha256);
+configure({ sha256: nativeSha256 });
 const node = measure('100 phases, Node native SHA-256');
 line('target: under 1 s per 100-phase game in Node', node < 1000 && browser < 1000 ? 'met' : 'NOT met');

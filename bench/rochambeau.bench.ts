@@ -16,10 +16,10 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { nobleDigest } from '../packages/core/src/rochambeau/hashes.js';
-import { judge, judgePairwise } from '../packages/core/src/rochambeau/judge.js';
-import { judgeInputChunks } from '../packages/core/src/rochambeau/judge-json.js';
-import { honestTable, seededRandom, tallyWins } from '../packages/core/src/rochambeau/simulation.js';
+import { nobleDigest } from '@fairtable/core/rochambeau/hashes.js';
+import { judge, judgePairwise } from '@fairtable/core/rochambeau/judge.js';
+import { judgeInputChunks } from '@fairtable/core/rochambeau/judge-json.js';
+import { honestTable, seededRandom, tallyWins } from '@fairtable/core/rochambeau/simulation.js';
 
 const N = 2 ** 31 - 1;
 const MILLION = 1_000_000;

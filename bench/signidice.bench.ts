@@ -6,17 +6,17 @@
  * - The same with an ECVRF-ELL2 house, for comparison.
  * - Uniformity of the lucky numbers: chi-square over 37,000 spins (36 degrees of freedom).
  */
-import { generateRsaVrfKeyPair, createRsaVrfProver } from '../packages/node/src/rsa-vrf.ts';
-import { nativeSign, nativeVerify } from '../packages/node/src/native-verify.ts';
-import { simulate } from '../packages/core/src/sim/simulate.ts';
-import { useNativeSha256 } from '../packages/node/src/native-hash.ts';
+import { generateRsaVrfKeyPair, createRsaVrfProver } from '@fairtable/node/rsa-vrf.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+import { simulate } from '@fairtable/core/testing';
+import { useNativeSha256 } from '@fairtable/node/native-hash.js';
 
 // Node seats use Node's fast paths (native Ed25519 and SHA-256, same bytes as noble's).
 useNativeSha256();
-import { ecvrfHouse } from '../packages/core/src/signidice/house-key.ts';
-import { luckyNumber } from '../packages/core/src/signidice/arbiter.ts';
-import { RandomStream } from '../packages/core/src/stream.ts';
-import { toHex } from '../packages/core/src/bytes.ts';
+import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
+import { luckyNumber } from '@fairtable/core/signidice/arbiter.js';
+import { RandomStream } from '@fairtable/core/stream.js';
+import { toHex } from '@fairtable/core/bytes.js';
 
 const pair = generateRsaVrfKeyPair(2048);
 const prover = createRsaVrfProver(pair.privateKey);

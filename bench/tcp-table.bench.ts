@@ -9,12 +9,12 @@
 import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { concatBytes, fromHex, toHex, utf8 } from '../packages/core/src/bytes.js';
-import { generateKeyPair } from '../packages/core/src/identity.js';
-import { createSetupEnvelope } from '../packages/core/src/setup.js';
-import { envelopeLine, signEnvelope } from '../packages/core/src/envelope.js';
-import { prepareLine, readSetupLine } from '../packages/core/src/transcript.js';
-import { nativeSign } from '../packages/node/src/native-verify.js';
+import { concatBytes, fromHex, toHex, utf8 } from '@fairtable/core/bytes.js';
+import { generateKeyPair } from '@fairtable/core/identity.js';
+import { createSetupEnvelope } from '@fairtable/core/setup.js';
+import { envelopeLine, signEnvelope } from '@fairtable/core/envelope.js';
+import { prepareLine, readSetupLine } from '@fairtable/core/transcript.js';
+import { nativeSign } from '@fairtable/node/native-verify.js';
 
 const serverScript = fileURLToPath(new URL('./lib/tcp-table-server.ts', import.meta.url));
 const alice = generateKeyPair(new Uint8Array(32).fill(1));

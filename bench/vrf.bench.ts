@@ -12,9 +12,9 @@
  */
 import { cpus } from 'node:os';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { createProver, createVerifier, keygen, prove, verify, SUITES } from '../packages/core/src/vrf/ecvrf.ts';
-import { rsaFdhVrfVerify } from '../packages/core/src/vrf/rsa-fdh-vrf.ts';
-import { createRsaVrfProver, generateRsaVrfKeyPair } from '../packages/node/src/rsa-vrf.ts';
+import { createProver, createVerifier, keygen, prove, verify, SUITES } from '@fairtable/core/vrf/ecvrf.js';
+import { rsaFdhVrfVerify } from '@fairtable/core/vrf/rsa-fdh-vrf.js';
+import { createRsaVrfProver, generateRsaVrfKeyPair } from '@fairtable/node/rsa-vrf.js';
 
 const ROUNDS = Number(process.env.VRF_BENCH_ROUNDS ?? 15);
 const ROUND_MS = Number(process.env.VRF_BENCH_ROUND_MS ?? 200);

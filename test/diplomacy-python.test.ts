@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { adjudicate, positionHash, randomOrders, seededBelow, standardMap as map, startingPosition, type Position } from '../packages/diplomacy/src/index.js';
+import { adjudicate, positionHash, randomOrders, seededBelow, standardMap as map, startingPosition, type Position } from '@fairtable/diplomacy';
 
 const script = fileURLToPath(new URL('./python/diplomacy_position_hash.py', import.meta.url));
 

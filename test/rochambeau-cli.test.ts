@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { HASH_NAMES } from '../packages/core/src/rochambeau/hashes.js';
-import { judge, toPlayerTable } from '../packages/core/src/rochambeau/judge.js';
-import { judgeInputChunks, judgeOutput } from '../packages/core/src/rochambeau/judge-json.js';
-import { CONDUCTS, seededRandom, simulateGame } from '../packages/core/src/rochambeau/simulation.js';
+import { HASH_NAMES } from '@fairtable/core/rochambeau/hashes.js';
+import { judge, toPlayerTable } from '@fairtable/core/rochambeau/judge.js';
+import { judgeInputChunks, judgeOutput } from '@fairtable/core/rochambeau/judge-json.js';
+import { CONDUCTS, seededRandom, simulateGame } from '@fairtable/core/rochambeau/simulation.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const driver = join(root, 'test/rochambeau-cli-driver.ts');

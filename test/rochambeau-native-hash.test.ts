@@ -8,10 +8,10 @@
 import { hash as nodeHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { DIGEST_OCTETS, HASH_NAMES, defaultDigest, nobleDigest, type Digest, type HashName } from '../packages/core/src/rochambeau/hashes.js';
-import { judge } from '../packages/core/src/rochambeau/judge.js';
-import { judgeOutput } from '../packages/core/src/rochambeau/judge-json.js';
-import { CONDUCTS, seededRandom, simulateGame } from '../packages/core/src/rochambeau/simulation.js';
+import { DIGEST_OCTETS, HASH_NAMES, defaultDigest, nobleDigest, type Digest, type HashName } from '@fairtable/core/rochambeau/hashes.js';
+import { judge } from '@fairtable/core/rochambeau/judge.js';
+import { judgeOutput } from '@fairtable/core/rochambeau/judge-json.js';
+import { CONDUCTS, seededRandom, simulateGame } from '@fairtable/core/rochambeau/simulation.js';
 
 const OPENSSL: Record<HashName, string> = { 'sha-256': 'sha256', 'sha-384': 'sha384', 'sha-512': 'sha512', 'sha3-256': 'sha3-256' };
 const native = (name: HashName): Digest => (message) => nodeHash(OPENSSL[name], message, 'buffer');

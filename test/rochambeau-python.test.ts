@@ -9,10 +9,10 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { HASH_NAMES, type HashName } from '../packages/core/src/rochambeau/hashes.js';
-import { judge, toPlayerTable } from '../packages/core/src/rochambeau/judge.js';
-import { judgeInputChunks, judgeOutput } from '../packages/core/src/rochambeau/judge-json.js';
-import { CONDUCTS, seededRandom, simulateGame, type Conduct, type SimulatedPlayer } from '../packages/core/src/rochambeau/simulation.js';
+import { HASH_NAMES, type HashName } from '@fairtable/core/rochambeau/hashes.js';
+import { judge, toPlayerTable } from '@fairtable/core/rochambeau/judge.js';
+import { judgeInputChunks, judgeOutput } from '@fairtable/core/rochambeau/judge-json.js';
+import { CONDUCTS, seededRandom, simulateGame, type Conduct, type SimulatedPlayer } from '@fairtable/core/rochambeau/simulation.js';
 import vectors from '../packages/core/src/rochambeau/vectors/judge-vectors.json' with { type: 'json' };
 
 const script = fileURLToPath(new URL('./python/rochambeau_judge.py', import.meta.url));

@@ -7,8 +7,8 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
-import { fromHex } from '../packages/core/src/bytes.js';
-import { judge } from '../packages/core/src/rochambeau/judge.js';
+import { fromHex } from '@fairtable/core/bytes.js';
+import { judge } from '@fairtable/core/rochambeau/judge.js';
 
 const main = fileURLToPath(new URL('../examples/rochambeau-routers/main.ts', import.meta.url));
 

@@ -2,7 +2,7 @@
  * Writes packages/core/src/rochambeau/vectors/judge-vectors.json: small games
  * of Rochambeau built from fixed seeds, with the judge's verdict for each.
  *
- *   node --import tsx test/rochambeau-vectors.generate.ts
+ *   npm run build && node --import tsx test/rochambeau-vectors.generate.ts
  *
  * The vectors are frozen data: packages/core/src/rochambeau/vectors.test.ts and
  * test/rochambeau-python.test.ts check that both judges still reproduce them, so
@@ -10,12 +10,12 @@
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { toHex } from '../packages/core/src/bytes.js';
-import { nonceBinding } from '../packages/core/src/rochambeau/binding.js';
-import type { HashName } from '../packages/core/src/rochambeau/hashes.js';
-import { judge, judgePairwise, type PlayerSubmission } from '../packages/core/src/rochambeau/judge.js';
-import { judgeOutput } from '../packages/core/src/rochambeau/judge-json.js';
-import { CONDUCTS, seededRandom, simulateGame, type SimulatedPlayer } from '../packages/core/src/rochambeau/simulation.js';
+import { toHex } from '@fairtable/core/bytes.js';
+import { nonceBinding } from '@fairtable/core/rochambeau/binding.js';
+import type { HashName } from '@fairtable/core/rochambeau/hashes.js';
+import { judge, judgePairwise, type PlayerSubmission } from '@fairtable/core/rochambeau/judge.js';
+import { judgeOutput } from '@fairtable/core/rochambeau/judge-json.js';
+import { CONDUCTS, seededRandom, simulateGame, type SimulatedPlayer } from '@fairtable/core/rochambeau/simulation.js';
 
 interface Spec {
   readonly name: string;

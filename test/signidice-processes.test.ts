@@ -28,8 +28,6 @@ function collect(child: ChildProcess): Promise<{ out: string; code: number | nul
 }
 
 beforeAll(() => {
-  const b = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: root, encoding: 'utf8' });
-  if (b.status !== 0) throw new Error(`build failed: ${b.stdout}${b.stderr}`);
   for (const name of ['house', 'alice', 'bob']) writeFileSync(join(dir, `${name}.pub.json`), cli(['keygen', '--name', name, '--out', `${name}.json`]));
 }, 120_000);
 

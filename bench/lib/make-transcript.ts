@@ -7,14 +7,14 @@
  */
 import { createWriteStream, existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { toHex } from '../../packages/core/src/bytes.ts';
-import { envelopeHash, envelopeLine, signEnvelope, type Body } from '../../packages/core/src/envelope.ts';
-import { createSetupEnvelope } from '../../packages/core/src/setup.ts';
-import { nativeSign } from '../../packages/node/src/native-verify.ts';
-import { Referee } from '../../packages/core/src/referee.ts';
-import { simKeys } from '../../packages/core/src/sim/simulate.ts';
-import { RandomStream } from '../../packages/core/src/stream.ts';
-import { taggedHash } from '../../packages/core/src/hash.ts';
+import { toHex } from '@fairtable/core/bytes.js';
+import { envelopeHash, envelopeLine, signEnvelope, type Body } from '@fairtable/core/envelope.js';
+import { createSetupEnvelope } from '@fairtable/core/setup.js';
+import { nativeSign } from '@fairtable/node/native-verify.js';
+import { Referee } from '@fairtable/core/referee.js';
+import { simKeys } from '@fairtable/core/testing';
+import { RandomStream } from '@fairtable/core/stream.js';
+import { taggedHash } from '@fairtable/core/hash.js';
 
 export async function makeTranscript(path: string, envelopes: number, onProgress?: (n: number) => void): Promise<void> {
   if (existsSync(path)) return;
@@ -60,7 +60,7 @@ export async function makeTranscript(path: string, envelopes: number, onProgress
       const r = referees[j]!.feed({ line: lines, text, envelope, shapeError: null, hash, sigOk: true }, ctxs[j]!);
       queues[j]!.push(...r.out);
     }
-    if (!out.write(text + '\n')) await new Promise((resolve) => out.once('drain', resolve));
+    if (!out.write(text + '\n')) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     lines++;
     if (lines % 10_000 === 0) onProgress?.(lines);
   }

@@ -3,7 +3,7 @@
  * line read from stdin, prints its port, and when stdin closes prints its peak
  * RSS and the disconnections it made, as JSON.
  */
-import { serveTable } from '../../packages/node/src/tcp-table.js';
+import { serveTable } from '@fairtable/node/tcp-table.js';
 
 let input = '';
 process.stdin.setEncoding('utf8');

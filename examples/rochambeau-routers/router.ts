@@ -12,8 +12,8 @@
  * without the missing payload and disqualified for it.
  */
 import { createConnection, createServer, type Socket } from 'node:net';
-import { toHex } from '../../packages/core/src/bytes.js';
-import { pickOne, prepareMove } from '../../packages/core/src/rochambeau/player.js';
+import { toHex } from '@fairtable/core/bytes.js';
+import { pickOne, prepareMove } from '@fairtable/core/rochambeau/player.js';
 
 interface Peer {
   readonly id: string;

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,12 +13,6 @@ function run(args: string[], input?: string): { status: number | null; stdout: s
   const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', input, cwd: dir });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
-
-beforeAll(() => {
-  // The suite runs after `npm run build` in CI; building here too keeps a lone `vitest run` honest.
-  const b = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: root, encoding: 'utf8' });
-  if (b.status !== 0) throw new Error(`build failed: ${b.stdout}${b.stderr}`);
-}, 120_000);
 
 describe('fairtable simulate + audit', () => {
   it('an honest game audits valid (exit 0) and a cheater is named (exit 1) in --json', () => {

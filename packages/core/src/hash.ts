@@ -5,8 +5,9 @@
  *
  * Tags are ASCII without NUL, so the 0x00 ends the prefix unambiguously, and
  * no two uses of the hash (a commitment, an envelope, a seed) can collide.
+ * SHA-256 itself comes from platform.ts, so Node can inject its native digest.
  */
-import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
+import { platformSha256 } from './platform.js';
 import { canonicalBytes } from './jcs.js';
 import { concatBytes, toHex, utf8 } from './bytes.js';
 
@@ -36,25 +37,14 @@ export function domainPrefix(tag: HashTag): Uint8Array {
   return prefix;
 }
 
-export type Sha256 = (data: Uint8Array) => Uint8Array;
-
-let sha256Impl: Sha256 = (data) => nobleSha256(data);
-
-/**
- * Replaces the SHA-256 implementation, for a platform's native one (Node's
- * node:crypto). It must give the same bytes; packages/node checks that with a
- * differential test. Browsers keep noble.
- */
-export function setSha256(fn: Sha256): void {
-  sha256Impl = fn;
-}
+export type { Sha256 } from './platform.js';
 
 export function sha256(data: Uint8Array): Uint8Array {
-  return sha256Impl(data);
+  return platformSha256(data);
 }
 
 export function taggedHash(tag: HashTag, ...parts: Uint8Array[]): Uint8Array {
-  return sha256Impl(concatBytes(domainPrefix(tag), ...parts));
+  return platformSha256(concatBytes(domainPrefix(tag), ...parts));
 }
 
 /** H(tag, JCS(value)). */

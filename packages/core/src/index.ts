@@ -1,7 +1,8 @@
 /**
  * @fairtable/core: the pure, isomorphic heart of fairtable. Import modules by
  * subpath (`@fairtable/core/stream.js`) on hot paths; this index is for
- * convenience.
+ * convenience. It exports no internals: the simulator and its cheats are
+ * `@fairtable/core/testing`, the platform hook is `@fairtable/core/platform.js`.
  */
 export * from './errors.js';
 export * from './bytes.js';
@@ -17,6 +18,10 @@ export * from './transcript.js';
 export * from './referee.js';
 export * from './audit.js';
 export * from './armor.js';
-export type { Ctx, Machine, Outcome, GameEvent, StepResult } from './protocols/machine.js';
-export { simulate, SIM_PROTOCOLS, type SimOptions, type SimResult } from './sim/simulate.js';
-export { CHEATS, type Cheat } from './sim/player.js';
+export * from './door.js';
+export * from './registry.js';
+export * from './seat/seat.js';
+export { checkChoice, noDecision, refuseDecision, Stepper, deadlineTick, judgeClaim, isDeadlineBody, intParam } from './protocols/machine.js';
+export type { Choices, Ctx, Decision, DeadlineBody, DeadlineState, Machine, Outcome, GameEvent, StepResult } from './protocols/machine.js';
+export type { ChanceGame, TurnResult } from './games/game.js';
+export { BUILTIN_GAMES, gameBook, gameByName, type GameBook } from './games/index.js';

@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { adjudicate, checkOrders } from './adjudicate.js';
-import { readPosition, startingPosition } from './position.js';
+import { readPosition, startingPosition, type Phase } from './position.js';
 import { standardMap as map } from './standard.js';
 
-const phase = (season: string, year: number, type: string) => ({ season, year, type });
+const phase = (season: Phase['season'], year: number, type: Phase['type']): Phase => ({ season, year, type });
 
 describe('phases', () => {
   it('spring movement with no dislodgement goes to fall movement; units without orders hold', () => {

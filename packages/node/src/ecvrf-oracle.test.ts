@@ -14,8 +14,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ED25519_TORSION_SUBGROUP } from '@noble/curves/ed25519.js';
 import { numberToBytesLE } from '@noble/curves/utils.js';
-import { fromHex, toHex } from '../../core/src/bytes.js';
-import { keygen, prove, verify, SUITES, type EcvrfSuite } from '../../core/src/vrf/ecvrf.js';
+import { fromHex, toHex } from '@fairtable/core/bytes.js';
+import { keygen, prove, verify, SUITES, type EcvrfSuite } from '@fairtable/core/vrf/ecvrf.js';
 
 const ORACLE = fileURLToPath(new URL('../../../test/python/ecvrf_check.py', import.meta.url));
 const VECTORS = fileURLToPath(new URL('../../core/src/vrf/vectors/rfc9381-ecvrf.json', import.meta.url));

@@ -6,7 +6,7 @@
  * 2.5–5.1 µs for a `createHash` object.
  */
 import { hash } from 'node:crypto';
-import { setSha256 } from '@fairtable/core/hash.js';
+import { configure } from '@fairtable/core/platform.js';
 
 export function nativeSha256(data: Uint8Array): Uint8Array {
   const digest = hash('sha256', data, 'buffer') as unknown as Buffer;
@@ -15,5 +15,5 @@ export function nativeSha256(data: Uint8Array): Uint8Array {
 
 /** Makes every core hash in this thread use node:crypto. */
 export function useNativeSha256(): void {
-  setSha256(nativeSha256);
+  configure({ sha256: nativeSha256 });
 }

@@ -6,8 +6,8 @@
 import { constants, createPrivateKey, createPublicKey, generateKeyPairSync, publicEncrypt, type KeyObject } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { fromHex, toHex } from '../../core/src/bytes.js';
-import { i2osp, modPow, os2ip, parseRsaVrfPublicKey, rsaFdhVrfVerify, rsavp1 } from '../../core/src/vrf/rsa-fdh-vrf.js';
+import { fromHex, toHex } from '@fairtable/core/bytes.js';
+import { i2osp, modPow, os2ip, parseRsaVrfPublicKey, rsaFdhVrfVerify, rsavp1 } from '@fairtable/core/vrf/rsa-fdh-vrf.js';
 import doc from '../../core/src/vrf/vectors/rfc9381-rsa-fdh-vrf.json' with { type: 'json' };
 import { createRsaVrfProver, generateRsaVrfKeyPair, rsaFdhVrfProve, rsaVrfPublicKeyFromKeyObject } from './rsa-vrf.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { simulate } from '../../core/src/sim/simulate.js';
-import { auditLines } from '../../core/src/audit.js';
+import { simulate } from '@fairtable/core/testing';
+import { auditLines } from '@fairtable/core/audit.js';
 import { generateRsaVrfKeyPair, createRsaVrfProver } from './rsa-vrf.js';
 
 describe('Signidice with an RSA-FDH-VRF house (RSA-2048 through node:crypto)', () => {

@@ -1,16 +1,14 @@
 /**
- * `fairtable vrf` end to end: builds the CLI, then runs
- * `node packages/cli/dist/main.js vrf ...` and checks output and exit codes
+ * `fairtable vrf` end to end: runs the CLI that the test run's global setup built,
+ * as `node packages/cli/dist/main.js vrf ...` and checks output and exit codes
  * (0 valid, 1 invalid with the reason code on stderr, 2 unusable input).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ED25519_TORSION_SUBGROUP } from '@noble/curves/ed25519.js';
 import vectors from '../../../core/src/vrf/vectors/rfc9381-ecvrf.json' with { type: 'json' };
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 
 function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
@@ -21,12 +19,6 @@ function cli(...args: string[]): { status: number | null; stdout: string; stderr
 const example = (n: number) => vectors.vectors.find((v) => v.example === n)!;
 
 describe('fairtable vrf', () => {
-  beforeAll(() => {
-    // Other packages may be mid-edit; what matters is that the CLI got emitted.
-    const build = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: ROOT, encoding: 'utf8' });
-    if (!existsSync(MAIN)) throw new Error(`CLI build produced no dist/main.js:\n${build.stdout}${build.stderr}`);
-  }, 120_000);
-
   it('keygen prints a key pair, and prove/verify accept it', () => {
     const keys = JSON.parse(cli('keygen', '--suite', 'tai').stdout) as { sk: string; pk: string };
     expect(keys.sk).toMatch(/^[0-9a-f]{64}$/);

@@ -51,7 +51,7 @@ class Script {
   violations(): readonly { code: string; player: string | null }[] {
     return auditLines(this.lines).violations.filter((v) => !(v.code === 'withheld' && v.player === null));
   }
-  first(): { code: string; player: string | null; evidence: unknown[] } {
+  first(): { code: string; player: string | null; evidence: readonly unknown[] } {
     return auditLines(this.lines).violations[0]!;
   }
 }

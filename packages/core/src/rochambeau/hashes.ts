@@ -46,7 +46,7 @@ export function checkHashName(value: unknown, field = 'hash'): HashName {
 
 interface Hasher {
   readonly outputLen: number;
-  create(): Hash<any>;
+  create(): Hash<unknown>;
 }
 
 const NOBLE: Readonly<Record<HashName, Hasher>> = {

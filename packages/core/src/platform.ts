@@ -1,0 +1,26 @@
+/**
+ * The one place a platform plugs a faster primitive into the core (docs/SPEC.md
+ * §2): Node passes OpenSSL's SHA-256, browsers keep noble's. It is a subpath of
+ * its own (`@fairtable/core/platform.js`), not part of the package root, so that
+ * game code cannot swap the hash by accident; the digest must give noble's bytes,
+ * which packages/node proves with a differential test.
+ */
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
+
+export type Sha256 = (data: Uint8Array) => Uint8Array;
+
+export interface PlatformOptions {
+  /** SHA-256 for every core hash in this thread (tagged hashes, envelopes, the stream). */
+  readonly sha256?: Sha256;
+}
+
+/**
+ * The digest hash.ts calls. An exported `let` is a live binding, so hash.ts reads
+ * the configured function with no extra call on the audit's hot path.
+ */
+export let platformSha256: Sha256 = (data) => nobleSha256(data);
+
+/** Injects platform primitives; options left out keep their current implementation. */
+export function configure(options: PlatformOptions): void {
+  if (options.sha256 !== undefined) platformSha256 = options.sha256;
+}

@@ -1,0 +1,16 @@
+/**
+ * Vitest global setup: brings packages/*\/dist up to date once, before any worker
+ * starts, for the tests that run the built `fairtable` command. `tsc -b` rebuilds
+ * only what changed, so after `.ci/run`'s build (or `npm run build`) it only
+ * checks timestamps.
+ */
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+export default function setup(): void {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+  const build = spawnSync(process.execPath, [tsc, '-b', 'packages/cli'], { cwd: root, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`the build before the tests failed:\n${build.stdout}${build.stderr}`);
+}
