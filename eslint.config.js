@@ -83,10 +83,4 @@ export default defineConfig(
     ignores: ['packages/core/src/**/*.test.ts'],
     rules: impure,
   },
-  {
-    // The simulator's CPU meter reads performance.now() to report what a seat cost, never to decide
-    // anything; it is the one place in core allowed a clock, and only this one.
-    files: ['packages/core/src/sim/player.ts'],
-    rules: { 'no-restricted-globals': ['error', ...impure['no-restricted-globals'].slice(1).filter((r) => r.name !== 'performance')] },
-  },
 );

@@ -40,6 +40,8 @@ for (const h of writeHostile(dir, honest, true)) {
   } catch {
     first = `unparsable output: ${r.stderr.slice(0, 200)}`;
   }
-  process.stdout.write(`${h.name.padEnd(18)} exit ${r.status} (expected ${h.exit})  first: ${first.padEnd(28)} peak RSS ${rss.toFixed(0)} MB  ${seconds.toFixed(1)} s\n`);
+  process.stdout.write(
+    `${h.name.padEnd(18)} exit ${r.status} (expected ${h.exit})  first: ${first.padEnd(28)} peak RSS ${rss.toFixed(0)} MB  ${seconds.toFixed(1)} s\n`,
+  );
   rmSync(h.file);
 }

@@ -21,7 +21,11 @@ function opensslVerifyRate(): number | null {
   const r = spawnSync('openssl', ['speed', '-seconds', '3', 'ed25519'], { encoding: 'utf8' });
   const line = r.stdout.split('\n').find((l) => /Ed25519/.test(l) && /EdDSA/.test(l));
   if (r.status !== 0 || line === undefined) return null;
-  const nums = line.trim().split(/\s+/).map(Number).filter((n) => Number.isFinite(n));
+  const nums = line
+    .trim()
+    .split(/\s+/)
+    .map(Number)
+    .filter((n) => Number.isFinite(n));
   return nums[nums.length - 1] ?? null;
 }
 
@@ -40,7 +44,9 @@ const t0 = performance.now();
 const verdict = await auditFile(file100k);
 const seconds = (performance.now() - t0) / 1000;
 const rate = verdict.lines / seconds;
-process.stdout.write(`audit 100k (native, worker threads): ${verdict.lines} lines in ${seconds.toFixed(2)} s = ${fmt(rate)} envelopes/s, valid=${verdict.valid}\n`);
+process.stdout.write(
+  `audit 100k (native, worker threads): ${verdict.lines} lines in ${seconds.toFixed(2)} s = ${fmt(rate)} envelopes/s, valid=${verdict.valid}\n`,
+);
 if (openssl !== null) process.stdout.write(`  ratio to openssl one-core verify: ${(rate / openssl).toFixed(2)} (target >= 1.00)\n`);
 
 const slice = readFileSync(file100k, 'utf8').split('\n').slice(0, 5_001);
@@ -55,15 +61,20 @@ if (big > 0) {
   process.stdout.write('writing the 1,000,000-envelope transcript (cached; several minutes the first time)…\n');
   await makeTranscript(fileBig, big, (n) => n % 100_000 === 0 && process.stdout.write(`  ${fmt(n)}\n`));
   const probeFile = join(tmp, 'probe-1m.mjs');
-  writeFileSync(probeFile, `
+  writeFileSync(
+    probeFile,
+    `
     const { auditFile } = await import(${JSON.stringify(join(root, 'packages/node/dist/audit-file.js'))});
     const t = performance.now();
     const v = await auditFile(${JSON.stringify(fileBig)});
-    console.log(JSON.stringify({ lines: v.lines, valid: v.valid, seconds: (performance.now() - t) / 1000, maxRssKiB: process.resourceUsage().maxRSS }));`);
+    console.log(JSON.stringify({ lines: v.lines, valid: v.valid, seconds: (performance.now() - t) / 1000, maxRssKiB: process.resourceUsage().maxRSS }));`,
+  );
   const r = spawnSync(process.execPath, [probeFile], { encoding: 'utf8' });
   if (r.status !== 0) process.stdout.write(`1M audit failed: ${r.stderr}\n`);
   else {
     const m = JSON.parse(r.stdout.trim()) as { lines: number; valid: boolean; seconds: number; maxRssKiB: number };
-    process.stdout.write(`audit 1M: ${m.lines} lines in ${m.seconds.toFixed(1)} s (${fmt(m.lines / m.seconds)}/s), valid=${m.valid}, peak RSS ${(m.maxRssKiB / 1024).toFixed(0)} MB for the whole process, worker threads included (target < 200 MB)\n`);
+    process.stdout.write(
+      `audit 1M: ${m.lines} lines in ${m.seconds.toFixed(1)} s (${fmt(m.lines / m.seconds)}/s), valid=${m.valid}, peak RSS ${(m.maxRssKiB / 1024).toFixed(0)} MB for the whole process, worker threads included (target < 200 MB)\n`,
+    );
   }
 }

@@ -14,7 +14,16 @@
 import { configure } from '@fairtable/core/platform.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { nativeSha256 } from '@fairtable/node/native-hash.js';
-import { adjudicate, positionHash, randomOrders, seededBelow, standardMap as map, startingPosition, type OrderInput, type Position } from '@fairtable/diplomacy';
+import {
+  adjudicate,
+  positionHash,
+  randomOrders,
+  seededBelow,
+  standardMap as map,
+  startingPosition,
+  type OrderInput,
+  type Position,
+} from '@fairtable/diplomacy';
 
 const PHASES = 100;
 const ROUNDS = Number(process.env.DIPLOMACY_BENCH_ROUNDS ?? 15);
@@ -62,9 +71,12 @@ function measure(label: string): number {
   return median;
 }
 
-line('game', `${PHASES} phases (${kinds.movement} movement, ${kinds.retreat} retreat, ${kinds.adjustment} adjustment), ${orderCount} orders, ends ${position.phase.season} ${position.phase.year} ${position.phase.type}`);
+line(
+  'game',
+  `${PHASES} phases (${kinds.movement} movement, ${kinds.retreat} retreat, ${kinds.adjustment} adjustment), ${orderCount} orders, ends ${position.phase.season} ${position.phase.year} ${position.phase.type}`,
+);
 configure({ sha256: (data) => nobleSha256(data) });
-const browser = measure('100 phases, noble SHA-256 (the browser build\'s path)');
+const browser = measure("100 phases, noble SHA-256 (the browser build's path)");
 configure({ sha256: nativeSha256 });
 const node = measure('100 phases, Node native SHA-256');
 line('target: under 1 s per 100-phase game in Node', node < 1000 && browser < 1000 ? 'met' : 'NOT met');

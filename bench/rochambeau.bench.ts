@@ -67,8 +67,7 @@ const sources = [
     .map((f) => join(root, 'packages/core/src/rochambeau', f)),
 ];
 const builtIsFresh =
-  existsSync(join(root, 'packages/cli/dist/main.js')) &&
-  sources.every((f) => existsSync(compiled(f)) && statSync(f).mtimeMs <= statSync(compiled(f)).mtimeMs);
+  existsSync(join(root, 'packages/cli/dist/main.js')) && sources.every((f) => existsSync(compiled(f)) && statSync(f).mtimeMs <= statSync(compiled(f)).mtimeMs);
 const command = builtIsFresh
   ? `"${process.execPath}" packages/cli/dist/main.js rochambeau judge "${input}"`
   : `"${process.execPath}" --import tsx test/rochambeau-cli-driver.ts rochambeau judge "${input}"`;
@@ -99,7 +98,7 @@ const fastMs = fastRuns.sort((a, b) => a - b)[3]!;
 t = performance.now();
 const slow = judgePairwise({ N, players: small });
 const slowMs = performance.now() - t;
-line('judge, M = 10,000 (median of 7)', `${(fastMs).toFixed(1)} ms`);
+line('judge, M = 10,000 (median of 7)', `${fastMs.toFixed(1)} ms`);
 line('judgePairwise (the draft literally), M = 10,000', seconds(slowMs));
 line('  ratio pairwise / fast', `${(slowMs / fastMs).toFixed(0)}x (same winner: ${fast.winner === slow.winner})`);
 

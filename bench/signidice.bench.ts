@@ -26,9 +26,20 @@ const ecHouse = ecvrfHouse('ecvrf-ell2', new Uint8Array(32).fill(9));
 function perRound(name: string, house: typeof rsaHouse | typeof ecHouse): void {
   const rounds = 50;
   simulate({ protocol: 'signidice', players: 1, seed: new Uint8Array(32).fill(1), turns: 5, house, verify: nativeVerify, sign: nativeSign }); // warm-up
-  const r = simulate({ protocol: 'signidice', players: 1, seed: new Uint8Array(32).fill(2), turns: rounds, house, verify: nativeVerify, sign: nativeSign });
+  const r = simulate({
+    protocol: 'signidice',
+    players: 1,
+    seed: new Uint8Array(32).fill(2),
+    turns: rounds,
+    house,
+    verify: nativeVerify,
+    sign: nativeSign,
+    cpuClock: () => performance.now(),
+  });
   const total = r.cpuMs.reduce((a, b) => a + b, 0);
-  process.stdout.write(`${name}: ${(total / rounds).toFixed(2)} ms of computation per round (house + player, ${rounds} rounds, finished=${r.outcome !== null})\n`);
+  process.stdout.write(
+    `${name}: ${(total / rounds).toFixed(2)} ms of computation per round (house + player, ${rounds} rounds, finished=${r.outcome !== null})\n`,
+  );
 }
 
 perRound('full round, one player, RSA-2048 house (target < 10 ms)', rsaHouse);
@@ -44,4 +55,6 @@ const spins = 37_000;
 for (let i = 0; i < spins; i++) counts[luckyNumber('00'.repeat(32), 1 + (i % 100), `p${i}`, toHex(rng.bytes(64)), [toHex(rng.bytes(20))], 'roulette')]!++;
 const e = spins / 37;
 const chi2 = counts.reduce((a, c) => a + (c - e) ** 2 / e, 0);
-process.stdout.write(`lucky numbers: chi-square ${chi2.toFixed(1)} over ${spins} spins, 36 degrees of freedom (p = 0.05 critical value 51.0; p = 0.001: 67.99)\n`);
+process.stdout.write(
+  `lucky numbers: chi-square ${chi2.toFixed(1)} over ${spins} spins, 36 degrees of freedom (p = 0.05 critical value 51.0; p = 0.001: 67.99)\n`,
+);

@@ -85,7 +85,9 @@ function hello(port: number, id: string, secret: Uint8Array): Promise<Socket> {
 const report = (label: string, r: { maxRssMiB: number; events: string[] }): void => {
   const counts = new Map<string, number>();
   for (const e of r.events) counts.set(e, (counts.get(e) ?? 0) + 1);
-  process.stdout.write(`${label.padEnd(52)} peak RSS ${r.maxRssMiB.toFixed(1)} MB; ${[...counts].map(([k, v]) => `${k} ×${v}`).join(', ') || 'no disconnections'}\n`);
+  process.stdout.write(
+    `${label.padEnd(52)} peak RSS ${r.maxRssMiB.toFixed(1)} MB; ${[...counts].map(([k, v]) => `${k} ×${v}`).join(', ') || 'no disconnections'}\n`,
+  );
 };
 
 // Baseline: a table and one honest client.
@@ -135,7 +137,10 @@ const report = (label: string, r: { maxRssMiB: number; events: string[] }): void
   let headHash = prepareLine(0, setupLine, keys).hash!;
   let prev = headHash;
   for (let i = 1; i <= 100; i++) {
-    const env = signEnvelope({ v: 1, game: gameId, from: 'alice', seq: i, prev, at: i, head: headHash, time: i, body: { type: 'note', pad: 'x'.repeat(1000) } }, alice.secretKey);
+    const env = signEnvelope(
+      { v: 1, game: gameId, from: 'alice', seq: i, prev, at: i, head: headHash, time: i, body: { type: 'note', pad: 'x'.repeat(1000) } },
+      alice.secretKey,
+    );
     const line = envelopeLine(env);
     headHash = prepareLine(i, line, keys).hash!;
     prev = headHash;

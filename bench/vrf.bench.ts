@@ -64,7 +64,9 @@ for (const suite of SUITES) {
 }
 
 const cpu = cpus();
-console.log(`machine: ${cpu.length} cores, ${cpu[0]?.model ?? 'unknown CPU'}; node ${process.version}; ${ROUNDS} rounds x ${ROUND_MS} ms per operation, medians`);
+console.log(
+  `machine: ${cpu.length} cores, ${cpu[0]?.model ?? 'unknown CPU'}; node ${process.version}; ${ROUNDS} rounds x ${ROUND_MS} ms per operation, medians`,
+);
 const samples = measure(ops);
 for (const [name, xs] of samples) console.log(`${name.padEnd(30)} ${median(xs).toFixed(0).padStart(7)} ops/s`);
 
@@ -102,4 +104,6 @@ for (let i = 0; i < 21; i++) {
 }
 console.log('');
 console.log(`RSA-FDH-VRF-SHA256 2048-bit: key generation ${keyMs.toFixed(0)} ms (once)`);
-console.log(`RSA-FDH-VRF-SHA256 2048-bit: prove ${median(times.prove).toFixed(2)} ms (node:crypto), verify ${median(times.verify).toFixed(2)} ms (BigInt); median of 21`);
+console.log(
+  `RSA-FDH-VRF-SHA256 2048-bit: prove ${median(times.prove).toFixed(2)} ms (node:crypto), verify ${median(times.verify).toFixed(2)} ms (BigInt); median of 21`,
+);

@@ -109,7 +109,13 @@ describe('option ranges and names', () => {
 
   it('__proto__, toString and constructor as protocol names are unknown_protocol, as game names unknown_game', () => {
     const k = generateKeyPair(new Uint8Array(32).fill(9));
-    for (const [protocol, game] of [['__proto__', null], ['toString', null], ['constructor', null], ['chain', '__proto__'], ['chain', 'toString']] as const) {
+    for (const [protocol, game] of [
+      ['__proto__', null],
+      ['toString', null],
+      ['constructor', null],
+      ['chain', '__proto__'],
+      ['chain', 'toString'],
+    ] as const) {
       const setup = { protocol, game, params: {}, players: [{ id: 'a', key: toHex(k.publicKey) }], nonce: '00'.repeat(32), created: 1 };
       const file = join(dir, `proto-${protocol}-${game}.jsonl`);
       writeFileSync(file, envelopeLine(createSetupEnvelope(setup, 'a', k)) + '\n');

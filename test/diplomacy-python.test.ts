@@ -31,7 +31,9 @@ describe('diplomacy position hash against Python', () => {
       position = adjudicate(map, position, orders).position;
     }
     expect(new Set(positions.map((p) => p.phase.type)).size).toBe(3);
-    const input = positions.map((p) => JSON.stringify({ ...p, units: shuffle(p.units), supplyCenterOwners: shuffle(p.supplyCenterOwners), dislodged: shuffle(p.dislodged) })).join('\n');
+    const input = positions
+      .map((p) => JSON.stringify({ ...p, units: shuffle(p.units), supplyCenterOwners: shuffle(p.supplyCenterOwners), dislodged: shuffle(p.dislodged) }))
+      .join('\n');
     const run = spawnSync('python3', [script], { input, encoding: 'utf8' });
     if (run.error) throw run.error;
     expect(run.stderr).toBe('');

@@ -47,7 +47,10 @@ beforeAll(() => {
   if (b.status !== 0) throw new Error(`build failed: ${b.stdout}${b.stderr}`);
   // `npx fairtable` is the built binary; the README's paths into the repository resolve through a link.
   mkdirSync(bin);
-  writeFileSync(join(bin, 'npx'), `#!/bin/sh\nif [ "$1" = fairtable ]; then shift; exec "${process.execPath}" "${main}" "$@"; fi\necho "README runs only npx fairtable" >&2; exit 127\n`);
+  writeFileSync(
+    join(bin, 'npx'),
+    `#!/bin/sh\nif [ "$1" = fairtable ]; then shift; exec "${process.execPath}" "${main}" "$@"; fi\necho "README runs only npx fairtable" >&2; exit 127\n`,
+  );
   chmodSync(join(bin, 'npx'), 0o755);
   symlinkSync(join(root, 'packages'), join(dir, 'packages'));
 }, 120_000);
@@ -71,7 +74,17 @@ const EXPECT: [RegExp, Check | 'skip'][] = [
   [/ audit cheat\.jsonl$|audit cheat\.jsonl\s+#/, exits(1, (r) => expect(r.out).toMatch(/commit_mismatch\s+p2/))],
   [/ audit game\.jsonl --json/, exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ valid: true, violations: [] }))],
   [/ simulate (monopoly|rochambeau) /, exits(0)],
-  [/ random .*--dice 6 --count 10/, exits(0, (r) => expect(r.out.trim().split('\n').every((v) => /^[1-6]$/.test(v))).toBe(true))],
+  [
+    / random .*--dice 6 --count 10/,
+    exits(0, (r) =>
+      expect(
+        r.out
+          .trim()
+          .split('\n')
+          .every((v) => /^[1-6]$/.test(v)),
+      ).toBe(true),
+    ),
+  ],
   [/ armor game\.jsonl > move\.txt/, exits(0, () => expect(readFileSync(join(dir, 'move.txt'), 'utf8')).toMatch(/BEGIN FAIRTABLE MESSAGE/))],
   [/ dearmor move\.txt/, exits(0, (r) => expect(r.out.trim()).toBe(readFileSync(join(dir, 'game.jsonl'), 'utf8').trim()))],
   [/^node -e .*> game\.json$/, exits(0)],

@@ -14,7 +14,10 @@ import { judgeOutput } from '@fairtable/core/rochambeau/judge-json.js';
 import { CONDUCTS, seededRandom, simulateGame } from '@fairtable/core/rochambeau/simulation.js';
 
 const OPENSSL: Record<HashName, string> = { 'sha-256': 'sha256', 'sha-384': 'sha384', 'sha-512': 'sha512', 'sha3-256': 'sha3-256' };
-const native = (name: HashName): Digest => (message) => nodeHash(OPENSSL[name], message, 'buffer');
+const native =
+  (name: HashName): Digest =>
+  (message) =>
+    nodeHash(OPENSSL[name], message, 'buffer');
 
 describe('noble and node:crypto give the same digests', () => {
   for (const name of HASH_NAMES) {

@@ -100,7 +100,10 @@ describe('the TypeScript and Python judges agree', () => {
   it('on random games', () => {
     const conduct = fc.oneof({ weight: 8, arbitrary: fc.constant<Conduct>('honest') }, { weight: 2, arbitrary: fc.constantFrom(...CONDUCTS) });
     const game = fc.record({
-      N: fc.oneof(fc.integer({ min: 1, max: 2 ** 30 }).map((h) => 2 * h + 1), fc.bigInt({ min: 2n ** 31n, max: 2n ** 90n }).map((h) => 2n * h + 1n)),
+      N: fc.oneof(
+        fc.integer({ min: 1, max: 2 ** 30 }).map((h) => 2 * h + 1),
+        fc.bigInt({ min: 2n ** 31n, max: 2n ** 90n }).map((h) => 2n * h + 1n),
+      ),
       hash: fc.constantFrom(...HASH_NAMES),
       gameId: fc.option(fc.string({ unit: 'grapheme', maxLength: 8 })),
       conducts: fc.array(conduct, { maxLength: 10 }),

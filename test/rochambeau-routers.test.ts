@@ -25,7 +25,10 @@ it('five routers name the same winner, the one the judge names', () => {
   });
   expect(run.stderr).toBe('');
   expect(run.status).toBe(0);
-  const lines = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as unknown);
+  const lines = run.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as unknown);
   const summary = lines.pop() as { routers: number; game: string; states: string; winner: string; agree: boolean };
   const reports = lines as Report[];
   expect(summary).toMatchObject({ routers: 5, agree: true });

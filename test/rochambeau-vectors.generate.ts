@@ -55,9 +55,21 @@ const specs: Spec[] = [
     hash: 'sha-256',
     lineup: [...names('h1'), ...CONDUCTS.filter((c) => c !== 'honest').map((conduct) => ({ id: conduct, conduct }))],
   },
-  { name: 'large-n-sha3', description: 'N = 2^64 + 1 given as a decimal string (m = 9), SHA3-256.', N: '18446744073709551617', hash: 'sha3-256', lineup: names('a', 'b', 'c', 'd', 'e') },
+  {
+    name: 'large-n-sha3',
+    description: 'N = 2^64 + 1 given as a decimal string (m = 9), SHA3-256.',
+    N: '18446744073709551617',
+    hash: 'sha3-256',
+    lineup: names('a', 'b', 'c', 'd', 'e'),
+  },
   { name: 'n-2^31-1-sha384', description: 'N = 2^31 - 1, SHA-384.', N: 2 ** 31 - 1, hash: 'sha-384', lineup: names('n1', 'n2', 'n3', 'n4', 'n5', 'n6') },
-  { name: 'sha512', description: 'N = 65537 (m = 3), SHA-512, one player without a Reveal.', N: 65537, hash: 'sha-512', lineup: [...names('p', 'q'), { id: 'r', conduct: 'no_reveal' }, ...names('s')] },
+  {
+    name: 'sha512',
+    description: 'N = 65537 (m = 3), SHA-512, one player without a Reveal.',
+    N: 65537,
+    hash: 'sha-512',
+    lineup: [...names('p', 'q'), { id: 'r', conduct: 'no_reveal' }, ...names('s')],
+  },
   {
     name: 'nobody-left',
     description: 'Every player disqualified: no winner and no rounds.',
@@ -84,8 +96,14 @@ function build(spec: Spec) {
     const game = { N: spec.N, hash: spec.hash, players, ...(spec.gameId === undefined ? {} : { gameId: spec.gameId }) };
     const verdict = judge(game);
     if (verdict.rounds.length < (spec.minRounds ?? 0)) continue;
-    const output = judgeOutput(players.map((p) => p.id), verdict);
-    const check = judgeOutput(players.map((p) => p.id), judgePairwise(game));
+    const output = judgeOutput(
+      players.map((p) => p.id),
+      verdict,
+    );
+    const check = judgeOutput(
+      players.map((p) => p.id),
+      judgePairwise(game),
+    );
     if (JSON.stringify(check) !== JSON.stringify(output)) throw new Error(`${spec.name}: the two judges disagree`);
     return {
       name: spec.name,

@@ -109,9 +109,35 @@ describe('signidice play: coded errors and non-zero exits', () => {
     for (const signal of ['SIGSTOP', 'SIGKILL'] as const) {
       const out = join(dir, `dies-${signal}.jsonl`);
       const copy = join(dir, `dies-${signal}-alice.jsonl`);
-      const house = start(['signidice', 'house', '--key', 'house.json', '--players', 'alice.pub.json,bob.pub.json', '--rounds', '5', '--timeout-ms', '60000', '--out', out]);
+      const house = start([
+        'signidice',
+        'house',
+        '--key',
+        'house.json',
+        '--players',
+        'alice.pub.json,bob.pub.json',
+        '--rounds',
+        '5',
+        '--timeout-ms',
+        '60000',
+        '--out',
+        out,
+      ]);
       const port = await portOf(house);
-      const alice = start(['signidice', 'play', '--key', 'alice.json', '--port', String(port), '--out', copy, '--silence-ms', '1500', '--reconnect-ms', '1000']);
+      const alice = start([
+        'signidice',
+        'play',
+        '--key',
+        'alice.json',
+        '--port',
+        String(port),
+        '--out',
+        copy,
+        '--silence-ms',
+        '1500',
+        '--reconnect-ms',
+        '1000',
+      ]);
       // bob never comes: the game waits on him, so the house is mid-game when it stops.
       await until(() => lines(copy).length >= 2, 20_000);
       house.child.kill(signal);
@@ -129,10 +155,25 @@ describe('signidice play: coded errors and non-zero exits', () => {
 describe('a house killed mid-game', () => {
   it('has appended every line it accepted, and resumes the same game, which finishes and audits valid', async () => {
     const out = join(dir, 'resume.jsonl');
-    const house = start(['signidice', 'house', '--key', 'house.json', '--players', 'alice.pub.json,bob.pub.json', '--rounds', '5', '--timeout-ms', '8000', '--out', out]);
+    const house = start([
+      'signidice',
+      'house',
+      '--key',
+      'house.json',
+      '--players',
+      'alice.pub.json,bob.pub.json',
+      '--rounds',
+      '5',
+      '--timeout-ms',
+      '8000',
+      '--out',
+      out,
+    ]);
     const port = await portOf(house);
     const copies = ['alice', 'bob'].map((p) => join(dir, `resume-${p}.jsonl`));
-    const players = ['alice', 'bob'].map((p, i) => start(['signidice', 'play', '--key', `${p}.json`, '--port', String(port), '--out', copies[i]!, '--reconnect-ms', '20000']));
+    const players = ['alice', 'bob'].map((p, i) =>
+      start(['signidice', 'play', '--key', `${p}.json`, '--port', String(port), '--out', copies[i]!, '--reconnect-ms', '20000']),
+    );
     // Mid-game: past the first bets, before the end (a full game here is 1 + 5 × 6 = 31 lines).
     await until(() => lines(out).length >= 6, 30_000);
     house.child.kill('SIGKILL');
@@ -202,7 +243,20 @@ describe('a player that floods the house', () => {
 
   it('is disconnected and named; the game finishes, the house is not named, and its memory stays bounded', async () => {
     const out = join(dir, 'flood.jsonl');
-    const house = start(['signidice', 'house', '--key', 'house.json', '--players', 'alice.pub.json,bob.pub.json', '--rounds', '2', '--timeout-ms', '3000', '--out', out]);
+    const house = start([
+      'signidice',
+      'house',
+      '--key',
+      'house.json',
+      '--players',
+      'alice.pub.json,bob.pub.json',
+      '--rounds',
+      '2',
+      '--timeout-ms',
+      '3000',
+      '--out',
+      out,
+    ]);
     const port = await portOf(house);
     let peakKb = 0;
     const sampler = setInterval(() => {
@@ -230,7 +284,6 @@ describe('a player that floods the house', () => {
     expect(h.err).toMatch(/disconnected bob: \[(rate_limited|slow_reader)\]/);
     const audit = JSON.parse(cli(['audit', out, '--json']).stdout) as { violations: { player: string }[] };
     expect(audit.violations.map((v) => v.player)).not.toContain('house');
-    // eslint-disable-next-line no-console
     console.log(`flood: ${sessions} flooding sessions; house peak RSS ${(peakKb / 1024).toFixed(1)} MB`);
     // Without limits the house grew to 790 MB in 3 s of such a flood; a generous ceiling catches a return of that.
     expect(peakKb).toBeGreaterThan(0);

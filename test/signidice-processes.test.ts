@@ -31,9 +31,30 @@ beforeAll(() => {
   for (const name of ['house', 'alice', 'bob']) writeFileSync(join(dir, `${name}.pub.json`), cli(['keygen', '--name', name, '--out', `${name}.json`]));
 }, 120_000);
 
-async function play(houseArgs: string[]): Promise<{ reports: { player: string; balances: unknown; violations: { code: string; player: string }[] }[]; transcript: string }> {
+async function play(
+  houseArgs: string[],
+): Promise<{ reports: { player: string; balances: unknown; violations: { code: string; player: string }[] }[]; transcript: string }> {
   const transcript = join(dir, `game-${Math.random().toString(36).slice(2)}.jsonl`);
-  const house = spawn(process.execPath, [main, 'signidice', 'house', '--key', 'house.json', '--players', 'alice.pub.json,bob.pub.json', '--rounds', '2', '--timeout-ms', '4000', '--out', transcript, ...houseArgs], { cwd: dir });
+  const house = spawn(
+    process.execPath,
+    [
+      main,
+      'signidice',
+      'house',
+      '--key',
+      'house.json',
+      '--players',
+      'alice.pub.json,bob.pub.json',
+      '--rounds',
+      '2',
+      '--timeout-ms',
+      '4000',
+      '--out',
+      transcript,
+      ...houseArgs,
+    ],
+    { cwd: dir },
+  );
   const houseDone = collect(house);
   const port = await new Promise<string>((resolve, reject) => {
     let buf = '';
@@ -44,10 +65,14 @@ async function play(houseArgs: string[]): Promise<{ reports: { player: string; b
     });
     house.on('error', reject);
   });
-  const players = ['alice', 'bob'].map((p) => collect(spawn(process.execPath, [main, 'signidice', 'play', '--key', `${p}.json`, '--port', port], { cwd: dir })));
+  const players = ['alice', 'bob'].map((p) =>
+    collect(spawn(process.execPath, [main, 'signidice', 'play', '--key', `${p}.json`, '--port', port], { cwd: dir })),
+  );
   const results = await Promise.all([houseDone, ...players]);
   for (const r of results) expect(r.code).toBe(0);
-  const reports = results.map((r) => JSON.parse(r.out.trim().split('\n').pop()!) as { player: string; balances: unknown; violations: { code: string; player: string }[] });
+  const reports = results.map(
+    (r) => JSON.parse(r.out.trim().split('\n').pop()!) as { player: string; balances: unknown; violations: { code: string; player: string }[] },
+  );
   return { reports, transcript };
 }
 

@@ -34,10 +34,19 @@ export function writeHostile(dir: string, honest: readonly string[], big = true)
   put('duplicate-from', withLine(sample.replace('{"at"', '{"from":"p2","at"')), 1, 'malformed');
   // The same envelope with its seq spelled -0: out of canonical form, though JSON.parse reads it as 0.
   const seq0 = honest.findIndex((l, i) => i > 0 && l.includes('"seq":0,'));
-  put('minus-zero-seq', honest.map((l, i) => (i === seq0 ? l.replace('"seq":0,', '"seq":-0,') : l)), 1, 'malformed');
+  put(
+    'minus-zero-seq',
+    honest.map((l, i) => (i === seq0 ? l.replace('"seq":0,', '"seq":-0,') : l)),
+    1,
+    'malformed',
+  );
   put('bom', honest, 0, undefined, '\uFEFF');
   put('whitespace-lines', [...honest.slice(0, at), '   \t', '', '\r', ...honest.slice(at)], 0);
-  put('crlf', honest.map((l) => l + '\r'), 0);
+  put(
+    'crlf',
+    honest.map((l) => l + '\r'),
+    0,
+  );
   if (big) {
     // 20 MB in one line, the string inside an otherwise well-formed envelope.
     put('one-20mb-line', withLine(withBody(`{"s":"${'a'.repeat(20_000_000)}","type":"x"}`)), 1, 'malformed');

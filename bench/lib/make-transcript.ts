@@ -50,7 +50,11 @@ export async function makeTranscript(path: string, envelopes: number, onProgress
     const i = queues[0]!.length > 0 ? 0 : queues[1]!.length > 0 ? 1 : -1;
     if (i < 0) break;
     const body = queues[i]!.shift()!;
-    const envelope = signEnvelope({ v: 1, game, from: ids[i]!, seq: seq[i]!, prev: prev[i]!, at: lines, head: lastHash, time: lines, body }, keys[i]!.secretKey, nativeSign);
+    const envelope = signEnvelope(
+      { v: 1, game, from: ids[i]!, seq: seq[i]!, prev: prev[i]!, at: lines, head: lastHash, time: lines, body },
+      keys[i]!.secretKey,
+      nativeSign,
+    );
     const text = envelopeLine(envelope);
     const hash = envelopeHash(envelope);
     seq[i]!++;

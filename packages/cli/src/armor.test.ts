@@ -63,7 +63,13 @@ describe('fairtable armor / dearmor in-process', () => {
     const text = armored.stdout.toString('utf8');
     expect(text).toBe(armor(payload));
     const file = join(dir, 'payload.asc');
-    writeFileSync(file, `Subject: my move\r\n\r\n${text.split('\n').map((l) => `> ${l}`).join('\r\n')}`);
+    writeFileSync(
+      file,
+      `Subject: my move\r\n\r\n${text
+        .split('\n')
+        .map((l) => `> ${l}`)
+        .join('\r\n')}`,
+    );
     const back = await runHere(['dearmor', file]);
     expect(back.exit).toBeNull();
     expect(back.stdout.equals(payload)).toBe(true);

@@ -23,10 +23,15 @@ describe('fairtable simulate + audit', () => {
     expect(JSON.parse(ok.stdout)).toMatchObject({ valid: true, violations: [] });
 
     const cheat = join(dir, 'cheat.jsonl');
-    expect(run(['simulate', 'chain', '--players', '2', '--seed', '02'.repeat(32), '--cheat', 'wrong-opening', '--cheater', 'p1', '--out', cheat]).status).toBe(0);
+    expect(run(['simulate', 'chain', '--players', '2', '--seed', '02'.repeat(32), '--cheat', 'wrong-opening', '--cheater', 'p1', '--out', cheat]).status).toBe(
+      0,
+    );
     const bad = run(['audit', cheat, '--json']);
     expect(bad.status).toBe(1);
-    const verdict = JSON.parse(bad.stdout) as { valid: boolean; violations: { code: string; player: string; seq: number; evidence: { envelope?: unknown }[] }[] };
+    const verdict = JSON.parse(bad.stdout) as {
+      valid: boolean;
+      violations: { code: string; player: string; seq: number; evidence: { envelope?: unknown }[] }[];
+    };
     expect(verdict.valid).toBe(false);
     expect(verdict.violations[0]).toMatchObject({ code: 'commit_mismatch', player: 'p1' });
     expect(verdict.violations[0]!.evidence.some((e) => e.envelope !== undefined)).toBe(true);
@@ -63,7 +68,9 @@ describe('fairtable simulate + audit', () => {
 
 describe('fairtable random', () => {
   it('prints stream values one per line and matches the vectors', () => {
-    const vectors = JSON.parse(readFileSync(join(root, 'packages/core/src/vectors/stream.json'), 'utf8')) as { cases: { seed: string; label: string; below6: number[]; shuffle10: number[] }[] };
+    const vectors = JSON.parse(readFileSync(join(root, 'packages/core/src/vectors/stream.json'), 'utf8')) as {
+      cases: { seed: string; label: string; below6: number[]; shuffle10: number[] }[];
+    };
     const c = vectors.cases[1]!;
     const r = run(['random', '--seed', c.seed, '--label', c.label, '--below', '6', '--count', '20']);
     expect(r.stdout.trim().split('\n').map(Number)).toEqual(c.below6);
@@ -83,7 +90,10 @@ describe('fairtable armor / dearmor', () => {
     const original = readFileSync(file, 'utf8');
     const block = run(['armor', file]).stdout;
     expect(block).toMatch(/^-----BEGIN FAIRTABLE MESSAGE-----/);
-    const mail = `Hi, my move:\r\n\r\n${block.split('\n').map((l) => `> ${l}  `).join('\r\n')}\r\nBye\r\n`;
+    const mail = `Hi, my move:\r\n\r\n${block
+      .split('\n')
+      .map((l) => `> ${l}  `)
+      .join('\r\n')}\r\nBye\r\n`;
     const back = run(['dearmor', '-'], mail);
     expect(back.status).toBe(0);
     expect(back.stdout).toBe(original);

@@ -16,7 +16,10 @@ function run(args: string[]): { status: number | null; stdout: string; stderr: s
 }
 
 const bodies = (file: string): { from: string; body: { type: string; [k: string]: unknown } }[] =>
-  readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { from: string; body: { type: string } });
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { from: string; body: { type: string } });
 
 beforeAll(() => {
   const b = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: root, encoding: 'utf8' });
@@ -26,7 +29,22 @@ beforeAll(() => {
 describe('fairtable simulate keyed-stream --game', () => {
   it('plays Monopoly on seed 000 protocol, with audits on demand every turn, and the transcript audits valid', () => {
     const file = join(dir, 'monopoly.jsonl');
-    const r = run(['simulate', 'keyed-stream', '--game', 'monopoly', '--players', '3', '--turns', '2', '--audit-every', '1', '--seed', '07'.repeat(32), '--out', file]);
+    const r = run([
+      'simulate',
+      'keyed-stream',
+      '--game',
+      'monopoly',
+      '--players',
+      '3',
+      '--turns',
+      '2',
+      '--audit-every',
+      '1',
+      '--seed',
+      '07'.repeat(32),
+      '--out',
+      file,
+    ]);
     expect(r.status).toBe(0);
     const lines = bodies(file);
     const setup = lines[0]!.body.setup as { protocol: string; game: string; params: { auditEvery: number; rounds: number } };

@@ -11,7 +11,13 @@ function specBlock(payload: Uint8Array): string {
   const b64 = Buffer.from(payload).toString('base64');
   const rows: string[] = [];
   for (let i = 0; i < b64.length; i += 64) rows.push(b64.slice(i, i + 64));
-  return ['-----BEGIN FAIRTABLE MESSAGE-----', ...rows, `Checksum: ${toHex(taggedHash('armor', payload)).slice(0, 16)}`, '-----END FAIRTABLE MESSAGE-----', ''].join('\n');
+  return [
+    '-----BEGIN FAIRTABLE MESSAGE-----',
+    ...rows,
+    `Checksum: ${toHex(taggedHash('armor', payload)).slice(0, 16)}`,
+    '-----END FAIRTABLE MESSAGE-----',
+    '',
+  ].join('\n');
 }
 
 /** Cuts `whole` (bytes or text) at the given points. */
@@ -94,17 +100,23 @@ describe('armor', () => {
 
   it('refuses a mangled block (bad_checksum or bad_armor), whole or in chunks, and never throws anything else', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 1, maxLength: 300 }), fc.nat(), fc.string({ maxLength: 3 }), fc.array(fc.nat(), { maxLength: 6 }), (payload, at, insert, cuts) => {
-        const block = armor(payload);
-        const pos = at % block.length;
-        const mangled = block.slice(0, pos) + insert + block.slice(pos + 1);
-        const whole = errorCode(() => dearmor(mangled));
-        expect(errorCode(() => streamDearmor(mangled, cuts))).toBe(whole);
-        if (whole === null) {
-          // Mangled yet accepted: only white space, quoting or the text around the block changed.
-          expect(dearmor(mangled)).toEqual([payload]);
-        } else expect(['bad_armor', 'bad_checksum']).toContain(whole);
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 300 }),
+        fc.nat(),
+        fc.string({ maxLength: 3 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (payload, at, insert, cuts) => {
+          const block = armor(payload);
+          const pos = at % block.length;
+          const mangled = block.slice(0, pos) + insert + block.slice(pos + 1);
+          const whole = errorCode(() => dearmor(mangled));
+          expect(errorCode(() => streamDearmor(mangled, cuts))).toBe(whole);
+          if (whole === null) {
+            // Mangled yet accepted: only white space, quoting or the text around the block changed.
+            expect(dearmor(mangled)).toEqual([payload]);
+          } else expect(['bad_armor', 'bad_checksum']).toContain(whole);
+        },
+      ),
       { numRuns: 1000 },
     );
   });

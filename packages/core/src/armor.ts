@@ -259,7 +259,10 @@ export class ArmorReader {
     if (block.checksum === null) throw new FairtableError('bad_armor', `armor: the block opened on line ${block.openedOn} has no "Checksum:" line`);
     if (block.quad.length !== 0) throw new FairtableError('bad_armor', 'armor: the body is not base64');
     if (checksumOf(block.hash) !== block.checksum) {
-      throw new FairtableError('bad_checksum', `armor: the checksum of the block opened on line ${block.openedOn} does not match: the text was altered in transit`);
+      throw new FairtableError(
+        'bad_checksum',
+        `armor: the checksum of the block opened on line ${block.openedOn} does not match: the text was altered in transit`,
+      );
     }
     this.block = null;
     this.blocks++;

@@ -69,8 +69,13 @@ export class Auditor {
       if (!v.evidence.some((e) => e.line === line && e.envelope !== undefined)) continue;
       if (this.evidenceChars + chars <= MAX_EVIDENCE_CHARS) this.evidenceChars += chars;
       else {
-        const note = 'envelope left out: the verdict\'s evidence budget is spent; the line and hash identify it';
-        kept[i] = { ...v, evidence: v.evidence.map((e) => (e.line === line && e.envelope !== undefined ? { line, ...(e.hash !== undefined ? { hash: e.hash } : {}), note } : e)) };
+        const note = "envelope left out: the verdict's evidence budget is spent; the line and hash identify it";
+        kept[i] = {
+          ...v,
+          evidence: v.evidence.map((e) =>
+            e.line === line && e.envelope !== undefined ? { line, ...(e.hash !== undefined ? { hash: e.hash } : {}), note } : e,
+          ),
+        };
       }
     }
     if (kept.length > MAX_VIOLATIONS) {
@@ -87,7 +92,8 @@ export class Auditor {
     // An altered log decides nothing about the game (docs/SPEC.md §4.4): a violation found on it before the
     // alteration showed may stem from it (a deleted move makes a later claim look valid), so only what
     // names nobody and what signatures alone prove are kept.
-    const violations = alteredAt === null ? [...this.referee.violations] : this.referee.violations.filter((v) => v.player === null || SIGNER_PROOFS.has(v.code));
+    const violations =
+      alteredAt === null ? [...this.referee.violations] : this.referee.violations.filter((v) => v.player === null || SIGNER_PROOFS.has(v.code));
     if (outcome === null && alteredAt === null) {
       violations.push({
         code: 'withheld',
@@ -110,12 +116,12 @@ export class Auditor {
   }
 }
 
-
 export const emptyTranscript = (): TranscriptError => new TranscriptError('bad_input', 'the transcript is empty: it starts with its setup envelope');
 
 /** Line 0, which must be readable: a transcript without its setup cannot be audited (exit 2). */
 export function setupText(line: TranscriptLine): string {
-  if (line.problem !== null) throw new TranscriptError('bad_json', `line 0 is ${line.problem}: a transcript starts with its setup envelope`, { field: 'line 0' });
+  if (line.problem !== null)
+    throw new TranscriptError('bad_json', `line 0 is ${line.problem}: a transcript starts with its setup envelope`, { field: 'line 0' });
   return line.text;
 }
 

@@ -40,12 +40,7 @@ export function fromHex(hex: string, field = 'hex', length?: number): Uint8Array
 }
 
 export function isHex(value: unknown, length?: number): value is string {
-  return (
-    typeof value === 'string' &&
-    value.length % 2 === 0 &&
-    /^[0-9a-f]*$/.test(value) &&
-    (length === undefined || value.length === length * 2)
-  );
+  return typeof value === 'string' && value.length % 2 === 0 && /^[0-9a-f]*$/.test(value) && (length === undefined || value.length === length * 2);
 }
 
 const encoder = new TextEncoder();

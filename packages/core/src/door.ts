@@ -16,7 +16,13 @@ export const MAX_LINE_LENGTH = 1 << 20;
 
 export type Admission =
   | { readonly ok: true; readonly line: number; readonly hash: string; readonly duplicate: boolean }
-  | { readonly ok: false; readonly code: ViolationCode | 'too_long' | 'not_your_seat'; readonly player: string; readonly message: string; readonly evidence: readonly Evidence[] };
+  | {
+      readonly ok: false;
+      readonly code: ViolationCode | 'too_long' | 'not_your_seat';
+      readonly player: string;
+      readonly message: string;
+      readonly evidence: readonly Evidence[];
+    };
 
 export class Door {
   readonly checker: TranscriptChecker;
@@ -27,7 +33,7 @@ export class Door {
     this.verify = options.verify;
     // Line 0, the setup, stands in the log from the start.
     const first = this.checker.admit(prepareLine(0, setupLine, this.checker.keys, this.verify));
-    if (first.kind !== 'accept') throw new FairtableError('bad_input', 'the setup line does not verify under its own creator\'s key');
+    if (first.kind !== 'accept') throw new FairtableError('bad_input', "the setup line does not verify under its own creator's key");
   }
 
   /** The number of lines in the log. */
@@ -38,7 +44,11 @@ export class Door {
   /** Checks `text`, submitted over `player`'s connection, as the log's next line; records it when accepted. */
   admit(text: string, player: string): Admission {
     const line = this.checker.lines;
-    const refuse = (code: ViolationCode | 'too_long' | 'not_your_seat', message: string, evidence: readonly Evidence[] = [{ note: text.slice(0, 200) }]): Admission => ({
+    const refuse = (
+      code: ViolationCode | 'too_long' | 'not_your_seat',
+      message: string,
+      evidence: readonly Evidence[] = [{ note: text.slice(0, 200) }],
+    ): Admission => ({
       ok: false,
       code,
       player,

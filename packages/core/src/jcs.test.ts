@@ -80,7 +80,27 @@ describe('the strict reader (parseJson, docs/SPEC.md §1)', () => {
   });
 
   it('refuses what is not JSON', () => {
-    for (const t of ['', ' ', '{', '[1,]', '{"a":1,}', '01', '1.', '.5', '+1', 'tru', 'nul', '"\\x"', '"a\nb"', "'a'", '{a:1}', '1 2', 'NaN', '[1]x', '"\\u12"'])
+    for (const t of [
+      '',
+      ' ',
+      '{',
+      '[1,]',
+      '{"a":1,}',
+      '01',
+      '1.',
+      '.5',
+      '+1',
+      'tru',
+      'nul',
+      '"\\x"',
+      '"a\nb"',
+      "'a'",
+      '{a:1}',
+      '1 2',
+      'NaN',
+      '[1]x',
+      '"\\u12"',
+    ])
       expect(code(t), t).toBe('bad_json');
   });
 
@@ -104,7 +124,8 @@ describe('the strict reader (parseJson, docs/SPEC.md §1)', () => {
         if (text.includes('-0')) return;
         expect(parseJson(text)).toEqual(JSON.parse(text));
         expect(canonicalize(parseCanonical(canonical))).toBe(canonical);
-        if (JSON.stringify(JSON.parse(text), null, 1) !== canonical) expect(() => parseCanonical(JSON.stringify(JSON.parse(text), null, 1))).toThrow(/canonical/);
+        if (JSON.stringify(JSON.parse(text), null, 1) !== canonical)
+          expect(() => parseCanonical(JSON.stringify(JSON.parse(text), null, 1))).toThrow(/canonical/);
       }),
       { numRuns: 1000 },
     );
@@ -112,13 +133,19 @@ describe('the strict reader (parseJson, docs/SPEC.md §1)', () => {
 
   it('never throws anything but a FairtableError, whatever the text', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.string({ unit: 'binary' }), fc.json().map((t) => t.slice(0, Math.max(0, t.length - 1)))), (text) => {
-        try {
-          parseJson(text);
-        } catch (e) {
-          expect(e).toBeInstanceOf(FairtableError);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          fc.json().map((t) => t.slice(0, Math.max(0, t.length - 1))),
+        ),
+        (text) => {
+          try {
+            parseJson(text);
+          } catch (e) {
+            expect(e).toBeInstanceOf(FairtableError);
+          }
+        },
+      ),
       { numRuns: 1000 },
     );
   });

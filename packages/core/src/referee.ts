@@ -56,7 +56,12 @@ export class Referee<S = unknown> {
   private readonly verifyFn: VerifyFn | undefined;
   private pendingOut: Body[];
 
-  constructor(setupLine: string, readonly me: string | null, ctx: Ctx = OBSERVER_CTX, options: RefereeOptions = {}) {
+  constructor(
+    setupLine: string,
+    readonly me: string | null,
+    ctx: Ctx = OBSERVER_CTX,
+    options: RefereeOptions = {},
+  ) {
     this.checker = new TranscriptChecker(setupLine, options);
     this.keepEvents = options.keepEvents ?? false;
     this.verifyFn = options.verify;
@@ -103,7 +108,12 @@ export class Referee<S = unknown> {
       }
       if (checked.accepted !== null) {
         const accepted = checked.accepted;
-        this.apply(this.guard(accepted.envelope.from, prepared.line, () => this.machine.step(this.state, accepted, ctx)), out, events, violations);
+        this.apply(
+          this.guard(accepted.envelope.from, prepared.line, () => this.machine.step(this.state, accepted, ctx)),
+          out,
+          events,
+          violations,
+        );
       }
     }
     this.violations.push(...violations);
@@ -159,7 +169,15 @@ export class Referee<S = unknown> {
         state: this.state,
         out: [],
         events: [],
-        violations: [{ code: 'unexpected_message', player: author, seq: line, message: `line ${line}: ${author}'s message cannot be read by the ${this.machine.protocol} rules: ${e.message}`, evidence: [{ line }] }],
+        violations: [
+          {
+            code: 'unexpected_message',
+            player: author,
+            seq: line,
+            message: `line ${line}: ${author}'s message cannot be read by the ${this.machine.protocol} rules: ${e.message}`,
+            evidence: [{ line }],
+          },
+        ],
       };
     }
   }

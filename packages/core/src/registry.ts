@@ -29,7 +29,8 @@ export interface Registry {
 export function createRegistry(options: { readonly games?: readonly ChanceGame<unknown>[]; readonly machines?: readonly AnyMachine[] } = {}): Registry {
   const games = gameBook(...(options.games ?? []));
   const machines = new Map<string, AnyMachine>();
-  for (const m of [beacon, chainMachine(games), keyedStreamMachine(games), signidice, rochambeauMachine, ...(options.machines ?? [])]) machines.set(m.protocol, m);
+  for (const m of [beacon, chainMachine(games), keyedStreamMachine(games), signidice, rochambeauMachine, ...(options.machines ?? [])])
+    machines.set(m.protocol, m);
   return { machines, games };
 }
 
@@ -38,6 +39,7 @@ export const DEFAULT_REGISTRY: Registry = createRegistry();
 /** The machine for a protocol name; a name the registry does not hold (even `__proto__`) is `unknown_protocol`. */
 export function machineFor(protocol: string, registry: Registry = DEFAULT_REGISTRY): AnyMachine {
   const m = registry.machines.get(protocol);
-  if (m === undefined) throw new FairtableError('unknown_protocol', `unknown protocol "${protocol}" (known: ${[...registry.machines.keys()].join(', ')})`, { field: 'protocol' });
+  if (m === undefined)
+    throw new FairtableError('unknown_protocol', `unknown protocol "${protocol}" (known: ${[...registry.machines.keys()].join(', ')})`, { field: 'protocol' });
   return m;
 }

@@ -82,7 +82,6 @@ export class RandomStream extends Chance {
       if (x < n) return x;
     }
   }
-
 }
 
 export function bitLength(n: number): number {
@@ -98,4 +97,3 @@ export function bitLength(n: number): number {
 export function streamBytes(seed: Uint8Array, label: string, length: number): Uint8Array {
   return new RandomStream(seed, label).bytes(length);
 }
-

@@ -61,7 +61,20 @@ describe('transcripts', () => {
     const { signEnvelope, envelopeLine: line } = await import('./envelope.js');
     const { simKeys } = await import('./sim/simulate.js');
     const setup = JSON.parse(honest[0]!) as Envelope;
-    const forged = signEnvelope({ v: 1, game: setup.game, from: 'p1', seq: 0, prev: setup.game, at: 0, head: '0'.repeat(64), time: 0, body: { type: 'join', commitment: 'ab'.repeat(32) } }, simKeys(seed, 1).secretKey);
+    const forged = signEnvelope(
+      {
+        v: 1,
+        game: setup.game,
+        from: 'p1',
+        seq: 0,
+        prev: setup.game,
+        at: 0,
+        head: '0'.repeat(64),
+        time: 0,
+        body: { type: 'join', commitment: 'ab'.repeat(32) },
+      },
+      simKeys(seed, 1).secretKey,
+    );
     const verdict = auditLines([honest[0]!, line(forged)]);
     expect(verdict.violations[0]).toMatchObject({ code: 'bad_position', player: null });
     expect(verdict.alteredAt).toBe(1);

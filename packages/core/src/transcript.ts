@@ -78,9 +78,9 @@ export function readSetupLine(text: string): { envelope: Envelope<SetupBody>; se
   const creator = setup.players.find((p) => p.id === envelope.from);
   if (creator === undefined) throw bad('bad_setup', 'from', `the setup is signed by ${envelope.from}, who is not one of its players`);
   if (envelope.seq !== 0) throw bad('bad_setup', 'seq', `the setup must be its creator's first envelope (seq 0), not seq ${envelope.seq}`);
-  if (envelope.prev !== gameId) throw bad('bad_setup', 'prev', 'the setup\'s prev must be the game id');
+  if (envelope.prev !== gameId) throw bad('bad_setup', 'prev', "the setup's prev must be the game id");
   if (envelope.at !== 0) throw bad('bad_setup', 'at', `the setup is written on an empty transcript (at 0), not at ${envelope.at}`);
-  if (envelope.head !== ZERO_HASH) throw bad('bad_setup', 'head', 'the setup\'s head must be zeros');
+  if (envelope.head !== ZERO_HASH) throw bad('bad_setup', 'head', "the setup's head must be zeros");
   const signed = concatBytes(domainPrefix('envelope-sig'), utf8(canonicalUnsigned(envelope)));
   if (!verify(fromHex(envelope.sig, 'sig', 64), signed, fromHex(creator.key, 'key', 32))) {
     throw bad('bad_setup', 'sig', `the setup's signature does not verify under ${envelope.from}'s key: the setup was altered`);
@@ -273,7 +273,12 @@ export class TranscriptChecker {
     const author = this.authors.get(env.from);
     if (author === undefined) return refuse('unknown_player', env.from, `line ${line}: ${env.from} is not a player of this game`, [self]);
     if (!prepared.sigOk) {
-      return refuse('bad_signature', env.from, `line ${line}: the signature does not verify under ${env.from}'s key (the envelope claims to come from ${env.from})`, [self]);
+      return refuse(
+        'bad_signature',
+        env.from,
+        `line ${line}: the signature does not verify under ${env.from}'s key (the envelope claims to come from ${env.from})`,
+        [self],
+      );
     }
     if (line === 0) return { kind: 'accept', brokenChain: null };
     if (env.game !== this.gameId) {
@@ -297,10 +302,20 @@ export class TranscriptChecker {
       return refuse('bad_position', env.from, `line ${line}: ${env.from}'s envelope #${env.seq} comes before its envelope #${author.count}`, [self]);
     }
     if (env.at > line || env.at <= author.lastLine || env.at < 1) {
-      return refuse('bad_position', env.from, `line ${line}: ${env.from} claims to have seen ${env.at} lines, which is impossible here (its previous envelope is line ${author.lastLine})`, [self]);
+      return refuse(
+        'bad_position',
+        env.from,
+        `line ${line}: ${env.from} claims to have seen ${env.at} lines, which is impossible here (its previous envelope is line ${author.lastLine})`,
+        [self],
+      );
     }
     if (env.at < line - this.window) {
-      return refuse('bad_position', env.from, `line ${line}: ${env.from} wrote on a view ${line - env.at} lines old, beyond the checked window of ${this.window}`, [self]);
+      return refuse(
+        'bad_position',
+        env.from,
+        `line ${line}: ${env.from} wrote on a view ${line - env.at} lines old, beyond the checked window of ${this.window}`,
+        [self],
+      );
     }
     const seen = this.ring[(env.at - 1) % this.window];
     if (seen !== env.head) {
@@ -349,7 +364,12 @@ export class TranscriptChecker {
     switch (judgement.kind) {
       case 'accept':
         this.record(prepared);
-        return { accepted: { line, hash: prepared.hash!, envelope: prepared.envelope! }, violations: judgement.brokenChain === null ? [] : [judgement.brokenChain], duplicate: false, altered: false };
+        return {
+          accepted: { line, hash: prepared.hash!, envelope: prepared.envelope! },
+          violations: judgement.brokenChain === null ? [] : [judgement.brokenChain],
+          duplicate: false,
+          altered: false,
+        };
       case 'duplicate':
         return { accepted: null, violations: [], duplicate: true, altered: false };
       case 'equivocation':
@@ -358,7 +378,10 @@ export class TranscriptChecker {
         const v = judgement.violation;
         const claimed = v.player;
         // In a log, the orderer answers for a line it should have refused: the claimed author is not named.
-        const message = judgement.headMismatch || claimed === null ? v.message : `${v.message}; a checking orderer refuses such a line, so the log was altered here and ${claimed} is not held to it`;
+        const message =
+          judgement.headMismatch || claimed === null
+            ? v.message
+            : `${v.message}; a checking orderer refuses such a line, so the log was altered here and ${claimed} is not held to it`;
         return { accepted: null, violations: [{ ...v, player: null, message }], duplicate: false, altered: true };
       }
     }

@@ -98,7 +98,8 @@ function checkMovement(map: GameMap, units: ReadonlyMap<string, Unit>, unit: Uni
   const order = withUnit(written, unit);
   const no = (reason: string): Checked => ({ ok: false, reason, order });
   if (written.kind !== 'hold' && written.kind !== 'move' && written.kind !== 'support' && written.kind !== 'convoy') return no('not a movement order');
-  if (strict && written.unit !== null && written.unit !== unit.type) return no(`the unit in ${provinceOf(unit.at)} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`);
+  if (strict && written.unit !== null && written.unit !== unit.type)
+    return no(`the unit in ${provinceOf(unit.at)} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`);
   const here = provinceOf(unit.at);
   if (order.kind === 'hold') return { ok: true, order };
   if (order.kind === 'move') {
@@ -253,11 +254,13 @@ function movementPhase(map: GameMap, position: Position, read: Read, options: Ru
     const legal = list.filter((c) => c.checked.ok);
     const texts = new Set(legal.map((c) => formatOrder(c.checked.order)));
     const first = legal[0] ?? (list[0] as { index: number; checked: Checked });
-    if (texts.size > 1) chosen.set(province, { index: first.index, checked: { ok: false, reason: `${province} has more than one order`, order: first.checked.order } });
+    if (texts.size > 1)
+      chosen.set(province, { index: first.index, checked: { ok: false, reason: `${province} has more than one order`, order: first.checked.order } });
     else chosen.set(province, first);
     for (const c of list) {
       if (c === first) continue;
-      if (!c.checked.ok) put(c.index, 'invalid', `${(c.checked as { reason: string }).reason}; ${legal.length > 0 ? 'another order for the unit counts' : 'the unit holds'}`);
+      if (!c.checked.ok)
+        put(c.index, 'invalid', `${(c.checked as { reason: string }).reason}; ${legal.length > 0 ? 'another order for the unit counts' : 'the unit holds'}`);
       else if (texts.size > 1) put(c.index, 'invalid', `${province} has more than one order; the unit holds`);
       else put(c.index, 'ignored', 'the same order again');
     }
@@ -274,7 +277,13 @@ function movementPhase(map: GameMap, position: Position, read: Read, options: Ru
     convoyOrders.set(key, list);
   }
   const atSea = fleetsAtSea(map, units);
-  const convoyRoute = (from: string, to: string): Unit[] => onRoute(map, (convoyOrders.get(`${from}>${to}`) ?? []).map((f) => f.fleet), from, to);
+  const convoyRoute = (from: string, to: string): Unit[] =>
+    onRoute(
+      map,
+      (convoyOrders.get(`${from}>${to}`) ?? []).map((f) => f.fleet),
+      from,
+      to,
+    );
 
   const board: BoardUnit[] = [];
   const boardIndex = new Map<string, number>();
@@ -318,7 +327,13 @@ function movementPhase(map: GameMap, position: Position, read: Read, options: Ru
     const text = formatOrder(checked.order);
     const reasonInvalid = invalid.get(index);
     if (reasonInvalid !== undefined) {
-      results[index] = { power: entry.input.power, text: entry.input.text, order: text, status: 'invalid', reason: outcome.dislodgedBy[i] !== -1 ? `${reasonInvalid}; the unit held and was dislodged` : `${reasonInvalid}; the unit holds` };
+      results[index] = {
+        power: entry.input.power,
+        text: entry.input.text,
+        order: text,
+        status: 'invalid',
+        reason: outcome.dislodgedBy[i] !== -1 ? `${reasonInvalid}; the unit held and was dislodged` : `${reasonInvalid}; the unit holds`,
+      };
       return;
     }
     let ok = outcome.success[i] === true;
@@ -347,13 +362,29 @@ function movementPhase(map: GameMap, position: Position, read: Read, options: Ru
   const occupied = new Set(after.map((u) => provinceOf(u.at)));
   const dislodged: DislodgedUnit[] = [];
   for (const { unit, by } of dislodgedUnits) {
-    const d: DislodgedUnit = { power: unit.power, type: unit.type, at: unit.at, attackerFrom: by.province, attackerViaConvoy: by.order.kind === 'move' && by.order.viaConvoy };
+    const d: DislodgedUnit = {
+      power: unit.power,
+      type: unit.type,
+      at: unit.at,
+      attackerFrom: by.province,
+      attackerViaConvoy: by.order.kind === 'move' && by.order.viaConvoy,
+    };
     if (retreatOptions(map, d, occupied, contested).length > 0) dislodged.push(d);
   }
-  const finished = results.map((r, i) => r ?? ((): OrderResult => {
-    const entry = read[i] as Read[number];
-    return { power: entry.input.power, text: entry.input.text, order: entry.parsed === null ? null : formatOrder(entry.parsed), status: 'ignored', reason: 'not an order for a unit' };
-  })());
+  const finished = results.map(
+    (r, i) =>
+      r ??
+      ((): OrderResult => {
+        const entry = read[i] as Read[number];
+        return {
+          power: entry.input.power,
+          text: entry.input.text,
+          order: entry.parsed === null ? null : formatOrder(entry.parsed),
+          status: 'ignored',
+          reason: 'not an order for a unit',
+        };
+      })(),
+  );
   if (dislodged.length > 0) {
     return {
       position: {
@@ -369,7 +400,14 @@ function movementPhase(map: GameMap, position: Position, read: Read, options: Ru
   }
   if (position.phase.season === 'fall') return { position: afterFall(map, position.phase, after, position.supplyCenterOwners), results: finished };
   return {
-    position: { phase: { season: 'fall', year: position.phase.year, type: 'movement' }, units: sortUnits(after), dislodged: [], contested: [], supplyCenterOwners: position.supplyCenterOwners, winner: null },
+    position: {
+      phase: { season: 'fall', year: position.phase.year, type: 'movement' },
+      units: sortUnits(after),
+      dislodged: [],
+      contested: [],
+      supplyCenterOwners: position.supplyCenterOwners,
+      winner: null,
+    },
     results: finished,
   };
 }
@@ -429,7 +467,8 @@ function retreatPhase(map: GameMap, position: Position, read: Read, options: Rul
   for (const [province, list] of legal) {
     const first = list[0] as { index: number; to: string | null; text: string };
     if (new Set(list.map((c) => c.text)).size > 1) {
-      for (const c of list) results[c.index] = { ...(results[c.index] as OrderResult), status: 'invalid', reason: `${province} has more than one order; the unit disbands` };
+      for (const c of list)
+        results[c.index] = { ...(results[c.index] as OrderResult), status: 'invalid', reason: `${province} has more than one order; the unit disbands` };
       continue;
     }
     chosen.set(province, first);
@@ -451,7 +490,14 @@ function retreatPhase(map: GameMap, position: Position, read: Read, options: Rul
   }
   if (position.phase.season === 'fall') return { position: afterFall(map, position.phase, units, position.supplyCenterOwners), results };
   return {
-    position: { phase: { season: 'fall', year: position.phase.year, type: 'movement' }, units: sortUnits(units), dislodged: [], contested: [], supplyCenterOwners: position.supplyCenterOwners, winner: null },
+    position: {
+      phase: { season: 'fall', year: position.phase.year, type: 'movement' },
+      units: sortUnits(units),
+      dislodged: [],
+      contested: [],
+      supplyCenterOwners: position.supplyCenterOwners,
+      winner: null,
+    },
     results,
   };
 }
@@ -490,7 +536,13 @@ function adjustmentPhase(map: GameMap, position: Position, read: Read, options: 
       if (units.has(province) || built.some((b) => provinceOf(b.at) === province)) return put('invalid', `${province} is occupied`, order);
       if (!map.canStand(parsed.unit, at)) {
         const p = map.province(province);
-        return put('invalid', parsed.unit === 'fleet' && p !== undefined && p.coasts.length > 0 && coastOf(at) === null ? `the coast of ${province} must be given` : `${TYPE_NAME[parsed.unit]} cannot be built at ${at}`, order);
+        return put(
+          'invalid',
+          parsed.unit === 'fleet' && p !== undefined && p.coasts.length > 0 && coastOf(at) === null
+            ? `the coast of ${province} must be given`
+            : `${TYPE_NAME[parsed.unit]} cannot be built at ${at}`,
+          order,
+        );
       }
       used.set(power, n + 1);
       built.push({ power, type: parsed.unit, at });
@@ -505,7 +557,8 @@ function adjustmentPhase(map: GameMap, position: Position, read: Read, options: 
       if (d >= 0) return put('ignored', `${power} has no units to remove`, order);
       if (removed.has(province)) return put('ignored', `${province} is already removed`, order);
       if (n >= -d) return put('ignored', `${power} has removed ${-d} unit(s) already`, order);
-      if (options.strictUnitType === true && parsed.unit !== null && parsed.unit !== unit.type) return put('invalid', `the unit in ${province} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`, order);
+      if (options.strictUnitType === true && parsed.unit !== null && parsed.unit !== unit.type)
+        return put('invalid', `the unit in ${province} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`, order);
       used.set(power, n + 1);
       removed.add(province);
       return put('succeeded', null, order);
@@ -520,7 +573,9 @@ function adjustmentPhase(map: GameMap, position: Position, read: Read, options: 
     const candidates = position.units
       .filter((u) => u.power === power && !removed.has(provinceOf(u.at)))
       .map((u) => ({ u, distance: map.distanceHome(power, u.type, u.at), name: (map.province(provinceOf(u.at))?.name ?? u.at).toLowerCase() }))
-      .sort((a, b) => b.distance - a.distance || (a.u.type === b.u.type ? 0 : a.u.type === 'fleet' ? -1 : 1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      .sort(
+        (a, b) => b.distance - a.distance || (a.u.type === b.u.type ? 0 : a.u.type === 'fleet' ? -1 : 1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+      );
     for (const c of candidates) {
       if (missing-- <= 0) break;
       removed.add(provinceOf(c.u.at));
@@ -528,7 +583,14 @@ function adjustmentPhase(map: GameMap, position: Position, read: Read, options: 
   }
   const after = [...position.units.filter((u) => !removed.has(provinceOf(u.at))), ...built];
   return {
-    position: { phase: { season: 'spring', year: position.phase.year + 1, type: 'movement' }, units: sortUnits(after), dislodged: [], contested: [], supplyCenterOwners: position.supplyCenterOwners, winner: null },
+    position: {
+      phase: { season: 'spring', year: position.phase.year + 1, type: 'movement' },
+      units: sortUnits(after),
+      dislodged: [],
+      contested: [],
+      supplyCenterOwners: position.supplyCenterOwners,
+      winner: null,
+    },
     results,
   };
 }
@@ -577,7 +639,8 @@ export function checkOrders(map: GameMap, position: Position, power: string, tex
       if (seen.has(province as string)) return illegal(`${province} already has an order`, parsed);
       seen.add(province as string);
       const order = withUnit(parsed, unit);
-      if (strict && parsed.kind !== 'waive' && parsed.unit !== null && parsed.unit !== unit.type) return illegal(`the unit in ${province} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`, order);
+      if (strict && parsed.kind !== 'waive' && parsed.unit !== null && parsed.unit !== unit.type)
+        return illegal(`the unit in ${province} is ${unit.type === 'army' ? 'an army' : 'a fleet'}`, order);
       if (order.kind === 'retreat') {
         const options = retreatOptions(map, unit, occupied, position.contested);
         const fits = options.filter((o) => (unit.type === 'army' || coastOf(order.to) === null ? provinceOf(o) === provinceOf(order.to) : o === order.to));
@@ -605,4 +668,3 @@ export function checkOrders(map: GameMap, position: Position, power: string, tex
     return { text, order: formatOrder(parsed), error: null };
   });
 }
-

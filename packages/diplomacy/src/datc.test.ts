@@ -20,7 +20,12 @@ interface DatcCase {
   id: string;
   title: string;
   phase: { season: string; year: number; type: string };
-  pre: { units: DatcUnit[]; dislodged: (DatcUnit & { attackerFrom?: string | null; attackerViaConvoy?: boolean })[]; supplyCenterOwners: { power: string; at: string }[] | null; contested?: string[] };
+  pre: {
+    units: DatcUnit[];
+    dislodged: (DatcUnit & { attackerFrom?: string | null; attackerViaConvoy?: boolean })[];
+    supplyCenterOwners: { power: string; at: string }[] | null;
+    contested?: string[];
+  };
   orders: { power: string; text: string }[];
   post: { units: DatcUnit[]; dislodged: DatcUnit[] };
 }
@@ -33,7 +38,13 @@ describe('DATC v2.4 §6', () => {
       const position = readPosition(standardMap, {
         phase: c.phase,
         units: c.pre.units,
-        dislodged: c.pre.dislodged.map((d) => ({ power: d.power, type: d.type, at: d.at, attackerFrom: d.attackerFrom ?? null, attackerViaConvoy: d.attackerViaConvoy ?? false })),
+        dislodged: c.pre.dislodged.map((d) => ({
+          power: d.power,
+          type: d.type,
+          at: d.at,
+          attackerFrom: d.attackerFrom ?? null,
+          attackerViaConvoy: d.attackerViaConvoy ?? false,
+        })),
         contested: c.pre.contested ?? [],
         supplyCenterOwners: c.pre.supplyCenterOwners,
       });

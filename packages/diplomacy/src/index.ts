@@ -9,4 +9,14 @@ export * from './standard.js';
 export * from './orders.js';
 export * from './position.js';
 export { randomOrders, seededBelow, type Below } from './random-orders.js';
-export { adjudicate, checkOrders, retreatOptions, type RuleOptions, type Adjudication, type CheckedOrder, type OrderInput, type OrderResult, type OrderStatus } from './adjudicate.js';
+export {
+  adjudicate,
+  checkOrders,
+  retreatOptions,
+  type RuleOptions,
+  type Adjudication,
+  type CheckedOrder,
+  type OrderInput,
+  type OrderResult,
+  type OrderStatus,
+} from './adjudicate.js';

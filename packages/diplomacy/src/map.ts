@@ -79,7 +79,10 @@ export class GameMap {
     this.provinces = provinces;
     this.powers = [...data.powers];
     this.startingUnits = data.startingUnits;
-    this.supplyCenters = data.provinces.filter((p) => p.supplyCenter).map((p) => p.id).sort();
+    this.supplyCenters = data.provinces
+      .filter((p) => p.supplyCenter)
+      .map((p) => p.id)
+      .sort();
     const link = (table: Map<string, Set<string>>, a: string, b: string): void => {
       let set = table.get(a);
       if (set === undefined) table.set(a, (set = new Set()));
@@ -87,13 +90,15 @@ export class GameMap {
     };
     for (const pair of data.armyAdjacency) {
       const [a, b] = pair;
-      if (a === undefined || b === undefined || !provinces.has(a) || !provinces.has(b)) throw new FairtableError('bad_input', `map ${name}: bad army adjacency ${JSON.stringify(pair)}`, { field: 'armyAdjacency' });
+      if (a === undefined || b === undefined || !provinces.has(a) || !provinces.has(b))
+        throw new FairtableError('bad_input', `map ${name}: bad army adjacency ${JSON.stringify(pair)}`, { field: 'armyAdjacency' });
       link(this.army, a, b);
       link(this.army, b, a);
     }
     for (const pair of data.fleetAdjacency) {
       const [a, b] = pair;
-      if (a === undefined || b === undefined || !provinces.has(provinceOf(a)) || !provinces.has(provinceOf(b))) throw new FairtableError('bad_input', `map ${name}: bad fleet adjacency ${JSON.stringify(pair)}`, { field: 'fleetAdjacency' });
+      if (a === undefined || b === undefined || !provinces.has(provinceOf(a)) || !provinces.has(provinceOf(b)))
+        throw new FairtableError('bad_input', `map ${name}: bad fleet adjacency ${JSON.stringify(pair)}`, { field: 'fleetAdjacency' });
       link(this.fleet, a, b);
       link(this.fleet, b, a);
     }

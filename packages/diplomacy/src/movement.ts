@@ -73,7 +73,12 @@ export function adjudicateMovement(map: GameMap, units: readonly BoardUnit[], op
     if (o.kind === 'support') {
       const t = at.get(o.from);
       const target = t === undefined ? undefined : (units[t] as BoardUnit).order;
-      const ok = t !== undefined && target !== undefined && (o.to === null ? target.kind !== 'move' : target.kind === 'move' && target.to === o.to && (o.toLocation === o.to || o.toLocation === target.toLocation));
+      const ok =
+        t !== undefined &&
+        target !== undefined &&
+        (o.to === null
+          ? target.kind !== 'move'
+          : target.kind === 'move' && target.to === o.to && (o.toLocation === o.to || o.toLocation === target.toLocation));
       matched[i] = ok;
       if (ok) (supportsOf[t as number] as number[]).push(i);
     } else if (o.kind === 'convoy') {
@@ -299,7 +304,9 @@ export function adjudicateMovement(map: GameMap, units: readonly BoardUnit[], op
     }
   }
 
-  const success = units.map((u, i) => (u.order.kind === 'hold' ? true : (u.order.kind === 'support' || u.order.kind === 'convoy') && matched[i] !== true ? false : (result[i] as boolean)));
+  const success = units.map((u, i) =>
+    u.order.kind === 'hold' ? true : (u.order.kind === 'support' || u.order.kind === 'convoy') && matched[i] !== true ? false : (result[i] as boolean),
+  );
   const hasPath = units.map((_, i) => path(i));
   const dislodgedBy: number[] = new Array<number>(n).fill(-1);
   for (let i = 0; i < n; i++) {

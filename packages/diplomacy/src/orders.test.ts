@@ -128,7 +128,38 @@ describe('canonical text', () => {
 });
 
 describe('parseOrder on any text', () => {
-  const words = fc.constantFrom('A', 'F', 'par', 'bur', 'stp', '/', 'sc', '(', 'nc', ')', '-', '->', 'S', 'C', 'H', 'via', 'convoy', 'Build', 'Remove', 'Waive', 'R', 'D', 'spain', 'north', 'coast', 'england:', ':', 'x', '.', ' ');
+  const words = fc.constantFrom(
+    'A',
+    'F',
+    'par',
+    'bur',
+    'stp',
+    '/',
+    'sc',
+    '(',
+    'nc',
+    ')',
+    '-',
+    '->',
+    'S',
+    'C',
+    'H',
+    'via',
+    'convoy',
+    'Build',
+    'Remove',
+    'Waive',
+    'R',
+    'D',
+    'spain',
+    'north',
+    'coast',
+    'england:',
+    ':',
+    'x',
+    '.',
+    ' ',
+  );
   const phases = fc.constantFrom<PhaseType>('movement', 'retreat', 'adjustment');
   const check = (text: string, phase: PhaseType): void => {
     try {
@@ -141,9 +172,15 @@ describe('parseOrder on any text', () => {
     }
   };
   it('either parses or throws a coded error, for arbitrary strings', () => {
-    fc.assert(fc.property(fc.string({ maxLength: 40 }), phases, (text, phase) => check(text, phase)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.string({ maxLength: 40 }), phases, (text, phase) => check(text, phase)),
+      { numRuns: 1000 },
+    );
   });
   it('either parses or throws a coded error, for strings of order words', () => {
-    fc.assert(fc.property(fc.array(words, { maxLength: 9 }), phases, (parts, phase) => check(parts.join(' '), phase)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.array(words, { maxLength: 9 }), phases, (parts, phase) => check(parts.join(' '), phase)),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -21,7 +21,14 @@ export type Order =
   | { readonly kind: 'hold'; readonly unit: WrittenType; readonly at: string }
   | { readonly kind: 'move'; readonly unit: WrittenType; readonly at: string; readonly to: string; readonly viaConvoy: boolean }
   /** `to` null: support to hold. The supported unit is named by its province; the destination keeps a coast if one was written. */
-  | { readonly kind: 'support'; readonly unit: WrittenType; readonly at: string; readonly target: WrittenType; readonly from: string; readonly to: string | null }
+  | {
+      readonly kind: 'support';
+      readonly unit: WrittenType;
+      readonly at: string;
+      readonly target: WrittenType;
+      readonly from: string;
+      readonly to: string | null;
+    }
   | { readonly kind: 'convoy'; readonly unit: WrittenType; readonly at: string; readonly from: string; readonly to: string }
   | { readonly kind: 'retreat'; readonly unit: WrittenType; readonly at: string; readonly to: string }
   | { readonly kind: 'disband'; readonly unit: WrittenType; readonly at: string }
@@ -48,10 +55,22 @@ const BUILD = new Set(['b', 'build', 'builds']);
 const REMOVE = new Set(['remove', 'removes', 'd', 'disband', 'disbands']);
 const WAIVE = new Set(['w', 'waive', 'waives', 'waived']);
 const COASTS: Readonly<Record<string, string>> = {
-  nc: 'nc', 'n.c.': 'nc', north: 'nc', 'north coast': 'nc',
-  sc: 'sc', 's.c.': 'sc', south: 'sc', 'south coast': 'sc',
-  ec: 'ec', 'e.c.': 'ec', east: 'ec', 'east coast': 'ec',
-  wc: 'wc', 'w.c.': 'wc', west: 'wc', 'west coast': 'wc',
+  nc: 'nc',
+  'n.c.': 'nc',
+  north: 'nc',
+  'north coast': 'nc',
+  sc: 'sc',
+  's.c.': 'sc',
+  south: 'sc',
+  'south coast': 'sc',
+  ec: 'ec',
+  'e.c.': 'ec',
+  east: 'ec',
+  'east coast': 'ec',
+  wc: 'wc',
+  'w.c.': 'wc',
+  west: 'wc',
+  'west coast': 'wc',
 };
 
 function fail(text: string, message: string, at?: number, code: 'bad_order' | 'unknown_province' = 'bad_order'): never {
@@ -266,7 +285,7 @@ export function parseOrder(text: string, map: GameMap, phase: PhaseType): Order 
 
 function movementOrder(r: Reader): Order {
   const unit = r.unitType();
-  const at = r.location('the ordered unit\'s province');
+  const at = r.location("the ordered unit's province");
   if (r.done()) return { kind: 'hold', unit, at };
   if (r.word(HOLD)) return { kind: 'hold', unit, at };
   if (r.arrow()) {
@@ -284,18 +303,18 @@ function movementOrder(r: Reader): Order {
   }
   if (r.word(SUPPORT)) {
     const target = r.unitType();
-    const from = provinceOf(r.location('the supported unit\'s province'));
+    const from = provinceOf(r.location("the supported unit's province"));
     if (r.done() || r.word(HOLD)) return { kind: 'support', unit, at, target, from, to: null };
     if (!r.arrow()) r.fail('expected "-" or "H" after the supported unit', r.peek());
-    const to = r.location('the supported move\'s destination');
+    const to = r.location("the supported move's destination");
     return { kind: 'support', unit, at, target, from, to };
   }
   if (r.word(CONVOY)) {
     const target = r.unitType();
     if (target === 'fleet') r.fail('only armies can be convoyed', r.peek(-1));
-    const from = provinceOf(r.location('the convoyed army\'s province'));
+    const from = provinceOf(r.location("the convoyed army's province"));
     if (!r.arrow()) r.fail('expected "-" after the convoyed army', r.peek());
-    const to = provinceOf(r.location('the convoy\'s destination'));
+    const to = provinceOf(r.location("the convoy's destination"));
     return { kind: 'convoy', unit, at, from, to };
   }
   return r.fail('expected H, -, S or C after the unit', r.peek());
@@ -304,10 +323,10 @@ function movementOrder(r: Reader): Order {
 function retreatOrder(r: Reader): Order {
   if (r.word(DISBAND)) {
     const unit = r.unitType();
-    return { kind: 'disband', unit, at: r.location('the disbanded unit\'s province') };
+    return { kind: 'disband', unit, at: r.location("the disbanded unit's province") };
   }
   const unit = r.unitType();
-  const at = r.location('the retreating unit\'s province');
+  const at = r.location("the retreating unit's province");
   if (r.word(DISBAND)) return { kind: 'disband', unit, at };
   if (r.arrow(RETREAT)) return { kind: 'retreat', unit, at, to: r.location('a retreat destination') };
   return r.fail('expected R, - or D after the unit', r.peek());
@@ -318,11 +337,11 @@ function adjustmentOrder(r: Reader): Order {
   if (r.word(BUILD)) {
     const unit = r.unitType();
     if (unit === null) r.fail('a build names its unit type (A or F)', r.peek());
-    return { kind: 'build', unit, at: r.location('the build\'s province') };
+    return { kind: 'build', unit, at: r.location("the build's province") };
   }
   if (r.word(REMOVE)) {
     const unit = r.unitType();
-    return { kind: 'remove', unit, at: r.location('the removed unit\'s province') };
+    return { kind: 'remove', unit, at: r.location("the removed unit's province") };
   }
   const unit = r.unitType();
   const at = r.location('a province');

@@ -48,7 +48,16 @@ describe('readPosition', () => {
     ['phase.type', { ...start, phase: { season: 'spring', year: 1901, type: 'adjustment' } }],
     ['units[0].at', { ...start, units: [{ power: 'france', type: 'army', at: 'nth' }] }],
     ['units[0].at', { ...start, units: [{ power: 'russia', type: 'fleet', at: 'stp' }] }],
-    ['units[1].at', { ...start, units: [{ power: 'france', type: 'army', at: 'par' }, { power: 'germany', type: 'army', at: 'par' }] }],
+    [
+      'units[1].at',
+      {
+        ...start,
+        units: [
+          { power: 'france', type: 'army', at: 'par' },
+          { power: 'germany', type: 'army', at: 'par' },
+        ],
+      },
+    ],
     ['units[0].power', { ...start, units: [{ power: 'narnia', type: 'army', at: 'par' }] }],
     ['dislodged', { ...start, dislodged: [{ power: 'france', type: 'army', at: 'bur', attackerFrom: 'mar', attackerViaConvoy: false }] }],
     ['supplyCenterOwners[0]', { ...start, supplyCenterOwners: [{ power: 'france', at: 'bur' }] }],

@@ -73,7 +73,8 @@ function readUnit(map: GameMap, value: unknown, field: string): Unit {
   const { power, type, at } = value;
   if (typeof power !== 'string' || !map.powers.includes(power)) return bad(`${field}.power: unknown power ${JSON.stringify(power)}`, `${field}.power`);
   if (type !== 'army' && type !== 'fleet') return bad(`${field}.type must be "army" or "fleet"`, `${field}.type`);
-  if (typeof at !== 'string' || !map.canStand(type, at)) return bad(`${field}.at: ${type === 'army' ? 'an army' : 'a fleet'} cannot stand at ${JSON.stringify(at)}`, `${field}.at`);
+  if (typeof at !== 'string' || !map.canStand(type, at))
+    return bad(`${field}.at: ${type === 'army' ? 'an army' : 'a fleet'} cannot stand at ${JSON.stringify(at)}`, `${field}.at`);
   return { power, type, at };
 }
 
@@ -96,7 +97,8 @@ export function initialOwners(map: GameMap): CenterOwner[] {
  */
 export function readPosition(map: GameMap, value: unknown): Position {
   if (!isRecord(value)) return bad('a position must be an object', 'position');
-  if (value['map'] !== undefined && value['map'] !== map.name) return bad(`the position is for the map ${JSON.stringify(value['map'])}, not ${map.name}`, 'map');
+  if (value['map'] !== undefined && value['map'] !== map.name)
+    return bad(`the position is for the map ${JSON.stringify(value['map'])}, not ${map.name}`, 'map');
   const phase = readPhase(value['phase']);
   const unitsIn = value['units'];
   if (!Array.isArray(unitsIn)) return bad('units must be an array', 'units');
@@ -114,7 +116,8 @@ export function readPosition(map: GameMap, value: unknown): Position {
     const unit = readUnit(map, d, `dislodged[${i}]`);
     const rec = d as Record<string, unknown>;
     const from = rec['attackerFrom'] ?? null;
-    if (from !== null && (typeof from !== 'string' || map.province(from) === undefined)) bad(`dislodged[${i}].attackerFrom: unknown province`, `dislodged[${i}].attackerFrom`);
+    if (from !== null && (typeof from !== 'string' || map.province(from) === undefined))
+      bad(`dislodged[${i}].attackerFrom: unknown province`, `dislodged[${i}].attackerFrom`);
     const via = rec['attackerViaConvoy'] ?? false;
     if (typeof via !== 'boolean') bad(`dislodged[${i}].attackerViaConvoy must be a boolean`, `dislodged[${i}].attackerViaConvoy`);
     if (dislodgedSeen.has(provinceOf(unit.at))) bad(`two dislodged units in ${provinceOf(unit.at)}`, `dislodged[${i}].at`);
@@ -122,7 +125,8 @@ export function readPosition(map: GameMap, value: unknown): Position {
     return { ...unit, attackerFrom: from as string | null, attackerViaConvoy: via as boolean };
   });
   const contestedIn = value['contested'] ?? [];
-  if (!Array.isArray(contestedIn) || contestedIn.some((c) => typeof c !== 'string' || map.province(c) === undefined)) return bad('contested must be an array of province ids', 'contested');
+  if (!Array.isArray(contestedIn) || contestedIn.some((c) => typeof c !== 'string' || map.province(c) === undefined))
+    return bad('contested must be an array of province ids', 'contested');
   const ownersIn = value['supplyCenterOwners'] ?? null;
   let supplyCenterOwners: CenterOwner[];
   if (ownersIn === null) supplyCenterOwners = initialOwners(map);
@@ -165,7 +169,9 @@ export function encodePosition(map: GameMap, position: Position): unknown {
     map: map.name,
     phase: { season: position.phase.season, year: position.phase.year, type: position.phase.type },
     units: [...position.units].sort(byPlace).map((u) => ({ power: u.power, type: u.type, at: u.at })),
-    dislodged: [...position.dislodged].sort(byPlace).map((d) => ({ power: d.power, type: d.type, at: d.at, attackerFrom: d.attackerFrom, attackerViaConvoy: d.attackerViaConvoy })),
+    dislodged: [...position.dislodged]
+      .sort(byPlace)
+      .map((d) => ({ power: d.power, type: d.type, at: d.at, attackerFrom: d.attackerFrom, attackerViaConvoy: d.attackerViaConvoy })),
     contested: [...position.contested].sort(),
     supplyCenterOwners: [...position.supplyCenterOwners].sort(byPlace).map((o) => ({ power: o.power, at: o.at })),
     winner: position.winner,

@@ -42,7 +42,8 @@ export function randomOrders(map: GameMap, position: Position, power: string, be
         if (sea.type !== 'fleet' || map.province(provinceOf(sea.at))?.kind !== 'sea' || !map.reaches('fleet', sea.at, here)) continue;
         for (const n of map.fleetNeighbours(sea.at)) {
           const p = provinceOf(n);
-          if (p !== here && map.province(p)?.kind === 'coastal' && !map.reaches('army', here, p)) moves.push({ kind: 'move', unit: 'army', at: unit.at, to: p, viaConvoy: true });
+          if (p !== here && map.province(p)?.kind === 'coastal' && !map.reaches('army', here, p))
+            moves.push({ kind: 'move', unit: 'army', at: unit.at, to: p, viaConvoy: true });
         }
       }
     } else {
@@ -56,14 +57,19 @@ export function randomOrders(map: GameMap, position: Position, power: string, be
       const neighbours = [...units.values()].filter((u) => u !== unit && map.reaches(unit.type, unit.at, provinceOf(u.at)));
       const other = pick(below, neighbours);
       if (other !== undefined) {
-        const into = [...(other.type === 'army' ? map.armyNeighbours(provinceOf(other.at)) : [...map.fleetNeighbours(other.at)].map(provinceOf))].filter((p) => p !== here && map.reaches(unit.type, unit.at, p));
+        const into = [...(other.type === 'army' ? map.armyNeighbours(provinceOf(other.at)) : [...map.fleetNeighbours(other.at)].map(provinceOf))].filter(
+          (p) => p !== here && map.reaches(unit.type, unit.at, p),
+        );
         const to = below(2) === 0 ? undefined : pick(below, into);
         order = { kind: 'support', unit: unit.type, at: unit.at, target: other.type, from: provinceOf(other.at), to: to ?? null };
       }
     } else if (roll < 9 && unit.type === 'fleet' && map.province(here)?.kind === 'sea') {
       const armies = [...units.values()].filter((u) => u.type === 'army' && map.reaches('fleet', unit.at, provinceOf(u.at)));
       const army = pick(below, armies);
-      const to = pick(below, [...map.fleetNeighbours(unit.at)].map(provinceOf).filter((p) => army !== undefined && p !== provinceOf(army.at) && map.province(p)?.kind === 'coastal'));
+      const to = pick(
+        below,
+        [...map.fleetNeighbours(unit.at)].map(provinceOf).filter((p) => army !== undefined && p !== provinceOf(army.at) && map.province(p)?.kind === 'coastal'),
+      );
       if (army !== undefined && to !== undefined) order = { kind: 'convoy', unit: 'fleet', at: unit.at, from: provinceOf(army.at), to };
     }
     orders.push(formatOrder(order ?? { kind: 'hold', unit: unit.type, at: unit.at }));

@@ -68,7 +68,12 @@ function scenario(below: Below): { units: Unit[]; orders: OrderInput[] } {
     const roll = below(10);
     const here = provinceOf(u.at);
     if (roll < 6) {
-      const candidates = units.filter((t) => t !== u && (map.reaches(u.type, u.at, provinceOf(t.at)) || (orders.get(t)?.kind === 'move' && map.reaches(u.type, u.at, provinceOf((orders.get(t) as { to: string }).to)))));
+      const candidates = units.filter(
+        (t) =>
+          t !== u &&
+          (map.reaches(u.type, u.at, provinceOf(t.at)) ||
+            (orders.get(t)?.kind === 'move' && map.reaches(u.type, u.at, provinceOf((orders.get(t) as { to: string }).to)))),
+      );
       const t = candidates[below(candidates.length + 1)];
       if (t !== undefined) {
         const o = orders.get(t);
@@ -92,7 +97,14 @@ function scenario(below: Below): { units: Unit[]; orders: OrderInput[] } {
     for (const f of seaFleets) {
       const sea = provinceOf(f.at);
       const a = units.find((u) => u.type === 'army' && map.reaches('fleet', f.at, provinceOf(u.at)));
-      const s = units.find((u) => u !== a && u !== f && map.reaches('fleet', f.at, provinceOf(u.at)) && map.province(provinceOf(u.at))?.kind === 'coastal' && map.reaches(u.type, u.at, sea));
+      const s = units.find(
+        (u) =>
+          u !== a &&
+          u !== f &&
+          map.reaches('fleet', f.at, provinceOf(u.at)) &&
+          map.province(provinceOf(u.at))?.kind === 'coastal' &&
+          map.reaches(u.type, u.at, sea),
+      );
       const x = units.find((u) => u !== a && u !== f && u !== s && map.reaches(u.type, u.at, sea));
       if (a === undefined || s === undefined || x === undefined) continue;
       const to = provinceOf(s.at);
@@ -110,32 +122,36 @@ function scenario(below: Below): { units: Unit[]; orders: OrderInput[] } {
 const PHASES = Number(process.env['DIPLOMACY_STRESS'] ?? 3000);
 
 describe('dense random movement phases', () => {
-  it(`${PHASES} phases: consistent, order-independent, one unit per province`, () => {
-    const below = seededBelow(12 + PHASES);
-    const tally = { dislodged: 0, paradoxes: 0, convoyed: 0, cut: 0 };
-    for (let k = 0; k < PHASES; k++) {
-      const { units, orders } = scenario(below);
-      const position = readPosition(map, { phase: { season: 'spring', year: 1901, type: 'movement' }, units, supplyCenterOwners: null });
-      const { position: next, results } = adjudicate(map, position, orders, { selfCheck: true });
-      const reversed = adjudicate(map, position, [...orders].reverse(), { selfCheck: true });
-      expect(positionHash(map, reversed.position)).toBe(positionHash(map, next));
-      const provinces = next.units.map((u) => provinceOf(u.at));
-      expect(new Set(provinces).size).toBe(provinces.length);
-      expect(next.units.length + next.dislodged.length).toBeLessThanOrEqual(units.length);
-      for (const d of next.dislodged) {
-        expect(next.units.some((u) => provinceOf(u.at) === provinceOf(d.at) && u.power !== d.power)).toBe(true);
+  it(
+    `${PHASES} phases: consistent, order-independent, one unit per province`,
+    () => {
+      const below = seededBelow(12 + PHASES);
+      const tally = { dislodged: 0, paradoxes: 0, convoyed: 0, cut: 0 };
+      for (let k = 0; k < PHASES; k++) {
+        const { units, orders } = scenario(below);
+        const position = readPosition(map, { phase: { season: 'spring', year: 1901, type: 'movement' }, units, supplyCenterOwners: null });
+        const { position: next, results } = adjudicate(map, position, orders, { selfCheck: true });
+        const reversed = adjudicate(map, position, [...orders].reverse(), { selfCheck: true });
+        expect(positionHash(map, reversed.position)).toBe(positionHash(map, next));
+        const provinces = next.units.map((u) => provinceOf(u.at));
+        expect(new Set(provinces).size).toBe(provinces.length);
+        expect(next.units.length + next.dislodged.length).toBeLessThanOrEqual(units.length);
+        for (const d of next.dislodged) {
+          expect(next.units.some((u) => provinceOf(u.at) === provinceOf(d.at) && u.power !== d.power)).toBe(true);
+        }
+        tally.dislodged += units.length - next.units.length;
+        for (const r of results) {
+          if (r.reason === 'convoy paradox') tally.paradoxes++;
+          if (r.reason === 'cut') tally.cut++;
+          if (r.status === 'succeeded' && r.order?.endsWith('via convoy') === true) tally.convoyed++;
+        }
       }
-      tally.dislodged += units.length - next.units.length;
-      for (const r of results) {
-        if (r.reason === 'convoy paradox') tally.paradoxes++;
-        if (r.reason === 'cut') tally.cut++;
-        if (r.status === 'succeeded' && r.order?.endsWith('via convoy') === true) tally.convoyed++;
-      }
-    }
-    // The generator must reach the hard cases, or the test says little.
-    expect(tally.dislodged).toBeGreaterThan(PHASES * 0.6);
-    expect(tally.cut).toBeGreaterThan(PHASES * 0.6);
-    expect(tally.paradoxes).toBeGreaterThan(PHASES * 0.05);
-    expect(tally.convoyed).toBeGreaterThan(PHASES * 0.03);
-  }, Math.max(60_000, PHASES * 20));
+      // The generator must reach the hard cases, or the test says little.
+      expect(tally.dislodged).toBeGreaterThan(PHASES * 0.6);
+      expect(tally.cut).toBeGreaterThan(PHASES * 0.6);
+      expect(tally.paradoxes).toBeGreaterThan(PHASES * 0.05);
+      expect(tally.convoyed).toBeGreaterThan(PHASES * 0.03);
+    },
+    Math.max(60_000, PHASES * 20),
+  );
 });

@@ -30,7 +30,11 @@ beforeAll(() => {
 
 const dice = simulate({ protocol: 'dice', players: 3, seed: new Uint8Array(32).fill(7), turns: 2 }).lines;
 // An orderer refuses an equivocation at its door (docs/SPEC.md §10.1); a file can still hold one.
-const equivocation = appendEquivocation(simulate({ protocol: 'chain', players: 3, seed: new Uint8Array(32).fill(2) }).lines, 'p1', simKeys(new Uint8Array(32).fill(2), 1));
+const equivocation = appendEquivocation(
+  simulate({ protocol: 'chain', players: 3, seed: new Uint8Array(32).fill(2) }).lines,
+  'p1',
+  simKeys(new Uint8Array(32).fill(2), 1),
+);
 
 interface Shape {
   valid: boolean;
@@ -58,12 +62,18 @@ const layout = (lines: readonly string[]) =>
   fc.record({
     bom: fc.boolean(),
     crlf: fc.array(fc.boolean(), { minLength: lines.length, maxLength: lines.length }),
-    blanks: fc.array(fc.array(fc.constantFrom('', ' ', '\t', '\r', ' \r', '  \t '), { maxLength: 3 }), { minLength: lines.length + 1, maxLength: lines.length + 1 }),
+    blanks: fc.array(fc.array(fc.constantFrom('', ' ', '\t', '\r', ' \r', '  \t '), { maxLength: 3 }), {
+      minLength: lines.length + 1,
+      maxLength: lines.length + 1,
+    }),
     finalLf: fc.boolean(),
     junk: fc.option(fc.tuple(fc.nat({ max: lines.length - 1 }), fc.constantFrom('x', '{"a":1}', '\uFEFF' + lines[1]!, lines[1]! + ' ')), { nil: null }),
   });
 
-function render(lines: readonly string[], l: { bom: boolean; crlf: boolean[]; blanks: string[][]; finalLf: boolean; junk: [number, string] | null }): Uint8Array {
+function render(
+  lines: readonly string[],
+  l: { bom: boolean; crlf: boolean[]; blanks: string[][]; finalLf: boolean; junk: [number, string] | null },
+): Uint8Array {
   const out: string[] = [];
   lines.forEach((line, i) => {
     if (i > 0) out.push(...l.blanks[i]!);

@@ -63,11 +63,19 @@ export function auditFile(path: string, options: AuditFileOptions = {}): Promise
     resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 },
   });
   return new Promise((resolve, reject) => {
-    worker.on('message', (m: { kind: 'progress'; bytes: number; total: number; lines: number } | { kind: 'verdict'; verdict: Verdict } | { kind: 'error'; code?: string; message: string }) => {
-      if (m.kind === 'progress') options.onProgress?.(m.bytes, m.total, m.lines);
-      else if (m.kind === 'verdict') resolve(m.verdict);
-      else reject(m.code === undefined ? new Error(m.message) : new TranscriptError(m.code as never, m.message));
-    });
+    worker.on(
+      'message',
+      (
+        m:
+          | { kind: 'progress'; bytes: number; total: number; lines: number }
+          | { kind: 'verdict'; verdict: Verdict }
+          | { kind: 'error'; code?: string; message: string },
+      ) => {
+        if (m.kind === 'progress') options.onProgress?.(m.bytes, m.total, m.lines);
+        else if (m.kind === 'verdict') resolve(m.verdict);
+        else reject(m.code === undefined ? new Error(m.message) : new TranscriptError(m.code as never, m.message));
+      },
+    );
     worker.on('error', reject);
     worker.on('exit', (code) => {
       if (code !== 0) reject(new Error(`the audit thread stopped with code ${code}`));

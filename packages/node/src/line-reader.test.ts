@@ -14,19 +14,26 @@ function read(chunks: Buffer[], cap: number): { lines: string[]; tooLong: number
 describe('BoundedLineReader', () => {
   it('gives the same lines however the bytes are split', () => {
     fc.assert(
-      fc.property(fc.array(fc.string({ unit: 'grapheme', maxLength: 20 }).map((s) => s.replace(/[\r\n]/g, '')), { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 6 }), (texts, cuts) => {
-        const bytes = Buffer.from(texts.map((t) => t + '\n').join(''));
-        const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
-        const chunks: Buffer[] = [];
-        let at = 0;
-        for (const p of [...points, bytes.length]) {
-          chunks.push(bytes.subarray(at, p));
-          at = p;
-        }
-        const r = read(chunks, 1 << 20);
-        expect(r.lines).toEqual(texts);
-        expect(r.buffered).toBe(0);
-      }),
+      fc.property(
+        fc.array(
+          fc.string({ unit: 'grapheme', maxLength: 20 }).map((s) => s.replace(/[\r\n]/g, '')),
+          { maxLength: 8 },
+        ),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (texts, cuts) => {
+          const bytes = Buffer.from(texts.map((t) => t + '\n').join(''));
+          const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+          const chunks: Buffer[] = [];
+          let at = 0;
+          for (const p of [...points, bytes.length]) {
+            chunks.push(bytes.subarray(at, p));
+            at = p;
+          }
+          const r = read(chunks, 1 << 20);
+          expect(r.lines).toEqual(texts);
+          expect(r.buffered).toBe(0);
+        },
+      ),
       { numRuns: 300 },
     );
   });
@@ -44,7 +51,10 @@ describe('BoundedLineReader', () => {
     expect(over.lines).toEqual([]);
     expect(over.tooLong).toEqual([10]);
     expect(over.buffered).toBe(0);
-    const noNewline = read(Array.from({ length: 100 }, () => Buffer.alloc(1000, 0x61)), 4096);
+    const noNewline = read(
+      Array.from({ length: 100 }, () => Buffer.alloc(1000, 0x61)),
+      4096,
+    );
     expect(noNewline.tooLong).toHaveLength(1);
     expect(noNewline.buffered).toBe(0);
   });

@@ -17,7 +17,17 @@ const hexOf = (x: bigint) => x.toString(16);
 /** A private KeyObject from the vector's n, e, d, p, q (CRT values computed here). */
 function privateKeyOf(v: { n: string; e: string; d: string; p: string; q: string }): KeyObject {
   const [d, p, q] = [v.d, v.p, v.q].map((h) => BigInt('0x' + h)) as [bigint, bigint, bigint];
-  const jwk = { kty: 'RSA', n: b64(v.n), e: b64(v.e), d: b64(v.d), p: b64(v.p), q: b64(v.q), dp: b64(hexOf(d % (p - 1n))), dq: b64(hexOf(d % (q - 1n))), qi: b64(hexOf(modPow(q, p - 2n, p))) };
+  const jwk = {
+    kty: 'RSA',
+    n: b64(v.n),
+    e: b64(v.e),
+    d: b64(v.d),
+    p: b64(v.p),
+    q: b64(v.q),
+    dp: b64(hexOf(d % (p - 1n))),
+    dq: b64(hexOf(d % (q - 1n))),
+    qi: b64(hexOf(modPow(q, p - 2n, p))),
+  };
   return createPrivateKey({ key: jwk, format: 'jwk' });
 }
 

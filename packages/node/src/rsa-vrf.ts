@@ -80,6 +80,7 @@ function proveWith(privateKey: KeyObject, key: ParsedRsaVrfPublicKey, alpha: Uin
   const pi = new Uint8Array(key.k);
   pi.set(s, key.k - s.length);
   // A fault in the CRT computation would leak a factor of n if released; one public check stops it.
-  if (rsavp1(key, os2ip(pi)) !== m) throw new FairtableError('bad_proof', 'RSA-FDH-VRF: the private operation gave a wrong result; the proof is withheld (a factor of n would leak)');
+  if (rsavp1(key, os2ip(pi)) !== m)
+    throw new FairtableError('bad_proof', 'RSA-FDH-VRF: the private operation gave a wrong result; the proof is withheld (a factor of n would leak)');
   return pi;
 }

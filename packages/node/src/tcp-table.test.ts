@@ -95,7 +95,12 @@ describe('the door (admitLine)', () => {
     // bob's second version of its seq-0 envelope: refused, pointing at the first.
     const again = JSON.parse(line1) as Envelope;
     const { sig: _sig, ...u } = { ...again, time: 6 };
-    expect(admitLine(door, 'bob', envelopeLine(signEnvelope(u, bob.secretKey)))).toMatchObject({ kind: 'refuse', code: 'equivocation', player: 'bob', line: 1 });
+    expect(admitLine(door, 'bob', envelopeLine(signEnvelope(u, bob.secretKey)))).toMatchObject({
+      kind: 'refuse',
+      code: 'equivocation',
+      player: 'bob',
+      line: 1,
+    });
     expect(code('carol', good)).toBe('admit');
   });
 
@@ -390,7 +395,14 @@ describe('the TCP client', () => {
     const copy = join(dir, 'bob.jsonl');
     const conn = await connectTable('127.0.0.1', port, 'bob', bob.secretKey, { reconnectMs: 5000, copyTo: copy });
     const seen: number[] = [];
-    conn.attach({ id: 'bob', receive: (_f, p) => seen.push((p as { index: number }).index), tick: (net) => net.send('bob', 'table', { kind: 'sync', from: seen.length + 1 }) }, 50);
+    conn.attach(
+      {
+        id: 'bob',
+        receive: (_f, p) => seen.push((p as { index: number }).index),
+        tick: (net) => net.send('bob', 'table', { kind: 'sync', from: seen.length + 1 }),
+      },
+      50,
+    );
     const shadow = createDoor(setupLine);
     const t1 = next(shadow, 'bob');
     enterLine(shadow, t1, admitLine(shadow, 'bob', t1) as never);

@@ -44,15 +44,7 @@ const SYNC_BATCH_BYTES = 256 * 1024;
 // ---------------------------------------------------------------------------
 
 /** Why the door refuses a line; the same strings as the auditor's violation codes where they mean the same. */
-export type RefusalCode =
-  | 'malformed'
-  | 'not_canonical'
-  | 'wrong_sender'
-  | 'wrong_game'
-  | 'bad_signature'
-  | 'equivocation'
-  | 'bad_position'
-  | 'broken_chain';
+export type RefusalCode = 'malformed' | 'not_canonical' | 'wrong_sender' | 'wrong_game' | 'bad_signature' | 'equivocation' | 'bad_position' | 'broken_chain';
 
 export type Admission =
   | { readonly kind: 'admit'; readonly envelope: Envelope; readonly hash: string }
@@ -101,7 +93,8 @@ function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (ch === 0x22) inString = false;
     } else if (ch === 0x22) inString = true;
     else if (ch === 0x7b || ch === 0x5b) deepest = Math.max(deepest, ++depth);
@@ -150,7 +143,8 @@ export function admitLine(door: Door, sender: string, text: string, verifyFn: Ve
   if (!prepared.sigOk) return refuse('bad_signature', `the signature does not verify under ${sender}'s key`);
   const author = door.authors.get(sender);
   const count = author?.lines.length ?? 0;
-  if (env.seq < count) return refuse('equivocation', `seq ${env.seq} is taken by line ${author!.lines[env.seq]!}, a different envelope`, sender, author!.lines[env.seq]!);
+  if (env.seq < count)
+    return refuse('equivocation', `seq ${env.seq} is taken by line ${author!.lines[env.seq]!}, a different envelope`, sender, author!.lines[env.seq]!);
   if (env.seq > count) return refuse('bad_position', `seq ${env.seq}: ${sender} has ${count} envelopes in the log, so the next is seq ${count}`);
   const lastHash = author?.lastHash ?? door.gameId;
   if (env.prev !== lastHash) return refuse('broken_chain', `prev is not the hash of ${sender}'s previous envelope`);
@@ -197,7 +191,10 @@ export function reopenDoor(journal: string, verifyFn: VerifyFn = nativeVerify): 
     }
     const a = isPlayerId(from) ? admitLine(door, from, text, verifyFn) : null;
     if (a === null || a.kind !== 'admit') {
-      throw new FairtableError('bad_journal', `line ${i} of the transcript does not pass the table's door${a !== null && a.kind === 'refuse' ? ` (${a.code}: ${a.message})` : ''}: not a transcript this table wrote`);
+      throw new FairtableError(
+        'bad_journal',
+        `line ${i} of the transcript does not pass the table's door${a !== null && a.kind === 'refuse' ? ` (${a.code}: ${a.message})` : ''}: not a transcript this table wrote`,
+      );
     }
     enterLine(door, text, a);
   }
@@ -478,7 +475,9 @@ export function serveTable(setupLine: string, options: TableServerOptions = {}):
     if (open.size >= limits.maxConnections) {
       c.closed = true;
       emit({ type: 'disconnected', player: null, code: 'too_many_connections', message: `${open.size} connections are open` });
-      socket.end(JSON.stringify({ kind: 'error', code: 'too_many_connections', message: `the table serves at most ${limits.maxConnections} connections` }) + '\n');
+      socket.end(
+        JSON.stringify({ kind: 'error', code: 'too_many_connections', message: `the table serves at most ${limits.maxConnections} connections` }) + '\n',
+      );
       setTimeout(() => socket.destroy(), 1000).unref();
       return;
     }
@@ -496,12 +495,15 @@ export function serveTable(setupLine: string, options: TableServerOptions = {}):
     send(c, { kind: 'challenge', nonce, setup: door.log[0]! });
   });
   // A stalled reader holds at most pauseOutputBytes, and only for stallMs.
-  const stallCheck = setInterval(() => {
-    const now = Date.now();
-    for (const c of open) {
-      if (c.pausedSince !== null && now - c.pausedSince > limits.stallMs) drop(c, 'slow_reader', `has not read its output for ${limits.stallMs} ms`);
-    }
-  }, Math.min(1000, limits.stallMs));
+  const stallCheck = setInterval(
+    () => {
+      const now = Date.now();
+      for (const c of open) {
+        if (c.pausedSince !== null && now - c.pausedSince > limits.stallMs) drop(c, 'slow_reader', `has not read its output for ${limits.stallMs} ms`);
+      }
+    },
+    Math.min(1000, limits.stallMs),
+  );
   stallCheck.unref();
   // Errors on the listening socket after it is up (EMFILE, say) are reported, never thrown.
   const onServerError = (e: Error): void => emit({ type: 'disconnected', player: null, code: 'connection_failed', message: e.message });
@@ -606,7 +608,15 @@ function connectError(e: NodeJS.ErrnoException, host: string, port: number): Fai
  * its reader, or rejects with a coded error. Lines after the challenge go to
  * `onLine`; the caller attaches close handling.
  */
-function openSession(host: string, port: number, id: string, secretKey: Uint8Array, maxLineBytes: number, timeoutMs: number, onLine: (text: string) => void): Promise<{ socket: Socket; challenge: Challenge }> {
+function openSession(
+  host: string,
+  port: number,
+  id: string,
+  secretKey: Uint8Array,
+  maxLineBytes: number,
+  timeoutMs: number,
+  onLine: (text: string) => void,
+): Promise<{ socket: Socket; challenge: Challenge }> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, host);
     let challenge: Challenge | null = null;
@@ -777,9 +787,13 @@ export async function connectTable(host: string, port: number, id: string, secre
   }
 
   adopt(first.socket);
-  watchdog = setInterval(() => {
-    if (socket !== null && Date.now() - lastHeard > silenceMs) giveUp(new FairtableError('table_silent', `nothing from the table at ${host}:${port} for ${silenceMs} ms`));
-  }, Math.min(1000, silenceMs));
+  watchdog = setInterval(
+    () => {
+      if (socket !== null && Date.now() - lastHeard > silenceMs)
+        giveUp(new FairtableError('table_silent', `nothing from the table at ${host}:${port} for ${silenceMs} ms`));
+    },
+    Math.min(1000, silenceMs),
+  );
 
   return {
     setupLine,

@@ -24,7 +24,11 @@ function nativeSha256(): IncrementalSha256 {
 }
 
 const input = (file: string, encoding?: 'utf8'): Readable =>
-  file === '-' ? (encoding === undefined ? process.stdin : process.stdin.setEncoding(encoding)) : createReadStream(file, encoding === undefined ? {} : { encoding });
+  file === '-'
+    ? encoding === undefined
+      ? process.stdin
+      : process.stdin.setEncoding(encoding)
+    : createReadStream(file, encoding === undefined ? {} : { encoding });
 
 /** Writes to stdout, waiting when its buffer is full, so that a slow reader does not make us hold the output. */
 async function out(data: string | Uint8Array): Promise<void> {

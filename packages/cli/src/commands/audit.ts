@@ -16,7 +16,9 @@ function printHuman(verdict: Verdict): void {
   const out: string[] = [];
   out.push(`game ${verdict.gameId} (${verdict.protocol}), ${verdict.lines} lines`);
   if (verdict.outcome !== null) {
-    out.push(`outcome: winners ${verdict.outcome.winners.join(', ') || '(none)'}${verdict.outcome.forfeits.length ? `; forfeited: ${verdict.outcome.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}` : ''}`);
+    out.push(
+      `outcome: winners ${verdict.outcome.winners.join(', ') || '(none)'}${verdict.outcome.forfeits.length ? `; forfeited: ${verdict.outcome.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}` : ''}`,
+    );
   }
   if (verdict.valid) out.push('VALID: every envelope is signed, in place and by the rules');
   else {
@@ -35,7 +37,10 @@ export function register(program: Command): void {
     .command('audit')
     .description('replay a transcript and print its verdict (exit 0 valid, 1 violation, 2 unreadable)')
     .argument('<file>', 'transcript (JSON Lines)')
-    .option('--json', 'print {"valid", "violations": [{"code", "player", "seq", "message", "evidence"}], "omitted", …}, or {"valid": false, "error": {"code", "message"}} on exit 2')
+    .option(
+      '--json',
+      'print {"valid", "violations": [{"code", "player", "seq", "message", "evidence"}], "omitted", …}, or {"valid": false, "error": {"code", "message"}} on exit 2',
+    )
     .option('--workers <n>', `verification threads, 1 to ${MAX_WORKERS} (default: the machine's cores less one)`)
     .action(async (file: string, opts: { json?: boolean; workers?: string }) => {
       // One way out for unreadable input: a message on stderr, and with --json the same as an object on stdout.
@@ -67,7 +72,15 @@ export function register(program: Command): void {
       if (opts.json === true) {
         const violations = verdict.violations.map((v) => ({ code: v.code, player: v.player, seq: v.seq, message: v.message, evidence: v.evidence }));
         process.stdout.write(
-          JSON.stringify({ valid: verdict.valid, violations, omitted: verdict.omitted, game: verdict.gameId, protocol: verdict.protocol, lines: verdict.lines, outcome: verdict.outcome }) + '\n',
+          JSON.stringify({
+            valid: verdict.valid,
+            violations,
+            omitted: verdict.omitted,
+            game: verdict.gameId,
+            protocol: verdict.protocol,
+            lines: verdict.lines,
+            outcome: verdict.outcome,
+          }) + '\n',
         );
       } else printHuman(verdict);
       process.exitCode = verdict.valid ? 0 : 1;

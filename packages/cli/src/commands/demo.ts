@@ -18,14 +18,19 @@ export function register(program: Command): void {
     .option('--dir <dir>', 'where to write the transcripts')
     .action(async (opts: { dir?: string }) => {
       const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'fairtable-demo-'));
-      for (const [name, cheat] of [['honest', undefined], ['cheater', 'wrong-opening']] as const) {
+      for (const [name, cheat] of [
+        ['honest', undefined],
+        ['cheater', 'wrong-opening'],
+      ] as const) {
         const result = simulate({ protocol: 'monopoly', players: 2, seed: randomBytes(32), turns: 5, drop: 0.05, ...(cheat ? { cheat, cheater: 'p1' } : {}) });
         const file = join(dir, `monopoly-${name}.jsonl`);
         writeFileSync(file, result.lines.join('\n') + '\n');
         const verdict = await auditFile(file);
         process.stdout.write(`\n${name} game: ${result.lines.length} envelopes -> ${file}\n`);
         process.stdout.write(`  winners: ${verdict.outcome?.winners.join(', ') ?? '(unfinished)'}\n`);
-        process.stdout.write(`  audit: ${verdict.valid ? 'VALID' : verdict.violations.map((v) => `${v.code} by ${v.player ?? '?'} (line ${v.seq})`).join('; ')}\n`);
+        process.stdout.write(
+          `  audit: ${verdict.valid ? 'VALID' : verdict.violations.map((v) => `${v.code} by ${v.player ?? '?'} (line ${v.seq})`).join('; ')}\n`,
+        );
       }
       process.stdout.write(`\nAudit them yourself: npx fairtable audit ${join(dir, 'monopoly-cheater.jsonl')}\n`);
     });

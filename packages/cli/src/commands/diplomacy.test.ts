@@ -36,7 +36,14 @@ describe('fairtable diplomacy', () => {
   // Every seventh case, and each retreat and adjustment section's first, through the command (all run in-process in datc.test.ts).
   const chosen = cases.filter((c, i) => i % 7 === 0 || ['6.F.17', '6.F.24', '6.H.1', '6.I.1', '6.J.2'].includes(c.id));
   it.each(chosen.map((c) => [c.id, c] as const))('adjudicate: DATC %s', (_id, c) => {
-    const input = { phase: c.phase, units: c.pre.units, dislodged: c.pre.dislodged, supplyCenterOwners: c.pre.supplyCenterOwners, contested: 'contested' in c.pre ? c.pre.contested : [], orders: c.orders };
+    const input = {
+      phase: c.phase,
+      units: c.pre.units,
+      dislodged: c.pre.dislodged,
+      supplyCenterOwners: c.pre.supplyCenterOwners,
+      contested: 'contested' in c.pre ? c.pre.contested : [],
+      orders: c.orders,
+    };
     const run = cli(['adjudicate', '-'], JSON.stringify(input));
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
@@ -52,7 +59,14 @@ describe('fairtable diplomacy', () => {
   it.each(cases.filter((c) => c.phase.type === 'retreat').map((c) => [c.id, c] as const))('adjudicate: DATC %s from its movement results alone', (_id, c) => {
     // Only the fields the issue names, plus the case's PRESTATE_RESULTS: no contested, no attackerFrom.
     const dislodged = (c.pre.dislodged as Unit[]).map((d) => ({ power: d.power, type: d.type, at: d.at }));
-    const input = { phase: c.phase, units: c.pre.units, dislodged, supplyCenterOwners: c.pre.supplyCenterOwners, results: 'results' in c.pre ? c.pre.results : [], orders: c.orders };
+    const input = {
+      phase: c.phase,
+      units: c.pre.units,
+      dislodged,
+      supplyCenterOwners: c.pre.supplyCenterOwners,
+      results: 'results' in c.pre ? c.pre.results : [],
+      orders: c.orders,
+    };
     const run = cli(['adjudicate', '-'], JSON.stringify(input));
     expect(run.status).toBe(0);
     const out = JSON.parse(run.stdout) as { units: Unit[] };
@@ -61,7 +75,15 @@ describe('fairtable diplomacy', () => {
 
   it('adjudicate reads a file and is deterministic', () => {
     const file = join(scratch, 'spring.json');
-    writeFileSync(file, JSON.stringify({ phase: { season: 'spring', year: 1901, type: 'movement' }, units: [{ power: 'france', type: 'army', at: 'par' }], supplyCenterOwners: null, orders: [{ power: 'France', text: 'army paris moves to burgundy' }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        phase: { season: 'spring', year: 1901, type: 'movement' },
+        units: [{ power: 'france', type: 'army', at: 'par' }],
+        supplyCenterOwners: null,
+        orders: [{ power: 'France', text: 'army paris moves to burgundy' }],
+      }),
+    );
     const a = cli(['adjudicate', file]);
     const b = cli(['adjudicate', file]);
     expect(a.status).toBe(0);
@@ -75,7 +97,11 @@ describe('fairtable diplomacy', () => {
   it.each([
     ['not JSON', 'nope', 'bad_json'],
     ['no phase', '{"units": []}', 'bad_position'],
-    ['a fleet inland', '{"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": [{"power": "france", "type": "fleet", "at": "par"}]}', 'bad_position'],
+    [
+      'a fleet inland',
+      '{"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": [{"power": "france", "type": "fleet", "at": "par"}]}',
+      'bad_position',
+    ],
     ['orders not a list', '{"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": [], "orders": 3}', 'bad_input'],
   ])('adjudicate exits 2 on %s', (_what, input, code) => {
     const run = cli(['adjudicate', '-'], input);
@@ -87,7 +113,11 @@ describe('fairtable diplomacy', () => {
   it('orders prints canonical forms, and errors with exit 1', () => {
     const file = join(scratch, 'orders.txt');
     writeFileSync(file, 'A Par -> Burgundy\n# a comment\n\nF bre moves to mid-atlantic ocean\nA mar S A par - bur\n');
-    expect(cli(['orders', file, '--power', 'france', '--phase', 'S1901M'])).toEqual({ status: 0, stdout: 'A par - bur\nF bre - mao\nA mar S A par - bur\n', stderr: '' });
+    expect(cli(['orders', file, '--power', 'france', '--phase', 'S1901M'])).toEqual({
+      status: 0,
+      stdout: 'A par - bur\nF bre - mao\nA mar S A par - bur\n',
+      stderr: '',
+    });
     writeFileSync(file, 'A par - bur\nA mar - xyz\nA mun - ruh\n');
     const bad = cli(['orders', file, '--power', 'france', '--phase', 'S1901M', '--json']);
     expect(bad.status).toBe(1);
@@ -102,14 +132,26 @@ describe('fairtable diplomacy', () => {
     const strict = cli(['orders', file, '--power', 'france', '--phase', 'S1901M', '--strict-unit-type']);
     expect(strict.status).toBe(1);
     expect(strict.stdout).toContain('[illegal_order]');
-    const input = JSON.stringify({ phase: { season: 'spring', year: 1901, type: 'movement' }, units: [{ power: 'france', type: 'fleet', at: 'bre' }], orders: [{ power: 'france', text: 'A Bre - MAO' }] });
+    const input = JSON.stringify({
+      phase: { season: 'spring', year: 1901, type: 'movement' },
+      units: [{ power: 'france', type: 'fleet', at: 'bre' }],
+      orders: [{ power: 'france', text: 'A Bre - MAO' }],
+    });
     const held = JSON.parse(cli(['adjudicate', '-', '--strict-unit-type'], input).stdout) as { units: Unit[] };
     expect(held.units).toEqual([{ power: 'france', type: 'fleet', at: 'bre' }]);
   });
 
   it('orders checks against a given position and its phase', () => {
     const position = join(scratch, 'retreat.json');
-    writeFileSync(position, JSON.stringify({ phase: { season: 'fall', year: 1903, type: 'retreat' }, units: [{ power: 'germany', type: 'army', at: 'bur' }], dislodged: [{ power: 'france', type: 'army', at: 'mar', attackerFrom: 'bur', attackerViaConvoy: false }], supplyCenterOwners: null }));
+    writeFileSync(
+      position,
+      JSON.stringify({
+        phase: { season: 'fall', year: 1903, type: 'retreat' },
+        units: [{ power: 'germany', type: 'army', at: 'bur' }],
+        dislodged: [{ power: 'france', type: 'army', at: 'mar', attackerFrom: 'bur', attackerViaConvoy: false }],
+        supplyCenterOwners: null,
+      }),
+    );
     const file = join(scratch, 'retreat.txt');
     writeFileSync(file, 'A mar - gas\n');
     expect(cli(['orders', file, '--power', 'france', '--phase', 'F1903R', '--position', position]).stdout).toBe('A mar R gas\n');

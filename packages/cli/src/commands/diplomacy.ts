@@ -17,7 +17,18 @@
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { parseJson } from '@fairtable/core/jcs.js';
-import { adjudicate, checkOrders, encodePosition, positionHash, readPosition, standardMap, startingPosition, type OrderInput, type Phase, type Position } from '@fairtable/diplomacy';
+import {
+  adjudicate,
+  checkOrders,
+  encodePosition,
+  positionHash,
+  readPosition,
+  standardMap,
+  startingPosition,
+  type OrderInput,
+  type Phase,
+  type Position,
+} from '@fairtable/diplomacy';
 import { readInput } from '../io.js';
 
 function readText(path: string): string {
@@ -84,10 +95,14 @@ function withRetreatContext(input: Record<string, unknown>): Record<string, unkn
 /** `S1901M`, `F1901R`, `F1901A` (also `W1901A`) → a phase. */
 export function parsePhaseCode(code: string): Phase {
   const m = /^([SFW])(\d{1,6})([MRA])$/i.exec(code.trim());
-  if (m === null) throw new FairtableError('bad_input', `phase "${code}": expected a season letter, a year and a phase letter, e.g. S1901M, F1901R, W1901A`, { field: 'phase' });
+  if (m === null)
+    throw new FairtableError('bad_input', `phase "${code}": expected a season letter, a year and a phase letter, e.g. S1901M, F1901R, W1901A`, {
+      field: 'phase',
+    });
   const season = (m[1] as string).toUpperCase();
   const type = ({ M: 'movement', R: 'retreat', A: 'adjustment' } as const)[(m[3] as string).toUpperCase() as 'M' | 'R' | 'A'];
-  if ((season === 'W' && type !== 'adjustment') || (season === 'S' && type === 'adjustment')) throw new FairtableError('bad_input', `phase "${code}": adjustments are written F or W, movement and retreats S or F`, { field: 'phase' });
+  if ((season === 'W' && type !== 'adjustment') || (season === 'S' && type === 'adjustment'))
+    throw new FairtableError('bad_input', `phase "${code}": adjustments are written F or W, movement and retreats S or F`, { field: 'phase' });
   return { season: season === 'S' ? 'spring' : 'fall', year: Number(m[2]), type };
 }
 
@@ -99,7 +114,7 @@ function output(position: Position): Record<string, unknown> {
 }
 
 export function register(program: Command): void {
-  const diplomacy = program.command('diplomacy').description('Diplomacy: adjudicate a phase, check a player\'s orders (standard map, DATC rules)');
+  const diplomacy = program.command('diplomacy').description("Diplomacy: adjudicate a phase, check a player's orders (standard map, DATC rules)");
 
   diplomacy
     .command('adjudicate')
@@ -108,7 +123,8 @@ export function register(program: Command): void {
     .description('adjudicate one phase; prints the next position, a result per order and the position hash as JSON')
     .action((file: string, options: { strictUnitType?: boolean }) => {
       const input = parseJson(readText(file), 'file');
-      if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new FairtableError('bad_input', 'the input must be a JSON object', { field: 'file' });
+      if (typeof input !== 'object' || input === null || Array.isArray(input))
+        throw new FairtableError('bad_input', 'the input must be a JSON object', { field: 'file' });
       const position = readPosition(standardMap, withRetreatContext(input as Record<string, unknown>));
       const orders = readOrderList((input as Record<string, unknown>)['orders']);
       const { position: next, results } = adjudicate(standardMap, position, orders, { strictUnitType: options.strictUnitType === true });
@@ -123,16 +139,20 @@ export function register(program: Command): void {
     .option('--position <file>', 'the position the orders are for (JSON, as for adjudicate); default: the start of the game')
     .option('--json', 'print [{text, order, error}] as JSON')
     .option('--strict-unit-type', 'an order with the wrong unit letter is an error')
-    .description('check a player\'s orders against a position: each order\'s canonical form or its error')
+    .description("check a player's orders against a position: each order's canonical form or its error")
     .action((file: string, options: { power: string; phase: string; position?: string; json?: boolean; strictUnitType?: boolean }) => {
       const phase = parsePhaseCode(options.phase);
-      const position = options.position === undefined ? startingPosition(standardMap) : readPosition(standardMap, parseJson(readText(options.position), 'position'));
+      const position =
+        options.position === undefined ? startingPosition(standardMap) : readPosition(standardMap, parseJson(readText(options.position), 'position'));
       const p = position.phase;
       if (p.season !== phase.season || p.year !== phase.year || p.type !== phase.type) {
         throw new FairtableError('bad_input', `the orders are for ${options.phase} but the position is ${phaseCode(p)}`, { field: 'phase' });
       }
       const power = options.power.toLowerCase();
-      const lines = readText(file).split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+      const lines = readText(file)
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .filter((l) => l !== '' && !l.startsWith('#'));
       const checked = checkOrders(standardMap, position, power, lines, { strictUnitType: options.strictUnitType === true });
       if (options.json === true) process.stdout.write(`${JSON.stringify(checked, null, 2)}\n`);
       else for (const c of checked) process.stdout.write(c.error === null ? `${c.order}\n` : `${c.text}\t[${c.error.code}] ${c.error.message}\n`);

@@ -22,7 +22,8 @@ export const MAX_NUMBERS = 10_000_000;
 /** An integer from 1 to max, written in decimal digits only; max may be 2^53, the stream's own limit. */
 function positiveInt(value: string, name: string, max: number): number {
   // Compared as a BigInt: 2^53 + 1 would round to 2^53 as a Number.
-  if (!/^\d{1,16}$/.test(value) || BigInt(value) < 1n || BigInt(value) > BigInt(max)) fail(`[out_of_range] ${name} must be an integer from 1 to ${max === 2 ** 53 ? '2^53 (9007199254740992)' : max}`);
+  if (!/^\d{1,16}$/.test(value) || BigInt(value) < 1n || BigInt(value) > BigInt(max))
+    fail(`[out_of_range] ${name} must be an integer from 1 to ${max === 2 ** 53 ? '2^53 (9007199254740992)' : max}`);
   return Number(value);
 }
 

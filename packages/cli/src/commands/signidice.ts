@@ -39,7 +39,8 @@ function loadKey(path: string): { name: string; keys: KeyPair } {
 function loadPublic(path: string): { id: string; key: string } {
   try {
     const v = JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown; publicKey?: unknown };
-    if (!isPlayerId(v.name) || !isHex(v.publicKey, 32)) throw new FairtableError('bad_key_file', 'expected {"name", "publicKey"} (the output of fairtable keygen)');
+    if (!isPlayerId(v.name) || !isHex(v.publicKey, 32))
+      throw new FairtableError('bad_key_file', 'expected {"name", "publicKey"} (the output of fairtable keygen)');
     return { id: v.name, key: v.publicKey };
   } catch (e) {
     fail(`[bad_key_file] ${path}: ${(e as Error).message}`);
@@ -115,7 +116,18 @@ async function playSeat(
     onRefused: (code, message) => process.stderr.write(`${id}: the table refused a line of ours: [${code}] ${message}\n`),
   });
   // A resumed seat replays the log it wrote and sends nothing that already stands in it (Seat.resume).
-  const player = new SimPlayer(id, keys, conn.setupLine, randomBytes, cheat, () => Date.now(), nativeVerify, prover, nativeSign, resumeFrom === undefined ? {} : { resume: { lines: resumeFrom } });
+  const player = new SimPlayer(
+    id,
+    keys,
+    conn.setupLine,
+    randomBytes,
+    cheat,
+    () => Date.now(),
+    nativeVerify,
+    prover,
+    nativeSign,
+    resumeFrom === undefined ? {} : { resume: { lines: resumeFrom } },
+  );
   conn.attach(player);
   player.tick(conn.link);
   let check: NodeJS.Timeout | undefined;
@@ -140,14 +152,20 @@ async function playSeat(
 
 function positive(value: string | undefined, name: string, min: number, max: number): number {
   const n = Number(value);
-  if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) fail(`[out_of_range] ${name} must be an integer from ${min} to ${max}`);
+  if (value === undefined || !/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max)
+    fail(`[out_of_range] ${name} must be an integer from ${min} to ${max}`);
   return n;
 }
 
 function report(player: SimPlayer): string {
   const o = player.referee.outcome();
   const summary = (o?.summary ?? {}) as { balances?: Record<string, number> };
-  return JSON.stringify({ player: player.id, balances: summary.balances ?? null, forfeits: o?.forfeits ?? [], violations: player.referee.violations.map((v) => ({ code: v.code, player: v.player, seq: v.seq })) });
+  return JSON.stringify({
+    player: player.id,
+    balances: summary.balances ?? null,
+    forfeits: o?.forfeits ?? [],
+    violations: player.referee.violations.map((v) => ({ code: v.code, player: v.player, seq: v.seq })),
+  });
 }
 
 const WHEELS = ['roulette', 'dice'] as const;
@@ -167,14 +185,18 @@ function resumeGame(file: string, keys: KeyPair): { setupLine: string; prove: (a
   const setupLine = door.log[0]!;
   const { setup } = readSetupLine(setupLine);
   const me = setup.players.find((p) => p.id === HOUSE);
-  if (setup.protocol !== 'signidice' || me === undefined || me.key !== toHex(keys.publicKey)) fail(`[bad_journal] ${file} is not a Signidice game of this house's key`);
+  if (setup.protocol !== 'signidice' || me === undefined || me.key !== toHex(keys.publicKey))
+    fail(`[bad_journal] ${file} is not a Signidice game of this house's key`);
   let kept: HouseSecretFile;
   try {
     kept = JSON.parse(readFileSync(secretPath(file), 'utf8')) as HouseSecretFile;
   } catch (e) {
-    fail(`[bad_journal] ${secretPath(file)}: the house's signing secret kept when the game opened is unreadable (${(e as Error).message}); an RSA house cannot resume`);
+    fail(
+      `[bad_journal] ${secretPath(file)}: the house's signing secret kept when the game opened is unreadable (${(e as Error).message}); an RSA house cannot resume`,
+    );
   }
-  const h = kept.scheme === 'ecvrf-ell2' || kept.scheme === 'ecvrf-tai' ? (isHex(kept.secret, 32) ? ecvrfHouse(kept.scheme, fromHex(kept.secret)) : null) : null;
+  const h =
+    kept.scheme === 'ecvrf-ell2' || kept.scheme === 'ecvrf-tai' ? (isHex(kept.secret, 32) ? ecvrfHouse(kept.scheme, fromHex(kept.secret)) : null) : null;
   if (h === null || canonicalize(h.key as unknown as JsonValue) !== canonicalize(setup.params.houseKey ?? null)) {
     fail(`[bad_journal] ${secretPath(file)} does not hold the secret of the game's house key`);
   }
@@ -199,7 +221,10 @@ export function register(program: Command): void {
     .option('--out <file>', 'the transcript, appended line by line as the table accepts them', 'signidice.jsonl')
     .option('--hello-timeout-ms <ms>', 'time a new connection has to prove its player', '10000')
     .option('--max-connections <n>', 'connections open at once', '64')
-    .option('--resume <file>', "continue the game in this transcript (one this house appended), after a crash or restart; the game's own setup replaces --players, --rounds and the rest")
+    .option(
+      '--resume <file>',
+      "continue the game in this transcript (one this house appended), after a crash or restart; the game's own setup replaces --players, --rounds and the rest",
+    )
     .option('--cheat <kind>', 'make the house cheat (for demonstrations and tests)')
     .action(async (opts: Record<string, string | undefined>) => {
       const me = loadKey(opts.key!);
@@ -263,7 +288,12 @@ export function register(program: Command): void {
         failWith(e);
       }
       process.stdout.write(`PORT ${server.port}\n`);
-      process.stderr.write(`table listening on ${opts.host}:${server.port}; waiting for ${readSetupLine(setupLine).setup.players.map((p) => p.id).filter((p) => p !== HOUSE).join(', ')}; ${door === undefined ? 'appending' : `resuming at line ${door.log.length}, appending`} the transcript to ${journal}\n`);
+      process.stderr.write(
+        `table listening on ${opts.host}:${server.port}; waiting for ${readSetupLine(setupLine)
+          .setup.players.map((p) => p.id)
+          .filter((p) => p !== HOUSE)
+          .join(', ')}; ${door === undefined ? 'appending' : `resuming at line ${door.log.length}, appending`} the transcript to ${journal}\n`,
+      );
       let seat: SimPlayer;
       try {
         const log = door?.log.slice();

@@ -25,7 +25,8 @@ function cheaterFor(protocol: string, cheat: Cheat, cheater: string | undefined)
   const generic = (GENERIC_CHEATS as readonly string[]).includes(cheat);
   if (!generic && protocol !== 'signidice') fail(`[bad_cheater] "${cheat}" is a Signidice cheat; ${protocol} has no such move`);
   if (cheat.startsWith('house-')) {
-    if (cheater !== undefined && cheater !== HOUSE) fail(`[bad_cheater] "${cheat}" is a cheat of the house; ${cheater} cannot commit it (leave out --cheater, or pass --cheater ${HOUSE})`);
+    if (cheater !== undefined && cheater !== HOUSE)
+      fail(`[bad_cheater] "${cheat}" is a cheat of the house; ${cheater} cannot commit it (leave out --cheater, or pass --cheater ${HOUSE})`);
     return HOUSE;
   }
   if (cheat.startsWith('player-') && cheater === HOUSE) fail(`[bad_cheater] "${cheat}" is a player's cheat; the house cannot commit it`);
@@ -35,7 +36,8 @@ function cheaterFor(protocol: string, cheat: Cheat, cheater: string | undefined)
 function num(value: string | undefined, name: string, min: number, max: number, integer = true): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n))) fail(`[out_of_range] ${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`);
+  if (!Number.isFinite(n) || n < min || n > max || (integer && !Number.isInteger(n)))
+    fail(`[out_of_range] ${name} must be ${integer ? 'an integer' : 'a number'} from ${min} to ${max}`);
   return n;
 }
 
@@ -59,10 +61,12 @@ export function register(program: Command): void {
     .option('--max-delay <ms>', 'largest network delay; a spread reorders messages', '20')
     .action((protocol: string, opts: Record<string, string | undefined>) => {
       if (!(SIM_PROTOCOLS as readonly string[]).includes(protocol)) fail(`[unknown_protocol] "${protocol}": choose one of ${SIM_PROTOCOLS.join(', ')}`);
-      if (opts.cheat !== undefined && !(CHEATS as readonly string[]).includes(opts.cheat)) fail(`[bad_input] unknown cheat "${opts.cheat}": choose one of ${CHEATS.join(', ')}`);
+      if (opts.cheat !== undefined && !(CHEATS as readonly string[]).includes(opts.cheat))
+        fail(`[bad_input] unknown cheat "${opts.cheat}": choose one of ${CHEATS.join(', ')}`);
       if (opts.cheater !== undefined && opts.cheat === undefined) fail('[bad_input] --cheater needs --cheat');
       if (opts.game !== undefined && protocol !== 'keyed-stream' && protocol !== 'chain') fail('[bad_input] --game is for keyed-stream and chain');
-      if (opts.game !== undefined && !BUILTIN_GAMES.has(opts.game)) fail(`[bad_input] unknown game "${opts.game}": choose one of ${[...BUILTIN_GAMES.keys()].join(', ')}`);
+      if (opts.game !== undefined && !BUILTIN_GAMES.has(opts.game))
+        fail(`[bad_input] unknown game "${opts.game}": choose one of ${[...BUILTIN_GAMES.keys()].join(', ')}`);
       if (opts.auditEvery !== undefined && protocol !== 'keyed-stream') fail('[bad_input] --audit-every is for keyed-stream');
       let seed: Uint8Array;
       try {
@@ -98,7 +102,10 @@ export function register(program: Command): void {
           result.refusals.some((r) => r.player === cheater) ||
           result.violations.some((v) => v.player === cheater) ||
           auditLines(result.lines).violations.some((v) => v.player === cheater);
-        if (!named) fail(`[bad_cheater] ${cheater}'s "${cheat}" left no trace in this ${protocol} game (no chance to commit it, or the network lost it); no transcript written`);
+        if (!named)
+          fail(
+            `[bad_cheater] ${cheater}'s "${cheat}" left no trace in this ${protocol} game (no chance to commit it, or the network lost it); no transcript written`,
+          );
       }
       writeFileSync(opts.out!, result.lines.join('\n') + '\n');
       const o = result.outcome;

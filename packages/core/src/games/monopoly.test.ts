@@ -289,7 +289,7 @@ describe('the end', () => {
     expect(monopolyGame.winners(s3)).toEqual(['a']);
   });
 
-  it("a player who leaves puts its Get Out of Jail Free cards back in their piles", () => {
+  it('a player who leaves puts its Get Out of Jail Free cards back in their piles', () => {
     const k = chanceIndex('Get Out of Jail Free');
     const s = play(state(), [...roll(3, 4), [16, k]]);
     const left = monopolyGame.forfeit(s, 'a');

@@ -16,7 +16,19 @@ import { commit, opens, type Opening } from '../commitment.js';
 import { hashJson, hashJsonHex } from '../hash.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
-import { deadlineTick, intParam, noDecision, refuseDecision, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import {
+  deadlineTick,
+  intParam,
+  noDecision,
+  refuseDecision,
+  isDeadlineBody,
+  judgeClaim,
+  Stepper,
+  type Ctx,
+  type Machine,
+  type Outcome,
+  type StepResult,
+} from './machine.js';
 import type { ViolationCode } from '../errors.js';
 
 export interface BeaconState {
@@ -182,7 +194,11 @@ export const beacon: Machine<BeaconState> = {
         st.violation('commit_set_mismatch', from, msg, `${from} revealed on commit set ${String(body.commitSet)}, the agreed set is ${s.commitSet}`);
         forfeit(s, st, from, 'commit_set_mismatch');
         restartAfterLoss(s, st, ctx, envelope.time);
-      } else if (!opens({ game: s.gameId, player: from, purpose: purpose(s.round) }, s.commits[from]!, body.opening) || typeof (body.opening as { value: unknown }).value !== 'string' || !/^[0-9a-f]{64}$/.test((body.opening as { value: string }).value)) {
+      } else if (
+        !opens({ game: s.gameId, player: from, purpose: purpose(s.round) }, s.commits[from]!, body.opening) ||
+        typeof (body.opening as { value: unknown }).value !== 'string' ||
+        !/^[0-9a-f]{64}$/.test((body.opening as { value: string }).value)
+      ) {
         st.violation('commit_mismatch', from, msg, `${from}'s reveal does not open its commitment ${s.commits[from]} of round ${s.round}`);
         forfeit(s, st, from, 'commit_mismatch');
         restartAfterLoss(s, st, ctx, envelope.time);
@@ -195,7 +211,12 @@ export const beacon: Machine<BeaconState> = {
       const claim = judgeClaim(body, envelope.time, s, { round: s.round, late, isOut: (p) => !s.active.includes(p) });
       if (claim === 'stale') return st.result(s);
       if (claim === 'false') {
-        st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline of round ${s.round}; missing were [${late.join(', ')}], deadline ${s.phaseStart + s.timeoutMs}, claim time ${envelope.time}`);
+        st.violation(
+          'false_deadline_claim',
+          from,
+          msg,
+          `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline of round ${s.round}; missing were [${late.join(', ')}], deadline ${s.phaseStart + s.timeoutMs}, claim time ${envelope.time}`,
+        );
         return st.result(s);
       }
       for (const p of late) {
@@ -211,7 +232,12 @@ export const beacon: Machine<BeaconState> = {
   },
 
   tick(state: BeaconState, ctx: Ctx): StepResult<BeaconState> {
-    return deadlineTick(state, ctx, { me: state.me, seated: state.me !== null && state.active.includes(state.me), round: state.round, missing: () => missing(state) }, copy);
+    return deadlineTick(
+      state,
+      ctx,
+      { me: state.me, seated: state.me !== null && state.active.includes(state.me), round: state.round, missing: () => missing(state) },
+      copy,
+    );
   },
 
   penalize(state: BeaconState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<BeaconState> {

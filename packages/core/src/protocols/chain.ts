@@ -31,7 +31,20 @@ import type { Accepted } from '../transcript.js';
 import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
 import type { ChanceGame } from '../games/game.js';
 import { forfeitSeat } from './rotation.js';
-import { checkChoice, deadlineTick, intParam, isDeadlineBody, judgeClaim, refuseDecision, Stepper, type Ctx, type Decision, type Machine, type Outcome, type StepResult } from './machine.js';
+import {
+  checkChoice,
+  deadlineTick,
+  intParam,
+  isDeadlineBody,
+  judgeClaim,
+  refuseDecision,
+  Stepper,
+  type Ctx,
+  type Decision,
+  type Machine,
+  type Outcome,
+  type StepResult,
+} from './machine.js';
 
 export interface ChainState {
   readonly gameId: string;
@@ -146,169 +159,201 @@ const deadlineRound = (s: ChainState): number => (s.phase === 'play' ? s.turn : 
 /** The chain protocol playing the games of `book` (docs/SPEC.md §7.2). */
 export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState> {
   return {
-  protocol: 'chain',
+    protocol: 'chain',
 
-  init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<ChainState> {
-    const gameName = setup.game ?? 'dice';
-    const players = setup.players.map((p) => p.id);
-    const rules = gameByName(gameName, book);
-    const s: ChainState = {
-      gameId,
-      gameName,
-      rules,
-      timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
-      game: gameByName(gameName).init(players, setup.params),
-      active: players,
-      phase: 'join',
-      phaseStart: setup.created,
-      commits: {},
-      fresh: {},
-      readySet: null,
-      turn: 0,
-      mover: 0,
-      forfeits: [],
-      me,
-      mine: null,
-      moved: -1,
-      claimed: null,
-      last: null,
-    };
-    const st = new Stepper();
-    if (me !== null && players.includes(me)) st.send({ type: 'join', commitment: newCommitment(s, ctx, 0) });
-    return st.result(s);
-  },
-
-  decision: moveDecision,
-
-  decide(state: ChainState, choice: JsonValue, ctx: Ctx): StepResult<ChainState> {
-    const d = moveDecision(state);
-    if (d === null) return refuseDecision();
-    checkChoice(d.choices, choice, 'action');
-    const s = copy(state);
-    const st = new Stepper();
-    const me = s.me!;
-    const mine = s.mine!;
-    const played = playTurn(s, me, mine.opening.value, choice);
-    const commitment = newCommitment(s, ctx, mine.k + 1);
-    s.moved = s.turn;
-    st.send({ type: 'move', turn: s.turn, opening: mine.opening, commitment, fresh: toHex(ctx.random(32)), action: choice, draws: played.draws });
-    return st.result(s);
-  },
-
-  step(state: ChainState, msg: Accepted, ctx: Ctx): StepResult<ChainState> {
-    const st = new Stepper();
-    const { envelope } = msg;
-    const from = envelope.from;
-    const body = envelope.body;
-    if (body.type === 'setup' || !state.active.includes(from)) return st.result(state);
-    const s = copy(state);
-    if (s.phase === 'done') {
-      // Players race to the end; what arrives after it changes nothing and is held against no one.
+    init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<ChainState> {
+      const gameName = setup.game ?? 'dice';
+      const players = setup.players.map((p) => p.id);
+      const rules = gameByName(gameName, book);
+      const s: ChainState = {
+        gameId,
+        gameName,
+        rules,
+        timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
+        game: gameByName(gameName).init(players, setup.params),
+        active: players,
+        phase: 'join',
+        phaseStart: setup.created,
+        commits: {},
+        fresh: {},
+        readySet: null,
+        turn: 0,
+        mover: 0,
+        forfeits: [],
+        me,
+        mine: null,
+        moved: -1,
+        claimed: null,
+        last: null,
+      };
+      const st = new Stepper();
+      if (me !== null && players.includes(me)) st.send({ type: 'join', commitment: newCommitment(s, ctx, 0) });
       return st.result(s);
-    } else if (body.type === 'join') {
-      if (s.phase !== 'join') st.violation('out_of_turn', from, msg, `${from} joined after the join phase closed`);
-      else if (s.commits[from] !== undefined) st.violation('duplicate_commit', from, msg, `${from} joined twice`);
-      else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment)) st.violation('unexpected_message', from, msg, `${from}'s join carries no commitment`);
-      else if (Object.values(s.commits).some((c) => c.commitment === body.commitment)) {
-        st.violation('copied_commitment', from, msg, `${from} copied another player's commitment`);
-        forfeitSeat(s, st, from, 'copied_commitment');
-        advancePhase(s, st, ctx, envelope.time);
-      } else {
-        s.commits[from] = { commitment: body.commitment, k: 0 };
-        advancePhase(s, st, ctx, envelope.time);
-      }
-    } else if (body.type === 'ready') {
-      if (s.phase !== 'ready') st.violation('out_of_turn', from, msg, `${from} sent "ready" in the ${s.phase} phase`);
-      else if (s.fresh[from] !== undefined) st.violation('unexpected_message', from, msg, `${from} sent "ready" twice`);
-      else if (body.commitSet !== s.readySet) {
-        st.violation('commit_set_mismatch', from, msg, `${from} is ready on commit set ${String(body.commitSet)}, the agreed set is ${s.readySet}`);
-        forfeitSeat(s, st, from, 'commit_set_mismatch');
-        advancePhase(s, st, ctx, envelope.time);
-      } else if (typeof body.fresh !== 'string' || !/^[0-9a-f]{64}$/.test(body.fresh)) st.violation('unexpected_message', from, msg, `${from}'s ready carries no fresh value`);
-      else {
-        s.fresh[from] = body.fresh;
-        advancePhase(s, st, ctx, envelope.time);
-      }
-    } else if (body.type === 'move') {
-      const mover = currentMover(s);
-      if (s.phase !== 'play' || mover !== from || body.turn !== s.turn) {
-        st.violation('out_of_turn', from, msg, `${from} moved (turn ${String(body.turn)}) but it is ${mover === null ? `the ${s.phase} phase` : `${mover}'s turn ${s.turn}`}`);
-      } else if (!opens({ game: s.gameId, player: from, purpose: purpose(s.commits[from]!.k) }, s.commits[from]!.commitment, body.opening)) {
-        st.violation('commit_mismatch', from, msg, `${from}'s move does not open its commitment ${s.commits[from]!.commitment} (roll ${s.commits[from]!.k})`);
-        forfeitSeat(s, st, from, 'commit_mismatch');
-        s.phaseStart = envelope.time;
-        checkEnd(s, st);
-      } else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment) || typeof body.fresh !== 'string' || !/^[0-9a-f]{64}$/.test(body.fresh)) {
-        st.violation('unexpected_message', from, msg, `${from}'s move lacks its next commitment or fresh value`);
-      } else {
-        const action = (body.action ?? null) as JsonValue;
-        const played = playTurn(s, from, (body.opening as Opening).value, action);
-        if (!sameDraws(played.draws, body.draws)) {
-          st.violation('wrong_result', from, msg, `${from} claimed draws ${canonicalize(body.draws ?? null)}, the turn's seed gives ${canonicalize(played.draws)}`);
-          forfeitSeat(s, st, from, 'wrong_result');
-          s.phaseStart = envelope.time;
-        } else {
-          s.game = played.game;
-          s.last = played.summary;
-          st.emit({ type: 'turn', turn: s.turn, player: from, summary: played.summary });
-          s.commits[from] = { commitment: body.commitment, k: s.commits[from]!.k + 1 };
-          s.fresh[from] = body.fresh;
-          s.turn++;
-          s.mover = (s.mover + 1) % s.active.length;
-          s.phaseStart = envelope.time;
-          s.claimed = null;
-        }
-        checkEnd(s, st);
-      }
-    } else if (isDeadlineBody(body)) {
-      const late = missing(s);
-      const claim = judgeClaim(body, envelope.time, s, { round: deadlineRound(s), late, isOut: (p) => !s.active.includes(p) });
-      if (claim === 'stale') return st.result(s);
-      if (claim === 'false') {
-        st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}], deadline ${s.phaseStart + s.timeoutMs}, claim time ${envelope.time}`);
+    },
+
+    decision: moveDecision,
+
+    decide(state: ChainState, choice: JsonValue, ctx: Ctx): StepResult<ChainState> {
+      const d = moveDecision(state);
+      if (d === null) return refuseDecision();
+      checkChoice(d.choices, choice, 'action');
+      const s = copy(state);
+      const st = new Stepper();
+      const me = s.me!;
+      const mine = s.mine!;
+      const played = playTurn(s, me, mine.opening.value, choice);
+      const commitment = newCommitment(s, ctx, mine.k + 1);
+      s.moved = s.turn;
+      st.send({ type: 'move', turn: s.turn, opening: mine.opening, commitment, fresh: toHex(ctx.random(32)), action: choice, draws: played.draws });
+      return st.result(s);
+    },
+
+    step(state: ChainState, msg: Accepted, ctx: Ctx): StepResult<ChainState> {
+      const st = new Stepper();
+      const { envelope } = msg;
+      const from = envelope.from;
+      const body = envelope.body;
+      if (body.type === 'setup' || !state.active.includes(from)) return st.result(state);
+      const s = copy(state);
+      if (s.phase === 'done') {
+        // Players race to the end; what arrives after it changes nothing and is held against no one.
         return st.result(s);
+      } else if (body.type === 'join') {
+        if (s.phase !== 'join') st.violation('out_of_turn', from, msg, `${from} joined after the join phase closed`);
+        else if (s.commits[from] !== undefined) st.violation('duplicate_commit', from, msg, `${from} joined twice`);
+        else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment))
+          st.violation('unexpected_message', from, msg, `${from}'s join carries no commitment`);
+        else if (Object.values(s.commits).some((c) => c.commitment === body.commitment)) {
+          st.violation('copied_commitment', from, msg, `${from} copied another player's commitment`);
+          forfeitSeat(s, st, from, 'copied_commitment');
+          advancePhase(s, st, ctx, envelope.time);
+        } else {
+          s.commits[from] = { commitment: body.commitment, k: 0 };
+          advancePhase(s, st, ctx, envelope.time);
+        }
+      } else if (body.type === 'ready') {
+        if (s.phase !== 'ready') st.violation('out_of_turn', from, msg, `${from} sent "ready" in the ${s.phase} phase`);
+        else if (s.fresh[from] !== undefined) st.violation('unexpected_message', from, msg, `${from} sent "ready" twice`);
+        else if (body.commitSet !== s.readySet) {
+          st.violation('commit_set_mismatch', from, msg, `${from} is ready on commit set ${String(body.commitSet)}, the agreed set is ${s.readySet}`);
+          forfeitSeat(s, st, from, 'commit_set_mismatch');
+          advancePhase(s, st, ctx, envelope.time);
+        } else if (typeof body.fresh !== 'string' || !/^[0-9a-f]{64}$/.test(body.fresh))
+          st.violation('unexpected_message', from, msg, `${from}'s ready carries no fresh value`);
+        else {
+          s.fresh[from] = body.fresh;
+          advancePhase(s, st, ctx, envelope.time);
+        }
+      } else if (body.type === 'move') {
+        const mover = currentMover(s);
+        if (s.phase !== 'play' || mover !== from || body.turn !== s.turn) {
+          st.violation(
+            'out_of_turn',
+            from,
+            msg,
+            `${from} moved (turn ${String(body.turn)}) but it is ${mover === null ? `the ${s.phase} phase` : `${mover}'s turn ${s.turn}`}`,
+          );
+        } else if (!opens({ game: s.gameId, player: from, purpose: purpose(s.commits[from]!.k) }, s.commits[from]!.commitment, body.opening)) {
+          st.violation('commit_mismatch', from, msg, `${from}'s move does not open its commitment ${s.commits[from]!.commitment} (roll ${s.commits[from]!.k})`);
+          forfeitSeat(s, st, from, 'commit_mismatch');
+          s.phaseStart = envelope.time;
+          checkEnd(s, st);
+        } else if (
+          typeof body.commitment !== 'string' ||
+          !/^[0-9a-f]{64}$/.test(body.commitment) ||
+          typeof body.fresh !== 'string' ||
+          !/^[0-9a-f]{64}$/.test(body.fresh)
+        ) {
+          st.violation('unexpected_message', from, msg, `${from}'s move lacks its next commitment or fresh value`);
+        } else {
+          const action = (body.action ?? null) as JsonValue;
+          const played = playTurn(s, from, (body.opening as Opening).value, action);
+          if (!sameDraws(played.draws, body.draws)) {
+            st.violation(
+              'wrong_result',
+              from,
+              msg,
+              `${from} claimed draws ${canonicalize(body.draws ?? null)}, the turn's seed gives ${canonicalize(played.draws)}`,
+            );
+            forfeitSeat(s, st, from, 'wrong_result');
+            s.phaseStart = envelope.time;
+          } else {
+            s.game = played.game;
+            s.last = played.summary;
+            st.emit({ type: 'turn', turn: s.turn, player: from, summary: played.summary });
+            s.commits[from] = { commitment: body.commitment, k: s.commits[from]!.k + 1 };
+            s.fresh[from] = body.fresh;
+            s.turn++;
+            s.mover = (s.mover + 1) % s.active.length;
+            s.phaseStart = envelope.time;
+            s.claimed = null;
+          }
+          checkEnd(s, st);
+        }
+      } else if (isDeadlineBody(body)) {
+        const late = missing(s);
+        const claim = judgeClaim(body, envelope.time, s, { round: deadlineRound(s), late, isOut: (p) => !s.active.includes(p) });
+        if (claim === 'stale') return st.result(s);
+        if (claim === 'false') {
+          st.violation(
+            'false_deadline_claim',
+            from,
+            msg,
+            `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}], deadline ${s.phaseStart + s.timeoutMs}, claim time ${envelope.time}`,
+          );
+          return st.result(s);
+        }
+        for (const p of late) {
+          st.violation(
+            'withheld',
+            p,
+            msg,
+            `${p} did not ${s.phase === 'play' ? `move on turn ${s.turn}` : `send "${s.phase}"`} before the deadline ${s.phaseStart + s.timeoutMs}; claimed by ${from}`,
+          );
+          forfeitSeat(s, st, p, 'withheld');
+        }
+        s.phaseStart = envelope.time;
+        s.claimed = null;
+        if (s.phase === 'play') {
+          checkEnd(s, st);
+        } else advancePhase(s, st, ctx, envelope.time);
+      } else {
+        st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the chain protocol does not know`);
       }
-      for (const p of late) {
-        st.violation('withheld', p, msg, `${p} did not ${s.phase === 'play' ? `move on turn ${s.turn}` : `send "${s.phase}"`} before the deadline ${s.phaseStart + s.timeoutMs}; claimed by ${from}`);
-        forfeitSeat(s, st, p, 'withheld');
-      }
-      s.phaseStart = envelope.time;
-      s.claimed = null;
+      return st.result(s);
+    },
+
+    tick(state: ChainState, ctx: Ctx): StepResult<ChainState> {
+      return deadlineTick(
+        state,
+        ctx,
+        { me: state.me, seated: state.me !== null && state.active.includes(state.me), round: deadlineRound(state), missing: () => missing(state) },
+        copy,
+      );
+    },
+
+    penalize(state: ChainState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<ChainState> {
+      const st = new Stepper();
+      if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
+      const s = copy(state);
+      const wasMover = currentMover(s) === player;
+      forfeitSeat(s, st, player, code);
       if (s.phase === 'play') {
+        if (wasMover) s.phaseStart = time;
         checkEnd(s, st);
-      } else advancePhase(s, st, ctx, envelope.time);
-    } else {
-      st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the chain protocol does not know`);
-    }
-    return st.result(s);
-  },
+      } else {
+        // In "ready" the commit set is already fixed: a player dropped now simply has no fresh value to wait for.
+        advancePhase(s, st, ctx, time);
+      }
+      return st.result(s);
+    },
 
-  tick(state: ChainState, ctx: Ctx): StepResult<ChainState> {
-    return deadlineTick(state, ctx, { me: state.me, seated: state.me !== null && state.active.includes(state.me), round: deadlineRound(state), missing: () => missing(state) }, copy);
-  },
-
-  penalize(state: ChainState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<ChainState> {
-    const st = new Stepper();
-    if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
-    const s = copy(state);
-    const wasMover = currentMover(s) === player;
-    forfeitSeat(s, st, player, code);
-    if (s.phase === 'play') {
-      if (wasMover) s.phaseStart = time;
-      checkEnd(s, st);
-    } else {
-      // In "ready" the commit set is already fixed: a player dropped now simply has no fresh value to wait for.
-      advancePhase(s, st, ctx, time);
-    }
-    return st.result(s);
-  },
-
-  outcome(state: ChainState): Outcome | null {
-    if (state.phase !== 'done') return null;
-    const winners = state.active.length <= 1 ? [...state.active] : (state.rules.winners(state.game) ?? []);
-    return { winners, forfeits: state.forfeits, summary: { game: state.gameName, turns: state.turn, state: state.game as JsonValue } };
-  },
-};
+    outcome(state: ChainState): Outcome | null {
+      if (state.phase !== 'done') return null;
+      const winners = state.active.length <= 1 ? [...state.active] : (state.rules.winners(state.game) ?? []);
+      return { winners, forfeits: state.forfeits, summary: { game: state.gameName, turns: state.turn, state: state.game as JsonValue } };
+    },
+  };
 }
 
 export const chain: Machine<ChainState> = chainMachine();

@@ -43,7 +43,14 @@ class Table {
     seated: readonly string[] = players,
   ) {
     for (const [i, p] of players.entries()) this.keys[p] = generateKeyPair(new Uint8Array(32).fill(i + 1));
-    this.setup = { protocol: 'keyed-stream', game, params: { timeoutMs: TIMEOUT, ...params }, players: players.map((id) => ({ id, key: toHex(this.keys[id]!.publicKey) })), nonce: '00'.repeat(32), created: 0 };
+    this.setup = {
+      protocol: 'keyed-stream',
+      game,
+      params: { timeoutMs: TIMEOUT, ...params },
+      players: players.map((id) => ({ id, key: toHex(this.keys[id]!.publicKey) })),
+      nonce: '00'.repeat(32),
+      created: 0,
+    };
     const env = createSetupEnvelope(this.setup, players[0]!, this.keys[players[0]!]!);
     this.game = env.game;
     this.lines.push(envelopeLine(env));
@@ -66,7 +73,10 @@ class Table {
   /** Signs and appends a body as `from`, then feeds the envelope to every seat. */
   post(from: string, body: Body, keys: KeyPair = this.keys[from]!): Envelope {
     const head = envelopeHash(JSON.parse(this.lines[this.lines.length - 1]!) as Envelope);
-    const env = signEnvelope({ v: 1, game: this.game, from, seq: this.seq[from]!, prev: this.prev[from]!, at: this.lines.length, head, time: this.now, body }, keys.secretKey);
+    const env = signEnvelope(
+      { v: 1, game: this.game, from, seq: this.seq[from]!, prev: this.prev[from]!, at: this.lines.length, head, time: this.now, body },
+      keys.secretKey,
+    );
     const line = this.lines.length;
     this.lines.push(envelopeLine(env));
     this.seq[from]!++;
@@ -135,7 +145,10 @@ class Table {
   }
 
   bodies(type: string): Body[] {
-    return this.lines.slice(1).map((l) => (JSON.parse(l) as Envelope).body).filter((b) => b.type === type);
+    return this.lines
+      .slice(1)
+      .map((l) => (JSON.parse(l) as Envelope).body)
+      .filter((b) => b.type === type);
   }
 }
 
@@ -207,7 +220,13 @@ describe('audit on demand: the honest game', () => {
           let roll: JsonValue = null;
           if (s.pending !== null) {
             stream.skip(4 * s.pending.x);
-            roll = { turn: s.pending.turn, draws: [[6, stream.below(6)], [6, stream.below(6)]] };
+            roll = {
+              turn: s.pending.turn,
+              draws: [
+                [6, stream.below(6)],
+                [6, stream.below(6)],
+              ],
+            };
           }
           t.post('a', { type: 'turn', turn: s.turn, roll, x: stream.below(256) });
           if (epoch === 0) {
@@ -301,7 +320,13 @@ describe('audit on demand: cheats', () => {
         let roll: JsonValue = null;
         if (s.pending !== null) {
           old.skip(4 * s.pending.x);
-          roll = { turn: s.pending.turn, draws: [[6, old.below(6)], [6, old.below(6)]] };
+          roll = {
+            turn: s.pending.turn,
+            draws: [
+              [6, old.below(6)],
+              [6, old.below(6)],
+            ],
+          };
         }
         t.post('a', { type: 'turn', turn: s.turn, roll, x: old.below(256) });
         if (!answered) {
@@ -368,7 +393,10 @@ describe('audit requests by hand', () => {
     t.post('b', { type: 'audit-request', players: [] });
     t.post('b', { type: 'audit-request', players: ['mallory'] });
     t.post('b', { type: 'audit-request', players: ['a', 'a'] });
-    const codes = t.verdict().violations.filter((x) => x.player !== null).map((x) => [x.code, x.player]);
+    const codes = t
+      .verdict()
+      .violations.filter((x) => x.player !== null)
+      .map((x) => [x.code, x.player]);
     expect(codes).toEqual([
       ['out_of_turn', 'a'],
       ['unexpected_message', 'b'],
@@ -400,7 +428,12 @@ describe('audit requests by hand', () => {
     u.now += 5000;
     u.post('b', { type: 'deadline', phase: 'audit-request', round: 1, missing: ['a', 'b'] });
     // a's answer overtook the claim (an honest race, docs/SPEC.md §7.4); b, still missing, is named.
-    expect(u.verdict().violations.filter((x) => x.player !== null).map((x) => [x.code, x.player])).toEqual([['withheld', 'b']]);
+    expect(
+      u
+        .verdict()
+        .violations.filter((x) => x.player !== null)
+        .map((x) => [x.code, x.player]),
+    ).toEqual([['withheld', 'b']]);
   });
 
   it('a roller who revealed and owes its next key cannot take its turn: out_of_turn', () => {
@@ -434,18 +467,33 @@ describe('a mover that leaves with its X pending', () => {
     if (rollerSawIt === 'after') {
       // The roller drew p0's roll before the forfeit reached it.
       streams[p1].skip(4 * x0);
-      roll = { turn: 0, draws: [[6, streams[p1].below(6)], [6, streams[p1].below(6)]] };
+      roll = {
+        turn: 0,
+        draws: [
+          [6, streams[p1].below(6)],
+          [6, streams[p1].below(6)],
+        ],
+      };
     } else if (rollerSawIt === 'garbled') roll = { turn: 0, draws: [[6, 9]] };
     t.post(p0, { type: 'audit', secret: '77'.repeat(32), key: pub(new Uint8Array(32).fill(94)) });
     const x1 = streams[p1].below(256);
     t.post(p1, { type: 'turn', turn: 1, roll, x: x1 });
     streams[p2].skip(4 * x1);
-    const r2 = { turn: 1, draws: [[6, streams[p2].below(6)], [6, streams[p2].below(6)]] };
+    const r2 = {
+      turn: 1,
+      draws: [
+        [6, streams[p2].below(6)],
+        [6, streams[p2].below(6)],
+      ],
+    };
     t.post(p2, { type: 'turn', turn: 2, roll: r2, x: streams[p2].below(256) });
     // The roller's audit: its numbers must replay whichever way it went.
     t.post(p1, { type: 'audit', secret: toHex(secrets[p1]), key: pub(new Uint8Array(32).fill(95)) });
     const names = { [p0]: 'mover', [p1]: 'roller', [p2]: 'next' } as Record<string, string>;
-    return t.verdict().violations.filter((v) => v.player !== null).map((v) => ({ code: v.code, player: names[v.player!]! }));
+    return t
+      .verdict()
+      .violations.filter((v) => v.player !== null)
+      .map((v) => ({ code: v.code, player: names[v.player!]! }));
   }
 
   it('a roll drawn before the forfeit was seen is kept in the roller history and replays at its audit', () => {

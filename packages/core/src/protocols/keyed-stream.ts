@@ -36,7 +36,19 @@ import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
 import type { ChanceGame } from '../games/game.js';
 import { forfeitSeat } from './rotation.js';
 import { isStrictPublicKey } from '../identity.js';
-import { deadlineTick, intParam, noDecision, refuseDecision, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import {
+  deadlineTick,
+  intParam,
+  noDecision,
+  refuseDecision,
+  isDeadlineBody,
+  judgeClaim,
+  Stepper,
+  type Ctx,
+  type Machine,
+  type Outcome,
+  type StepResult,
+} from './machine.js';
 
 type Op = { kind: 'x'; limit: number; value: number } | { kind: 'roll'; skip: number; draws: [number, number][] };
 
@@ -196,7 +208,15 @@ function forfeit(s: KeyedState, st: Stepper, player: string, code: ViolationCode
 /** A claimed roll for a mover who has left: only its form can be checked now, its numbers at the audit. */
 function checkDrawList(draws: readonly unknown[]): void {
   for (const d of draws) {
-    const ok = Array.isArray(d) && d.length === 2 && Number.isSafeInteger(d[0]) && Number.isSafeInteger(d[1]) && d[0] >= 1 && d[0] <= 2 ** 53 && d[1] >= 0 && d[1] < d[0];
+    const ok =
+      Array.isArray(d) &&
+      d.length === 2 &&
+      Number.isSafeInteger(d[0]) &&
+      Number.isSafeInteger(d[1]) &&
+      d[0] >= 1 &&
+      d[0] <= 2 ** 53 &&
+      d[1] >= 0 &&
+      d[1] < d[0];
     if (!ok) throw new ScriptMismatch(`${canonicalize(d as JsonValue)} is not a draw [n, value] with 0 ≤ value < n`);
   }
 }
@@ -286,7 +306,12 @@ const deadlineRound = (s: KeyedState): number => (s.phase === 'play' ? s.turn : 
 
 /** Audit-request deadlines are a phase of their own, running beside play; `round` is the request's number. */
 const REQUEST_PHASE = 'audit-request';
-const requestView = (s: KeyedState, r: AuditRequest) => ({ phase: REQUEST_PHASE, phaseStart: r.time, timeoutMs: s.timeoutMs, claimed: r.claimed ? `${REQUEST_PHASE}/${r.n}` : null });
+const requestView = (s: KeyedState, r: AuditRequest) => ({
+  phase: REQUEST_PHASE,
+  phaseStart: r.time,
+  timeoutMs: s.timeoutMs,
+  claimed: r.claimed ? `${REQUEST_PHASE}/${r.n}` : null,
+});
 const requestMissing = (s: KeyedState, r: AuditRequest): string[] => r.waiting.filter((p) => s.active.includes(p));
 
 /** After a forfeit during play: the game may be over, or the next roller may be us. */
@@ -303,267 +328,295 @@ function afterForfeits(s: KeyedState, st: Stepper, wasRoller: string | null, tim
 /** Seed 000's protocol playing the games of `book` (docs/SPEC.md §7.3). */
 export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<KeyedState> {
   return {
-  protocol: 'keyed-stream',
-  // The roller computes the mover's roll, so the games played here take no actions: nothing to decide.
-  decision: noDecision,
-  decide: refuseDecision,
+    protocol: 'keyed-stream',
+    // The roller computes the mover's roll, so the games played here take no actions: nothing to decide.
+    decision: noDecision,
+    decide: refuseDecision,
 
-  init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<KeyedState> {
-    const gameName = setup.game ?? 'dice';
-    const players = setup.players.map((p) => p.id);
-    const rules = gameByName(gameName, book);
-    const s: KeyedState = {
-      gameId,
-      gameName,
-      rules,
-      timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
-      skipLimit: intParam(setup.params, 'skipLimit', 256, 1, 2 ** 32),
-      game: rules.init(players, setup.params),
-      order: players,
-      active: [...players],
-      phase: 'keys',
-      phaseStart: setup.created,
-      keys: {},
-      turn: 0,
-      mover: 0,
-      pending: null,
-      history: Object.fromEntries(players.map((p) => [p, null as OpList])),
-      audited: {},
-      forfeits: [],
-      me,
-      mine: null,
-      claimed: null,
-      auditEvery: intParam(setup.params, 'auditEvery', 0, 0, 2 ** 32),
-      requests: [],
-      requestCount: 0,
-      keyless: {},
-      spent: [],
-      epochs: Object.fromEntries(players.map((p) => [p, 0])),
-      answering: false,
-    };
-    const st = new Stepper();
-    if (me !== null && players.includes(me)) {
-      const secret = ctx.random(32);
-      s.mine = { secret: toHex(secret), consumed: 0 };
-      st.send({ type: 'stream-key', key: toHex(ed25519.getPublicKey(secret)) });
-    }
-    return st.result(s);
-  },
-
-  step(state: KeyedState, msg: Accepted, ctx: Ctx): StepResult<KeyedState> {
-    const st = new Stepper();
-    const { envelope } = msg;
-    const from = envelope.from;
-    const body = envelope.body;
-    if (body.type === 'setup' || !state.active.includes(from)) return st.result(state);
-    const s = copy(state);
-    if (s.phase === 'done') {
-      // Players race to the end; what arrives after it changes nothing and is held against no one.
+    init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<KeyedState> {
+      const gameName = setup.game ?? 'dice';
+      const players = setup.players.map((p) => p.id);
+      const rules = gameByName(gameName, book);
+      const s: KeyedState = {
+        gameId,
+        gameName,
+        rules,
+        timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
+        skipLimit: intParam(setup.params, 'skipLimit', 256, 1, 2 ** 32),
+        game: rules.init(players, setup.params),
+        order: players,
+        active: [...players],
+        phase: 'keys',
+        phaseStart: setup.created,
+        keys: {},
+        turn: 0,
+        mover: 0,
+        pending: null,
+        history: Object.fromEntries(players.map((p) => [p, null as OpList])),
+        audited: {},
+        forfeits: [],
+        me,
+        mine: null,
+        claimed: null,
+        auditEvery: intParam(setup.params, 'auditEvery', 0, 0, 2 ** 32),
+        requests: [],
+        requestCount: 0,
+        keyless: {},
+        spent: [],
+        epochs: Object.fromEntries(players.map((p) => [p, 0])),
+        answering: false,
+      };
+      const st = new Stepper();
+      if (me !== null && players.includes(me)) {
+        const secret = ctx.random(32);
+        s.mine = { secret: toHex(secret), consumed: 0 };
+        st.send({ type: 'stream-key', key: toHex(ed25519.getPublicKey(secret)) });
+      }
       return st.result(s);
-    } else if (body.type === 'stream-key' && s.phase === 'play' && s.keyless[from]) {
-      takeNewKey(s, st, from, body.key, msg);
-      afterForfeits(s, st, roller(state), envelope.time);
-    } else if (body.type === 'stream-key') {
-      if (s.phase !== 'keys' || s.keys[from] !== undefined) st.violation('out_of_turn', from, msg, `${from} published a stream key outside the key phase`);
-      else if (!isHex(body.key, 32) || !isStrictPublicKey(fromHex(body.key))) st.violation('bad_key', from, msg, `${from}'s stream key is not a usable Ed25519 public key`);
-      else {
-        s.keys[from] = body.key;
-        if (s.active.every((p) => s.keys[p] !== undefined)) {
-          s.phase = 'play';
-          s.phaseStart = envelope.time;
-          s.mover = firstPlayerIndex(s.active.map((p) => s.keys[p]!));
-          st.emit({ type: 'first-player', player: s.active[s.mover]! });
-          actIfMine(s, st);
-        }
-      }
-    } else if (body.type === 'turn') {
-      const r = roller(s);
-      if (r !== from || body.turn !== s.turn) {
-        st.violation('out_of_turn', from, msg, `${from} sent turn ${String(body.turn)}, but it is ${r === null ? `the ${s.phase} phase` : `${r}'s turn ${s.turn}`}`);
+    },
+
+    step(state: KeyedState, msg: Accepted, ctx: Ctx): StepResult<KeyedState> {
+      const st = new Stepper();
+      const { envelope } = msg;
+      const from = envelope.from;
+      const body = envelope.body;
+      if (body.type === 'setup' || !state.active.includes(from)) return st.result(state);
+      const s = copy(state);
+      if (s.phase === 'done') {
+        // Players race to the end; what arrives after it changes nothing and is held against no one.
         return st.result(s);
-      }
-      if (s.keyless[from]) {
-        st.violation('out_of_turn', from, msg, `${from} sent turn ${s.turn} with no stream key: it revealed its last one and has not published the next`);
-        return st.result(s);
-      }
-      if (s.pending !== null) {
-        const roll = body.roll as { turn?: unknown; draws?: unknown } | null;
-        const draws = roll?.draws;
-        const gone = !s.active.includes(s.pending.mover);
-        let next: unknown = null;
-        try {
-          if (!(gone && roll === null)) {
-            if (roll === null || roll.turn !== s.pending.turn || !Array.isArray(draws)) throw new ScriptMismatch('no roll for the pending turn');
-            if (gone) checkDrawList(draws);
-            else next = playClaimed(s, s.pending.mover, draws as [number, number][]);
+      } else if (body.type === 'stream-key' && s.phase === 'play' && s.keyless[from]) {
+        takeNewKey(s, st, from, body.key, msg);
+        afterForfeits(s, st, roller(state), envelope.time);
+      } else if (body.type === 'stream-key') {
+        if (s.phase !== 'keys' || s.keys[from] !== undefined) st.violation('out_of_turn', from, msg, `${from} published a stream key outside the key phase`);
+        else if (!isHex(body.key, 32) || !isStrictPublicKey(fromHex(body.key)))
+          st.violation('bad_key', from, msg, `${from}'s stream key is not a usable Ed25519 public key`);
+        else {
+          s.keys[from] = body.key;
+          if (s.active.every((p) => s.keys[p] !== undefined)) {
+            s.phase = 'play';
+            s.phaseStart = envelope.time;
+            s.mover = firstPlayerIndex(s.active.map((p) => s.keys[p]!));
+            st.emit({ type: 'first-player', player: s.active[s.mover]! });
+            actIfMine(s, st);
           }
-        } catch (e) {
-          if (!(e instanceof ScriptMismatch)) throw e;
-          st.violation('wrong_result', from, msg, `${from}'s roll for ${s.pending.mover}'s turn ${s.pending.turn} is not a possible roll: ${e.message}`);
-          forfeit(s, st, from, 'wrong_result');
-          s.phaseStart = envelope.time;
-          if (gameOver(s)) startAudit(s, st, envelope.time);
-          else actIfMine(s, st);
+        }
+      } else if (body.type === 'turn') {
+        const r = roller(s);
+        if (r !== from || body.turn !== s.turn) {
+          st.violation(
+            'out_of_turn',
+            from,
+            msg,
+            `${from} sent turn ${String(body.turn)}, but it is ${r === null ? `the ${s.phase} phase` : `${r}'s turn ${s.turn}`}`,
+          );
           return st.result(s);
         }
-        if (roll !== null) s.history[from] = pushOp(s.history[from] ?? null, { kind: 'roll', skip: s.pending.x, draws: draws as [number, number][] });
-        if (!gone) {
-          s.game = next;
-          st.emit({ type: 'turn', turn: s.pending.turn, player: s.pending.mover, rolledBy: from, draws: canonicalize(draws) });
+        if (s.keyless[from]) {
+          st.violation('out_of_turn', from, msg, `${from} sent turn ${s.turn} with no stream key: it revealed its last one and has not published the next`);
+          return st.result(s);
         }
-        s.pending = null;
-      }
-      if (gameOver(s)) {
-        startAudit(s, st, envelope.time);
-        return st.result(s);
-      }
-      if (typeof body.x !== 'number' || !Number.isSafeInteger(body.x) || body.x < 0 || body.x >= s.skipLimit) {
-        st.violation('unexpected_message', from, msg, `${from}'s turn carries no X in [0, ${s.skipLimit})`);
-        forfeit(s, st, from, 'unexpected_message');
-      } else {
-        s.history[from] = pushOp(s.history[from] ?? null, { kind: 'x', limit: s.skipLimit, value: body.x });
-        s.pending = { turn: s.turn, mover: from, x: body.x };
-        s.turn++;
-        s.mover = (s.mover + 1) % s.active.length;
-      }
-      s.phaseStart = envelope.time;
-      s.claimed = null;
-      if (gameOver(s)) startAudit(s, st, envelope.time);
-      else {
-        const ends = actIfMine(s, st);
-        // The request goes after our own turn (the turn's deadline is already running), unless that turn ends the game.
-        const completed = s.pending !== null && s.pending.mover === from ? s.turn : 0;
-        if (s.auditEvery > 0 && completed > 0 && completed % s.auditEvery === 0 && roller(s) === s.me && s.me !== from && !ends) {
-          st.send({ type: 'audit-request', players: [from] });
+        if (s.pending !== null) {
+          const roll = body.roll as { turn?: unknown; draws?: unknown } | null;
+          const draws = roll?.draws;
+          const gone = !s.active.includes(s.pending.mover);
+          let next: unknown = null;
+          try {
+            if (!(gone && roll === null)) {
+              if (roll === null || roll.turn !== s.pending.turn || !Array.isArray(draws)) throw new ScriptMismatch('no roll for the pending turn');
+              if (gone) checkDrawList(draws);
+              else next = playClaimed(s, s.pending.mover, draws as [number, number][]);
+            }
+          } catch (e) {
+            if (!(e instanceof ScriptMismatch)) throw e;
+            st.violation('wrong_result', from, msg, `${from}'s roll for ${s.pending.mover}'s turn ${s.pending.turn} is not a possible roll: ${e.message}`);
+            forfeit(s, st, from, 'wrong_result');
+            s.phaseStart = envelope.time;
+            if (gameOver(s)) startAudit(s, st, envelope.time);
+            else actIfMine(s, st);
+            return st.result(s);
+          }
+          if (roll !== null) s.history[from] = pushOp(s.history[from] ?? null, { kind: 'roll', skip: s.pending.x, draws: draws as [number, number][] });
+          if (!gone) {
+            s.game = next;
+            st.emit({ type: 'turn', turn: s.pending.turn, player: s.pending.mover, rolledBy: from, draws: canonicalize(draws) });
+          }
+          s.pending = null;
         }
-      }
-    } else if (body.type === 'audit-request') {
-      const named = body.players;
-      // A request overtaken by the end of the game is stale, not wrong: the final audit covers it.
-      if (s.phase === 'audit') return st.result(s);
-      if (s.phase === 'keys') st.violation('out_of_turn', from, msg, `${from} asked for an audit before play began: no number has been drawn`);
-      else if (!Array.isArray(named) || named.length === 0 || new Set(named).size !== named.length || !named.every((p) => typeof p === 'string' && s.order.includes(p))) {
-        st.violation('unexpected_message', from, msg, `${from}'s audit request must name one or more distinct players of the game`);
-      } else {
-        // Names of players already out are a race with their forfeit, not an error.
-        const waiting = (named as string[]).filter((p) => s.active.includes(p) && !s.keyless[p]);
-        if (waiting.length > 0) {
-          const n = s.requestCount++;
-          s.requests.push({ n, by: from, time: envelope.time, waiting, claimed: false });
-          st.emit({ type: 'audit-request', n, by: from, players: waiting });
-          answerIfNamed(s, st, waiting, ctx);
+        if (gameOver(s)) {
+          startAudit(s, st, envelope.time);
+          return st.result(s);
         }
-      }
-    } else if (body.type === 'audit' && s.phase === 'play') {
-      if (from === s.me) s.answering = false;
-      if (s.keyless[from]) {
-        st.violation('out_of_turn', from, msg, `${from} sent an audit with no stream key to audit: it owes its next key`);
-        return st.result(s);
-      }
-      const wasRoller = roller(s);
-      if (checkSecret(s, st, from, body.secret, msg)) {
-        const numbers = s.history[from]?.length ?? 0;
-        s.spent.push(s.keys[from]!);
-        s.history[from] = null;
-        s.epochs[from] = (s.epochs[from] ?? 0) + 1;
-        st.emit({ type: 'audited', player: from, numbers, epoch: s.epochs[from] });
-        if (body.key === undefined || body.key === null) {
-          // Revealed, but no next key yet: it may still send one as a stream-key before the request's deadline.
-          s.keyless[from] = true;
-        } else takeNewKey(s, st, from, body.key, msg);
-      }
-      afterForfeits(s, st, wasRoller, envelope.time);
-    } else if (body.type === 'audit') {
-      if (from === s.me) s.answering = false;
-      if (s.phase !== 'audit' || s.audited[from]) st.violation('out_of_turn', from, msg, `${from} sent an audit outside the audit phase`);
-      else if (checkSecret(s, st, from, body.secret, msg)) s.audited[from] = true;
-      if (s.active.every((p) => s.audited[p])) s.phase = 'done';
-    } else if (isDeadlineBody(body) && body.phase === REQUEST_PHASE) {
-      const r = s.requests.find((q) => q.n === body.round);
-      if (s.phase !== 'play' || r === undefined) return st.result(s);
-      const late = requestMissing(s, r);
-      const claim = judgeClaim(body, envelope.time, requestView(s, r), { round: r.n, late, isOut: (p) => !s.active.includes(p) });
-      if (claim === 'stale') return st.result(s);
-      if (claim === 'false') {
-        st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the deadline of audit request ${r.n}; missing were [${late.join(', ')}]`);
-        return st.result(s);
-      }
-      const wasRoller = roller(s);
-      for (const p of late) {
-        const what = s.keyless[p] ? 'publish its next stream key' : 'reveal its stream secret and publish a new key';
-        st.violation('withheld', p, msg, `${p} did not ${what} within ${s.timeoutMs} ms of audit request ${r.n} by ${r.by}; claimed by ${from}`);
-        forfeit(s, st, p, 'withheld');
-      }
-      s.requests = s.requests.filter((q) => q.n !== r.n);
-      afterForfeits(s, st, wasRoller, envelope.time);
-    } else if (isDeadlineBody(body)) {
-      const late = missing(s);
-      const claim = judgeClaim(body, envelope.time, s, { round: deadlineRound(s), late, isOut: (p) => !s.active.includes(p) });
-      if (claim === 'stale') return st.result(s);
-      if (claim === 'false') {
-        st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`);
-        return st.result(s);
-      }
-      const phase = s.phase;
-      for (const p of late) {
-        st.violation('withheld', p, msg, `${p} did not ${phase === 'audit' ? 'reveal its stream secret' : phase === 'keys' ? 'publish a stream key' : `send turn ${s.turn}`} before the deadline; claimed by ${from}`);
-        forfeit(s, st, p, 'withheld');
-      }
-      s.phaseStart = envelope.time;
-      s.claimed = null;
-      if (phase === 'audit') {
+        if (typeof body.x !== 'number' || !Number.isSafeInteger(body.x) || body.x < 0 || body.x >= s.skipLimit) {
+          st.violation('unexpected_message', from, msg, `${from}'s turn carries no X in [0, ${s.skipLimit})`);
+          forfeit(s, st, from, 'unexpected_message');
+        } else {
+          s.history[from] = pushOp(s.history[from] ?? null, { kind: 'x', limit: s.skipLimit, value: body.x });
+          s.pending = { turn: s.turn, mover: from, x: body.x };
+          s.turn++;
+          s.mover = (s.mover + 1) % s.active.length;
+        }
+        s.phaseStart = envelope.time;
+        s.claimed = null;
+        if (gameOver(s)) startAudit(s, st, envelope.time);
+        else {
+          const ends = actIfMine(s, st);
+          // The request goes after our own turn (the turn's deadline is already running), unless that turn ends the game.
+          const completed = s.pending !== null && s.pending.mover === from ? s.turn : 0;
+          if (s.auditEvery > 0 && completed > 0 && completed % s.auditEvery === 0 && roller(s) === s.me && s.me !== from && !ends) {
+            st.send({ type: 'audit-request', players: [from] });
+          }
+        }
+      } else if (body.type === 'audit-request') {
+        const named = body.players;
+        // A request overtaken by the end of the game is stale, not wrong: the final audit covers it.
+        if (s.phase === 'audit') return st.result(s);
+        if (s.phase === 'keys') st.violation('out_of_turn', from, msg, `${from} asked for an audit before play began: no number has been drawn`);
+        else if (
+          !Array.isArray(named) ||
+          named.length === 0 ||
+          new Set(named).size !== named.length ||
+          !named.every((p) => typeof p === 'string' && s.order.includes(p))
+        ) {
+          st.violation('unexpected_message', from, msg, `${from}'s audit request must name one or more distinct players of the game`);
+        } else {
+          // Names of players already out are a race with their forfeit, not an error.
+          const waiting = (named as string[]).filter((p) => s.active.includes(p) && !s.keyless[p]);
+          if (waiting.length > 0) {
+            const n = s.requestCount++;
+            s.requests.push({ n, by: from, time: envelope.time, waiting, claimed: false });
+            st.emit({ type: 'audit-request', n, by: from, players: waiting });
+            answerIfNamed(s, st, waiting, ctx);
+          }
+        }
+      } else if (body.type === 'audit' && s.phase === 'play') {
+        if (from === s.me) s.answering = false;
+        if (s.keyless[from]) {
+          st.violation('out_of_turn', from, msg, `${from} sent an audit with no stream key to audit: it owes its next key`);
+          return st.result(s);
+        }
+        const wasRoller = roller(s);
+        if (checkSecret(s, st, from, body.secret, msg)) {
+          const numbers = s.history[from]?.length ?? 0;
+          s.spent.push(s.keys[from]!);
+          s.history[from] = null;
+          s.epochs[from] = (s.epochs[from] ?? 0) + 1;
+          st.emit({ type: 'audited', player: from, numbers, epoch: s.epochs[from] });
+          if (body.key === undefined || body.key === null) {
+            // Revealed, but no next key yet: it may still send one as a stream-key before the request's deadline.
+            s.keyless[from] = true;
+          } else takeNewKey(s, st, from, body.key, msg);
+        }
+        afterForfeits(s, st, wasRoller, envelope.time);
+      } else if (body.type === 'audit') {
+        if (from === s.me) s.answering = false;
+        if (s.phase !== 'audit' || s.audited[from]) st.violation('out_of_turn', from, msg, `${from} sent an audit outside the audit phase`);
+        else if (checkSecret(s, st, from, body.secret, msg)) s.audited[from] = true;
         if (s.active.every((p) => s.audited[p])) s.phase = 'done';
-      } else if (phase === 'keys') {
-        if (s.active.length > 0 && s.active.every((p) => s.keys[p] !== undefined)) {
-          s.phase = 'play';
-          s.mover = firstPlayerIndex(s.active.map((p) => s.keys[p]!));
-          actIfMine(s, st);
+      } else if (isDeadlineBody(body) && body.phase === REQUEST_PHASE) {
+        const r = s.requests.find((q) => q.n === body.round);
+        if (s.phase !== 'play' || r === undefined) return st.result(s);
+        const late = requestMissing(s, r);
+        const claim = judgeClaim(body, envelope.time, requestView(s, r), { round: r.n, late, isOut: (p) => !s.active.includes(p) });
+        if (claim === 'stale') return st.result(s);
+        if (claim === 'false') {
+          st.violation(
+            'false_deadline_claim',
+            from,
+            msg,
+            `${from} claimed [${body.missing.join(', ')}] missed the deadline of audit request ${r.n}; missing were [${late.join(', ')}]`,
+          );
+          return st.result(s);
         }
-      } else if (gameOver(s)) startAudit(s, st, envelope.time);
-      else actIfMine(s, st);
-    } else {
-      st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the keyed-stream protocol does not know`);
-    }
-    return st.result(s);
-  },
+        const wasRoller = roller(s);
+        for (const p of late) {
+          const what = s.keyless[p] ? 'publish its next stream key' : 'reveal its stream secret and publish a new key';
+          st.violation('withheld', p, msg, `${p} did not ${what} within ${s.timeoutMs} ms of audit request ${r.n} by ${r.by}; claimed by ${from}`);
+          forfeit(s, st, p, 'withheld');
+        }
+        s.requests = s.requests.filter((q) => q.n !== r.n);
+        afterForfeits(s, st, wasRoller, envelope.time);
+      } else if (isDeadlineBody(body)) {
+        const late = missing(s);
+        const claim = judgeClaim(body, envelope.time, s, { round: deadlineRound(s), late, isOut: (p) => !s.active.includes(p) });
+        if (claim === 'stale') return st.result(s);
+        if (claim === 'false') {
+          st.violation(
+            'false_deadline_claim',
+            from,
+            msg,
+            `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`,
+          );
+          return st.result(s);
+        }
+        const phase = s.phase;
+        for (const p of late) {
+          st.violation(
+            'withheld',
+            p,
+            msg,
+            `${p} did not ${phase === 'audit' ? 'reveal its stream secret' : phase === 'keys' ? 'publish a stream key' : `send turn ${s.turn}`} before the deadline; claimed by ${from}`,
+          );
+          forfeit(s, st, p, 'withheld');
+        }
+        s.phaseStart = envelope.time;
+        s.claimed = null;
+        if (phase === 'audit') {
+          if (s.active.every((p) => s.audited[p])) s.phase = 'done';
+        } else if (phase === 'keys') {
+          if (s.active.length > 0 && s.active.every((p) => s.keys[p] !== undefined)) {
+            s.phase = 'play';
+            s.mover = firstPlayerIndex(s.active.map((p) => s.keys[p]!));
+            actIfMine(s, st);
+          }
+        } else if (gameOver(s)) startAudit(s, st, envelope.time);
+        else actIfMine(s, st);
+      } else {
+        st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the keyed-stream protocol does not know`);
+      }
+      return st.result(s);
+    },
 
-  tick(state: KeyedState, ctx: Ctx): StepResult<KeyedState> {
-    const seated = state.me !== null && state.active.includes(state.me);
-    const main = deadlineTick(state, ctx, { me: state.me, seated, round: deadlineRound(state), missing: () => missing(state) }, copy);
-    if (state.phase !== 'play' || state.requests.length === 0) return main;
-    // Older obligations first: a claim on an audit request names why the player stopped.
-    const out = [];
-    let s = main.state;
-    for (const r of state.requests) {
-      const claim = deadlineTick(requestView(state, r), ctx, { me: state.me, seated, round: r.n, missing: () => requestMissing(state, r) }, (v) => ({ ...v }));
-      if (claim.out.length === 0) continue;
-      if (s === state) s = copy(state);
-      s.requests.find((q) => q.n === r.n)!.claimed = true;
-      out.push(...claim.out);
-    }
-    return { state: s, out: [...out, ...main.out], events: main.events, violations: main.violations };
-  },
+    tick(state: KeyedState, ctx: Ctx): StepResult<KeyedState> {
+      const seated = state.me !== null && state.active.includes(state.me);
+      const main = deadlineTick(state, ctx, { me: state.me, seated, round: deadlineRound(state), missing: () => missing(state) }, copy);
+      if (state.phase !== 'play' || state.requests.length === 0) return main;
+      // Older obligations first: a claim on an audit request names why the player stopped.
+      const out = [];
+      let s = main.state;
+      for (const r of state.requests) {
+        const claim = deadlineTick(requestView(state, r), ctx, { me: state.me, seated, round: r.n, missing: () => requestMissing(state, r) }, (v) => ({
+          ...v,
+        }));
+        if (claim.out.length === 0) continue;
+        if (s === state) s = copy(state);
+        s.requests.find((q) => q.n === r.n)!.claimed = true;
+        out.push(...claim.out);
+      }
+      return { state: s, out: [...out, ...main.out], events: main.events, violations: main.violations };
+    },
 
-  penalize(state: KeyedState, player: string, code: ViolationCode, _line: number, _ctx: Ctx, time: number): StepResult<KeyedState> {
-    const st = new Stepper();
-    if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
-    const s = copy(state);
-    const wasRoller = roller(s) === player;
-    forfeit(s, st, player, code);
-    if (s.phase === 'play') {
-      if (wasRoller) s.phaseStart = time;
-      if (gameOver(s)) startAudit(s, st, time);
-      else if (wasRoller) actIfMine(s, st);
-    } else if (s.phase === 'audit' && s.active.every((p) => s.audited[p])) s.phase = 'done';
-    return st.result(s);
-  },
+    penalize(state: KeyedState, player: string, code: ViolationCode, _line: number, _ctx: Ctx, time: number): StepResult<KeyedState> {
+      const st = new Stepper();
+      if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
+      const s = copy(state);
+      const wasRoller = roller(s) === player;
+      forfeit(s, st, player, code);
+      if (s.phase === 'play') {
+        if (wasRoller) s.phaseStart = time;
+        if (gameOver(s)) startAudit(s, st, time);
+        else if (wasRoller) actIfMine(s, st);
+      } else if (s.phase === 'audit' && s.active.every((p) => s.audited[p])) s.phase = 'done';
+      return st.result(s);
+    },
 
-  outcome(state: KeyedState): Outcome | null {
-    if (state.phase !== 'done') return null;
-    const winners = state.active.length <= 1 ? [...state.active] : (state.rules.winners(state.game) ?? []);
-    return { winners, forfeits: state.forfeits, summary: { game: state.gameName, turns: state.turn, state: state.game as JsonValue } };
-  },
-};
+    outcome(state: KeyedState): Outcome | null {
+      if (state.phase !== 'done') return null;
+      const winners = state.active.length <= 1 ? [...state.active] : (state.rules.winners(state.game) ?? []);
+      return { winners, forfeits: state.forfeits, summary: { game: state.gameName, turns: state.turn, state: state.game as JsonValue } };
+    },
+  };
 }
 
 export const keyedStream: Machine<KeyedState> = keyedStreamMachine();

@@ -203,7 +203,12 @@ export function checkChoice(choices: Choices, value: JsonValue, field = 'choice'
   };
   switch (choices.type) {
     case 'integer': {
-      const text = typeof value === 'number' && Number.isSafeInteger(value) ? String(value) : typeof value === 'string' && /^(0|-?[1-9][0-9]*)$/.test(value) ? value : null;
+      const text =
+        typeof value === 'number' && Number.isSafeInteger(value)
+          ? String(value)
+          : typeof value === 'string' && /^(0|-?[1-9][0-9]*)$/.test(value)
+            ? value
+            : null;
       if (text === null) bad('expected an integer');
       const n = BigInt(text!);
       if (n < BigInt(choices.min) || n > BigInt(choices.max)) bad(`must be from ${choices.min} to ${choices.max}`);

@@ -21,7 +21,20 @@ import { checkHashName, type HashName } from '../rochambeau/hashes.js';
 import { gameSize } from '../rochambeau/codec.js';
 import { prepareMove } from '../rochambeau/player.js';
 import { judge, type PlayerSubmission } from '../rochambeau/judge.js';
-import { checkChoice, deadlineTick, intParam, refuseDecision, type Decision, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from './machine.js';
+import {
+  checkChoice,
+  deadlineTick,
+  intParam,
+  refuseDecision,
+  type Decision,
+  isDeadlineBody,
+  judgeClaim,
+  Stepper,
+  type Ctx,
+  type Machine,
+  type Outcome,
+  type StepResult,
+} from './machine.js';
 
 interface Sent {
   payload: string;
@@ -65,7 +78,15 @@ const JUDGE_CODES: Readonly<Record<string, ViolationCode>> = {
 };
 
 function copy(s: RochambeauState): RochambeauState {
-  return { ...s, players: [...s.players], commits: { ...s.commits }, arrival: [...s.arrival], reveals: { ...s.reveals }, out: [...s.out], forfeits: [...s.forfeits] };
+  return {
+    ...s,
+    players: [...s.players],
+    commits: { ...s.commits },
+    arrival: [...s.arrival],
+    reveals: { ...s.reveals },
+    out: [...s.out],
+    forfeits: [...s.forfeits],
+  };
 }
 
 function active(s: RochambeauState): string[] {
@@ -114,7 +135,13 @@ function judgeAttempt(s: RochambeauState, st: Stepper, time: number, at: Accepte
     const sent = s.reveals[d.id] ?? s.commits[d.id];
     const code = JUDGE_CODES[d.code] ?? 'bad_payload';
     if (code !== 'withheld') {
-      st.violation(code, d.id, sent === undefined ? at : { line: sent.line }, `${d.id} is disqualified: ${d.code}: ${d.detail}`, sent === undefined ? [] : [{ line: sent.line, hash: sent.hash }]);
+      st.violation(
+        code,
+        d.id,
+        sent === undefined ? at : { line: sent.line },
+        `${d.id} is disqualified: ${d.code}: ${d.detail}`,
+        sent === undefined ? [] : [{ line: sent.line, hash: sent.hash }],
+      );
     }
     if (!s.out.includes(d.id)) {
       s.out.push(d.id);
@@ -180,7 +207,13 @@ export const rochambeauMachine: Machine<RochambeauState> = {
     const s = copy(state);
     const st = new Stepper();
     const me = s.me!;
-    const move = prepareMove({ N: s.N, hash: s.hash, binding: { gameId: s.gameId, playerId: me }, state: BigInt(choice as string | number), random: ctx.random });
+    const move = prepareMove({
+      N: s.N,
+      hash: s.hash,
+      binding: { gameId: s.gameId, playerId: me },
+      state: BigInt(choice as string | number),
+      random: ctx.random,
+    });
     s.mine = { attempt: s.attempt, reveal: toHex(move.reveal) };
     st.send({ type: 'commit', attempt: s.attempt, payload: toHex(move.commit) });
     return st.result(s);
@@ -196,7 +229,8 @@ export const rochambeauMachine: Machine<RochambeauState> = {
     const s = copy(state);
     const sent: Sent | null = typeof body.payload === 'string' && isHex(body.payload) ? { payload: body.payload, line: msg.line, hash: msg.hash } : null;
     if (body.type === 'commit') {
-      if (body.attempt !== s.attempt || sent === null) st.violation('unexpected_message', from, msg, `${from}'s Commit is not a hex payload of attempt ${s.attempt}`);
+      if (body.attempt !== s.attempt || sent === null)
+        st.violation('unexpected_message', from, msg, `${from}'s Commit is not a hex payload of attempt ${s.attempt}`);
       else if (s.phase !== 'commit') st.violation('out_of_turn', from, msg, `${from} committed after every Commit was in`);
       else if (s.commits[from] !== undefined) st.violation('duplicate_commit', from, msg, `${from} committed twice`);
       else {
@@ -205,9 +239,11 @@ export const rochambeauMachine: Machine<RochambeauState> = {
         if (missing(s).length === 0) openReveals(s, st, envelope.time);
       }
     } else if (body.type === 'reveal') {
-      if (body.attempt !== s.attempt || sent === null) st.violation('unexpected_message', from, msg, `${from}'s Reveal is not a hex payload of attempt ${s.attempt}`);
+      if (body.attempt !== s.attempt || sent === null)
+        st.violation('unexpected_message', from, msg, `${from}'s Reveal is not a hex payload of attempt ${s.attempt}`);
       else if (s.phase !== 'reveal') st.violation('out_of_turn', from, msg, `${from} revealed before every Commit was in`);
-      else if (s.commits[from] === undefined || s.reveals[from] !== undefined) st.violation('unexpected_message', from, msg, `${from} revealed twice, or without a Commit`);
+      else if (s.commits[from] === undefined || s.reveals[from] !== undefined)
+        st.violation('unexpected_message', from, msg, `${from} revealed twice, or without a Commit`);
       else {
         s.reveals[from] = sent;
         if (missing(s).length === 0) judgeAttempt(s, st, envelope.time, msg);
@@ -217,7 +253,12 @@ export const rochambeauMachine: Machine<RochambeauState> = {
       const claim = judgeClaim(body, envelope.time, s, { round: s.attempt, late, isOut: (p) => s.out.includes(p) });
       if (claim === 'stale') return st.result(s);
       if (claim === 'false') {
-        st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`);
+        st.violation(
+          'false_deadline_claim',
+          from,
+          msg,
+          `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`,
+        );
         return st.result(s);
       }
       for (const p of late) {
@@ -238,7 +279,12 @@ export const rochambeauMachine: Machine<RochambeauState> = {
   },
 
   tick(state: RochambeauState, ctx: Ctx): StepResult<RochambeauState> {
-    return deadlineTick(state, ctx, { me: state.me, seated: state.me !== null && !state.out.includes(state.me), round: state.attempt, missing: () => missing(state) }, copy);
+    return deadlineTick(
+      state,
+      ctx,
+      { me: state.me, seated: state.me !== null && !state.out.includes(state.me), round: state.attempt, missing: () => missing(state) },
+      copy,
+    );
   },
 
   penalize(state: RochambeauState, player: string, code: ViolationCode, line: number, ctx: Ctx, time: number): StepResult<RochambeauState> {

@@ -27,7 +27,14 @@ class Script {
   private readonly rng = new RandomStream(new Uint8Array(32).fill(1), 'script');
   constructor(protocol: string, players: string[], params: { [k: string]: JsonValue } = {}, game: string | null = null) {
     for (const [i, p] of players.entries()) this.keys[p] = generateKeyPair(new Uint8Array(32).fill(i + 1));
-    const setup: GameSetup = { protocol, game, params: { timeoutMs: 1000, ...params }, players: players.map((id) => ({ id, key: toHex(this.keys[id]!.publicKey) })), nonce: '00'.repeat(32), created: 0 };
+    const setup: GameSetup = {
+      protocol,
+      game,
+      params: { timeoutMs: 1000, ...params },
+      players: players.map((id) => ({ id, key: toHex(this.keys[id]!.publicKey) })),
+      nonce: '00'.repeat(32),
+      created: 0,
+    };
     const env = createSetupEnvelope(setup, players[0]!, this.keys[players[0]!]!);
     this.game = env.game;
     this.lines.push(envelopeLine(env));
@@ -41,7 +48,10 @@ class Script {
   random = (n: number): Uint8Array => this.rng.bytes(n);
   post(from: string, body: Body, time = 0, keys: KeyPair = this.keys[from]!): Envelope {
     const head = envelopeHash(JSON.parse(this.lines[this.lines.length - 1]!) as Envelope);
-    const env = signEnvelope({ v: 1, game: this.game, from, seq: this.seq[from] ?? 0, prev: this.prev[from] ?? this.game, at: this.lines.length, head, time, body }, keys.secretKey);
+    const env = signEnvelope(
+      { v: 1, game: this.game, from, seq: this.seq[from] ?? 0, prev: this.prev[from] ?? this.game, at: this.lines.length, head, time, body },
+      keys.secretKey,
+    );
     this.lines.push(envelopeLine(env));
     this.seq[from] = (this.seq[from] ?? 0) + 1;
     this.prev[from] = envelopeHash(env);
@@ -140,11 +150,28 @@ describe('chain rules', () => {
     const cb = commit({ game: s.game, player: 'b', purpose: 'chain/roll/0' }, toHex(s.random(32)), s.random);
     s.post('a', { type: 'join', commitment: ca.commitment });
     s.post('b', { type: 'join', commitment: cb.commitment });
-    const set = hashJsonHex('commit-set', { game: s.game, commits: [['a', ca.commitment], ['b', cb.commitment]] });
+    const set = hashJsonHex('commit-set', {
+      game: s.game,
+      commits: [
+        ['a', ca.commitment],
+        ['b', cb.commitment],
+      ],
+    });
     s.post('a', { type: 'ready', commitSet: set, fresh: toHex(s.random(32)) });
     s.post('b', { type: 'ready', commitSet: set, fresh: toHex(s.random(32)) });
     const next = commit({ game: s.game, player: 'a', purpose: 'chain/roll/1' }, toHex(s.random(32)), s.random);
-    s.post('a', { type: 'move', turn: 0, opening: ca.opening, commitment: next.commitment, fresh: toHex(s.random(32)), action: null, draws: [[6, 5], [6, 5]] });
+    s.post('a', {
+      type: 'move',
+      turn: 0,
+      opening: ca.opening,
+      commitment: next.commitment,
+      fresh: toHex(s.random(32)),
+      action: null,
+      draws: [
+        [6, 5],
+        [6, 5],
+      ],
+    });
     // Double six is a possible roll, but not the one this turn's seed gives.
     expect(s.first()).toMatchObject({ code: 'wrong_result', player: 'a' });
   });

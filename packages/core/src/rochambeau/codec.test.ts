@@ -118,7 +118,10 @@ describe('Commit payload: type 1 ‖ C', () => {
     ];
     for (const [name, payload, code] of cases) {
       expect(checkCommit(payload, 0, payload.length, 32)?.code, name).toBe(code);
-      expect(codeOf(() => decodeCommit(payload, 32)), name).toBe(code);
+      expect(
+        codeOf(() => decodeCommit(payload, 32)),
+        name,
+      ).toBe(code);
     }
   });
 
@@ -172,7 +175,10 @@ describe('Reveal payload: type 2 ‖ nonce length ‖ nonce ‖ M', () => {
     ];
     for (const [name, payload, code] of cases) {
       expect(checkReveal(payload, 0, payload.length, 1)?.code, name).toBe(code);
-      expect(codeOf(() => decodeReveal(payload, 1)), name).toBe(code);
+      expect(
+        codeOf(() => decodeReveal(payload, 1)),
+        name,
+      ).toBe(code);
     }
   });
 

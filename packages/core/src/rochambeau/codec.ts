@@ -28,14 +28,7 @@ export const MAX_NONCE_OCTETS = 0xffff;
 export type PayloadFaultCode = 'bad_payload_type' | 'bad_length' | 'trailing_bytes' | 'short_nonce';
 
 /** Why a player is out of the game; the same strings in the API, the judge's JSON and the CLI. */
-export type DisqualificationCode =
-  | 'no_commit'
-  | PayloadFaultCode
-  | 'copied_commit'
-  | 'no_reveal'
-  | 'commit_mismatch'
-  | 'foreign_nonce'
-  | 'state_out_of_range';
+export type DisqualificationCode = 'no_commit' | PayloadFaultCode | 'copied_commit' | 'no_reveal' | 'commit_mismatch' | 'foreign_nonce' | 'state_out_of_range';
 
 export interface PayloadFault {
   readonly code: PayloadFaultCode;

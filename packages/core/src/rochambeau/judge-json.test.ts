@@ -43,7 +43,12 @@ describe('readJudgeInput', () => {
     expect(input.N).toBe(101n);
     expect(input.hash).toBe('sha-256');
     expect(input).not.toHaveProperty('gameId');
-    expect(judgeOutput(input.players.ids, judge(input))).toEqual(judgeOutput(players.map((p) => p.id), judge({ N: 101, players })));
+    expect(judgeOutput(input.players.ids, judge(input))).toEqual(
+      judgeOutput(
+        players.map((p) => p.id),
+        judge({ N: 101, players }),
+      ),
+    );
   });
 
   it('round-trips through judgeInputChunks, with any ids', () => {
@@ -112,7 +117,11 @@ describe('readJudgeInput', () => {
       ['N with a sign in a string', '{"N": "+5", "players": []}', 'bad_input'],
       ['an unknown hash', '{"N": 5, "hash": "md5", "players": []}', 'bad_input'],
     ];
-    for (const [name, text, code] of cases) expect(codeOf(() => read(text)), name).toBe(code);
+    for (const [name, text, code] of cases)
+      expect(
+        codeOf(() => read(text)),
+        name,
+      ).toBe(code);
   });
 
   it('leaves N’s parity and size to the judge, which refuses an even N', () => {

@@ -197,7 +197,13 @@ describe('disqualification (resolution 10)', () => {
 
   it('leaves no one when every player is out', () => {
     const random = seededRandom('nobody');
-    const players = simulateGame([{ id: 'a', conduct: 'no_reveal' }, { id: 'b', conduct: 'no_commit' }], { N: 5, random });
+    const players = simulateGame(
+      [
+        { id: 'a', conduct: 'no_reveal' },
+        { id: 'b', conduct: 'no_commit' },
+      ],
+      { N: 5, random },
+    );
     const verdict = judge({ N: 5, players });
     expect(verdict).toMatchObject({ outcome: 'no_players', winner: null, winnerIndex: null, rounds: [] });
     expect(judge({ N: 5, players: [] })).toMatchObject({ outcome: 'no_players', rounds: [] });
@@ -236,7 +242,10 @@ describe('copied commits', () => {
     const random = seededRandom('many copies');
     const [original, other] = simulateGame([{ id: 'original' }, { id: 'other' }], { N: 101, random });
     const copies = Array.from({ length: 5000 }, (_, k) => ({ ...original!, id: `copy${k}` }));
-    const verdict = judge({ N: 101, players: [...copies.slice(0, 2500), original!, other!, ...copies.slice(2500)].map((p, k) => (k === 0 ? { ...p, id: 'first' } : p)) });
+    const verdict = judge({
+      N: 101,
+      players: [...copies.slice(0, 2500), original!, other!, ...copies.slice(2500)].map((p, k) => (k === 0 ? { ...p, id: 'first' } : p)),
+    });
     expect(verdict.disqualified).toHaveLength(5000);
     expect(new Set(verdict.disqualified.map((d) => d.detail))).toEqual(new Set(['C-value copies the Commit of player first']));
     expect(verdict.rounds[0]!.players).toHaveLength(2);
@@ -252,10 +261,11 @@ describe('copied commits and the fairtable nonce binding (resolutions 10, 11)', 
 
   it('names a copier whose Commit arrives later, with or without binding', () => {
     const players = [victim!, bystander!, copier()];
-    for (const game of [{ N: 101, players }, { N: 101, gameId, players }]) {
-      expect(judge(game).disqualified).toEqual([
-        { player: 2, id: 'copier', code: 'copied_commit', detail: 'C-value copies the Commit of player victim' },
-      ]);
+    for (const game of [
+      { N: 101, players },
+      { N: 101, gameId, players },
+    ]) {
+      expect(judge(game).disqualified).toEqual([{ player: 2, id: 'copier', code: 'copied_commit', detail: 'C-value copies the Commit of player victim' }]);
     }
   });
 
@@ -291,32 +301,22 @@ describe('the fast judge equals the pairwise judge', () => {
     fc.constantFrom(2n ** 32n + 1n, 2n ** 61n - 1n, 2n ** 127n - 1n),
     fc.integer({ min: 1, max: 5000 }).map((h) => 2 * h + 1),
   );
-  const conduct = fc.oneof(
-    { weight: 12, arbitrary: fc.constant<Conduct>('honest') },
-    { weight: 3, arbitrary: fc.constantFrom(...CONDUCTS) },
-  );
+  const conduct = fc.oneof({ weight: 12, arbitrary: fc.constant<Conduct>('honest') }, { weight: 3, arbitrary: fc.constantFrom(...CONDUCTS) });
 
   it('on random games with ties, several rounds and disqualifications', () => {
     fc.assert(
-      fc.property(
-        oddN,
-        fc.constantFrom(...HASH_NAMES),
-        fc.boolean(),
-        fc.array(conduct, { maxLength: 14 }),
-        fc.string(),
-        (N, hash, bound, conducts, seed) => {
-          const random = seededRandom(seed);
-          const gameId = bound ? `g-${seed}` : undefined;
-          const lineup = conducts.map((c, k) => ({ id: `p${k}`, conduct: c }));
-          const players = simulateGame(lineup, { N, hash, random, ...(gameId === undefined ? {} : { gameId }) });
-          const game = { N, hash, players, ...(gameId === undefined ? {} : { gameId }) };
-          const fast = judge(game);
-          const slow = judgePairwise(game);
-          expect(view(players, fast)).toEqual(view(players, slow));
-          expect(fast.outcome).toBe(slow.outcome);
-          expect(fast.winnerIndex).toBe(slow.winnerIndex);
-        },
-      ),
+      fc.property(oddN, fc.constantFrom(...HASH_NAMES), fc.boolean(), fc.array(conduct, { maxLength: 14 }), fc.string(), (N, hash, bound, conducts, seed) => {
+        const random = seededRandom(seed);
+        const gameId = bound ? `g-${seed}` : undefined;
+        const lineup = conducts.map((c, k) => ({ id: `p${k}`, conduct: c }));
+        const players = simulateGame(lineup, { N, hash, random, ...(gameId === undefined ? {} : { gameId }) });
+        const game = { N, hash, players, ...(gameId === undefined ? {} : { gameId }) };
+        const fast = judge(game);
+        const slow = judgePairwise(game);
+        expect(view(players, fast)).toEqual(view(players, slow));
+        expect(fast.outcome).toBe(slow.outcome);
+        expect(fast.winnerIndex).toBe(slow.winnerIndex);
+      }),
       { numRuns: 400 },
     );
   });

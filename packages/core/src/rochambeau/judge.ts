@@ -200,7 +200,7 @@ function repeatedId(ids: readonly string[]): string | null {
   }
   const { order, keys } = sortByKey(hashes);
   let first = -1;
-  for (let i = 0; i < order.length; ) {
+  for (let i = 0; i < order.length;) {
     let j = i + 1;
     while (j < order.length && keys[j] === keys[i]) j++;
     if (j - i > 1) {
@@ -318,7 +318,7 @@ class CommitStore {
     const { order, keys } = sortByKey(firstWords);
     const copyOf = new Int32Array(size).fill(-1);
     const firsts: number[] = [];
-    for (let i = 0; i < size; ) {
+    for (let i = 0; i < size;) {
       let j = i + 1;
       while (j < size && keys[j] === keys[i]) j++;
       if (j - i === 1) {
@@ -618,7 +618,7 @@ function scoreBySorting(states: Residues): Int32Array {
   let totalOdd = 0;
   for (let r = 0; r < K; r++) totalOdd += parity(r);
   let oddBelow = 0;
-  for (let i = 0; i < K; ) {
+  for (let i = 0; i < K;) {
     let j = i + 1;
     while (j < K && same(j, i)) j++;
     const odd = parity(i);

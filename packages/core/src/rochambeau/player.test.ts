@@ -55,8 +55,16 @@ describe('nonces and the fairtable binding (resolution 11)', () => {
       Uint8Array.of(
         ...new TextEncoder().encode('fairtable/rochambeau-nonce/v1'),
         0,
-        0, 0, 0, 4, ...new TextEncoder().encode('g-01'),
-        0, 0, 0, 5, ...new TextEncoder().encode('alice'),
+        0,
+        0,
+        0,
+        4,
+        ...new TextEncoder().encode('g-01'),
+        0,
+        0,
+        0,
+        5,
+        ...new TextEncoder().encode('alice'),
       ),
     ).subarray(0, 16);
     expect(nonceBinding('g-01', 'alice')).toEqual(expected);

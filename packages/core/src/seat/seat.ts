@@ -133,7 +133,8 @@ export class Seat {
       seat.accept(i, lines[i]!);
       answer();
     }
-    if (next < journal.length) throw new FairtableError('bad_input', `resume: the journal holds ${journal.length} decisions, the log asked for ${next}`, { field: 'journal' });
+    if (next < journal.length)
+      throw new FairtableError('bad_input', `resume: the journal holds ${journal.length} decisions, the log asked for ${next}`, { field: 'journal' });
     seat.replaying = false;
     const count = seat.referee.checker.authorPosition(seat.id)!.count;
     while (seat.queue.length > 0 && count > seat.offset + seat.produced) {

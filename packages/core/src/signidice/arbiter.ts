@@ -23,7 +23,21 @@ import type { ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import type { JsonValue } from '../jcs.js';
-import { checkChoice, deadlineTick, intParam, refuseDecision, type Choices, type Decision, isDeadlineBody, judgeClaim, Stepper, type Ctx, type Machine, type Outcome, type StepResult } from '../protocols/machine.js';
+import {
+  checkChoice,
+  deadlineTick,
+  intParam,
+  refuseDecision,
+  type Choices,
+  type Decision,
+  isDeadlineBody,
+  judgeClaim,
+  Stepper,
+  type Ctx,
+  type Machine,
+  type Outcome,
+  type StepResult,
+} from '../protocols/machine.js';
 import { checkHouseKey, verifyHouseProof, type HouseKey } from './house-key.js';
 import { betError, payout, wheelSize, type Bet, type Wheel } from './roulette.js';
 
@@ -115,7 +129,10 @@ export function betChoices(wheel: Wheel, balance: number): Choices {
   const amount: Choices = { type: 'integer', min: '1', max: String(balance) };
   const pass: Choices = { type: 'one-of', values: [null] };
   if (balance < 1) return pass;
-  const bet = (kinds: readonly string[], pick: Choices): Choices => ({ type: 'record', fields: { kind: { type: 'one-of', values: [...kinds] }, pick, amount } });
+  const bet = (kinds: readonly string[], pick: Choices): Choices => ({
+    type: 'record',
+    fields: { kind: { type: 'one-of', values: [...kinds] }, pick, amount },
+  });
   if (wheel === 'dice') return { type: 'any-of', options: [bet(['face'], { type: 'integer', min: '1', max: '6' }), pass] };
   return {
     type: 'any-of',
@@ -329,9 +346,12 @@ export const signidice: Machine<SignidiceState> = {
       const problem = betError(s.wheel, body.bet);
       if (s.phase !== 'bet' || body.round !== s.round) st.violation('out_of_turn', from, msg, `${from} bet outside round ${s.round}'s betting`);
       else if (s.bets[from] !== undefined) st.violation('unexpected_message', from, msg, `${from} bet twice in round ${s.round}`);
-      else if (problem !== null || !isHex(body.r, R_BYTES) || !isHex(body.hr, 32)) st.violation('rejected_bet', from, msg, `${from}'s bet is rejected: ${problem ?? 'R must be 20 bytes and hr a commitment'}`);
-      else if (s.usedR[from]!.includes(body.r)) st.violation('reused_r', from, msg, `${from} reused R ${body.r} from an earlier round; the bet is rejected (seed 002 step 6)`);
-      else if ((body.bet as Bet).amount > s.balances[from]!) st.violation('rejected_bet', from, msg, `${from} bet ${(body.bet as Bet).amount} with a balance of ${s.balances[from]}`);
+      else if (problem !== null || !isHex(body.r, R_BYTES) || !isHex(body.hr, 32))
+        st.violation('rejected_bet', from, msg, `${from}'s bet is rejected: ${problem ?? 'R must be 20 bytes and hr a commitment'}`);
+      else if (s.usedR[from]!.includes(body.r))
+        st.violation('reused_r', from, msg, `${from} reused R ${body.r} from an earlier round; the bet is rejected (seed 002 step 6)`);
+      else if ((body.bet as Bet).amount > s.balances[from]!)
+        st.violation('rejected_bet', from, msg, `${from} bet ${(body.bet as Bet).amount} with a balance of ${s.balances[from]}`);
       else {
         const bet = body.bet as Bet;
         s.bets[from] = { bet, r: body.r, hr: body.hr };
@@ -342,7 +362,8 @@ export const signidice: Machine<SignidiceState> = {
       }
     } else if (body.type === 'pass' && from !== HOUSE) {
       if (s.phase !== 'bet' || body.round !== s.round) st.violation('out_of_turn', from, msg, `${from} passed outside round ${s.round}'s betting`);
-      else if (s.bets[from] !== undefined || s.passed.includes(from)) st.violation('unexpected_message', from, msg, `${from} passed after betting or passing in round ${s.round}`);
+      else if (s.bets[from] !== undefined || s.passed.includes(from))
+        st.violation('unexpected_message', from, msg, `${from} passed after betting or passing in round ${s.round}`);
       else {
         s.passed.push(from);
         advance(s, st, ctx, envelope.time);
@@ -361,7 +382,12 @@ export const signidice: Machine<SignidiceState> = {
         const alpha = signidiceAlpha(s.gameId, s.round, s.playerKeys[p]!, placed.r);
         const verdict = verifyHouseProof(s.key, alpha, body.pi);
         if (!verdict.valid) {
-          st.violation('bad_vrf_proof', HOUSE, msg, `the house's signature for ${p} is not the unique signature of V = A ‖ R under the contract's key (${verdict.code}: ${verdict.message})`);
+          st.violation(
+            'bad_vrf_proof',
+            HOUSE,
+            msg,
+            `the house's signature for ${p} is not the unique signature of V = A ‖ R under the contract's key (${verdict.code}: ${verdict.message})`,
+          );
           houseForfeits(s, st, 'bad_vrf_proof');
         } else {
           s.sigs[p] = toHex(verdict.beta);
@@ -370,9 +396,13 @@ export const signidice: Machine<SignidiceState> = {
       }
     } else if (body.type === 'hr' && from !== HOUSE) {
       const placed = s.bets[from];
-      if (s.phase !== 'hr' || body.round !== s.round || placed === undefined) st.violation('out_of_turn', from, msg, `${from} opened HR outside round ${s.round}'s reveal`);
+      if (s.phase !== 'hr' || body.round !== s.round || placed === undefined)
+        st.violation('out_of_turn', from, msg, `${from} opened HR outside round ${s.round}'s reveal`);
       else if (s.hrs[from] !== undefined) st.violation('unexpected_message', from, msg, `${from} opened HR twice`);
-      else if (!opens({ game: s.gameId, player: from, purpose: hrPurpose(s.round) }, placed.hr, body.opening) || !isHex((body.opening as Opening).value, R_BYTES)) {
+      else if (
+        !opens({ game: s.gameId, player: from, purpose: hrPurpose(s.round) }, placed.hr, body.opening) ||
+        !isHex((body.opening as Opening).value, R_BYTES)
+      ) {
         st.violation('commit_mismatch', from, msg, `${from}'s HR does not open its signed commitment ${placed.hr}`);
         playerForfeits(s, st, from, 'commit_mismatch');
         advance(s, st, ctx, envelope.time);
@@ -386,7 +416,12 @@ export const signidice: Machine<SignidiceState> = {
       const claim = judgeClaim(body, envelope.time, s, { round: s.round, late, isOut: (p) => p !== HOUSE && !s.active.includes(p) });
       if (claim === 'stale') return st.result(s);
       if (claim === 'false') {
-        st.violation('false_deadline_claim', from, msg, `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`);
+        st.violation(
+          'false_deadline_claim',
+          from,
+          msg,
+          `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`,
+        );
         return st.result(s);
       }
       if (s.phase === 'bet') {
@@ -405,13 +440,23 @@ export const signidice: Machine<SignidiceState> = {
         if (stillOpen.length === 0) settle(s, st, ctx, envelope.time);
       }
     } else {
-      st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which Signidice does not take from ${from === HOUSE ? 'the house' : 'a player'}`);
+      st.violation(
+        'unexpected_message',
+        from,
+        msg,
+        `${from} sent a "${body.type}", which Signidice does not take from ${from === HOUSE ? 'the house' : 'a player'}`,
+      );
     }
     return st.result(s);
   },
 
   tick(state: SignidiceState, ctx: Ctx): StepResult<SignidiceState> {
-    return deadlineTick(state, ctx, { me: state.me, seated: state.me === HOUSE || (state.me !== null && state.active.includes(state.me)), round: state.round, missing: () => missing(state) }, copy);
+    return deadlineTick(
+      state,
+      ctx,
+      { me: state.me, seated: state.me === HOUSE || (state.me !== null && state.active.includes(state.me)), round: state.round, missing: () => missing(state) },
+      copy,
+    );
   },
 
   penalize(state: SignidiceState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<SignidiceState> {

@@ -21,7 +21,10 @@ export function betError(wheel: Wheel, value: unknown): string | null {
   if (b === null || typeof b !== 'object') return 'bet must be {kind, pick, amount}';
   if (typeof b.amount !== 'number' || !Number.isSafeInteger(b.amount) || b.amount < 1) return 'amount must be a positive integer';
   const pick = b.pick;
-  if (wheel === 'dice') return b.kind === 'face' && typeof pick === 'number' && Number.isInteger(pick) && pick >= 1 && pick <= 6 ? null : 'a dice bet is {kind: "face", pick: 1..6}';
+  if (wheel === 'dice')
+    return b.kind === 'face' && typeof pick === 'number' && Number.isInteger(pick) && pick >= 1 && pick <= 6
+      ? null
+      : 'a dice bet is {kind: "face", pick: 1..6}';
   switch (b.kind) {
     case 'straight':
       return typeof pick === 'number' && Number.isInteger(pick) && pick >= 0 && pick <= 36 ? null : 'straight: pick 0..36';

@@ -49,7 +49,9 @@ describe('every cheat on every protocol is caught and the cheater named', () => 
       expect(verdict.outcome).not.toBeNull();
     });
     const cheats: readonly Cheat[] =
-      protocol === 'signidice' ? [...GENERIC_CHEATS, 'house-wrong-signature', 'house-withhold', 'house-key-swap', 'player-wrong-hr', 'player-reuse-r'] : GENERIC_CHEATS;
+      protocol === 'signidice'
+        ? [...GENERIC_CHEATS, 'house-wrong-signature', 'house-withhold', 'house-key-swap', 'player-wrong-hr', 'player-reuse-r']
+        : GENERIC_CHEATS;
     for (const cheat of cheats) {
       it(`${protocol}: ${cheat}`, () => {
         const cheater = cheat.startsWith('house-') ? 'house' : 'p2';

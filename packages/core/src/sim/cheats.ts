@@ -175,7 +175,9 @@ const signidiceState = (seat: Seat): SignidiceState => stateOf<SignidiceState>(s
 export function earlyMove(seat: Seat): Body | null {
   const beacon = stateOf<BeaconState>(seat, 'beacon');
   if (beacon !== null) {
-    return beacon.phase === 'commit' && beacon.mine !== null ? { type: 'reveal', round: beacon.mine.round, commitSet: '0'.repeat(64), opening: beacon.mine.opening as unknown as JsonValue } : null;
+    return beacon.phase === 'commit' && beacon.mine !== null
+      ? { type: 'reveal', round: beacon.mine.round, commitSet: '0'.repeat(64), opening: beacon.mine.opening as unknown as JsonValue }
+      : null;
   }
   const rps = stateOf<RochambeauState>(seat, 'rochambeau');
   if (rps !== null) return rps.phase === 'commit' && rps.mine !== null ? { type: 'reveal', attempt: rps.mine.attempt, payload: rps.mine.reveal } : null;
@@ -185,9 +187,11 @@ export function earlyMove(seat: Seat): Body | null {
     return sd.phase === 'bet' && sd.mine !== null ? { type: 'hr', round: sd.mine.round, opening: sd.mine.opening as unknown as JsonValue } : null;
   }
   const chain = stateOf<ChainState>(seat, 'chain');
-  if (chain !== null) return chain.phase === 'play' && chain.active[chain.mover % chain.active.length] !== seat.id ? { type: 'move', turn: chain.turn, x: 0, roll: null } : null;
+  if (chain !== null)
+    return chain.phase === 'play' && chain.active[chain.mover % chain.active.length] !== seat.id ? { type: 'move', turn: chain.turn, x: 0, roll: null } : null;
   const keyed = stateOf<KeyedState>(seat, 'keyed-stream');
-  if (keyed !== null) return keyed.phase === 'play' && keyed.active[keyed.mover % keyed.active.length] !== seat.id ? { type: 'turn', turn: keyed.turn, x: 0, roll: null } : null;
+  if (keyed !== null)
+    return keyed.phase === 'play' && keyed.active[keyed.mover % keyed.active.length] !== seat.id ? { type: 'turn', turn: keyed.turn, x: 0, roll: null } : null;
   return null;
 }
 

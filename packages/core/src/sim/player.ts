@@ -52,7 +52,8 @@ export class SimPlayer implements NetNode {
     this.strategy = options.strategy ?? simStrategy(random(32));
     this.cpuClock = options.cpuClock ?? ((): number => 0);
     const t0 = this.cpuClock();
-    const hook = cheat === null ? undefined : cheatHook(cheat, { random, ...(prover === undefined ? {} : { prover }), ...(sign === undefined ? {} : { sign }), keys });
+    const hook =
+      cheat === null ? undefined : cheatHook(cheat, { random, ...(prover === undefined ? {} : { prover }), ...(sign === undefined ? {} : { sign }), keys });
     const seatOptions: SeatOptions = {
       id,
       keys,

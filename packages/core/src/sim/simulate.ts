@@ -116,7 +116,8 @@ export function simulate(options: SimOptions): SimResult {
   const cheater = options.cheat === undefined ? null : (options.cheater ?? (houseCheat ? HOUSE : 'p1'));
   const ids = [...(isSignidice ? [HOUSE] : []), ...Array.from({ length: options.players }, (_, i) => `p${i}`)];
   const keys = ids.map((_, i) => simKeys(options.seed, i));
-  if (cheater !== null && !ids.includes(cheater)) throw new FairtableError('bad_input', `--cheater must be one of ${ids[0]} … ${ids[ids.length - 1]}`, { field: 'cheater' });
+  if (cheater !== null && !ids.includes(cheater))
+    throw new FairtableError('bad_input', `--cheater must be one of ${ids[0]} … ${ids[ids.length - 1]}`, { field: 'cheater' });
   if (cheater !== null && options.cheat !== undefined) {
     const why = cheatApplies(options.cheat, options.protocol === 'signidice' ? 'signidice' : options.protocol, cheater);
     if (why !== null) throw new FairtableError('bad_cheater', `--cheat ${options.cheat}: ${why}`, { field: 'cheat' });
@@ -137,11 +138,22 @@ export function simulate(options: SimOptions): SimResult {
     const stream = new RandomStream(taggedHash('sim-random', options.seed, utf8(id)), 'player');
     const cheat = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;
     const prover = id === HOUSE ? house?.prove : undefined;
-    const player = new SimPlayer(id, keys[i]!, setupLine, (n) => stream.bytes(n), cheat, () => net.now, options.verify, prover, options.sign, {
-      ...(options.strategy === undefined ? {} : { strategy: options.strategy(id) }),
-      ...(options.registry === undefined ? {} : { registry: options.registry }),
-      ...(options.cpuClock === undefined ? {} : { cpuClock: options.cpuClock }),
-    });
+    const player = new SimPlayer(
+      id,
+      keys[i]!,
+      setupLine,
+      (n) => stream.bytes(n),
+      cheat,
+      () => net.now,
+      options.verify,
+      prover,
+      options.sign,
+      {
+        ...(options.strategy === undefined ? {} : { strategy: options.strategy(id) }),
+        ...(options.registry === undefined ? {} : { registry: options.registry }),
+        ...(options.cpuClock === undefined ? {} : { cpuClock: options.cpuClock }),
+      },
+    );
     net.add(player);
     return player;
   });
@@ -150,15 +162,12 @@ export function simulate(options: SimOptions): SimResult {
   const observer = players.find((p) => p.id !== cheater)!;
   const timeout = (options.timeoutMs ?? 2000) * 4;
   let quietSince = -1;
-  net.run(
-    () => {
-      if (observer.referee.outcome() === null) return false;
-      // Let in-flight messages land so every honest player has the full log.
-      if (quietSince < 0) quietSince = net.now;
-      return net.now - quietSince > 500 && players.every((p) => p.idle || p.id === cheater);
-    },
-    10_000_000 + timeout,
-  );
+  net.run(() => {
+    if (observer.referee.outcome() === null) return false;
+    // Let in-flight messages land so every honest player has the full log.
+    if (quietSince < 0) quietSince = net.now;
+    return net.now - quietSince > 500 && players.every((p) => p.idle || p.id === cheater);
+  }, 10_000_000 + timeout);
   let lines = table.log.slice();
   if (options.cheat === 'tamper' && cheater !== null) lines = tamper(lines, cheater, keys[ids.indexOf(cheater)]!);
   return {
@@ -176,7 +185,8 @@ export function simulate(options: SimOptions): SimResult {
 export function tamper(lines: string[], cheater: string, keys: KeyPair): string[] {
   const mine = lines.map((t, i) => [i, JSON.parse(t) as Envelope] as const).filter(([i, e]) => i > 0 && e.from === cheater);
   const target = mine[0];
-  if (target === undefined || mine.length < 2) throw new FairtableError('bad_input', `tamper: ${cheater} has too few envelopes to alter one that has a successor`);
+  if (target === undefined || mine.length < 2)
+    throw new FairtableError('bad_input', `tamper: ${cheater} has too few envelopes to alter one that has a successor`);
   const [line, envelope] = target;
   const { sig: _sig, ...unsigned } = envelope;
   const altered = tamperedCopy(unsigned, keys);

@@ -66,7 +66,9 @@ export function simStrategy(seed: Uint8Array, maxStake = 10): Strategy {
     const form = bets[stream.below(bets.length)]! as Extract<Choices, { type: 'record' }>;
     const amount = form.fields.amount;
     const capped: Choices =
-      amount?.type === 'integer' ? { type: 'record', fields: { ...form.fields, amount: { type: 'integer', min: amount.min, max: String(Math.min(Number(amount.max), maxStake)) } } } : form;
+      amount?.type === 'integer'
+        ? { type: 'record', fields: { ...form.fields, amount: { type: 'integer', min: amount.min, max: String(Math.min(Number(amount.max), maxStake)) } } }
+        : form;
     return randomChoice(capped, stream);
   };
 }

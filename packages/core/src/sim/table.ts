@@ -27,7 +27,11 @@ export class Table implements NetNode {
   readonly refusals: Refusal[] = [];
   private readonly door: Door;
 
-  constructor(setupLine: string, private readonly players: readonly string[], options: { readonly verify?: VerifyFn } = {}) {
+  constructor(
+    setupLine: string,
+    private readonly players: readonly string[],
+    options: { readonly verify?: VerifyFn } = {},
+  ) {
     this.door = new Door(setupLine, options);
     this.log.push(setupLine);
   }

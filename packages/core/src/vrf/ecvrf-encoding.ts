@@ -22,9 +22,7 @@ export const C_LEN = 16;
 export const Q_LEN = 32;
 export const PROOF_LEN = PT_LEN + C_LEN + Q_LEN;
 
-export type DecodedPoint =
-  | { readonly ok: true; readonly point: EdwardsPoint }
-  | { readonly ok: false; readonly code: 'not_canonical' | 'not_a_point' };
+export type DecodedPoint = { readonly ok: true; readonly point: EdwardsPoint } | { readonly ok: false; readonly code: 'not_canonical' | 'not_a_point' };
 
 /** string_to_point: RFC 8032 decoding, telling a non-canonical encoding apart from a non-point. */
 export function decodePoint(bytes: Uint8Array): DecodedPoint {

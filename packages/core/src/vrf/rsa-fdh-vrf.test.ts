@@ -42,7 +42,11 @@ function codeOf(fn: () => unknown): string | undefined {
   return undefined;
 }
 
-const base64url = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+const base64url = (bytes: Uint8Array) =>
+  btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '');
 
 describe('RFC 9381 RSA-FDH-VRF-SHA256 vectors', () => {
   it('covers Examples 1–3 with 2048-, 3072- and 4096-bit keys', () => {

@@ -68,7 +68,15 @@ export function mgf1Sha256(seed: Uint8Array, maskLen: number): Uint8Array {
   const counter = new Uint8Array(4);
   for (let i = 0, at = 0; at < maskLen; i++, at += 32) {
     new DataView(counter.buffer).setUint32(0, i);
-    out.set(sha256.create().update(seed).update(counter).digest().subarray(0, maskLen - at), at);
+    out.set(
+      sha256
+        .create()
+        .update(seed)
+        .update(counter)
+        .digest()
+        .subarray(0, maskLen - at),
+      at,
+    );
   }
   return out;
 }
@@ -125,7 +133,12 @@ function fromBase64url(text: unknown, field: string): Uint8Array {
   if (typeof text !== 'string' || !/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) {
     throw new FairtableError('bad_input', `${field}: expected base64url`, { field });
   }
-  const binary = atob(text.replace(/-/g, '+').replace(/_/g, '/').padEnd(Math.ceil(text.length / 4) * 4, '='));
+  const binary = atob(
+    text
+      .replace(/-/g, '+')
+      .replace(/_/g, '/')
+      .padEnd(Math.ceil(text.length / 4) * 4, '='),
+  );
   return Uint8Array.from(binary, (c) => c.charCodeAt(0));
 }
 
