@@ -51,9 +51,9 @@ describe('fairtable audit on hostile input', () => {
   it('--json on exit 2 prints {"valid": false, "error": {"code", "message"}}', () => {
     const cases: [string[], string][] = [
       [['audit', join(dir, 'missing.jsonl'), '--json'], 'bad_input'],
-      [['audit', honestFile, '--json', '--workers', 'abc'], 'bad_input'],
-      [['audit', honestFile, '--json', '--workers', '0'], 'bad_input'],
-      [['audit', honestFile, '--json', '--workers', '400'], 'bad_input'],
+      [['audit', honestFile, '--json', '--workers', 'abc'], 'out_of_range'],
+      [['audit', honestFile, '--json', '--workers', '0'], 'out_of_range'],
+      [['audit', honestFile, '--json', '--workers', '400'], 'out_of_range'],
     ];
     writeFileSync(join(dir, 'empty.jsonl'), '\n \n');
     cases.push([['audit', join(dir, 'empty.jsonl'), '--json'], 'bad_input']);

@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { auditText, type Verdict } from '@fairtable/core/audit.js';
 import { appendEquivocation, simKeys, simulate } from '@fairtable/core/sim/simulate.js';
 import type { Envelope } from '@fairtable/core/envelope.js';
-import { auditFile } from '@fairtable/node/audit-file.js';
+// The file auditor runs its threads from the built files (audit-coordinator.js beside audit-file.js): test the build.
+import { auditFile } from '../dist/audit-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-audit-file-'));
 let fileNo = 0;
