@@ -159,7 +159,9 @@ export function deadlineTick<S extends DeadlineState>(
   const st = new Stepper();
   if (view.me === null || !view.seated || state.phase === 'done') return st.result(state);
   const key = `${state.phase}/${view.round}`;
-  if (ctx.now < state.phaseStart + state.timeoutMs || state.claimed === key) return st.result(state);
+  // An honest claimant waits half a timeout past the deadline before claiming: a message delayed by a lossy
+  // network then lands first, and the claim, were it sent, would be stale (docs/SPEC.md §7.4).
+  if (ctx.now < state.phaseStart + state.timeoutMs + Math.floor(state.timeoutMs / 2) || state.claimed === key) return st.result(state);
   const late = view.missing();
   if (late.length === 0 || late.includes(view.me)) return st.result(state);
   const s = copy(state);

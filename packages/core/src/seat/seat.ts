@@ -95,7 +95,9 @@ export class Seat {
   private readonly queue: Body[] = [];
   private readonly unasked: Body[] = [];
   private current: { text: string; hash: string; sentAt: number } | null = null;
-  private lastNews = -Infinity;
+  /** When this seat's copy of the log last grew, and when it last asked the orderer for more. */
+  private lastProgress = -Infinity;
+  private lastSync = -Infinity;
   /** Bodies the machine has produced so far, and bodies sent unasked (sendUnasked). */
   private produced = 0;
   private extras = 0;
@@ -206,7 +208,7 @@ export class Seat {
   receive(index: number, text: string): void {
     if (index < this.lines.length) return;
     this.buffer.set(index, text);
-    this.lastNews = this.options.clock();
+    if (this.buffer.has(this.lines.length)) this.lastProgress = this.options.clock();
     while (this.buffer.has(this.lines.length)) {
       const line = this.lines.length;
       const t = this.buffer.get(line)!;
@@ -223,8 +225,12 @@ export class Seat {
       this.current.sentAt = now;
       this.options.transport.submit(this.current.text);
     }
-    if (now - this.lastNews >= (this.options.syncMs ?? 200)) {
-      this.lastNews = now;
+    // Ask for the log again when a line is missing (later ones arrived first), when its own envelope waits
+    // for confirmation, or when nothing has come for a while: news that was lost is never waited for.
+    const resendMs = this.options.resendMs ?? 100;
+    const waiting = this.buffer.size > 0 || this.current !== null;
+    if ((waiting && now - this.lastSync >= resendMs) || (now - this.lastProgress >= (this.options.syncMs ?? 200) && now - this.lastSync >= resendMs)) {
+      this.lastSync = now;
       this.options.transport.sync(this.lines.length);
     }
     this.enqueue(this.referee.tick(this.ctx()));

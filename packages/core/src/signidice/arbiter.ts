@@ -80,6 +80,8 @@ export interface SignidiceState {
   mine: { round: number; opening: Opening } | null;
   /** The round in which the local player already chose to pass. */
   sentPass: number;
+  /** The line of the deadline claim that closed this round's betting (-1: closed by the last bet). */
+  betsClosedAt: number;
   claimed: string | null;
 }
 
@@ -113,6 +115,7 @@ function copy(s: SignidiceState): SignidiceState {
 
 function startRound(s: SignidiceState, time: number): void {
   s.phase = 'bet';
+  s.betsClosedAt = -1;
   s.phaseStart = time;
   s.bets = {};
   s.passed = [];
@@ -302,6 +305,7 @@ export const signidice: Machine<SignidiceState> = {
       me,
       mine: null,
       sentPass: 0,
+      betsClosedAt: -1,
       claimed: null,
     };
     const st = new Stepper();
@@ -341,6 +345,10 @@ export const signidice: Machine<SignidiceState> = {
     const s = copy(state);
     if (s.phase === 'done') {
       // Players race to the end; what arrives after it changes nothing and is held against no one.
+      return st.result(s);
+    } else if ((body.type === 'bet' || body.type === 'pass') && from !== HOUSE && body.round === s.round && s.phase !== 'bet' && envelope.at <= s.betsClosedAt) {
+      // Written before its author could see the claim that closed this round's betting: an honest race,
+      // held against no one (docs/SPEC.md §7); the player sits the round out.
       return st.result(s);
     } else if (body.type === 'bet' && from !== HOUSE) {
       const problem = betError(s.wheel, body.bet);
@@ -426,6 +434,7 @@ export const signidice: Machine<SignidiceState> = {
       }
       if (s.phase === 'bet') {
         // Not betting is no fault: those players sit this round out.
+        s.betsClosedAt = msg.line;
         toSignPhase(s, st, ctx, envelope.time);
       } else if (s.phase === 'sign') {
         st.violation('withheld', HOUSE, msg, `the house did not sign every V of round ${s.round} before the deadline; claimed by ${from}`);

@@ -46,7 +46,11 @@ export class Table implements NetNode {
         net.send(this.id, from, { kind: 'refused', code: admission.code, message: admission.message } satisfies TableMessage);
         return;
       }
-      if (admission.duplicate) return;
+      if (admission.duplicate) {
+        // A resend of what the log holds: its author missed the line, so it gets it again.
+        net.send(this.id, from, { kind: 'entry', index: admission.line, text: this.log[admission.line]! } satisfies TableMessage);
+        return;
+      }
       this.log.push(msg.text);
       for (const p of this.players) net.send(this.id, p, { kind: 'entry', index: admission.line, text: msg.text } satisfies TableMessage);
     } else if (msg.kind === 'sync' && typeof msg.from === 'number' && Number.isSafeInteger(msg.from) && msg.from >= 0) {

@@ -1,0 +1,115 @@
+/**
+ * Whoever holds a transcript cannot frame an honest player (docs/SPEC.md §4.4). For honest transcripts of
+ * every protocol and any edit by their holder (delete, insert, duplicate, swap, alter a byte, cut a line
+ * short, splice in lines of another game of the same players), the audit names no player: what a checking
+ * orderer would have refused, or a `head` the log contradicts, shows the log was altered, and from there
+ * the game is not judged on it.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { simulate, SIM_PROTOCOLS, type SimProtocol } from './sim/simulate.js';
+import { auditLines } from './audit.js';
+
+const seedA = new Uint8Array(32).fill(31);
+const games = new Map<SimProtocol, { honest: string[]; other: string[] }>(
+  SIM_PROTOCOLS.map((protocol) => {
+    const honest = simulate({ protocol, players: 3, turns: 2, seed: seedA }).lines;
+    // Another game of the same players: the same keys (from the seed), another setup nonce.
+    const other = simulate({ protocol, players: 3, turns: 2, seed: seedA, timeoutMs: 2001 }).lines;
+    return [protocol, { honest, other }];
+  }),
+);
+
+type Edit =
+  | { kind: 'delete'; at: number }
+  | { kind: 'duplicate'; at: number; to: number }
+  | { kind: 'swap'; at: number; to: number }
+  | { kind: 'flip'; at: number; offset: number; char: string }
+  | { kind: 'cut'; at: number; keep: number }
+  | { kind: 'splice'; at: number; from: number }
+  | { kind: 'junk'; at: number; text: string };
+
+function apply(lines: readonly string[], other: readonly string[], edit: Edit): string[] {
+  const out = [...lines];
+  const i = 1 + (edit.at % (out.length - 1)); // line 0, the setup, is the game's identity: an edit there is another game
+  switch (edit.kind) {
+    case 'delete':
+      out.splice(i, 1);
+      break;
+    case 'duplicate':
+      out.splice(1 + (edit.to % out.length), 0, out[i]!);
+      break;
+    case 'swap': {
+      const j = 1 + (edit.to % (out.length - 1));
+      [out[i], out[j]] = [out[j]!, out[i]!];
+      break;
+    }
+    case 'flip': {
+      const t = out[i]!;
+      const k = edit.offset % t.length;
+      out[i] = t.slice(0, k) + edit.char + t.slice(k + 1);
+      break;
+    }
+    case 'cut':
+      out[i] = out[i]!.slice(0, edit.keep % out[i]!.length);
+      break;
+    case 'splice':
+      out.splice(i, 0, other[1 + (edit.from % (other.length - 1))]!);
+      break;
+    case 'junk':
+      out.splice(i, 0, edit.text);
+      break;
+  }
+  return out;
+}
+
+const anEdit: fc.Arbitrary<Edit> = fc.oneof(
+  fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('duplicate' as const), at: fc.nat(), to: fc.nat() }),
+  fc.record({ kind: fc.constant('swap' as const), at: fc.nat(), to: fc.nat() }),
+  fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), offset: fc.nat(), char: fc.constantFrom('0', '1', 'a', 'f', '"', '}', ' ', '9') }),
+  fc.record({ kind: fc.constant('cut' as const), at: fc.nat(), keep: fc.nat() }),
+  fc.record({ kind: fc.constant('splice' as const), at: fc.nat(), from: fc.nat() }),
+  fc.record({ kind: fc.constant('junk' as const), at: fc.nat(), text: fc.constantFrom('null', '{}', '[]', '{"v":1}', '1e400', '"\\ud800"') }),
+);
+
+describe("a transcript's holder cannot frame an honest player", () => {
+  it('the honest transcripts audit valid, and the spliced game is another game', () => {
+    for (const { honest, other } of games.values()) {
+      expect(auditLines(honest).valid).toBe(true);
+      expect(other[0]).not.toBe(honest[0]);
+    }
+  });
+
+  it('the reported edits: a deleted line, a flipped byte, an envelope from another game, a truncated line', () => {
+    const { honest, other } = games.get('dice')!;
+    for (const edited of [
+      apply(honest, other, { kind: 'delete', at: 9 }),
+      apply(honest, other, { kind: 'flip', at: 4, offset: 200, char: '0' }),
+      apply(honest, other, { kind: 'splice', at: 5, from: 3 }),
+      apply(honest, other, { kind: 'cut', at: 6, keep: 100 }),
+    ]) {
+      const v = auditLines(edited);
+      expect(v.valid).toBe(false);
+      expect(v.violations.filter((x) => x.player !== null)).toEqual([]);
+      expect(v.outcome).toBeNull();
+    }
+    const signidice = games.get('signidice')!;
+    const v = auditLines(apply(signidice.honest, signidice.other, { kind: 'delete', at: 6 }));
+    expect(v.violations.filter((x) => x.player !== null)).toEqual([]);
+    expect(v.outcome).toBeNull();
+  });
+
+  it('any edit of any protocol names nobody', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...SIM_PROTOCOLS), fc.array(anEdit, { minLength: 1, maxLength: 3 }), (protocol, edits) => {
+        const { honest, other } = games.get(protocol)!;
+        let lines = honest;
+        for (const e of edits) lines = apply(lines, other, e);
+        const v = auditLines(lines);
+        expect(v.violations.filter((x) => x.player !== null)).toEqual([]);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * Machines are pure (docs/SPEC.md §7): a step never changes the state it was given. Every state handed to a
+ * machine here is deep-frozen first, so any write into it throws, and the games are played through the
+ * simulator, honestly and with every cheat, on these frozen machines.
+ */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_REGISTRY, type AnyMachine, type Registry } from '../registry.js';
+import { simulate, SIM_PROTOCOLS } from '../sim/simulate.js';
+import { GENERIC_CHEATS, type Cheat } from '../sim/cheats.js';
+import { Auditor } from '../audit.js';
+
+class Mutation extends Error {}
+
+function deepFreeze<T>(value: T, seen = new WeakSet<object>()): T {
+  if (value === null || typeof value !== 'object' || seen.has(value) || ArrayBuffer.isView(value)) return value;
+  seen.add(value);
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key], seen);
+  return value;
+}
+
+/** Runs `f`; a write into a frozen state (a TypeError in strict mode) becomes an error the referee does not absorb. */
+function strict<R>(f: () => R): R {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof TypeError && /read only|not extensible|frozen|Cannot (assign|add|delete|define)/i.test(e.message)) throw new Mutation(e.message);
+    throw e;
+  }
+}
+
+function frozen(m: AnyMachine): AnyMachine {
+  return {
+    protocol: m.protocol,
+    init: (setup, gameId, me, ctx) => m.init(setup, gameId, me, ctx),
+    step: (s, msg, ctx) => strict(() => m.step(deepFreeze(s), msg, ctx)),
+    tick: (s, ctx) => strict(() => m.tick(deepFreeze(s), ctx)),
+    penalize: (s, player, code, line, ctx, time) => strict(() => m.penalize(deepFreeze(s), player, code, line, ctx, time)),
+    decision: (s) => strict(() => m.decision(deepFreeze(s))),
+    decide: (s, choice, ctx) => strict(() => m.decide(deepFreeze(s), choice, ctx)),
+    outcome: (s) => strict(() => m.outcome(deepFreeze(s))),
+  };
+}
+
+const registry: Registry = { machines: new Map([...DEFAULT_REGISTRY.machines].map(([k, m]) => [k, frozen(m)])), games: DEFAULT_REGISTRY.games };
+
+function audit(lines: readonly string[]) {
+  const a = new Auditor(lines[0]!, { registry });
+  for (const l of lines.slice(1)) a.add(l);
+  return a.verdict();
+}
+
+describe('no machine changes the state it is given', () => {
+  it('the freezing wrapper catches a write into a state', () => {
+    const writer: AnyMachine = { ...frozen(DEFAULT_REGISTRY.machines.get('beacon')!) };
+    const bad = frozen({ ...DEFAULT_REGISTRY.machines.get('beacon')!, tick: (s: { claimed: string | null }) => ((s.claimed = 'x'), { state: s, out: [], events: [], violations: [] }) });
+    expect(() => bad.tick({ claimed: null }, { now: 0, random: () => new Uint8Array(0) })).toThrow(Mutation);
+    expect(writer.protocol).toBe('beacon');
+  });
+
+  for (const protocol of SIM_PROTOCOLS) {
+    const cheats: readonly (Cheat | undefined)[] = [
+      undefined,
+      ...GENERIC_CHEATS,
+      ...(protocol === 'signidice' ? (['house-wrong-signature', 'house-key-swap', 'player-reuse-r'] as const) : []),
+    ];
+    it(`${protocol}: honest and cheating games on frozen states`, () => {
+      for (const cheat of cheats) {
+        const cheater = cheat?.startsWith('house-') ? 'house' : 'p2';
+        const r = simulate({ protocol, players: 3, turns: 2, seed: new Uint8Array(32).fill(21), drop: 0.05, registry, ...(cheat === undefined ? {} : { cheat, cheater }) });
+        const v = audit(r.lines);
+        for (const x of v.violations) expect([cheater, null]).toContain(x.player);
+        if (cheat === undefined) expect(v.valid).toBe(true);
+      }
+    });
+  }
+});
