@@ -170,7 +170,7 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
         gameName,
         rules,
         timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
-        game: gameByName(gameName).init(players, setup.params),
+        game: rules.init(players, setup.params),
         active: players,
         phase: 'join',
         phaseStart: setup.created,

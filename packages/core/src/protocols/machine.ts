@@ -233,15 +233,17 @@ export function checkChoice(choices: Choices, value: JsonValue, field = 'choice'
       return;
     }
     case 'any-of': {
+      const reasons: string[] = [];
       for (const option of choices.options) {
         try {
           checkChoice(option, value, field);
           return;
         } catch (e) {
           if (!(e instanceof FairtableError)) throw e;
+          reasons.push(e.message);
         }
       }
-      bad('matches none of the allowed forms');
+      bad(`matches none of the allowed forms (${reasons.join('; ')})`);
     }
   }
 }

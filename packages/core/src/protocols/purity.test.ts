@@ -53,7 +53,10 @@ function audit(lines: readonly string[]) {
 describe('no machine changes the state it is given', () => {
   it('the freezing wrapper catches a write into a state', () => {
     const writer: AnyMachine = { ...frozen(DEFAULT_REGISTRY.machines.get('beacon')!) };
-    const bad = frozen({ ...DEFAULT_REGISTRY.machines.get('beacon')!, tick: (s: { claimed: string | null }) => ((s.claimed = 'x'), { state: s, out: [], events: [], violations: [] }) });
+    const bad = frozen({
+      ...DEFAULT_REGISTRY.machines.get('beacon')!,
+      tick: (s: { claimed: string | null }) => ((s.claimed = 'x'), { state: s, out: [], events: [], violations: [] }),
+    });
     expect(() => bad.tick({ claimed: null }, { now: 0, random: () => new Uint8Array(0) })).toThrow(Mutation);
     expect(writer.protocol).toBe('beacon');
   });
@@ -67,7 +70,15 @@ describe('no machine changes the state it is given', () => {
     it(`${protocol}: honest and cheating games on frozen states`, () => {
       for (const cheat of cheats) {
         const cheater = cheat?.startsWith('house-') ? 'house' : 'p2';
-        const r = simulate({ protocol, players: 3, turns: 2, seed: new Uint8Array(32).fill(21), drop: 0.05, registry, ...(cheat === undefined ? {} : { cheat, cheater }) });
+        const r = simulate({
+          protocol,
+          players: 3,
+          turns: 2,
+          seed: new Uint8Array(32).fill(21),
+          drop: 0.05,
+          registry,
+          ...(cheat === undefined ? {} : { cheat, cheater }),
+        });
         const v = audit(r.lines);
         for (const x of v.violations) expect([cheater, null]).toContain(x.player);
         if (cheat === undefined) expect(v.valid).toBe(true);

@@ -166,7 +166,10 @@ function bettors(s: SignidiceState): string[] {
 
 function toSignPhase(s: SignidiceState, st: Stepper, ctx: Ctx, time: number): void {
   if (bettors(s).length === 0) {
-    s.phase = 'done';
+    // Nobody bet this round: nothing to sign or settle, the next round starts (or the contract closes).
+    s.round++;
+    if (s.round > s.rounds || s.active.length === 0) finish(s, st);
+    else startRound(s, time);
     return;
   }
   s.phase = 'sign';
@@ -346,7 +349,13 @@ export const signidice: Machine<SignidiceState> = {
     if (s.phase === 'done') {
       // Players race to the end; what arrives after it changes nothing and is held against no one.
       return st.result(s);
-    } else if ((body.type === 'bet' || body.type === 'pass') && from !== HOUSE && body.round === s.round && s.phase !== 'bet' && envelope.at <= s.betsClosedAt) {
+    } else if (
+      (body.type === 'bet' || body.type === 'pass') &&
+      from !== HOUSE &&
+      body.round === s.round &&
+      s.phase !== 'bet' &&
+      envelope.at <= s.betsClosedAt
+    ) {
       // Written before its author could see the claim that closed this round's betting: an honest race,
       // held against no one (docs/SPEC.md §7); the player sits the round out.
       return st.result(s);
