@@ -7,6 +7,7 @@
  * no two uses of the hash (a commitment, an envelope, a seed) can collide.
  * SHA-256 itself comes from platform.ts, so Node can inject its native digest.
  */
+import { FairtableError } from './errors.js';
 import { platformSha256 } from './platform.js';
 import { canonicalBytes } from './jcs.js';
 import { concatBytes, toHex, utf8 } from './bytes.js';
@@ -30,7 +31,7 @@ const prefixCache = new Map<string, Uint8Array>();
 export function domainPrefix(tag: HashTag): Uint8Array {
   let prefix = prefixCache.get(tag);
   if (prefix === undefined) {
-    if (!/^[a-z0-9-]+$/.test(tag)) throw new Error(`hash tag must be lowercase ASCII: ${tag}`);
+    if (!/^[a-z0-9-]+$/.test(tag)) throw new FairtableError('bad_input', `hash tag must be lowercase ASCII: ${tag}`, { field: 'tag' });
     prefix = concatBytes(utf8(`fairtable/${tag}/v1`), new Uint8Array([0]));
     prefixCache.set(tag, prefix);
   }

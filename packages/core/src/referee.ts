@@ -17,6 +17,7 @@ import type { JsonValue } from './jcs.js';
 import { prepareLine, TranscriptChecker, type CheckerOptions, type PreparedLine, type VerifyFn } from './transcript.js';
 import type { Ctx, Decision, GameEvent, Machine, Outcome, StepResult } from './protocols/machine.js';
 import { DEFAULT_REGISTRY, machineFor, type Registry } from './registry.js';
+import { bodyProblem } from './protocols/messages.js';
 
 /** A Ctx for seats that must never act (observers, the auditor): any use of randomness is a bug. */
 export const OBSERVER_CTX: Ctx = {
@@ -106,7 +107,17 @@ export class Referee<S = unknown> {
           this.apply(this.machine.penalize(this.state, v.player, v.code, v.seq, ctx, time), out, events, violations);
         }
       }
-      if (checked.accepted !== null) {
+      const problem = checked.accepted === null ? null : bodyProblem(this.machine.messages, checked.accepted.envelope.body);
+      if (checked.accepted !== null && problem !== null) {
+        const { line, hash, envelope } = checked.accepted;
+        violations.push({
+          code: 'unexpected_message',
+          player: envelope.from,
+          seq: line,
+          message: `line ${line}: ${envelope.from}'s "${envelope.body.type}" does not have the shape the ${this.machine.protocol} rules give it: ${problem}`,
+          evidence: [{ line, hash, envelope }],
+        });
+      } else if (checked.accepted !== null) {
         const accepted = checked.accepted;
         this.apply(
           this.guard(accepted.envelope.from, prepared.line, () => this.machine.step(this.state, accepted, ctx)),

@@ -73,12 +73,12 @@ export function auditFile(path: string, options: AuditFileOptions = {}): Promise
       ) => {
         if (m.kind === 'progress') options.onProgress?.(m.bytes, m.total, m.lines);
         else if (m.kind === 'verdict') resolve(m.verdict);
-        else reject(m.code === undefined ? new Error(m.message) : new TranscriptError(m.code as never, m.message));
+        else reject(new TranscriptError((m.code ?? 'bad_input') as never, m.message));
       },
     );
     worker.on('error', reject);
     worker.on('exit', (code) => {
-      if (code !== 0) reject(new Error(`the audit thread stopped with code ${code}`));
+      if (code !== 0) reject(new TranscriptError('bad_input', `the audit thread stopped with code ${code}`));
     });
   });
 }

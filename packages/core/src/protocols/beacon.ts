@@ -22,7 +22,7 @@ import {
   noDecision,
   refuseDecision,
   isDeadlineBody,
-  judgeClaim,
+  settleClaim,
   Stepper,
   type Ctx,
   type Machine,
@@ -30,6 +30,7 @@ import {
   type StepResult,
 } from './machine.js';
 import type { ViolationCode } from '../errors.js';
+import { BEACON_MESSAGES } from './messages.js';
 
 export interface BeaconState {
   readonly gameId: string;
@@ -122,6 +123,7 @@ function missing(s: BeaconState): string[] {
 
 export const beacon: Machine<BeaconState> = {
   protocol: 'beacon',
+  messages: BEACON_MESSAGES,
   // The beacon asks nothing of a person: each value is drawn from ctx.random.
   decision: noDecision,
   decide: refuseDecision,
@@ -207,18 +209,8 @@ export const beacon: Machine<BeaconState> = {
         finishRoundIfComplete(s, st, ctx, envelope.time);
       }
     } else if (isDeadlineBody(body)) {
-      const late = missing(s);
-      const claim = judgeClaim(body, envelope.time, s, { round: s.round, late, isOut: (p) => !s.active.includes(p) });
-      if (claim === 'stale') return st.result(s);
-      if (claim === 'false') {
-        st.violation(
-          'false_deadline_claim',
-          from,
-          msg,
-          `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline of round ${s.round}; missing were [${late.join(', ')}], deadline ${s.phaseStart + s.timeoutMs}, claim time ${envelope.time}`,
-        );
-        return st.result(s);
-      }
+      const late = settleClaim(st, msg, body, s, { round: s.round, late: missing(s), isOut: (p) => !s.active.includes(p) });
+      if (late === null) return st.result(s);
       for (const p of late) {
         st.violation('withheld', p, msg, `${p} did not ${s.phase} in round ${s.round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
         forfeit(s, st, p, 'withheld');

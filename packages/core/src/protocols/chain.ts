@@ -30,13 +30,14 @@ import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
 import type { ChanceGame } from '../games/game.js';
+import { CHAIN_MESSAGES } from './messages.js';
 import { forfeitSeat } from './rotation.js';
 import {
   checkChoice,
   deadlineTick,
   intParam,
   isDeadlineBody,
-  judgeClaim,
+  settleClaim,
   refuseDecision,
   Stepper,
   type Ctx,
@@ -160,6 +161,7 @@ const deadlineRound = (s: ChainState): number => (s.phase === 'play' ? s.turn : 
 export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState> {
   return {
     protocol: 'chain',
+    messages: CHAIN_MESSAGES,
 
     init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<ChainState> {
       const gameName = setup.game ?? 'dice';
@@ -291,18 +293,8 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
           checkEnd(s, st);
         }
       } else if (isDeadlineBody(body)) {
-        const late = missing(s);
-        const claim = judgeClaim(body, envelope.time, s, { round: deadlineRound(s), late, isOut: (p) => !s.active.includes(p) });
-        if (claim === 'stale') return st.result(s);
-        if (claim === 'false') {
-          st.violation(
-            'false_deadline_claim',
-            from,
-            msg,
-            `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}], deadline ${s.phaseStart + s.timeoutMs}, claim time ${envelope.time}`,
-          );
-          return st.result(s);
-        }
+        const late = settleClaim(st, msg, body, s, { round: deadlineRound(s), late: missing(s), isOut: (p) => !s.active.includes(p) });
+        if (late === null) return st.result(s);
         for (const p of late) {
           st.violation(
             'withheld',

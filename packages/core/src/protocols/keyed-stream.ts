@@ -34,6 +34,7 @@ import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
 import type { ChanceGame } from '../games/game.js';
+import { KEYED_STREAM_MESSAGES } from './messages.js';
 import { forfeitSeat } from './rotation.js';
 import { isStrictPublicKey } from '../identity.js';
 import {
@@ -42,7 +43,7 @@ import {
   noDecision,
   refuseDecision,
   isDeadlineBody,
-  judgeClaim,
+  settleClaim,
   Stepper,
   type Ctx,
   type Machine,
@@ -329,6 +330,7 @@ function afterForfeits(s: KeyedState, st: Stepper, wasRoller: string | null, tim
 export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<KeyedState> {
   return {
     protocol: 'keyed-stream',
+    messages: KEYED_STREAM_MESSAGES,
     // The roller computes the mover's roll, so the games played here take no actions: nothing to decide.
     decision: noDecision,
     decide: refuseDecision,
@@ -517,18 +519,8 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
       } else if (isDeadlineBody(body) && body.phase === REQUEST_PHASE) {
         const r = s.requests.find((q) => q.n === body.round);
         if (s.phase !== 'play' || r === undefined) return st.result(s);
-        const late = requestMissing(s, r);
-        const claim = judgeClaim(body, envelope.time, requestView(s, r), { round: r.n, late, isOut: (p) => !s.active.includes(p) });
-        if (claim === 'stale') return st.result(s);
-        if (claim === 'false') {
-          st.violation(
-            'false_deadline_claim',
-            from,
-            msg,
-            `${from} claimed [${body.missing.join(', ')}] missed the deadline of audit request ${r.n}; missing were [${late.join(', ')}]`,
-          );
-          return st.result(s);
-        }
+        const late = settleClaim(st, msg, body, requestView(s, r), { round: r.n, late: requestMissing(s, r), isOut: (p) => !s.active.includes(p) });
+        if (late === null) return st.result(s);
         const wasRoller = roller(s);
         for (const p of late) {
           const what = s.keyless[p] ? 'publish its next stream key' : 'reveal its stream secret and publish a new key';
@@ -538,18 +530,8 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
         s.requests = s.requests.filter((q) => q.n !== r.n);
         afterForfeits(s, st, wasRoller, envelope.time);
       } else if (isDeadlineBody(body)) {
-        const late = missing(s);
-        const claim = judgeClaim(body, envelope.time, s, { round: deadlineRound(s), late, isOut: (p) => !s.active.includes(p) });
-        if (claim === 'stale') return st.result(s);
-        if (claim === 'false') {
-          st.violation(
-            'false_deadline_claim',
-            from,
-            msg,
-            `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`,
-          );
-          return st.result(s);
-        }
+        const late = settleClaim(st, msg, body, s, { round: deadlineRound(s), late: missing(s), isOut: (p) => !s.active.includes(p) });
+        if (late === null) return st.result(s);
         const phase = s.phase;
         for (const p of late) {
           st.violation(

@@ -13,6 +13,7 @@ import { FairtableError, type Violation, type Evidence, type ViolationCode } fro
 import type { JsonValue } from '../jcs.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
+import type { MessageSchemas } from './messages.js';
 
 export interface Ctx {
   /** Milliseconds; the caller's clock (simulated in tests). */
@@ -65,6 +66,8 @@ export interface Decision {
 
 export interface Machine<S> {
   readonly protocol: string;
+  /** One schema per message type (messages.ts): the referee refuses a body that does not fit before `step`. */
+  readonly messages?: MessageSchemas;
   /** What the local player must decide now, or null when the machine waits for nobody local. */
   decision(state: S): Decision | null;
   /**
@@ -196,6 +199,33 @@ export function judgeClaim(
   if (view.late.some((p) => !named.has(p))) return 'false';
   if (view.late.length === 0) return 'stale';
   return 'valid';
+}
+
+/**
+ * Every machine's handling of a deadline claim (docs/SPEC.md §7.4): judges it, names a false claimant, and
+ * returns the players the claim validly names (every one still missing), or null when it changes nothing.
+ * What a valid claim does to them (forfeit, a round sat out) is the machine's.
+ */
+export function settleClaim(
+  st: Stepper,
+  msg: Accepted,
+  body: DeadlineBody,
+  state: DeadlineState,
+  view: { readonly round: number; readonly late: readonly string[]; readonly isOut: (player: string) => boolean },
+): readonly string[] | null {
+  const verdict = judgeClaim(body, msg.envelope.time, state, view);
+  if (verdict === 'stale') return null;
+  const from = msg.envelope.from;
+  if (verdict === 'false') {
+    st.violation(
+      'false_deadline_claim',
+      from,
+      msg,
+      `${from} claimed [${body.missing.join(', ')}] missed the ${state.phase} deadline (round ${view.round}); still missing were [${view.late.join(', ')}], the deadline ${state.phaseStart + state.timeoutMs}, the claim's time ${msg.envelope.time}`,
+    );
+    return null;
+  }
+  return view.late;
 }
 
 /** A decision's answer checked against its choices; throws FairtableError('illegal_choice'). */

@@ -17,6 +17,7 @@ import type { ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import type { JsonValue } from '../jcs.js';
+import { ROCHAMBEAU_MESSAGES } from './messages.js';
 import { checkHashName, type HashName } from '../rochambeau/hashes.js';
 import { gameSize } from '../rochambeau/codec.js';
 import { prepareMove } from '../rochambeau/player.js';
@@ -28,7 +29,7 @@ import {
   refuseDecision,
   type Decision,
   isDeadlineBody,
-  judgeClaim,
+  settleClaim,
   Stepper,
   type Ctx,
   type Machine,
@@ -169,6 +170,7 @@ function missing(s: RochambeauState): string[] {
 
 export const rochambeauMachine: Machine<RochambeauState> = {
   protocol: 'rochambeau',
+  messages: ROCHAMBEAU_MESSAGES,
 
   init(setup: GameSetup, gameId: string, me: string | null, _ctx: Ctx): StepResult<RochambeauState> {
     const N = String(setup.params.N ?? 3);
@@ -249,18 +251,8 @@ export const rochambeauMachine: Machine<RochambeauState> = {
         if (missing(s).length === 0) judgeAttempt(s, st, envelope.time, msg);
       }
     } else if (isDeadlineBody(body)) {
-      const late = missing(s);
-      const claim = judgeClaim(body, envelope.time, s, { round: s.attempt, late, isOut: (p) => s.out.includes(p) });
-      if (claim === 'stale') return st.result(s);
-      if (claim === 'false') {
-        st.violation(
-          'false_deadline_claim',
-          from,
-          msg,
-          `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`,
-        );
-        return st.result(s);
-      }
+      const late = settleClaim(st, msg, body, s, { round: s.attempt, late: missing(s), isOut: (p) => s.out.includes(p) });
+      if (late === null) return st.result(s);
       for (const p of late) {
         st.violation('withheld', p, msg, `${p} sent no ${s.phase === 'commit' ? 'Commit' : 'Reveal'} before the deadline; disqualified (claimed by ${from})`);
       }

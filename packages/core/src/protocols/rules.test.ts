@@ -70,6 +70,20 @@ function beaconCommit(s: Script, player: string, round = 1): { commitment: strin
   return commit({ game: s.game, player, purpose: `beacon/${round}` }, toHex(s.random(32)), s.random);
 }
 
+describe('message shapes (docs/SPEC.md §7.6)', () => {
+  it('a body of a known type in the wrong shape is unexpected_message, naming its signer and the member', () => {
+    const s = new Script('beacon', ['a', 'b']);
+    s.post('a', { type: 'commit', round: 1, commitment: beaconCommit(s, 'a').commitment });
+    s.post('b', { type: 'commit', round: 'one', commitment: 7 });
+    const v = s.first();
+    expect(v).toMatchObject({ code: 'unexpected_message', player: 'b' });
+    expect((v as unknown as { message: string }).message).toMatch(/round|commitment/);
+    const t = new Script('rochambeau', ['a', 'b']);
+    t.post('b', { type: 'reveal', attempt: 1, payload: { not: 'hex' } });
+    expect(t.first()).toMatchObject({ code: 'unexpected_message', player: 'b' });
+  });
+});
+
 describe('beacon rules', () => {
   it('committing twice is duplicate_commit', () => {
     const s = new Script('beacon', ['a', 'b']);

@@ -19,10 +19,11 @@ import { concatBytes, fromHex, isHex, toHex, u32be, utf8 } from '../bytes.js';
 import { commit, opens, type Opening } from '../commitment.js';
 import { hashJson } from '../hash.js';
 import { RandomStream } from '../stream.js';
-import type { ViolationCode } from '../errors.js';
+import { FairtableError, type ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import type { JsonValue } from '../jcs.js';
+import { SIGNIDICE_MESSAGES } from '../protocols/messages.js';
 import {
   checkChoice,
   deadlineTick,
@@ -31,7 +32,7 @@ import {
   type Choices,
   type Decision,
   isDeadlineBody,
-  judgeClaim,
+  settleClaim,
   Stepper,
   type Ctx,
   type Machine,
@@ -268,14 +269,16 @@ function missing(s: SignidiceState): string[] {
 
 export const signidice: Machine<SignidiceState> = {
   protocol: 'signidice',
+  messages: SIGNIDICE_MESSAGES,
 
   init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<SignidiceState> {
     const key = checkHouseKey(setup.params.houseKey);
     const ids = setup.players.map((p) => p.id);
-    if (!ids.includes(HOUSE)) throw new Error('a Signidice game needs a player named "house"');
+    if (!ids.includes(HOUSE)) throw new FairtableError('bad_setup', 'a Signidice game needs a player named "house"', { field: 'players' });
     const players = ids.filter((p) => p !== HOUSE);
     const maxPlayers = intParam(setup.params, 'maxPlayers', 100, 1, 1_000_000);
-    if (players.length > maxPlayers) throw new Error(`the setup seats ${players.length} players, the contract allows ${maxPlayers}`);
+    if (players.length > maxPlayers)
+      throw new FairtableError('out_of_range', `the setup seats ${players.length} players, the contract allows ${maxPlayers}`, { field: 'maxPlayers' });
     const stake = intParam(setup.params, 'stake', 1000, 0, 2 ** 40);
     const bounty = intParam(setup.params, 'bounty', 1000, 0, 2 ** 40);
     const bankroll = intParam(setup.params, 'houseBankroll', 100_000, 0, 2 ** 40);
@@ -429,18 +432,8 @@ export const signidice: Machine<SignidiceState> = {
         advance(s, st, ctx, envelope.time);
       }
     } else if (isDeadlineBody(body)) {
-      const late = missing(s);
-      const claim = judgeClaim(body, envelope.time, s, { round: s.round, late, isOut: (p) => p !== HOUSE && !s.active.includes(p) });
-      if (claim === 'stale') return st.result(s);
-      if (claim === 'false') {
-        st.violation(
-          'false_deadline_claim',
-          from,
-          msg,
-          `${from} claimed [${body.missing.join(', ')}] missed the ${s.phase} deadline; missing were [${late.join(', ')}]`,
-        );
-        return st.result(s);
-      }
+      const late = settleClaim(st, msg, body, s, { round: s.round, late: missing(s), isOut: (p) => p !== HOUSE && !s.active.includes(p) });
+      if (late === null) return st.result(s);
       if (s.phase === 'bet') {
         // Not betting is no fault: those players sit this round out.
         s.betsClosedAt = msg.line;

@@ -187,8 +187,13 @@ export function earlyMove(seat: Seat): Body | null {
     return sd.phase === 'bet' && sd.mine !== null ? { type: 'hr', round: sd.mine.round, opening: sd.mine.opening as unknown as JsonValue } : null;
   }
   const chain = stateOf<ChainState>(seat, 'chain');
-  if (chain !== null)
-    return chain.phase === 'play' && chain.active[chain.mover % chain.active.length] !== seat.id ? { type: 'move', turn: chain.turn, x: 0, roll: null } : null;
+  if (chain !== null) {
+    // A well-formed move (an opening of nothing, no draws), sent while it is another player's turn.
+    const zero = '0'.repeat(64);
+    return chain.phase === 'play' && chain.active[chain.mover % chain.active.length] !== seat.id
+      ? { type: 'move', turn: chain.turn, opening: { nonce: zero, value: null }, commitment: zero, fresh: zero, action: null, draws: [] }
+      : null;
+  }
   const keyed = stateOf<KeyedState>(seat, 'keyed-stream');
   if (keyed !== null)
     return keyed.phase === 'play' && keyed.active[keyed.mover % keyed.active.length] !== seat.id ? { type: 'turn', turn: keyed.turn, x: 0, roll: null } : null;

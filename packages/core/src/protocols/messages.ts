@@ -1,0 +1,72 @@
+/**
+ * One schema per message type (docs/SPEC.md §7.6): the shape every body of a protocol must have before its
+ * machine reads it. The referee checks a body against its machine's schema for the body's type; a body of
+ * a known type that does not fit is `unexpected_message`, naming its signer and the member that is wrong,
+ * and the machine never sees it. So a machine reads typed members, never guesses at them, and no signed
+ * body can crash a seat. Formats that carry their own violation codes (a key that is not a key, a bet the
+ * wheel does not know) are the machines' to judge: the schemas check types.
+ */
+import * as z from 'zod/mini';
+
+/** A schema as the referee uses it: only `safeParse`. */
+export interface MessageSchema {
+  safeParse(
+    value: unknown,
+  ): { success: true } | { success: false; error: { issues: readonly { path: readonly PropertyKey[]; message: string; code?: string }[] } };
+}
+
+export type MessageSchemas = Readonly<Record<string, MessageSchema>>;
+
+const round = z.int().check(z.minimum(0));
+const text = z.string();
+const opening = z.object({ nonce: text, value: z.unknown() });
+const players = z.array(text);
+
+export const DEADLINE = z.object({ type: z.literal('deadline'), phase: text, round, missing: players });
+
+export const BEACON_MESSAGES: MessageSchemas = {
+  commit: z.object({ round, commitment: text }),
+  reveal: z.object({ round, commitSet: text, opening }),
+  deadline: DEADLINE,
+};
+
+export const CHAIN_MESSAGES: MessageSchemas = {
+  join: z.object({ commitment: text }),
+  ready: z.object({ commitSet: z.unknown(), fresh: text }),
+  move: z.object({ turn: round, opening, commitment: text, fresh: text, action: z.unknown(), draws: z.array(z.tuple([z.number(), z.number()])) }),
+  deadline: DEADLINE,
+};
+
+export const KEYED_STREAM_MESSAGES: MessageSchemas = {
+  'stream-key': z.object({ key: z.unknown() }),
+  turn: z.object({ turn: round, roll: z.nullable(z.object({ turn: z.unknown(), draws: z.unknown() })), x: z.optional(z.nullable(z.number())) }),
+  audit: z.object({ secret: z.unknown(), key: z.optional(z.unknown()) }),
+  'audit-request': z.object({ players }),
+  deadline: DEADLINE,
+};
+
+export const ROCHAMBEAU_MESSAGES: MessageSchemas = {
+  commit: z.object({ attempt: round, payload: text }),
+  reveal: z.object({ attempt: round, payload: text }),
+  deadline: DEADLINE,
+};
+
+export const SIGNIDICE_MESSAGES: MessageSchemas = {
+  bet: z.object({ round, bet: z.unknown(), r: text, hr: text }),
+  pass: z.object({ round }),
+  sign: z.object({ round, player: text, key: z.unknown(), pi: text }),
+  hr: z.object({ round, opening }),
+  deadline: DEADLINE,
+};
+
+/** Why `body` does not fit its type's schema, or null when it does (or its type has none: the machine judges it). */
+export function bodyProblem(schemas: MessageSchemas | undefined, body: { readonly type: string }): string | null {
+  const schema = schemas !== undefined && Object.hasOwn(schemas, body.type) ? schemas[body.type] : undefined;
+  if (schema === undefined) return null;
+  const r = schema.safeParse(body);
+  if (r.success) return null;
+  return r.error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.length === 0 ? 'the body' : i.path.map(String).join('.')}: ${i.code ?? 'invalid'} (${i.message})`)
+    .join('; ');
+}
