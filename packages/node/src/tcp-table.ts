@@ -23,9 +23,8 @@ import { createServer, connect, type Server, type Socket } from 'node:net';
 import { closeSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
 import { concatBytes, fromHex, isHex, randomBytes, toHex, utf8 } from '@fairtable/core/bytes.js';
 import { FairtableError, type ErrorCode } from '@fairtable/core/errors.js';
-import { canonicalize } from '@fairtable/core/jcs.js';
-import { envelopeShapeError, isPlayerId, type Envelope } from '@fairtable/core/envelope.js';
-import { prepareLine, readSetupLine, type VerifyFn } from '@fairtable/core/transcript.js';
+import { isPlayerId, type Envelope } from '@fairtable/core/envelope.js';
+import { prepareLine, readSetupLine, TranscriptChecker, type PreparedLine, type VerifyFn } from '@fairtable/core/transcript.js';
 import type { Link, NetNode } from '@fairtable/core/sim/network.js';
 import { BoundedLineReader } from './line-reader.js';
 import { nativeSign, nativeVerify } from './native-verify.js';
@@ -43,11 +42,11 @@ const SYNC_BATCH_BYTES = 256 * 1024;
 // The door: what a submitted line must be to enter the log.
 // ---------------------------------------------------------------------------
 
-/** Why the door refuses a line; the same strings as the auditor's violation codes where they mean the same. */
-export type RefusalCode = 'malformed' | 'not_canonical' | 'wrong_sender' | 'wrong_game' | 'bad_signature' | 'equivocation' | 'bad_position' | 'broken_chain';
+/** Why the door refuses a line: the violation codes of the transcript checker (docs/SPEC.md §4.2, §10.1). */
+export type RefusalCode = 'malformed' | 'wrong_sender' | 'unknown_player' | 'wrong_game' | 'bad_signature' | 'equivocation' | 'bad_position' | 'broken_chain';
 
 export type Admission =
-  | { readonly kind: 'admit'; readonly envelope: Envelope; readonly hash: string }
+  | { readonly kind: 'admit'; readonly envelope: Envelope; readonly hash: string; readonly prepared: PreparedLine }
   /** The very line is already in the log: an honest resend, dropped without a word. */
   | { readonly kind: 'duplicate'; readonly line: number }
   | { readonly kind: 'refuse'; readonly code: RefusalCode; readonly message: string; readonly player: string | null; readonly line?: number };
@@ -59,12 +58,14 @@ interface AuthorState {
 }
 
 /**
- * The log as the door sees it: the texts, their hashes, and each author's
- * sequence. Self-contained so that the relay (and core) can take it over.
+ * The log as the door sees it: the texts, their hashes and each author's sequence, for answering `sync`
+ * and resuming; the rules themselves are the core transcript checker's (`checker.judge`), the same that
+ * every reader of the log applies, so what this table records is exactly what they accept.
  */
 export interface Door {
   readonly gameId: string;
   readonly keys: ReadonlyMap<string, Uint8Array>;
+  readonly checker: TranscriptChecker;
   readonly log: string[];
   readonly hashes: string[];
   readonly index: Map<string, number>;
@@ -72,91 +73,57 @@ export interface Door {
 }
 
 export function createDoor(setupLine: string, verifyFn: VerifyFn = nativeVerify): Door {
-  const { setup, gameId } = readSetupLine(setupLine);
-  const keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key)]));
-  const first = prepareLine(0, setupLine, keys, verifyFn);
+  const checker = new TranscriptChecker(setupLine);
+  const first = prepareLine(0, setupLine, checker.keys, verifyFn);
   if (first.hash === null || !first.sigOk) throw new FairtableError('bad_input', 'line 0: the setup envelope is not signed by its creator');
-  if (canonicalizeOrNull(setupLine) !== setupLine) throw new FairtableError('not_canonical', 'line 0: the setup envelope is not in canonical form');
-  const door: Door = { gameId, keys, log: [setupLine], hashes: [first.hash], index: new Map([[setupLine, 0]]), authors: new Map() };
+  checker.admit(first);
+  const door: Door = {
+    gameId: checker.gameId,
+    keys: checker.keys,
+    checker,
+    log: [setupLine],
+    hashes: [first.hash],
+    index: new Map([[setupLine, 0]]),
+    authors: new Map(),
+  };
   door.authors.set(first.envelope!.from, { lines: [0], lastHash: first.hash });
   return door;
 }
 
-/** The deepest an envelope may nest (the envelope object itself is depth 1); protocol bodies use a handful. */
-export const MAX_NESTING = 64;
-
-/** How deep the arrays and objects of a JSON text nest, counted outside strings, in one pass. */
-function nestingDepth(text: string): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 0x5c)
-        i++; // backslash: skip the escaped character
-      else if (ch === 0x22) inString = false;
-    } else if (ch === 0x22) inString = true;
-    else if (ch === 0x7b || ch === 0x5b) deepest = Math.max(deepest, ++depth);
-    else if (ch === 0x7d || ch === 0x5d) depth--;
-  }
-  return deepest;
-}
-
-function canonicalizeOrNull(text: string): string | null {
-  try {
-    return canonicalize(JSON.parse(text));
-  } catch {
-    // Not JSON, a number beyond double range, a lone surrogate, nesting deeper than the stack: all the same to the door.
-    return null;
-  }
-}
-
 /**
- * The door's check of one line submitted over `sender`'s connection
- * (docs/SPEC.md §10.4): the envelope-layer rules of §4.2 that an orderer can
- * check before it records, so that what it records is its own responsibility
- * only for order. It changes nothing; `enterLine` records an admitted line.
+ * The door's check of one line submitted over `sender`'s connection (docs/SPEC.md §10.1, §10.4): the
+ * transcript checker's rules applied to the line as the log's next, plus "a connection speaks only for its
+ * own player". It changes nothing; `enterLine` records an admitted line.
  */
 export function admitLine(door: Door, sender: string, text: string, verifyFn: VerifyFn = nativeVerify): Admission {
   const known = door.index.get(text);
   if (known !== undefined) return { kind: 'duplicate', line: known };
   const refuse = (code: RefusalCode, message: string, player: string | null = sender, line?: number): Admission =>
     line === undefined ? { kind: 'refuse', code, message, player } : { kind: 'refuse', code, message, player, line };
-  // Before parsing: a reader that recurses (a seat's, another language's) must not meet 20,000 levels.
-  if (nestingDepth(text) > MAX_NESTING) return refuse('malformed', `nested deeper than ${MAX_NESTING} levels`);
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return refuse('malformed', 'not JSON');
-  }
-  const shape = envelopeShapeError(value);
-  if (shape !== null) return refuse('malformed', shape);
-  if (canonicalizeOrNull(text) !== text) return refuse('not_canonical', 'an envelope is submitted in its canonical form (RFC 8785), with no duplicate members');
-  const env = value as Envelope;
+  const prepared = prepareLine(door.log.length, text, door.keys, verifyFn);
+  if (prepared.envelope === null) return refuse('malformed', prepared.shapeError ?? 'not an envelope');
+  const env = prepared.envelope;
   if (env.from !== sender) return refuse('wrong_sender', `from is "${env.from}" but this connection speaks for "${sender}"`);
-  if (env.game !== door.gameId) return refuse('wrong_game', `game ${env.game} is not this game (${door.gameId})`);
-  const line = door.log.length;
-  const prepared = prepareLine(line, text, door.keys, verifyFn);
-  if (prepared.hash === null) return refuse('malformed', prepared.shapeError ?? 'not an envelope');
-  if (!prepared.sigOk) return refuse('bad_signature', `the signature does not verify under ${sender}'s key`);
-  const author = door.authors.get(sender);
-  const count = author?.lines.length ?? 0;
-  if (env.seq < count)
-    return refuse('equivocation', `seq ${env.seq} is taken by line ${author!.lines[env.seq]!}, a different envelope`, sender, author!.lines[env.seq]!);
-  if (env.seq > count) return refuse('bad_position', `seq ${env.seq}: ${sender} has ${count} envelopes in the log, so the next is seq ${count}`);
-  const lastHash = author?.lastHash ?? door.gameId;
-  if (env.prev !== lastHash) return refuse('broken_chain', `prev is not the hash of ${sender}'s previous envelope`);
-  const lastLine = author === undefined ? 0 : author.lines[author.lines.length - 1]!;
-  if (env.at < 1 || env.at > line || env.at <= lastLine) return refuse('bad_position', `at ${env.at}: must be in ${lastLine + 1}..${line}`);
-  if (env.head !== door.hashes[env.at - 1]) return refuse('broken_chain', `head is not the hash of line ${env.at - 1}`);
-  return { kind: 'admit', envelope: env, hash: prepared.hash };
+  const judgement = door.checker.judge(prepared);
+  switch (judgement.kind) {
+    case 'accept':
+      return judgement.brokenChain === null
+        ? { kind: 'admit', envelope: env, hash: prepared.hash!, prepared }
+        : refuse('broken_chain', judgement.brokenChain.message);
+    case 'duplicate':
+      return { kind: 'duplicate', line: judgement.line };
+    case 'equivocation':
+      return refuse('equivocation', judgement.violation.message, sender, door.authors.get(sender)?.lines[env.seq]);
+    case 'refuse':
+      // A `head` that names another line is the submitter's false reference here, not an altered log.
+      return refuse(judgement.headMismatch ? 'broken_chain' : (judgement.violation.code as RefusalCode), judgement.violation.message);
+  }
 }
 
 /** Records a line the door admitted; returns its line number. */
 export function enterLine(door: Door, text: string, admitted: Extract<Admission, { kind: 'admit' }>): number {
   const line = door.log.length;
+  door.checker.admit(admitted.prepared);
   door.log.push(text);
   door.hashes.push(admitted.hash);
   door.index.set(text, line);
