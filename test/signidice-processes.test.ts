@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, beforeAll } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,7 +66,10 @@ async function play(
     house.on('error', reject);
   });
   const players = ['alice', 'bob'].map((p) =>
-    collect(spawn(process.execPath, [main, 'signidice', 'play', '--key', `${p}.json`, '--port', port], { cwd: dir })),
+    // alice chooses her bet (red, 7 a round); bob leaves his to the automatic player.
+    collect(
+      spawn(process.execPath, [main, 'signidice', 'play', '--key', `${p}.json`, '--port', port, ...(p === 'alice' ? ['--bet', 'red:7'] : [])], { cwd: dir }),
+    ),
   );
   const results = await Promise.all([houseDone, ...players]);
   for (const r of results) expect(r.code).toBe(0);
@@ -79,6 +82,14 @@ async function play(
 describe('Signidice across processes on 127.0.0.1', () => {
   it('house and two players agree on every balance, and the transcript audits valid', async () => {
     const { reports, transcript } = await play([]);
+    // Every bet alice placed is the one she chose on the command line.
+    const bets = readFileSync(transcript, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { from: string; body: { type: string; bet?: unknown } })
+      .filter((e) => e.from === 'alice' && e.body.type === 'bet');
+    expect(bets.length).toBeGreaterThan(0);
+    for (const b of bets) expect(b.body.bet).toEqual({ kind: 'red', pick: null, amount: 7 });
     expect(reports.map((r) => r.player)).toEqual(['house', 'alice', 'bob']);
     expect(new Set(reports.map((r) => JSON.stringify(r.balances))).size).toBe(1);
     const audit = spawnSync(process.execPath, [main, 'audit', transcript, '--json'], { encoding: 'utf8' });

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { auditText, type Verdict } from '@fairtable/core/audit.js';
-import { appendEquivocation, simKeys, simulate } from '@fairtable/core/sim/simulate.js';
+import { appendEquivocation, simKeys, simulate } from '@fairtable/core/testing';
 import type { Envelope } from '@fairtable/core/envelope.js';
 // The file auditor runs its threads from the built files (audit-coordinator.js beside audit-file.js): test the build.
 import { auditFile } from '../dist/audit-file.js';

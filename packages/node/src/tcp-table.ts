@@ -25,7 +25,7 @@ import { concatBytes, fromHex, isHex, randomBytes, toHex, utf8 } from '@fairtabl
 import { FairtableError, type ErrorCode } from '@fairtable/core/errors.js';
 import { isPlayerId, type Envelope } from '@fairtable/core/envelope.js';
 import { prepareLine, readSetupLine, TranscriptChecker, type PreparedLine, type VerifyFn } from '@fairtable/core/transcript.js';
-import type { Link, NetNode } from '@fairtable/core/sim/network.js';
+import type { Link, NetNode } from '@fairtable/core/testing';
 import { BoundedLineReader } from './line-reader.js';
 import { nativeSign, nativeVerify } from './native-verify.js';
 

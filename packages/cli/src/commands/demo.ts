@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { randomBytes } from '@fairtable/core/bytes.js';
-import { simulate } from '@fairtable/core/sim/simulate.js';
+import { simulate } from '@fairtable/core/testing';
 import { auditFile } from '@fairtable/node/audit-file.js';
 
 export function register(program: Command): void {

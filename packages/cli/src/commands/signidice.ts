@@ -19,7 +19,8 @@ import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
 import { readSetupLine } from '@fairtable/core/transcript.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
-import { SimPlayer, CHEATS, type Cheat } from '@fairtable/core/sim/player.js';
+import { SimPlayer, CHEATS, simStrategy, type Cheat, type Strategy } from '@fairtable/core/testing';
+import { checkChoice } from '@fairtable/core';
 import { ecvrfHouse, checkHouseKey, type HouseKey } from '@fairtable/core/signidice/house-key.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { isHex, fromHex } from '@fairtable/core/bytes.js';
@@ -78,6 +79,36 @@ interface HouseSecretFile {
 
 const secretPath = (transcript: string): string => `${transcript}.house-secret.json`;
 
+/**
+ * `--bet`: the player's own bet, every round: `red:10`, `black:10`, `odd:10`, `even:10`, `dozen:2:10`,
+ * `straight:17:5`, `face:3:10` (the dice wheel), or `pass`. A bet the round does not allow (more than the
+ * balance, say) sits that round out, and says so.
+ */
+export function betStrategy(spec: string, id: string): Strategy {
+  const m = /^(?:(pass)|(red|black|odd|even):(\d+)|(dozen|straight|face):(\d+):(\d+))$/.exec(spec);
+  if (m === null)
+    fail(
+      `[bad_input] --bet "${spec}": write red:AMOUNT, black:AMOUNT, odd:AMOUNT, even:AMOUNT, dozen:1-3:AMOUNT, straight:0-36:AMOUNT, face:1-6:AMOUNT or pass`,
+    );
+  const bet: JsonValue =
+    m[1] !== undefined
+      ? null
+      : m[2] !== undefined
+        ? { kind: m[2], pick: null, amount: Number(m[3]) }
+        : { kind: m[4]!, pick: Number(m[5]), amount: Number(m[6]) };
+  const automatic = simStrategy(randomBytes(32));
+  return (decision) => {
+    if (decision.kind !== 'bet') return automatic(decision);
+    try {
+      checkChoice(decision.choices, bet, 'bet');
+      return bet;
+    } catch (e) {
+      process.stderr.write(`${id}: this round does not take --bet ${spec} (${(e as Error).message}); sitting it out\n`);
+      return null;
+    }
+  };
+}
+
 /** The cheats only the house can commit (it alone signs outcomes). */
 const HOUSE_CHEATS: ReadonlySet<Cheat> = new Set<Cheat>(['house-wrong-signature', 'house-withhold', 'house-key-swap']);
 
@@ -108,6 +139,7 @@ async function playSeat(
   options: SeatOptions,
   prover?: (a: Uint8Array) => Uint8Array,
   resumeFrom?: readonly string[],
+  strategy?: Strategy,
 ): Promise<SimPlayer> {
   const conn = await connectTable(host, port, id, keys.secretKey, {
     silenceMs: options.silenceMs,
@@ -116,18 +148,10 @@ async function playSeat(
     onRefused: (code, message) => process.stderr.write(`${id}: the table refused a line of ours: [${code}] ${message}\n`),
   });
   // A resumed seat replays the log it wrote and sends nothing that already stands in it (Seat.resume).
-  const player = new SimPlayer(
-    id,
-    keys,
-    conn.setupLine,
-    randomBytes,
-    cheat,
-    () => Date.now(),
-    nativeVerify,
-    prover,
-    nativeSign,
-    resumeFrom === undefined ? {} : { resume: { lines: resumeFrom } },
-  );
+  const player = new SimPlayer(id, keys, conn.setupLine, randomBytes, cheat, () => Date.now(), nativeVerify, prover, nativeSign, {
+    ...(resumeFrom === undefined ? {} : { resume: { lines: resumeFrom } }),
+    ...(strategy === undefined ? {} : { strategy }),
+  });
   conn.attach(player);
   player.tick(conn.link);
   let check: NodeJS.Timeout | undefined;
@@ -316,6 +340,7 @@ export function register(program: Command): void {
     .option('--out <file>', 'keep your own copy of the transcript, appended line by line as it arrives')
     .option('--silence-ms <ms>', 'give up when the table sends nothing for this long', '15000')
     .option('--reconnect-ms <ms>', 'when the connection drops, keep trying to reconnect for this long (a restarted house)', '30000')
+    .option('--bet <bet>', 'your bet every round: red:10, dozen:2:10, straight:17:5, face:3:10, pass … (default: a random bet of at most 10)')
     .option('--cheat <kind>', 'cheat (for demonstrations and tests)')
     .action(async (opts: Record<string, string | undefined>) => {
       const me = loadKey(opts.key!);
@@ -328,7 +353,17 @@ export function register(program: Command): void {
         ...(opts.out === undefined ? {} : { copyTo: opts.out }),
       };
       try {
-        const seat = await playSeat(opts.host!, port, me.name, me.keys, cheat, options);
+        const seat = await playSeat(
+          opts.host!,
+          port,
+          me.name,
+          me.keys,
+          cheat,
+          options,
+          undefined,
+          undefined,
+          opts.bet === undefined ? undefined : betStrategy(opts.bet, me.name),
+        );
         process.stdout.write(report(seat) + '\n');
       } catch (e) {
         failWith(e);

@@ -9,9 +9,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
-import { simulate, SIM_PROTOCOLS, type SimProtocol } from '@fairtable/core/sim/simulate.js';
+import { simulate, SIM_PROTOCOLS, CHEATS, GENERIC_CHEATS, type Cheat, type SimProtocol } from '@fairtable/core/testing';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
-import { CHEATS, GENERIC_CHEATS, type Cheat } from '@fairtable/core/sim/player.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { fail, failWith } from '../io.js';
