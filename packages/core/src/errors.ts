@@ -24,6 +24,7 @@ export type ErrorCode =
   | 'unknown_protocol'
   | 'out_of_range'
   | 'illegal_choice'
+  | 'bad_receipt'
   | 'unknown_game'
   // the door: what an orderer refuses at submission (docs/SPEC.md §10.1)
   | 'refused'

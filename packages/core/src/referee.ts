@@ -39,6 +39,11 @@ export interface RefereeOptions extends CheckerOptions {
   readonly keepEvents?: boolean;
   /** The machines to run; the built-ins by default (registry.ts). */
   readonly registry?: Registry;
+  /**
+   * The time of a line as the rules judge it, when the game is judged on an orderer's receipts (docs/SPEC.md
+   * §7.4); undefined for a line without one, which keeps its author's own claim.
+   */
+  readonly timeOf?: (line: number) => number | undefined;
 }
 
 /** Only what signatures alone prove is penalised at the envelope layer (docs/SPEC.md §4.4). */
@@ -55,6 +60,7 @@ export class Referee<S = unknown> {
   alteredAt: number | null = null;
   private readonly keepEvents: boolean;
   private readonly verifyFn: VerifyFn | undefined;
+  private readonly timeOf: ((line: number) => number | undefined) | undefined;
   private pendingOut: Body[];
 
   constructor(
@@ -66,6 +72,7 @@ export class Referee<S = unknown> {
     this.checker = new TranscriptChecker(setupLine, options);
     this.keepEvents = options.keepEvents ?? false;
     this.verifyFn = options.verify;
+    this.timeOf = options.timeOf;
     this.machine = machineFor(this.checker.setup.protocol, options.registry ?? DEFAULT_REGISTRY) as Machine<S>;
     const init = this.machine.init(this.checker.setup, this.checker.gameId, me, ctx);
     this.state = init.state;
@@ -101,7 +108,7 @@ export class Referee<S = unknown> {
       events.push({ type: 'log-altered', line: prepared.line });
     }
     if (!this.stopped) {
-      const time = prepared.envelope?.time ?? 0;
+      const time = this.timeOf?.(prepared.line) ?? prepared.envelope?.time ?? 0;
       for (const v of checked.violations) {
         if (v.player !== null && PENALIZED.has(v.code) && this.checker.keys.has(v.player)) {
           this.apply(this.machine.penalize(this.state, v.player, v.code, v.seq, ctx, time), out, events, violations);
@@ -118,7 +125,7 @@ export class Referee<S = unknown> {
           evidence: [{ line, hash, envelope }],
         });
       } else if (checked.accepted !== null) {
-        const accepted = checked.accepted;
+        const accepted = { ...checked.accepted, time };
         this.apply(
           this.guard(accepted.envelope.from, prepared.line, () => this.machine.step(this.state, accepted, ctx)),
           out,

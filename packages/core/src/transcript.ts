@@ -31,6 +31,11 @@ export interface Accepted {
   readonly line: number;
   readonly hash: string;
   readonly envelope: Envelope;
+  /**
+   * The time the rules judge this line by (docs/SPEC.md §7.4): its author's own claim (`envelope.time`),
+   * or the time in the orderer's signed receipt when the game is judged on receipts.
+   */
+  readonly time: number;
 }
 
 /** What the (possibly parallel) preparation stage computes for one line. */
@@ -365,7 +370,7 @@ export class TranscriptChecker {
       case 'accept':
         this.record(prepared);
         return {
-          accepted: { line, hash: prepared.hash!, envelope: prepared.envelope! },
+          accepted: { line, hash: prepared.hash!, envelope: prepared.envelope!, time: prepared.envelope!.time },
           violations: judgement.brokenChain === null ? [] : [judgement.brokenChain],
           duplicate: false,
           altered: false,

@@ -21,16 +21,14 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { closeSync, fdatasyncSync, openSync, writeSync } from 'node:fs';
-import { concatBytes, fromHex, isHex, randomBytes, toHex, utf8 } from '@fairtable/core/bytes.js';
+import { fromHex, isHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { FairtableError, type ErrorCode } from '@fairtable/core/errors.js';
 import { isPlayerId, type Envelope } from '@fairtable/core/envelope.js';
+import { helloBytes } from '@fairtable/core/order/hello.js';
 import { prepareLine, readSetupLine, TranscriptChecker, type PreparedLine, type VerifyFn } from '@fairtable/core/transcript.js';
 import type { Link, NetNode } from '@fairtable/core/testing';
 import { BoundedLineReader } from './line-reader.js';
 import { nativeSign, nativeVerify } from './native-verify.js';
-
-const helloBytes = (gameId: string, nonce: string): Uint8Array =>
-  concatBytes(utf8('fairtable/table-hello/v1'), new Uint8Array([0]), fromHex(gameId), fromHex(nonce));
 
 /** The longest line either side reads: an envelope is far smaller; anything longer closes the connection. */
 export const MAX_LINE_BYTES = 1 << 20;

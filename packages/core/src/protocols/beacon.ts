@@ -158,7 +158,7 @@ export const beacon: Machine<BeaconState> = {
     const { envelope } = msg;
     const from = envelope.from;
     const body = envelope.body;
-    s.lastTime = Math.max(s.lastTime, envelope.time);
+    s.lastTime = Math.max(s.lastTime, msg.time);
     if (body.type === 'setup') return st.result(s);
     if (!s.active.includes(from)) {
       // Forfeited players' late messages change nothing; a forfeit is final.
@@ -180,10 +180,10 @@ export const beacon: Machine<BeaconState> = {
         const owner = Object.keys(s.commits).find((p) => s.commits[p] === body.commitment)!;
         st.violation('copied_commitment', from, msg, `${from} copied ${owner}'s commitment in round ${s.round}`);
         forfeit(s, st, from, 'copied_commitment');
-        finishRoundIfComplete(s, st, ctx, envelope.time);
+        finishRoundIfComplete(s, st, ctx, msg.time);
       } else {
         s.commits[from] = body.commitment;
-        finishRoundIfComplete(s, st, ctx, envelope.time);
+        finishRoundIfComplete(s, st, ctx, msg.time);
       }
     } else if (body.type === 'reveal') {
       if (body.round !== s.round) {
@@ -195,7 +195,7 @@ export const beacon: Machine<BeaconState> = {
       } else if (body.commitSet !== s.commitSet) {
         st.violation('commit_set_mismatch', from, msg, `${from} revealed on commit set ${String(body.commitSet)}, the agreed set is ${s.commitSet}`);
         forfeit(s, st, from, 'commit_set_mismatch');
-        restartAfterLoss(s, st, ctx, envelope.time);
+        restartAfterLoss(s, st, ctx, msg.time);
       } else if (
         !opens({ game: s.gameId, player: from, purpose: purpose(s.round) }, s.commits[from]!, body.opening) ||
         typeof (body.opening as { value: unknown }).value !== 'string' ||
@@ -203,10 +203,10 @@ export const beacon: Machine<BeaconState> = {
       ) {
         st.violation('commit_mismatch', from, msg, `${from}'s reveal does not open its commitment ${s.commits[from]} of round ${s.round}`);
         forfeit(s, st, from, 'commit_mismatch');
-        restartAfterLoss(s, st, ctx, envelope.time);
+        restartAfterLoss(s, st, ctx, msg.time);
       } else {
         s.values[from] = (body.opening as Opening).value as string;
-        finishRoundIfComplete(s, st, ctx, envelope.time);
+        finishRoundIfComplete(s, st, ctx, msg.time);
       }
     } else if (isDeadlineBody(body)) {
       const late = settleClaim(st, msg, body, s, { round: s.round, late: missing(s), isOut: (p) => !s.active.includes(p) });
@@ -215,8 +215,8 @@ export const beacon: Machine<BeaconState> = {
         st.violation('withheld', p, msg, `${p} did not ${s.phase} in round ${s.round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
         forfeit(s, st, p, 'withheld');
       }
-      if (s.phase === 'commit') finishRoundIfComplete(s, st, ctx, envelope.time);
-      else restartAfterLoss(s, st, ctx, envelope.time);
+      if (s.phase === 'commit') finishRoundIfComplete(s, st, ctx, msg.time);
+      else restartAfterLoss(s, st, ctx, msg.time);
     } else {
       st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the beacon does not know`);
     }

@@ -228,10 +228,10 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
         else if (Object.values(s.commits).some((c) => c.commitment === body.commitment)) {
           st.violation('copied_commitment', from, msg, `${from} copied another player's commitment`);
           forfeitSeat(s, st, from, 'copied_commitment');
-          advancePhase(s, st, ctx, envelope.time);
+          advancePhase(s, st, ctx, msg.time);
         } else {
           s.commits[from] = { commitment: body.commitment, k: 0 };
-          advancePhase(s, st, ctx, envelope.time);
+          advancePhase(s, st, ctx, msg.time);
         }
       } else if (body.type === 'ready') {
         if (s.phase !== 'ready') st.violation('out_of_turn', from, msg, `${from} sent "ready" in the ${s.phase} phase`);
@@ -239,12 +239,12 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
         else if (body.commitSet !== s.readySet) {
           st.violation('commit_set_mismatch', from, msg, `${from} is ready on commit set ${String(body.commitSet)}, the agreed set is ${s.readySet}`);
           forfeitSeat(s, st, from, 'commit_set_mismatch');
-          advancePhase(s, st, ctx, envelope.time);
+          advancePhase(s, st, ctx, msg.time);
         } else if (typeof body.fresh !== 'string' || !/^[0-9a-f]{64}$/.test(body.fresh))
           st.violation('unexpected_message', from, msg, `${from}'s ready carries no fresh value`);
         else {
           s.fresh[from] = body.fresh;
-          advancePhase(s, st, ctx, envelope.time);
+          advancePhase(s, st, ctx, msg.time);
         }
       } else if (body.type === 'move') {
         const mover = currentMover(s);
@@ -258,7 +258,7 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
         } else if (!opens({ game: s.gameId, player: from, purpose: purpose(s.commits[from]!.k) }, s.commits[from]!.commitment, body.opening)) {
           st.violation('commit_mismatch', from, msg, `${from}'s move does not open its commitment ${s.commits[from]!.commitment} (roll ${s.commits[from]!.k})`);
           forfeitSeat(s, st, from, 'commit_mismatch');
-          s.phaseStart = envelope.time;
+          s.phaseStart = msg.time;
           checkEnd(s, st);
         } else if (
           typeof body.commitment !== 'string' ||
@@ -278,7 +278,7 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
               `${from} claimed draws ${canonicalize(body.draws ?? null)}, the turn's seed gives ${canonicalize(played.draws)}`,
             );
             forfeitSeat(s, st, from, 'wrong_result');
-            s.phaseStart = envelope.time;
+            s.phaseStart = msg.time;
           } else {
             s.game = played.game;
             s.last = played.summary;
@@ -287,7 +287,7 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
             s.fresh[from] = body.fresh;
             s.turn++;
             s.mover = (s.mover + 1) % s.active.length;
-            s.phaseStart = envelope.time;
+            s.phaseStart = msg.time;
             s.claimed = null;
           }
           checkEnd(s, st);
@@ -304,11 +304,11 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
           );
           forfeitSeat(s, st, p, 'withheld');
         }
-        s.phaseStart = envelope.time;
+        s.phaseStart = msg.time;
         s.claimed = null;
         if (s.phase === 'play') {
           checkEnd(s, st);
-        } else advancePhase(s, st, ctx, envelope.time);
+        } else advancePhase(s, st, ctx, msg.time);
       } else {
         st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the chain protocol does not know`);
       }

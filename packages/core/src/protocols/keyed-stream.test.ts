@@ -82,7 +82,7 @@ class Table {
     this.seq[from]!++;
     this.prev[from] = envelopeHash(env);
     for (const seat of Object.values(this.seats)) {
-      const r = keyedStream.step(seat.state, { line, hash: envelopeHash(env), envelope: env }, this.ctx(seat.rng));
+      const r = keyedStream.step(seat.state, { line, hash: envelopeHash(env), envelope: env, time: env.time }, this.ctx(seat.rng));
       seat.state = r.state;
       seat.queue.push(...r.out);
       this.seen.push(...r.violations);

@@ -389,7 +389,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
         return st.result(s);
       } else if (body.type === 'stream-key' && s.phase === 'play' && s.keyless[from]) {
         takeNewKey(s, st, from, body.key, msg);
-        afterForfeits(s, st, roller(state), envelope.time);
+        afterForfeits(s, st, roller(state), msg.time);
       } else if (body.type === 'stream-key') {
         if (s.phase !== 'keys' || s.keys[from] !== undefined) st.violation('out_of_turn', from, msg, `${from} published a stream key outside the key phase`);
         else if (!isHex(body.key, 32) || !isStrictPublicKey(fromHex(body.key)))
@@ -398,7 +398,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
           s.keys[from] = body.key;
           if (s.active.every((p) => s.keys[p] !== undefined)) {
             s.phase = 'play';
-            s.phaseStart = envelope.time;
+            s.phaseStart = msg.time;
             s.mover = firstPlayerIndex(s.active.map((p) => s.keys[p]!));
             st.emit({ type: 'first-player', player: s.active[s.mover]! });
             actIfMine(s, st);
@@ -434,8 +434,8 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
             if (!(e instanceof ScriptMismatch)) throw e;
             st.violation('wrong_result', from, msg, `${from}'s roll for ${s.pending.mover}'s turn ${s.pending.turn} is not a possible roll: ${e.message}`);
             forfeit(s, st, from, 'wrong_result');
-            s.phaseStart = envelope.time;
-            if (gameOver(s)) startAudit(s, st, envelope.time);
+            s.phaseStart = msg.time;
+            if (gameOver(s)) startAudit(s, st, msg.time);
             else actIfMine(s, st);
             return st.result(s);
           }
@@ -447,7 +447,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
           s.pending = null;
         }
         if (gameOver(s)) {
-          startAudit(s, st, envelope.time);
+          startAudit(s, st, msg.time);
           return st.result(s);
         }
         if (typeof body.x !== 'number' || !Number.isSafeInteger(body.x) || body.x < 0 || body.x >= s.skipLimit) {
@@ -459,9 +459,9 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
           s.turn++;
           s.mover = (s.mover + 1) % s.active.length;
         }
-        s.phaseStart = envelope.time;
+        s.phaseStart = msg.time;
         s.claimed = null;
-        if (gameOver(s)) startAudit(s, st, envelope.time);
+        if (gameOver(s)) startAudit(s, st, msg.time);
         else {
           const ends = actIfMine(s, st);
           // The request goes after our own turn (the turn's deadline is already running), unless that turn ends the game.
@@ -487,7 +487,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
           const waiting = (named as string[]).filter((p) => s.active.includes(p) && !s.keyless[p]);
           if (waiting.length > 0) {
             const n = s.requestCount++;
-            s.requests.push({ n, by: from, time: envelope.time, waiting, claimed: false });
+            s.requests.push({ n, by: from, time: msg.time, waiting, claimed: false });
             st.emit({ type: 'audit-request', n, by: from, players: waiting });
             answerIfNamed(s, st, waiting, ctx);
           }
@@ -510,7 +510,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
             s.keyless[from] = true;
           } else takeNewKey(s, st, from, body.key, msg);
         }
-        afterForfeits(s, st, wasRoller, envelope.time);
+        afterForfeits(s, st, wasRoller, msg.time);
       } else if (body.type === 'audit') {
         if (from === s.me) s.answering = false;
         if (s.phase !== 'audit' || s.audited[from]) st.violation('out_of_turn', from, msg, `${from} sent an audit outside the audit phase`);
@@ -528,7 +528,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
           forfeit(s, st, p, 'withheld');
         }
         s.requests = s.requests.filter((q) => q.n !== r.n);
-        afterForfeits(s, st, wasRoller, envelope.time);
+        afterForfeits(s, st, wasRoller, msg.time);
       } else if (isDeadlineBody(body)) {
         const late = settleClaim(st, msg, body, s, { round: deadlineRound(s), late: missing(s), isOut: (p) => !s.active.includes(p) });
         if (late === null) return st.result(s);
@@ -542,7 +542,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
           );
           forfeit(s, st, p, 'withheld');
         }
-        s.phaseStart = envelope.time;
+        s.phaseStart = msg.time;
         s.claimed = null;
         if (phase === 'audit') {
           if (s.active.every((p) => s.audited[p])) s.phase = 'done';
@@ -552,7 +552,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
             s.mover = firstPlayerIndex(s.active.map((p) => s.keys[p]!));
             actIfMine(s, st);
           }
-        } else if (gameOver(s)) startAudit(s, st, envelope.time);
+        } else if (gameOver(s)) startAudit(s, st, msg.time);
         else actIfMine(s, st);
       } else {
         st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the keyed-stream protocol does not know`);

@@ -213,7 +213,7 @@ export function settleClaim(
   state: DeadlineState,
   view: { readonly round: number; readonly late: readonly string[]; readonly isOut: (player: string) => boolean },
 ): readonly string[] | null {
-  const verdict = judgeClaim(body, msg.envelope.time, state, view);
+  const verdict = judgeClaim(body, msg.time, state, view);
   if (verdict === 'stale') return null;
   const from = msg.envelope.from;
   if (verdict === 'false') {
@@ -221,7 +221,7 @@ export function settleClaim(
       'false_deadline_claim',
       from,
       msg,
-      `${from} claimed [${body.missing.join(', ')}] missed the ${state.phase} deadline (round ${view.round}); still missing were [${view.late.join(', ')}], the deadline ${state.phaseStart + state.timeoutMs}, the claim's time ${msg.envelope.time}`,
+      `${from} claimed [${body.missing.join(', ')}] missed the ${state.phase} deadline (round ${view.round}); still missing were [${view.late.join(', ')}], the deadline ${state.phaseStart + state.timeoutMs}, the claim's time ${msg.time}`,
     );
     return null;
   }

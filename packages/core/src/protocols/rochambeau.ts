@@ -238,7 +238,7 @@ export const rochambeauMachine: Machine<RochambeauState> = {
       else {
         s.commits[from] = sent;
         s.arrival.push(from);
-        if (missing(s).length === 0) openReveals(s, st, envelope.time);
+        if (missing(s).length === 0) openReveals(s, st, msg.time);
       }
     } else if (body.type === 'reveal') {
       if (body.attempt !== s.attempt || sent === null)
@@ -248,7 +248,7 @@ export const rochambeauMachine: Machine<RochambeauState> = {
         st.violation('unexpected_message', from, msg, `${from} revealed twice, or without a Commit`);
       else {
         s.reveals[from] = sent;
-        if (missing(s).length === 0) judgeAttempt(s, st, envelope.time, msg);
+        if (missing(s).length === 0) judgeAttempt(s, st, msg.time, msg);
       }
     } else if (isDeadlineBody(body)) {
       const late = settleClaim(st, msg, body, s, { round: s.attempt, late: missing(s), isOut: (p) => s.out.includes(p) });
@@ -262,8 +262,8 @@ export const rochambeauMachine: Machine<RochambeauState> = {
           s.forfeits.push({ player: p, code: 'withheld' });
           st.emit({ type: 'forfeit', player: p, code: 'withheld' });
         }
-        openReveals(s, st, envelope.time);
-      } else judgeAttempt(s, st, envelope.time, msg);
+        openReveals(s, st, msg.time);
+      } else judgeAttempt(s, st, msg.time, msg);
     } else {
       st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which Rochambeau does not know`);
     }

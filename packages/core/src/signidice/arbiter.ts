@@ -378,7 +378,7 @@ export const signidice: Machine<SignidiceState> = {
         s.usedR[from] = [...s.usedR[from]!, body.r];
         s.balances[from]! -= bet.amount;
         s.escrow += bet.amount;
-        advance(s, st, ctx, envelope.time);
+        advance(s, st, ctx, msg.time);
       }
     } else if (body.type === 'pass' && from !== HOUSE) {
       if (s.phase !== 'bet' || body.round !== s.round) st.violation('out_of_turn', from, msg, `${from} passed outside round ${s.round}'s betting`);
@@ -386,7 +386,7 @@ export const signidice: Machine<SignidiceState> = {
         st.violation('unexpected_message', from, msg, `${from} passed after betting or passing in round ${s.round}`);
       else {
         s.passed.push(from);
-        advance(s, st, ctx, envelope.time);
+        advance(s, st, ctx, msg.time);
       }
     } else if (body.type === 'sign' && from === HOUSE) {
       const p = body.player as string;
@@ -411,7 +411,7 @@ export const signidice: Machine<SignidiceState> = {
           houseForfeits(s, st, 'bad_vrf_proof');
         } else {
           s.sigs[p] = toHex(verdict.beta);
-          advance(s, st, ctx, envelope.time);
+          advance(s, st, ctx, msg.time);
         }
       }
     } else if (body.type === 'hr' && from !== HOUSE) {
@@ -425,11 +425,11 @@ export const signidice: Machine<SignidiceState> = {
       ) {
         st.violation('commit_mismatch', from, msg, `${from}'s HR does not open its signed commitment ${placed.hr}`);
         playerForfeits(s, st, from, 'commit_mismatch');
-        advance(s, st, ctx, envelope.time);
+        advance(s, st, ctx, msg.time);
       } else {
         s.hrs[from] = (body.opening as Opening).value as string;
         s.hrOrder.push(from);
-        advance(s, st, ctx, envelope.time);
+        advance(s, st, ctx, msg.time);
       }
     } else if (isDeadlineBody(body)) {
       const late = settleClaim(st, msg, body, s, { round: s.round, late: missing(s), isOut: (p) => p !== HOUSE && !s.active.includes(p) });
@@ -437,7 +437,7 @@ export const signidice: Machine<SignidiceState> = {
       if (s.phase === 'bet') {
         // Not betting is no fault: those players sit this round out.
         s.betsClosedAt = msg.line;
-        toSignPhase(s, st, ctx, envelope.time);
+        toSignPhase(s, st, ctx, msg.time);
       } else if (s.phase === 'sign') {
         st.violation('withheld', HOUSE, msg, `the house did not sign every V of round ${s.round} before the deadline; claimed by ${from}`);
         houseForfeits(s, st, 'withheld');
@@ -446,9 +446,9 @@ export const signidice: Machine<SignidiceState> = {
           st.violation('withheld', p, msg, `${p} did not open its HR in round ${s.round} before the deadline; its bet goes to the house; claimed by ${from}`);
           playerForfeits(s, st, p, 'withheld');
         }
-        s.phaseStart = envelope.time;
+        s.phaseStart = msg.time;
         const stillOpen = bettors(s).filter((p) => s.hrs[p] === undefined);
-        if (stillOpen.length === 0) settle(s, st, ctx, envelope.time);
+        if (stillOpen.length === 0) settle(s, st, ctx, msg.time);
       }
     } else {
       st.violation(
