@@ -31,21 +31,8 @@ import type { Accepted } from '../transcript.js';
 import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
 import type { ChanceGame } from '../games/game.js';
 import { CHAIN_MESSAGES } from './messages.js';
-import { forfeitSeat } from './rotation.js';
-import {
-  checkChoice,
-  deadlineTick,
-  intParam,
-  isDeadlineBody,
-  settleClaim,
-  refuseDecision,
-  Stepper,
-  type Ctx,
-  type Decision,
-  type Machine,
-  type Outcome,
-  type StepResult,
-} from './machine.js';
+import { forfeitSeat, turnsOutcome } from './rotation.js';
+import { decideBy, deadlineTick, intParam, isDeadlineBody, settleClaim, Stepper, type Ctx, type Decision, type Machine, type StepResult } from './machine.js';
 
 export interface ChainState {
   readonly gameId: string;
@@ -196,18 +183,13 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
     decision: moveDecision,
 
     decide(state: ChainState, choice: JsonValue, ctx: Ctx): StepResult<ChainState> {
-      const d = moveDecision(state);
-      if (d === null) return refuseDecision();
-      checkChoice(d.choices, choice, 'action');
-      const s = copy(state);
-      const st = new Stepper();
-      const me = s.me!;
-      const mine = s.mine!;
-      const played = playTurn(s, me, mine.opening.value, choice);
-      const commitment = newCommitment(s, ctx, mine.k + 1);
-      s.moved = s.turn;
-      st.send({ type: 'move', turn: s.turn, opening: mine.opening, commitment, fresh: toHex(ctx.random(32)), action: choice, draws: played.draws });
-      return st.result(s);
+      return decideBy(state, moveDecision, choice, copy, (s, st, action) => {
+        const mine = s.mine!;
+        const played = playTurn(s, s.me!, mine.opening.value, action);
+        const commitment = newCommitment(s, ctx, mine.k + 1);
+        s.moved = s.turn;
+        st.send({ type: 'move', turn: s.turn, opening: mine.opening, commitment, fresh: toHex(ctx.random(32)), action, draws: played.draws });
+      });
     },
 
     step(state: ChainState, msg: Accepted, ctx: Ctx): StepResult<ChainState> {
@@ -340,11 +322,7 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
       return st.result(s);
     },
 
-    outcome(state: ChainState): Outcome | null {
-      if (state.phase !== 'done') return null;
-      const winners = state.active.length <= 1 ? [...state.active] : (state.rules.winners(state.game) ?? []);
-      return { winners, forfeits: state.forfeits, summary: { game: state.gameName, turns: state.turn, state: state.game as JsonValue } };
-    },
+    outcome: turnsOutcome,
   };
 }
 

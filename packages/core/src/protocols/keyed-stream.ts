@@ -35,7 +35,7 @@ import type { Accepted } from '../transcript.js';
 import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
 import type { ChanceGame } from '../games/game.js';
 import { KEYED_STREAM_MESSAGES } from './messages.js';
-import { forfeitSeat } from './rotation.js';
+import { forfeitSeat, turnsOutcome } from './rotation.js';
 import { isStrictPublicKey } from '../identity.js';
 import {
   deadlineTick,
@@ -47,7 +47,6 @@ import {
   Stepper,
   type Ctx,
   type Machine,
-  type Outcome,
   type StepResult,
 } from './machine.js';
 
@@ -593,11 +592,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
       return st.result(s);
     },
 
-    outcome(state: KeyedState): Outcome | null {
-      if (state.phase !== 'done') return null;
-      const winners = state.active.length <= 1 ? [...state.active] : (state.rules.winners(state.game) ?? []);
-      return { winners, forfeits: state.forfeits, summary: { game: state.gameName, turns: state.turn, state: state.game as JsonValue } };
-    },
+    outcome: turnsOutcome,
   };
 }
 

@@ -278,6 +278,26 @@ export function checkChoice(choices: Choices, value: JsonValue, field = 'choice'
   }
 }
 
+/**
+ * Every machine's `decide`: checks the answer against the pending decision's choices (`illegal_choice`
+ * when there is none, or the answer is not one of them), then lets `apply` send on a copy of the state.
+ */
+export function decideBy<S>(
+  state: S,
+  decision: (s: S) => Decision | null,
+  choice: JsonValue,
+  copy: (s: S) => S,
+  apply: (s: S, st: Stepper, choice: JsonValue) => void,
+): StepResult<S> {
+  const d = decision(state);
+  if (d === null) return refuseDecision();
+  checkChoice(d.choices, choice, d.kind);
+  const s = copy(state);
+  const st = new Stepper();
+  apply(s, st, choice);
+  return st.result(s);
+}
+
 /** For machines that never ask the local player anything. */
 export function noDecision(): null {
   return null;

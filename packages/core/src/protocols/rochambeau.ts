@@ -23,10 +23,9 @@ import { gameSize } from '../rochambeau/codec.js';
 import { prepareMove } from '../rochambeau/player.js';
 import { judge, type PlayerSubmission } from '../rochambeau/judge.js';
 import {
-  checkChoice,
+  decideBy,
   deadlineTick,
   intParam,
-  refuseDecision,
   type Decision,
   isDeadlineBody,
   settleClaim,
@@ -203,22 +202,17 @@ export const rochambeauMachine: Machine<RochambeauState> = {
   decision: handDecision,
 
   decide(state: RochambeauState, choice: JsonValue, ctx: Ctx): StepResult<RochambeauState> {
-    const d = handDecision(state);
-    if (d === null) return refuseDecision();
-    checkChoice(d.choices, choice, 'hand');
-    const s = copy(state);
-    const st = new Stepper();
-    const me = s.me!;
-    const move = prepareMove({
-      N: s.N,
-      hash: s.hash,
-      binding: { gameId: s.gameId, playerId: me },
-      state: BigInt(choice as string | number),
-      random: ctx.random,
+    return decideBy(state, handDecision, choice, copy, (s, st, hand) => {
+      const move = prepareMove({
+        N: s.N,
+        hash: s.hash,
+        binding: { gameId: s.gameId, playerId: s.me! },
+        state: BigInt(hand as string | number),
+        random: ctx.random,
+      });
+      s.mine = { attempt: s.attempt, reveal: toHex(move.reveal) };
+      st.send({ type: 'commit', attempt: s.attempt, payload: toHex(move.commit) });
     });
-    s.mine = { attempt: s.attempt, reveal: toHex(move.reveal) };
-    st.send({ type: 'commit', attempt: s.attempt, payload: toHex(move.commit) });
-    return st.result(s);
   },
 
   step(state: RochambeauState, msg: Accepted, ctx: Ctx): StepResult<RochambeauState> {

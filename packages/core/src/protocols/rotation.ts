@@ -6,15 +6,24 @@
  */
 import type { ViolationCode } from '../errors.js';
 import type { ChanceGame } from '../games/game.js';
-import type { Stepper } from './machine.js';
+import type { JsonValue } from '../jcs.js';
+import type { Outcome, Stepper } from './machine.js';
 
 export interface Rotation {
   readonly rules: ChanceGame<unknown>;
+  readonly gameName: string;
   readonly phase: string;
   active: string[];
   mover: number;
   game: unknown;
   forfeits: { player: string; code: ViolationCode }[];
+}
+
+/** The outcome of a game of turns once it is over (chain and keyed-stream): the game's winners, or the last seat left. */
+export function turnsOutcome(s: Rotation & { readonly turn: number }): Outcome | null {
+  if (s.phase !== 'done') return null;
+  const winners = s.active.length <= 1 ? [...s.active] : (s.rules.winners(s.game) ?? []);
+  return { winners, forfeits: s.forfeits, summary: { game: s.gameName, turns: s.turn, state: s.game as JsonValue } };
 }
 
 /** Returns false when the player was already out. */

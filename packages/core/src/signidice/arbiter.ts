@@ -25,10 +25,9 @@ import type { Accepted } from '../transcript.js';
 import type { JsonValue } from '../jcs.js';
 import { SIGNIDICE_MESSAGES } from '../protocols/messages.js';
 import {
-  checkChoice,
+  decideBy,
   deadlineTick,
   intParam,
-  refuseDecision,
   type Choices,
   type Decision,
   isDeadlineBody,
@@ -322,22 +321,17 @@ export const signidice: Machine<SignidiceState> = {
   decision: betDecision,
 
   decide(state: SignidiceState, choice: JsonValue, ctx: Ctx): StepResult<SignidiceState> {
-    const d = betDecision(state);
-    if (d === null) return refuseDecision();
-    checkChoice(d.choices, choice, 'bet');
-    const s = copy(state);
-    const st = new Stepper();
-    const me = s.me!;
-    if (choice === null) {
-      s.sentPass = s.round;
-      st.send({ type: 'pass', round: s.round });
-      return st.result(s);
-    }
-    const r = toHex(ctx.random(R_BYTES));
-    const c = commit({ game: s.gameId, player: me, purpose: hrPurpose(s.round) }, toHex(ctx.random(R_BYTES)), ctx.random);
-    s.mine = { round: s.round, opening: c.opening };
-    st.send({ type: 'bet', round: s.round, bet: choice, r, hr: c.commitment });
-    return st.result(s);
+    return decideBy(state, betDecision, choice, copy, (s, st, bet) => {
+      if (bet === null) {
+        s.sentPass = s.round;
+        st.send({ type: 'pass', round: s.round });
+        return;
+      }
+      const r = toHex(ctx.random(R_BYTES));
+      const c = commit({ game: s.gameId, player: s.me!, purpose: hrPurpose(s.round) }, toHex(ctx.random(R_BYTES)), ctx.random);
+      s.mine = { round: s.round, opening: c.opening };
+      st.send({ type: 'bet', round: s.round, bet, r, hr: c.commitment });
+    });
   },
 
   step(state: SignidiceState, msg: Accepted, ctx: Ctx): StepResult<SignidiceState> {
