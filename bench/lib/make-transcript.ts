@@ -63,6 +63,8 @@ export async function makeTranscript(path: string, envelopes: number, onProgress
     for (let j = 0; j < 2; j++) {
       const r = referees[j]!.feed({ line: lines, text, envelope, shapeError: null, hash, sigOk: true }, ctxs[j]!);
       queues[j]!.push(...r.out);
+      // Dice has no actions: the mover's only decision is to roll (null).
+      while (referees[j]!.decision() !== null) queues[j]!.push(...referees[j]!.decide(null, ctxs[j]!));
     }
     if (!out.write(text + '\n')) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
     lines++;
