@@ -11,7 +11,7 @@ import { FairtableError } from '../errors.js';
 import { generateKeyPair } from '../identity.js';
 import type { JsonValue } from '../jcs.js';
 import { createSetupEnvelope, type GameSetup } from '../setup.js';
-import { Seat, seatRandom, type SeatOptions } from './seat.js';
+import { Seat, seatRandom, type JournalEntry, type SeatOptions } from './seat.js';
 import { decodeReveal, decodeState } from '../rochambeau/codec.js';
 import { ecvrfHouse } from '../signidice/house-key.js';
 import { auditLines } from '../audit.js';
@@ -131,7 +131,7 @@ describe('the seat asks its player', () => {
 describe('a seat resumes from its own copy', () => {
   it('replays the log and its journal, sends nothing already in the log, and finishes the game honestly', () => {
     const { table, options, ids } = game('rochambeau', ['ann', 'bob', 'cy'], { N: '7' });
-    const journal: JsonValue[] = [];
+    const journal: JournalEntry[] = [];
     let inFlight: string | null = null;
     ids.forEach((id, i) =>
       table.seats.set(id, new Seat(options(i, id === 'bob' ? { onDecision: (c) => journal.push(c), onSubmit: (t) => (inFlight = t) } : {}))),

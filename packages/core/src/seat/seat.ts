@@ -70,9 +70,15 @@ export interface SeatOptions {
   readonly onEvent?: (event: GameEvent) => void;
   readonly onViolation?: (violation: Violation) => void;
   /** Each decision as it is taken, for a durable journal. */
-  readonly onDecision?: (choice: JsonValue) => void;
+  readonly onDecision?: (entry: JournalEntry) => void;
   /** Each envelope as it is first submitted, before it goes out: keep it to resubmit after a crash. */
   readonly onSubmit?: (text: string) => void;
+}
+
+/** A decision as the journal keeps it: the answer, and how many lines of the log the seat held when it was given. */
+export interface JournalEntry {
+  readonly lines: number;
+  readonly choice: JsonValue;
 }
 
 /** A deterministic random source for a seat: a stream keyed by a secret the player keeps (and the game). */
@@ -88,8 +94,8 @@ export class Seat {
   readonly referee: Referee;
   /** This seat's copy of the log, line by line. */
   readonly lines: string[] = [];
-  /** The decisions taken so far, in order. */
-  readonly journal: JsonValue[] = [];
+  /** The decisions taken so far, in order, each with the length of the log it was taken on. */
+  readonly journal: JournalEntry[] = [];
   private readonly options: SeatOptions;
   private readonly buffer = new Map<number, string>();
   private readonly queue: Body[] = [];
@@ -123,12 +129,14 @@ export class Seat {
    * Rebuilds a seat from its own copy of the log and its journal (docs/SPEC.md §10.2): the same random
    * source must be passed in `options`. Nothing already in the log is sent again.
    */
-  static resume(options: SeatOptions, lines: readonly string[], journal: readonly JsonValue[], inFlight: string | null = null): Seat {
+  static resume(options: SeatOptions, lines: readonly string[], journal: readonly JournalEntry[], inFlight: string | null = null): Seat {
     const seat = new Seat(options);
     seat.replaying = true;
     let next = 0;
+    // Each decision is replayed on the very log it was taken on, so the seat's random draws come in the
+    // same order as the first time and every secret comes out the same.
     const answer = (): void => {
-      while (next < journal.length && seat.referee.decision() !== null) seat.decide(journal[next++]!);
+      while (next < journal.length && journal[next]!.lines === seat.lines.length && seat.referee.decision() !== null) seat.decide(journal[next++]!.choice);
     };
     answer();
     for (let i = 1; i < lines.length; i++) {
@@ -174,8 +182,9 @@ export class Seat {
   /** The player's answer to the current decision; throws FairtableError('illegal_choice') for an answer that is not allowed. */
   decide(choice: JsonValue): void {
     const out = this.referee.decide(choice, this.ctx());
-    this.journal.push(choice);
-    if (!this.replaying) this.options.onDecision?.(choice);
+    const entry = { lines: this.lines.length, choice };
+    this.journal.push(entry);
+    if (!this.replaying) this.options.onDecision?.(entry);
     this.enqueue(out);
     this.pump();
   }

@@ -6,11 +6,10 @@
  * honest seat knows nothing of them.
  */
 import type { Body } from '../envelope.js';
-import type { JsonValue } from '../jcs.js';
 import type { KeyPair } from '../identity.js';
 import type { Registry } from '../registry.js';
 import { Referee } from '../referee.js';
-import { Seat, type SeatOptions, type SignFn } from '../seat/seat.js';
+import { Seat, type JournalEntry, type SeatOptions, type SignFn } from '../seat/seat.js';
 import type { VerifyFn } from '../transcript.js';
 import { cheatHook, earlyMove, type Cheat } from './cheats.js';
 import type { Link, NetNode } from './network.js';
@@ -25,7 +24,7 @@ export interface SimPlayerOptions {
   /** A clock of CPU time for the simulation's figures (the bench passes performance.now). */
   readonly cpuClock?: () => number;
   /** Resume the seat from its copy of the log (and its journal of decisions): Seat.resume. */
-  readonly resume?: { readonly lines: readonly string[]; readonly journal?: readonly JsonValue[]; readonly inFlight?: string | null };
+  readonly resume?: { readonly lines: readonly string[]; readonly journal?: readonly JournalEntry[]; readonly inFlight?: string | null };
 }
 
 export class SimPlayer implements NetNode {
