@@ -14,6 +14,39 @@ function run(args: string[], input?: string): { status: number | null; stdout: s
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+describe('a transcript edited by whoever holds it names nobody (docs/SPEC.md §4.4)', () => {
+  it('a deleted line, a changed byte, a line from another game: exit 1, no player named, where the log was altered', () => {
+    for (const [protocol, extra] of [
+      ['dice', ['--players', '3', '--turns', '3']],
+      ['signidice', ['--players', '3']],
+    ] as const) {
+      const file = join(dir, `held-${protocol}.jsonl`);
+      const other = join(dir, `other-${protocol}.jsonl`);
+      expect(run(['simulate', protocol, ...extra, '--seed', '05'.repeat(32), '--out', file]).status).toBe(0);
+      // Another game of the same players: the same seed (so the same keys), another number of rounds.
+      expect(run(['simulate', protocol, '--players', '3', '--turns', '4', '--seed', '05'.repeat(32), '--out', other]).status).toBe(0);
+      const lines = readFileSync(file, 'utf8').trim().split('\n');
+      const foreign = readFileSync(other, 'utf8').trim().split('\n');
+      const edits = [
+        lines.filter((_, i) => i !== 9), // sed '10d'
+        lines.map((l, i) => (i === 6 ? l.replace('"time":', '"time":1') : l)),
+        [...lines.slice(0, 5), foreign[4]!, ...lines.slice(5)],
+        [...lines.slice(0, 7), lines[7]!.slice(0, 120), ...lines.slice(8)],
+      ];
+      for (const edited of edits) {
+        const path = join(dir, 'edited.jsonl');
+        writeFileSync(path, edited.join('\n') + '\n');
+        const r = run(['audit', path, '--json']);
+        expect(r.status).toBe(1);
+        const v = JSON.parse(r.stdout) as { violations: { player: string | null }[]; alteredAt: number | null; outcome: unknown };
+        expect(v.violations.filter((x) => x.player !== null)).toEqual([]);
+        expect(v.alteredAt).not.toBeNull();
+        expect(v.outcome).toBeNull();
+      }
+    }
+  });
+});
+
 describe('fairtable simulate + audit', () => {
   it('an honest game audits valid (exit 0) and a cheater is named (exit 1) in --json', () => {
     const honest = join(dir, 'honest.jsonl');

@@ -24,6 +24,11 @@ function printHuman(verdict: Verdict): void {
   else {
     const more = verdict.omitted > 0 ? ` (and ${verdict.omitted} more, counted but not kept)` : '';
     out.push(`INVALID: ${verdict.violations.length + verdict.omitted} violation(s)${more}`);
+    if (verdict.alteredAt !== null) {
+      out.push(
+        `  the log was altered after its envelopes were signed (first seen at line ${verdict.alteredAt}): the game is not judged on it and no player is named for it; audit another copy (docs/SPEC.md §4.4)`,
+      );
+    }
     for (const v of verdict.violations) {
       out.push(`  line ${v.seq}  ${v.code}  ${v.player ?? '(nobody can be named)'}: ${v.message}`);
       for (const e of v.evidence) out.push(`      evidence: line ${e.line ?? '?'}${e.hash ? ` hash ${e.hash}` : ''}${e.note ? ` ${e.note}` : ''}`);
@@ -80,6 +85,7 @@ export function register(program: Command): void {
             protocol: verdict.protocol,
             lines: verdict.lines,
             outcome: verdict.outcome,
+            alteredAt: verdict.alteredAt,
           }) + '\n',
         );
       } else printHuman(verdict);
