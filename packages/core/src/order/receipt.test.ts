@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { generateKeyPair } from '../identity.js';
-import { checkReceipt, firstLogHash, forkProof, nextLogHash, receiptError, signReceipt, type UnsignedReceipt } from './receipt.js';
+import { readFileSync } from 'node:fs';
+import { fromHex, toHex } from '../bytes.js';
+import { canonicalize } from '../jcs.js';
+import { taggedHash } from '../hash.js';
+import { checkReceipt, firstLogHash, forkProof, nextLogHash, receiptError, signReceipt, type Receipt, type UnsignedReceipt } from './receipt.js';
 
 const relay = generateKeyPair(new Uint8Array(32).fill(8));
 const other = generateKeyPair(new Uint8Array(32).fill(9));
@@ -38,5 +42,24 @@ describe('receipts (docs/spec/relay.md §2)', () => {
     const b = signReceipt({ v: 1, game, line: 1, hash: h(3), log: nextLogHash(l0, h(3)), time: 6 }, relay.secretKey);
     expect(forkProof(a, a)).toBeNull();
     expect(forkProof(a, b)).toMatch(/two receipts for line 1/);
+  });
+});
+
+describe('receipt vectors (packages/core/src/order/vectors/receipts.json)', () => {
+  it('the file is what the spec gives for its inputs, byte for byte', () => {
+    const file = readFileSync(new URL('./vectors/receipts.json', import.meta.url), 'utf8');
+    const v = JSON.parse(file) as { ordererSecretSeed: string; ordererPublicKey: string; game: string; receipts: { receipt: Receipt; signedText: string }[] };
+    const key = generateKeyPair(fromHex(v.ordererSecretSeed));
+    expect(toHex(key.publicKey)).toBe(v.ordererPublicKey);
+    let log = '';
+    v.receipts.forEach(({ receipt, signedText }, line) => {
+      const hash = toHex(taggedHash('envelope', new Uint8Array([line])));
+      log = line === 0 ? firstLogHash(v.game, hash) : nextLogHash(log, hash);
+      const again = signReceipt({ v: 1, game: v.game, line, hash, log, time: 1_700_000_000_000 + line * 1500 }, key.secretKey);
+      expect(again).toEqual(receipt);
+      const { sig: _sig, ...unsigned } = again;
+      expect(canonicalize(unsigned)).toBe(signedText);
+      expect(checkReceipt(receipt, key.publicKey)).toEqual(receipt);
+    });
   });
 });

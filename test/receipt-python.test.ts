@@ -1,0 +1,28 @@
+/**
+ * The receipt vectors checked by an independent Python implementation of docs/spec/relay.md §2
+ * (test/python/receipt_check.py: the log hash chain, the canonical text, Ed25519 from RFC 8032's formulas).
+ */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const vectors = join(root, 'packages/core/src/order/vectors/receipts.json');
+const check = (file: string) => spawnSync('python3', [join(root, 'test/python/receipt_check.py'), file], { encoding: 'utf8' });
+const hasPython = spawnSync('python3', ['--version']).status === 0;
+
+describe.skipIf(!hasPython)('receipts against the Python checker (skipped only when python3 is not installed)', () => {
+  it('accepts the vectors and refuses a receipt whose time was changed', () => {
+    const ok = check(vectors);
+    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, receipts: 5 });
+    const tampered = join(mkdtempSync(join(tmpdir(), 'receipts-')), 'tampered.json');
+    writeFileSync(tampered, readFileSync(vectors, 'utf8').replaceAll('1700000001500', '1700000001501'));
+    const bad = check(tampered);
+    expect(bad.status).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, why: 'signature' });
+  });
+});
