@@ -8,6 +8,7 @@ export * from './map.js';
 export * from './standard.js';
 export * from './orders.js';
 export * from './position.js';
+export * from './assign.js';
 export { randomOrders, seededBelow, type Below } from './random-orders.js';
 export {
   adjudicate,

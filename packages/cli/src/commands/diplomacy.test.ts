@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import cases from '../../../diplomacy/src/testdata/datc-v2.4.json' with { type: 'json' };
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'fairtable-diplomacy-'));
 
@@ -29,9 +28,26 @@ const key = (u: Unit): string => `${u.power} ${u.type} ${u.at}`;
 
 describe('fairtable diplomacy', () => {
   beforeAll(() => {
-    const build = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: ROOT, encoding: 'utf8' });
-    if (!existsSync(MAIN)) throw new Error(`CLI build produced no dist/main.js:\n${build.stdout}${build.stderr}`);
-  }, 120_000);
+    // The build happens once, before the tests (test/global-setup.ts).
+    if (!existsSync(MAIN)) throw new Error('no packages/cli/dist/main.js: run npm run build');
+  });
+
+  it('assign: the seed 003 example, its lottery numbers replayed', () => {
+    const prefs = join(scratch, 'prefs.txt');
+    writeFileSync(prefs, '1 AE(GI)R\n2 FRG\n3 (EFG)TI(AR)\n4 E\n5\n6 FRA\n7 GRA\n8 %REG\n');
+    const r = cli(['assign', '--prefs', prefs, '--numbers', '5,0,0', '--json']);
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      contests: { power: string; chances: Record<string, number>; outcomes: number; number: number; winner: number }[];
+      assignment: Record<string, string>;
+    };
+    expect(out.contests[0]).toMatchObject({ power: 'france', chances: { '2': 3, '3': 1, '6': 3 }, outcomes: 7, number: 5, winner: 6 });
+    expect(out.assignment).toMatchObject({ '1': 'austria', '2': 'russia', '6': 'france' });
+    expect(out.assignment['8']).toBeUndefined();
+    const few = cli(['assign', '--prefs', prefs, '--numbers', '5']);
+    expect(few.status).toBe(2);
+    expect(few.stderr).toMatch(/\[bad_input\] too few lottery numbers/);
+  });
 
   // Every seventh case, and each retreat and adjustment section's first, through the command (all run in-process in datc.test.ts).
   const chosen = cases.filter((c, i) => i % 7 === 0 || ['6.F.17', '6.F.24', '6.H.1', '6.I.1', '6.J.2'].includes(c.id));

@@ -16,8 +16,12 @@
  */
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
+import { randomBytes } from '@fairtable/core/bytes.js';
+import { RandomStream } from '@fairtable/core/stream.js';
 import { parseJson } from '@fairtable/core/jcs.js';
 import {
+  assignPowers,
+  parsePreferences,
   adjudicate,
   checkOrders,
   encodePosition,
@@ -157,5 +161,42 @@ export function register(program: Command): void {
       if (options.json === true) process.stdout.write(`${JSON.stringify(checked, null, 2)}\n`);
       else for (const c of checked) process.stdout.write(c.error === null ? `${c.order}\n` : `${c.text}\t[${c.error.code}] ${c.error.message}\n`);
       if (checked.some((c) => c.error !== null)) process.exitCode = 1;
+    });
+  diplomacy
+    .command('assign')
+    .requiredOption('--prefs <file>', 'preference lists in the seed notation, one player a line: "3 (EFG)TI(AR)", "5", "8 %REG" (or - for standard input)')
+    .option('--method <method>', "weighted (the seed's lotteries) or serial (random serial dictatorship)", 'weighted')
+    .option('--numbers <list>', 'the lottery results to replay, comma-separated, each in [0, outcomes); default: drawn here at random and printed')
+    .option('--json', 'print {"contests", "assignment", "numbers"} as JSON')
+    .description("assign the powers from the players' preference lists, as seed 003 describes (docs/spec/diplomacy.md §8)")
+    .action((options: { prefs: string; method: string; numbers?: string; json?: boolean }) => {
+      if (options.method !== 'weighted' && options.method !== 'serial')
+        throw new FairtableError('bad_input', `--method must be weighted or serial, not "${options.method}"`, { field: 'method' });
+      let numbers: readonly number[] | ((outcomes: number) => number);
+      if (options.numbers === undefined) {
+        const stream = new RandomStream(randomBytes(32), 'diplomacy-assign');
+        numbers = (outcomes) => stream.below(outcomes);
+      } else {
+        const parts = options.numbers.split(',').map((t) => t.trim());
+        if (parts.some((t) => !/^\d{1,15}$/.test(t)))
+          throw new FairtableError('bad_input', `--numbers must be whole numbers separated by commas, not "${options.numbers}"`, { field: 'numbers' });
+        numbers = parts.map(Number);
+      }
+      const result = assignPowers(parsePreferences(readText(options.prefs)), options.method, numbers);
+      if (options.json === true) {
+        const { contests, assignment, numbers: used, order } = result;
+        process.stdout.write(`${JSON.stringify({ contests, assignment, numbers: used, ...(order === undefined ? {} : { order }) })}\n`);
+        return;
+      }
+      if (result.order !== undefined) process.stdout.write(`order: ${result.order.join(', ')}\n`);
+      for (const c of result.contests) {
+        const chances = Object.entries(c.chances)
+          .map(([p, n]) => `player ${p}: ${n}`)
+          .join(', ');
+        process.stdout.write(
+          `${c.pass === 0 ? 'no preference left' : `pass ${c.pass}`}: ${c.power}, ${c.outcomes} outcomes (${chances}); number ${c.number}: player ${c.winner}\n`,
+        );
+      }
+      for (const [player, power] of Object.entries(result.assignment)) process.stdout.write(`player ${player}: ${power}\n`);
     });
 }
