@@ -25,6 +25,7 @@ export type ErrorCode =
   | 'out_of_range'
   | 'illegal_choice'
   | 'bad_receipt'
+  | 'bad_share'
   | 'unknown_game'
   // the door: what an orderer refuses at submission (docs/SPEC.md §10.1)
   | 'refused'
