@@ -52,7 +52,11 @@ export function signReceipt(r: UnsignedReceipt, secretKey: Uint8Array, signFn: (
 }
 
 /** Why `value` is not a receipt signed by `ordererKey`, or null when it is one. */
-export function receiptError(value: unknown, ordererKey: Uint8Array): string | null {
+export function receiptError(
+  value: unknown,
+  ordererKey: Uint8Array,
+  verifyFn: (sig: Uint8Array, msg: Uint8Array, key: Uint8Array) => boolean = verify,
+): string | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not an object';
   const r = value as Record<string, unknown>;
   for (const k of Object.keys(r)) if (!['v', 'game', 'line', 'hash', 'log', 'time', 'sig'].includes(k)) return `unknown member "${k}"`;
@@ -61,13 +65,13 @@ export function receiptError(value: unknown, ordererKey: Uint8Array): string | n
   for (const k of ['line', 'time'] as const)
     if (typeof r[k] !== 'number' || !Number.isSafeInteger(r[k]) || (r[k] as number) < 0) return `${k} must be a non-negative integer`;
   if (!isHex(r.sig, 64)) return 'sig must be 128 hex digits';
-  const ok = verify(fromHex(r.sig as string), receiptBytes(r as unknown as UnsignedReceipt), ordererKey);
+  const ok = verifyFn(fromHex(r.sig as string), receiptBytes(r as unknown as UnsignedReceipt), ordererKey);
   return ok ? null : "the signature does not verify under the orderer's key";
 }
 
 /** Throws FairtableError('bad_receipt') unless `value` is a receipt signed by `ordererKey`. */
-export function checkReceipt(value: unknown, ordererKey: Uint8Array): Receipt {
-  const why = receiptError(value, ordererKey);
+export function checkReceipt(value: unknown, ordererKey: Uint8Array, verifyFn?: (sig: Uint8Array, msg: Uint8Array, key: Uint8Array) => boolean): Receipt {
+  const why = receiptError(value, ordererKey, verifyFn);
   if (why !== null) throw new FairtableError('bad_receipt', `receipt: ${why}`, { field: 'receipt' });
   return value as Receipt;
 }

@@ -37,13 +37,19 @@ class LocalTable {
   }
   /** Delivers until nothing moves. */
   settle(): void {
-    for (let rounds = 0; rounds < 10_000 && this.inbox.length > 0; rounds++) {
-      const [id, text] = this.inbox.shift()!;
-      const a = this.door.admit(text, id);
-      if (!a.ok || a.duplicate) continue;
-      this.log.push(text);
-      for (const s of this.seats.values()) s.receive(a.line, text);
-    }
+    for (let rounds = 0; rounds < 10_000 && this.inbox.length > 0; rounds++) this.step();
+  }
+  /** Takes one submitted line. */
+  step(): void {
+    const [id, text] = this.inbox.shift()!;
+    const a = this.door.admit(text, id);
+    if (!a.ok || a.duplicate) return;
+    this.log.push(text);
+    for (const s of this.seats.values()) s.receive(a.line, text);
+  }
+  /** What `id` submitted and the table has not taken yet is lost (its process died). */
+  lose(id: string): void {
+    for (let i = this.inbox.length - 1; i >= 0; i--) if (this.inbox[i]![0] === id) this.inbox.splice(i, 1);
   }
 }
 
@@ -153,5 +159,42 @@ describe('a seat resumes from its own copy', () => {
     expect(v.violations).toEqual([]);
     // bob's Commit stands once; its Reveal opens it.
     expect(table.log.filter((l) => (JSON.parse(l) as Envelope).from === 'bob')).toHaveLength(2);
+  });
+
+  it('after a deadline claim of its own (made by the clock, not replayed), it sends what came next', () => {
+    const { table, options, ids } = game('rochambeau', ['ann', 'bob', 'cy'], { N: '5', timeoutMs: 1000 });
+    const journal: JournalEntry[] = [];
+    let inFlight: string | null = null;
+    ids.forEach((id, i) =>
+      table.seats.set(id, new Seat(options(i, id === 'bob' ? { onDecision: (c) => journal.push(c), onSubmit: (t) => (inFlight = t) } : {}))),
+    );
+    table.seats.get('ann')!.decide(2);
+    table.seats.get('bob')!.decide(3);
+    table.settle();
+    // cy never commits; past the deadline (and the claimant's grace) bob claims it.
+    table.now += 2000;
+    table.seats.get('bob')!.tick();
+    const claimLine = table.log.length;
+    while (table.log.length === claimLine) table.step();
+    expect((JSON.parse(table.log[claimLine]!) as Envelope).body.type).toBe('deadline');
+    // The claim closed the commits; bob's Reveal went out, but bob's process died before the table took it.
+    expect((JSON.parse(inFlight!) as Envelope).body.type).toBe('reveal');
+    const copy = [...table.seats.get('bob')!.lines];
+    table.lose('bob');
+    table.seats.delete('bob');
+    table.settle();
+    // Whether or not it kept the Reveal it was sending, the resumed seat sends it.
+    const bob = Seat.resume(options(1), copy, journal, null);
+    table.seats.set('bob', bob);
+    bob.tick();
+    table.settle();
+    expect(bob.outcome()).not.toBeNull();
+    const v = auditLines(table.log);
+    expect(v.violations.map((x) => [x.code, x.player])).toEqual([['withheld', 'cy']]);
+    expect(table.log.filter((l) => (JSON.parse(l) as Envelope).from === 'bob').map((l) => (JSON.parse(l) as Envelope).body.type)).toEqual([
+      'commit',
+      'deadline',
+      'reveal',
+    ]);
   });
 });

@@ -17,7 +17,7 @@
 import type { Body } from '../envelope.js';
 import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '../envelope.js';
 import { FairtableError, type Violation } from '../errors.js';
-import type { JsonValue } from '../jcs.js';
+import { canonicalize, type JsonValue } from '../jcs.js';
 import type { KeyPair } from '../identity.js';
 import { hashJson } from '../hash.js';
 import { RandomStream } from '../stream.js';
@@ -104,10 +104,6 @@ export class Seat {
   /** When this seat's copy of the log last grew, and when it last asked the orderer for more. */
   private lastProgress = -Infinity;
   private lastSync = -Infinity;
-  /** Bodies the machine has produced so far, and bodies sent unasked (sendUnasked). */
-  private produced = 0;
-  private extras = 0;
-  private readonly offset: number;
   /** While a resumed seat replays its past it sends and reports nothing. */
   private replaying = false;
   private held = false;
@@ -120,8 +116,6 @@ export class Seat {
       ...(options.registry === undefined ? {} : { registry: options.registry }),
     });
     this.lines.push(options.setupLine);
-    const creator = (JSON.parse(options.setupLine) as Envelope).from === options.id;
-    this.offset = creator ? 1 : 0;
     this.enqueue(this.referee.takeInitialOut());
   }
 
@@ -146,19 +140,13 @@ export class Seat {
     if (next < journal.length)
       throw new FairtableError('bad_input', `resume: the journal holds ${journal.length} decisions, the log asked for ${next}`, { field: 'journal' });
     seat.replaying = false;
-    const count = seat.referee.checker.authorPosition(seat.id)!.count;
-    while (seat.queue.length > 0 && count > seat.offset + seat.produced) {
-      seat.queue.shift();
-      seat.produced++;
-    }
     // The envelope that was on its way when the seat stopped goes out again, byte for byte: the orderer
     // keeps it once, and a new envelope at its position would be an equivocation.
     if (inFlight !== null) {
       const e = JSON.parse(inFlight) as Envelope;
       if (e.seq >= seat.referee.checker.authorPosition(seat.id)!.count) {
         seat.current = { text: inFlight, hash: envelopeHash(e), sentAt: -Infinity };
-        seat.produced++;
-        seat.queue.shift();
+        if (seat.queue.length > 0 && canonicalize(seat.queue[0]!) === canonicalize(e.body)) seat.queue.shift();
       }
     }
     seat.pump();
@@ -253,11 +241,32 @@ export class Seat {
     const result = this.referee.feed(prepared, this.ctx());
     this.lines.push(text);
     if (this.current !== null && prepared.hash === this.current.hash) this.current = null;
+    if (this.replaying && line > 0 && prepared.envelope?.from === this.id) this.replayed(line, prepared.envelope.body);
     this.enqueue(result.out);
     if (this.replaying) return;
     this.options.onLine?.(line, text);
     for (const e of result.events) this.options.onEvent?.(e);
     for (const v of result.violations) this.options.onViolation?.(v);
+  }
+
+  /**
+   * A resumed seat meets one of its own envelopes in its log: the body its replay has queued first was sent
+   * then, and leaves the queue. A deadline claim came from the clock (ticks are not replayed) and was
+   * never queued. Anything else means the replay does not reproduce the past: another random source or
+   * journal, and sending on would contradict what this seat signed.
+   */
+  private replayed(line: number, body: Body): void {
+    const head = this.queue[0];
+    if (head !== undefined && canonicalize(head) === canonicalize(body)) this.queue.shift();
+    else if (body.type !== 'deadline') {
+      throw new FairtableError(
+        'bad_input',
+        `resume: ${this.id}'s envelope at line ${line} is not what replaying its journal produces (another random source or journal?)`,
+        {
+          field: 'journal',
+        },
+      );
+    }
   }
 
   private enqueue(bodies: readonly Body[]): void {
@@ -267,13 +276,7 @@ export class Seat {
   /** Signs and submits the next body once the previous one stands in the log. */
   private pump(): void {
     while (this.current === null && (this.queue.length > 0 || this.unasked.length > 0) && !this.referee.stopped && !this.replaying && !this.held) {
-      const extra = this.unasked.shift();
-      const honest = extra ?? this.queue.shift()!;
-      if (extra === undefined) {
-        const index = this.produced++;
-        // Already in the log (a resumed seat replaying its past): do not send it again.
-        if (this.referee.checker.authorPosition(this.id)!.count > this.offset + this.extras + index) continue;
-      } else this.extras++;
+      const honest = this.unasked.shift() ?? this.queue.shift()!;
       const body = this.options.outgoing === undefined ? honest : this.options.outgoing.body(honest, this);
       if (body === null) continue;
       const envelope = this.sign(body);
