@@ -157,26 +157,81 @@ export class GameFolder {
     else {
       const secret = JSON.parse(readText(folderFile(dir, 'secret')) ?? 'null') as { secret?: string } | null;
       if (secret === null || typeof secret.secret !== 'string') throw new FairtableError('bad_input', `${dir}: the seat secret is missing`, { field: 'dir' });
-      this.seat = Seat.resume(
-        {
-          id: config.me,
-          keys,
-          setupLine: this.setupLine,
-          transport: { submit: (text) => this.toSubmit.push(text), sync: () => {} },
-          clock,
-          random: seatRandom(fromHex(secret.secret, 'secret', 32), gameId),
-          verify: this.verify,
-          onDecision: (choice) => this.journal.push(choice),
-          onSubmit: (text) => {
-            this.inflight = text;
-          },
-        },
-        this.log,
-        this.journal,
-        this.inflight,
-      );
+      this.seat = this.replaySeat(fromHex(secret.secret, 'secret', 32));
     }
     this.trusting = false;
+  }
+
+  /**
+   * Rebuilds this folder's seat from its copy of the log, its journal and the envelope in flight, as
+   * `Seat.resume` does (docs/SPEC.md §10.2), and also replays the seat's own deadline claims: each is made
+   * again by the seat's tick, on the claim's own time, at the point of the log where it was signed. (A claim
+   * comes from the clock, not from a line or a decision; without it the bodies the seat made would be counted
+   * one short for every claim, and a body never sent would be taken for one already in the log.)
+   * The in-flight envelope is signed again at the point of the log where it was first signed, with its own
+   * time: Ed25519 signatures are deterministic, so it comes out byte for byte the same, and the recorder
+   * sees a duplicate, never an equivocation.
+   */
+  private replaySeat(secret: Uint8Array): Seat {
+    let now = this.clock();
+    let replaying = true;
+    const me = this.config.me;
+    const seat = new Seat({
+      id: me,
+      keys: this.keys,
+      setupLine: this.setupLine,
+      transport: { submit: (text) => this.toSubmit.push(text), sync: () => {} },
+      clock: () => (replaying ? now : this.clock()),
+      random: seatRandom(secret, this.config.game),
+      verify: this.verify,
+      onDecision: (choice) => {
+        if (!replaying) this.journal.push(choice);
+      },
+      onSubmit: (text) => {
+        this.inflight = text;
+      },
+    });
+    seat.hold(true);
+    const claims = new Map<number, number>();
+    for (let n = 1; n < this.log.length; n++) {
+      const e = JSON.parse(this.log[n]!) as Envelope;
+      if (e.from === me && e.body.type === 'deadline') claims.set(e.at, e.time);
+    }
+    const inflight = this.inflight === null ? null : (JSON.parse(this.inflight) as Envelope);
+    let next = 0;
+    const answer = (): void => {
+      while (next < this.journal.length && seat.decision() !== null) seat.decide(this.journal[next++]!);
+    };
+    const atPoint = (lines: number): void => {
+      answer();
+      const claimAt = claims.get(lines);
+      if (claimAt !== undefined) {
+        now = claimAt;
+        seat.tick();
+        answer();
+      }
+      if (inflight !== null && inflight.at === lines && inflight.seq >= seat.referee.checker.authorPosition(me)!.count) {
+        now = inflight.time;
+        this.toSubmit.length = 0;
+        seat.hold(false);
+        if (this.toSubmit[this.toSubmit.length - 1] !== this.inflight)
+          throw new FairtableError('bad_input', `${this.dir}: the envelope in flight cannot be made again from the folder (was a file changed?)`, { field: 'dir' });
+        seat.hold(true);
+      }
+    };
+    atPoint(1);
+    for (let n = 1; n < this.log.length; n++) {
+      seat.receive(n, this.log[n]!);
+      atPoint(n + 1);
+    }
+    if (next < this.journal.length)
+      throw new FairtableError('bad_input', `${this.dir}: the journal holds ${this.journal.length} decisions, the log asked for ${next}`, { field: 'journal' });
+    replaying = false;
+    this.toSubmit.length = 0;
+    seat.hold(false);
+    // Still unconfirmed: it goes out again (a recorder keeps it once; a player's outbox has it already).
+    if (this.inflight !== null && inflight !== null && inflight.seq >= seat.referee.checker.authorPosition(me)!.count) this.toSubmit.unshift(this.inflight);
+    return seat;
   }
 
   /** Opens an existing folder with the key it names (or `keyFile` when given). */
@@ -411,7 +466,9 @@ export class GameFolder {
 
   /** Time passed (the real clock): the seat claims deadlines that have passed, the recorder retries what it holds. */
   tick(): void {
-    if (this.seat !== null && !this.recorderFault) {
+    // Only an idle seat claims: its claim is then signed at once, at the point of the log where the replay
+    // makes it again (replaySeat).
+    if (this.seat !== null && !this.recorderFault && this.seat.idle) {
       this.seat.tick();
       this.flushSeat();
     }
