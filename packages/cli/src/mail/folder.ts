@@ -15,7 +15,7 @@
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
-import { Door } from '@fairtable/core/door.js';
+import { Door, MAX_LINE_LENGTH } from '@fairtable/core/door.js';
 import { envelopeHash, envelopeLine, type Envelope } from '@fairtable/core/envelope.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
@@ -24,9 +24,9 @@ import { checkReceipt, firstLogHash, forkProof, nextLogHash, signReceipt, type R
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
 import { Seat, seatRandom } from '@fairtable/core/seat/seat.js';
-import { readSetupLine, type VerifyFn } from '@fairtable/core/transcript.js';
-import { nativeVerify } from '@fairtable/node/native-verify.js';
-import { linesText, readJsonLines, readLines, readText, writeAtomic } from './files.js';
+import { prepareLine, readSetupLine, type VerifyFn } from '@fairtable/core/transcript.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+import { linesText, readJsonLines, readLines, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
 import { mailText, type MailMessage } from './message.js';
 
 export type Role = 'player' | 'recorder' | 'player+recorder';
@@ -103,7 +103,7 @@ export class GameFolder {
   readonly config: FolderConfig;
   readonly setupLine: string;
   private readonly keys: KeyPair;
-  private readonly clock: () => number;
+  private clock: () => number;
   private readonly state: FolderState;
   readonly log: string[];
   readonly receipts = new Map<number, Receipt>();
@@ -114,14 +114,14 @@ export class GameFolder {
   private inflight: string | null;
   /** L_n of the log as this folder holds it. */
   private logHash: string;
-  private readonly door: Door;
+  private readonly door: Door | null;
   readonly seat: Seat | null;
   /** Signature checks are skipped only while the folder replays what it already checked. */
   private trusting = true;
   private readonly verify: VerifyFn = (s, m, k) => this.trusting || nativeVerify(s, m, k);
   /** Envelopes this folder's own seat wants recorded (recorder-player) or mailed (player). */
   private readonly toSubmit: string[] = [];
-  private readonly report: Report = { notes: [], written: [] };
+  private report: Report = { notes: [], written: [] };
   /** True once this folder holds evidence against the recorder: no more lines are taken from it. */
   private recorderFault: boolean;
 
@@ -142,17 +142,18 @@ export class GameFolder {
     this.journal = readJsonLines<JsonValue>(folderFile(dir, 'journal'));
     this.inflight = readLines(folderFile(dir, 'inflight'))[0] ?? null;
 
-    // Replay what this folder already checked, trusting its own signatures checks.
+    // Replay what this folder already checked, trusting its own signature checks.
     const gameId = config.game;
-    const { envelope } = readSetupLine(this.setupLine);
-    this.logHash = firstLogHash(gameId, hashOf(envelope));
-    this.door = new Door(this.setupLine, { verify: this.verify });
-    for (let n = 1; n < this.log.length; n++) {
-      const text = this.log[n]!;
-      const admitted = this.door.admit(text, fromOf(text));
-      if (!admitted.ok || admitted.duplicate) throw new FairtableError('bad_input', `${dir}: line ${n} of the folder's transcript does not pass the door again`);
-      this.logHash = nextLogHash(this.logHash, admitted.hash);
-    }
+    const last = this.receipts.get(this.log.length - 1);
+    this.logHash = last !== undefined ? last.log : firstLogHash(gameId, hashOf(readSetupLine(this.setupLine).envelope));
+    // Only an orderer needs a door; a player checks the recorder's lines with its own seat's checker.
+    this.door = config.role === 'player' ? null : new Door(this.setupLine, { verify: this.verify });
+    if (this.door !== null)
+      for (let n = 1; n < this.log.length; n++) {
+        const text = this.log[n]!;
+        const admitted = this.door.admit(text, fromOf(text));
+        if (!admitted.ok || admitted.duplicate) throw new FairtableError('bad_input', `${dir}: line ${n} of the folder's transcript does not pass the door again`);
+      }
     if (config.role === 'recorder') this.seat = null;
     else {
       const secret = JSON.parse(readText(folderFile(dir, 'secret')) ?? 'null') as { secret?: string } | null;
@@ -184,6 +185,7 @@ export class GameFolder {
       clock: () => (replaying ? now : this.clock()),
       random: seatRandom(secret, this.config.game),
       verify: this.verify,
+      sign: nativeSign,
       onDecision: (choice) => {
         if (!replaying) this.journal.push(choice);
       },
@@ -236,6 +238,14 @@ export class GameFolder {
 
   /** Opens an existing folder with the key it names (or `keyFile` when given). */
   static open(dir: string, loadKey: (path: string) => { name: string; keys: KeyPair }, clock: () => number): GameFolder {
+    const kept = KEPT.get(dir);
+    // Taken out while in use: a command that fails half way leaves nothing behind but the files.
+    KEPT.delete(dir);
+    if (kept !== undefined && kept.files === fingerprint(dir)) {
+      kept.folder.clock = clock;
+      kept.folder.report = { notes: [], written: [] };
+      return kept.folder;
+    }
     const text = readText(folderFile(dir, 'config'));
     if (text === null) throw new FairtableError('bad_input', `${dir} is not a game folder (no ${F.config}); read an invitation into it first`, { field: 'dir' });
     const config = JSON.parse(text) as FolderConfig;
@@ -320,7 +330,7 @@ export class GameFolder {
       progress = false;
       const rest: string[] = [];
       for (const text of queue) {
-        const admitted = this.door.admit(text, fromOf(text));
+        const admitted = this.door!.admit(text, fromOf(text));
         if (admitted.ok) {
           if (admitted.duplicate) continue;
           this.logHash = nextLogHash(this.logHash, admitted.hash);
@@ -352,7 +362,7 @@ export class GameFolder {
 
   private recordReceipt(n: number, log: string): void {
     const hash = n === 0 ? hashOf(readSetupLine(this.setupLine).envelope) : hashOfLine(this.log[n]!);
-    this.receipts.set(n, signReceipt({ v: 1, game: this.config.game, line: n, hash, log, time: this.clock() }, this.keys.secretKey));
+    this.receipts.set(n, signReceipt({ v: 1, game: this.config.game, line: n, hash, log, time: this.clock() }, this.keys.secretKey, nativeSign));
   }
 
   /** Player: ordered lines from the recorder, checked, in any order, repeated or not. */
@@ -404,9 +414,9 @@ export class GameFolder {
       const n = this.log.length;
       const { text, receipt } = this.pending.get(n)!;
       this.pending.delete(n);
-      const admitted = this.door.admit(text, fromOf(text));
-      if (!admitted.ok || admitted.duplicate) {
-        const why = admitted.ok ? 'a line already in the log' : `${admitted.code}: ${admitted.message}`;
+      const admitted = this.judge(n, text);
+      if (!admitted.ok) {
+        const why = admitted.why;
         this.problem({
           code: 'recorder_altered',
           line: n,
@@ -430,6 +440,18 @@ export class GameFolder {
       this.receipts.set(n, receipt);
       this.seat?.receive(n, text);
     }
+  }
+
+  /** The door's rules (docs/SPEC.md §10.1) on a line the recorder says it recorded: one no door records convicts it. */
+  private judge(n: number, text: string): { ok: true; hash: string } | { ok: false; why: string } {
+    if (text.length > MAX_LINE_LENGTH) return { ok: false, why: `a line of ${text.length} characters` };
+    const checker = this.seat!.referee.checker;
+    const prepared = prepareLine(n, text, checker.keys, this.verify);
+    const j = checker.judge(prepared);
+    if (j.kind === 'accept' && j.brokenChain === null) return { ok: true, hash: prepared.hash! };
+    if (j.kind === 'accept') return { ok: false, why: `broken_chain: ${j.brokenChain!.message}` };
+    if (j.kind === 'duplicate') return { ok: false, why: `a line already in the log (line ${j.line})` };
+    return { ok: false, why: `${j.violation.code}: ${j.violation.message}` };
   }
 
   private problem(p: Problem): void {
@@ -498,6 +520,9 @@ export class GameFolder {
       this.state.mailed = this.log.length;
     }
     const d = this.dir;
+    const writeAtomic = (path: string, text: string): void => {
+      if (readText(path) !== text) writeFile(path, text);
+    };
     writeAtomic(folderFile(d, 'log'), linesText(this.log));
     writeAtomic(folderFile(d, 'receipts'), linesText([...this.receipts.values()].sort((a, b) => a.line - b.line).map((r) => JSON.stringify(r))));
     writeAtomic(folderFile(d, 'pending'), linesText([...this.pending.values()].map((p) => JSON.stringify(p))));
@@ -506,6 +531,7 @@ export class GameFolder {
     writeAtomic(folderFile(d, 'journal'), linesText(this.journal.map((c) => JSON.stringify(c))));
     writeAtomic(folderFile(d, 'inflight'), linesText(this.inflight === null ? [] : [this.inflight]));
     writeAtomic(folderFile(d, 'state'), JSON.stringify(this.state) + '\n');
+    if (keepFoldersOpen) KEPT.set(d, { folder: this, files: fingerprint(d) });
     return this.report;
   }
 
@@ -571,6 +597,26 @@ export class GameFolder {
       this.trusting = false;
     }
   }
+}
+
+/**
+ * A process that runs many commands (a mail filter, an app, the benchmark) may keep each folder's seat in
+ * memory between commands instead of replaying the folder every time; a kept folder is used only while
+ * every file of the folder is byte for byte what it last wrote, so a change on disk (another process, a
+ * person) always wins. The command line runs one command per process and never keeps anything.
+ */
+let keepFoldersOpen = false;
+const KEPT = new Map<string, { folder: GameFolder; files: string }>();
+
+export function keepFolders(on: boolean): void {
+  keepFoldersOpen = on;
+  if (!on) KEPT.clear();
+}
+
+const STATE_FILES = ['config', 'secret', 'state', 'log', 'receipts', 'journal', 'inflight', 'pending', 'held', 'problems'] as const;
+
+function fingerprint(dir: string): string {
+  return STATE_FILES.map((f) => readText(folderFile(dir, f)) ?? '\u0000').join('\u0001');
 }
 
 export interface FolderStatus {

@@ -20,6 +20,7 @@ import { writeAtomic } from './files.js';
 export { parseDuration, formatDuration } from './duration.js';
 export { readMail, mailText, armorMessage, type MailMessage } from './message.js';
 export type { FolderStatus, Report, Problem } from './folder.js';
+export { keepFolders } from './folder.js';
 
 /** Protocols a game by mail can run (the names `fairtable simulate` takes, Signidice aside: see the spec). */
 export const MAIL_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'rochambeau'] as const;

@@ -163,7 +163,7 @@ describe('deadlines by mail', () => {
     mailNew({ protocol: 'dice', dir: alice!.dir, key: alice!.key, players: ps.map((p) => pub(tag, p)), turns: 2, timeout: '1d', clock });
     // Carol is on holiday: the post office never reaches her.
     const post = new PostOffice([alice!, bob!]);
-    let last = post.play(strategy(3), { maxRounds: 6, clock });
+    let last = post.play(strategy(3), { maxRounds: 6, clock, tick: true });
     expect(last.map((r) => r.status.done)).toEqual([false, false]);
     expect(last[0]!.status.next.who).toEqual(['carol']);
     expect(last[0]!.status.next.deadline).toBe(Date.UTC(2026, 10, 2));
@@ -172,7 +172,7 @@ describe('deadlines by mail', () => {
     now = Date.UTC(2026, 10, 2, 6);
     expect(mailStatus(alice!.dir, clock).written).toEqual([]);
     now = Date.UTC(2026, 10, 3);
-    last = post.play(strategy(3), { maxRounds: 50, clock });
+    last = post.play(strategy(3), { maxRounds: 50, clock, tick: true });
     expect(last.map((r) => r.status.done)).toEqual([true, true]);
     expect(last[0]!.status.outcome!.forfeits).toEqual([{ player: 'carol', code: 'withheld' }]);
     const texts = transcripts([alice!, bob!]);

@@ -108,11 +108,13 @@ export class PostOffice {
   /**
    * Plays rounds until every participant's folder says the game is over, or nothing moves for a while: each
    * round every participant reads what reached it, answers its decision if it has one, and mails its outbox.
+   * With `tick`, a participant with no new mail looks at its game anyway (`mail status`: deadline claims).
    */
-  play(strategy: (who: string, d: Decision) => JsonValue, options: { readonly maxRounds?: number; readonly clock?: () => number } = {}): MailResult[] {
+  play(strategy: (who: string, d: Decision) => JsonValue, options: { readonly maxRounds?: number; readonly clock?: () => number; readonly tick?: boolean } = {}): MailResult[] {
     const clock = options.clock ?? Date.now;
     const max = options.maxRounds ?? 10_000;
     let last: MailResult[] = [];
+    const known = new Map<string, MailResult>();
     for (const p of this.participants) this.collect(p);
     for (; this.round < max; this.round++) {
       last = [];
@@ -126,9 +128,16 @@ export class PostOffice {
             continue;
           }
         }
+        // Nothing came: a person would not open the game (unless the clock matters: `tick`).
+        const previous = known.get(p.id);
+        if (texts.length === 0 && options.tick !== true && previous !== undefined) {
+          last.push(previous);
+          continue;
+        }
         let r = texts.length > 0 ? mailRead(p.dir, texts.map((text, i) => ({ name: `mail ${this.round}.${i}`, text })), p.key, clock) : mailStatus(p.dir, clock);
         while (r.status.decision !== null) r = mailDecide(p.dir, strategy(p.id, r.status.decision), clock);
         last.push(r);
+        known.set(p.id, r);
         this.collect(p);
       }
       if (last.length === this.participants.length && last.every((r) => r.status.done) && this.waiting === 0) return last;
