@@ -73,7 +73,7 @@ export function register(program: Command): void {
     });
   mail
     .command('decide')
-    .description("answer the game's question to you (status shows it and its choices), as JSON: 2, null, {\"kind\":\"straight\",…}")
+    .description('answer the game\'s question to you (status shows it and its choices), as JSON: 2, null, {"kind":"straight",…}')
     .argument('<choice>', 'the answer, as JSON')
     .requiredOption('--dir <dir>', 'the game folder')
     .action((choice: string, o: Record<string, string | undefined>) => {
@@ -103,7 +103,8 @@ export function register(program: Command): void {
         } else {
           const s = r.status;
           process.stdout.write(`game ${s.game} (${s.protocol}); you are ${s.seat} (${s.role}); recorder ${s.recorder}; ${s.lines} lines\n`);
-          if (s.decision !== null) process.stdout.write(`decision: ${s.decision.kind}: ${s.decision.prompt}\n  choices: ${JSON.stringify(s.decision.choices)}\n`);
+          if (s.decision !== null)
+            process.stdout.write(`decision: ${s.decision.kind}: ${s.decision.prompt}\n  choices: ${JSON.stringify(s.decision.choices)}\n`);
           print(r);
         }
       } catch (e) {

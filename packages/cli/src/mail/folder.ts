@@ -152,7 +152,8 @@ export class GameFolder {
       for (let n = 1; n < this.log.length; n++) {
         const text = this.log[n]!;
         const admitted = this.door.admit(text, fromOf(text));
-        if (!admitted.ok || admitted.duplicate) throw new FairtableError('bad_input', `${dir}: line ${n} of the folder's transcript does not pass the door again`);
+        if (!admitted.ok || admitted.duplicate)
+          throw new FairtableError('bad_input', `${dir}: line ${n} of the folder's transcript does not pass the door again`);
       }
     if (config.role === 'recorder') this.seat = null;
     else {
@@ -217,7 +218,9 @@ export class GameFolder {
         this.toSubmit.length = 0;
         seat.hold(false);
         if (this.toSubmit[this.toSubmit.length - 1] !== this.inflight)
-          throw new FairtableError('bad_input', `${this.dir}: the envelope in flight cannot be made again from the folder (was a file changed?)`, { field: 'dir' });
+          throw new FairtableError('bad_input', `${this.dir}: the envelope in flight cannot be made again from the folder (was a file changed?)`, {
+            field: 'dir',
+          });
         seat.hold(true);
       }
     };
@@ -247,7 +250,8 @@ export class GameFolder {
       return kept.folder;
     }
     const text = readText(folderFile(dir, 'config'));
-    if (text === null) throw new FairtableError('bad_input', `${dir} is not a game folder (no ${F.config}); read an invitation into it first`, { field: 'dir' });
+    if (text === null)
+      throw new FairtableError('bad_input', `${dir} is not a game folder (no ${F.config}); read an invitation into it first`, { field: 'dir' });
     const config = JSON.parse(text) as FolderConfig;
     const { keys } = loadKey(config.key);
     const folder = new GameFolder(dir, config, keys, clock);
@@ -256,13 +260,7 @@ export class GameFolder {
   }
 
   /** Creates a folder from a setup line this participant is named in (as a player or as the recorder). */
-  static create(
-    dir: string,
-    setupLine: string,
-    keyPath: string,
-    key: { name: string; keys: KeyPair },
-    clock: () => number,
-  ): GameFolder {
+  static create(dir: string, setupLine: string, keyPath: string, key: { name: string; keys: KeyPair }, clock: () => number): GameFolder {
     if (isGameFolder(dir)) throw new FairtableError('bad_input', `${dir} already holds a game`, { field: 'dir' });
     if (existsSync(dir) && readdirSync(dir).some((f) => f !== F.outbox)) throw new FairtableError('bad_input', `${dir} is not empty`, { field: 'dir' });
     const { setup, gameId } = readSetupLine(setupLine);
@@ -310,7 +308,8 @@ export class GameFolder {
     }
     switch (m.kind) {
       case 'invitation':
-        if (m.setupLine !== this.setupLine) this.problem({ code: 'bad_message', message: 'an invitation for this game id with another setup line', evidence: m.setupLine });
+        if (m.setupLine !== this.setupLine)
+          this.problem({ code: 'bad_message', message: 'an invitation for this game id with another setup line', evidence: m.setupLine });
         return;
       case 'submission':
         if (this.isRecorder) this.submit([m.line]);
@@ -374,11 +373,21 @@ export class GameFolder {
       try {
         receipt = checkReceipt(receipts[i], recorderKey);
       } catch (e) {
-        this.problem({ code: 'bad_receipt', line: n, message: `line ${n}: ${(e as Error).message}; the message is ignored`, evidence: (receipts[i] ?? null) as unknown as JsonValue });
+        this.problem({
+          code: 'bad_receipt',
+          line: n,
+          message: `line ${n}: ${(e as Error).message}; the message is ignored`,
+          evidence: (receipts[i] ?? null) as unknown as JsonValue,
+        });
         return;
       }
       if (receipt.game !== this.config.game || receipt.line !== n) {
-        this.problem({ code: 'recorder_bad_receipt', line: n, message: `line ${n}: the recorder's receipt is for line ${receipt.line} of game ${receipt.game}`, evidence: receipt as unknown as JsonValue });
+        this.problem({
+          code: 'recorder_bad_receipt',
+          line: n,
+          message: `line ${n}: the recorder's receipt is for line ${receipt.line} of game ${receipt.game}`,
+          evidence: receipt as unknown as JsonValue,
+        });
         return;
       }
       const known = this.receipts.get(n) ?? this.pending.get(n)?.receipt;
@@ -403,7 +412,12 @@ export class GameFolder {
 
   private checkAndKeep(n: number, text: string, receipt: Receipt): void {
     if (text !== this.log[n] || receipt.hash !== hashOfLine(text)) {
-      this.problem({ code: 'recorder_altered', line: n, message: `line ${n}: the recorder signed a receipt for another line than this folder holds`, evidence: { text, receipt } as unknown as JsonValue });
+      this.problem({
+        code: 'recorder_altered',
+        line: n,
+        message: `line ${n}: the recorder signed a receipt for another line than this folder holds`,
+        evidence: { text, receipt } as unknown as JsonValue,
+      });
       return;
     }
     this.receipts.set(n, receipt);

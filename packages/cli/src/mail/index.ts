@@ -69,7 +69,11 @@ function loadPublicKey(path: string): { id: string; key: string } {
   return { id: v.name, key: v.publicKey };
 }
 
-function paramsFor(protocol: string, turns: number | undefined, game: string | undefined): { protocol: string; game: string | null; params: Record<string, JsonValue> } {
+function paramsFor(
+  protocol: string,
+  turns: number | undefined,
+  game: string | undefined,
+): { protocol: string; game: string | null; params: Record<string, JsonValue> } {
   if (!(MAIL_PROTOCOLS as readonly string[]).includes(protocol))
     throw new FairtableError(
       'unknown_protocol',
@@ -78,7 +82,8 @@ function paramsFor(protocol: string, turns: number | undefined, game: string | u
         : `"${protocol}": choose one of ${MAIL_PROTOCOLS.join(', ')}`,
       { field: 'protocol' },
     );
-  if (game !== undefined && protocol !== 'chain' && protocol !== 'keyed-stream') throw new FairtableError('bad_input', '--game is for chain and keyed-stream', { field: 'game' });
+  if (game !== undefined && protocol !== 'chain' && protocol !== 'keyed-stream')
+    throw new FairtableError('bad_input', '--game is for chain and keyed-stream', { field: 'game' });
   if (game !== undefined && !BUILTIN_GAMES.has(game)) throw new FairtableError('unknown_game', `unknown game "${game}"`, { field: 'game' });
   const params: Record<string, JsonValue> = {};
   if (protocol === 'beacon') {
@@ -104,8 +109,14 @@ export function mailNew(o: MailNewOptions): MailResult {
   let players = entries;
   if (o.recorder !== undefined) {
     const named = entries.find((p) => p.id === o.recorder) ?? (o.recorder.endsWith('.json') ? loadPublicKey(o.recorder) : undefined);
-    if (named === undefined) throw new FairtableError('bad_input', `--recorder ${o.recorder}: name one of --players (who then does not play) or a public key file`, { field: 'recorder' });
-    if (named.key === myKey) throw new FairtableError('bad_input', '--recorder: the creator records by default; a named recorder is a participant who does not play', { field: 'recorder' });
+    if (named === undefined)
+      throw new FairtableError('bad_input', `--recorder ${o.recorder}: name one of --players (who then does not play) or a public key file`, {
+        field: 'recorder',
+      });
+    if (named.key === myKey)
+      throw new FairtableError('bad_input', '--recorder: the creator records by default; a named recorder is a participant who does not play', {
+        field: 'recorder',
+      });
     recorder = named;
     players = entries.filter((p) => p.key !== named.key);
   }
@@ -135,7 +146,12 @@ export function mailNew(o: MailNewOptions): MailResult {
  * an invitation, and `keyPath` says whose seat the folder is. A text that cannot be read (a checksum that does
  * not match, a block that is not ours) is refused whole and reported; the others are taken in.
  */
-export function mailRead(dir: string, texts: readonly { name: string; text: string }[], keyPath?: string, clock: () => number = realClock): MailResult & { refused: string[] } {
+export function mailRead(
+  dir: string,
+  texts: readonly { name: string; text: string }[],
+  keyPath?: string,
+  clock: () => number = realClock,
+): MailResult & { refused: string[] } {
   const messages: MailMessage[] = [];
   const refused: string[] = [];
   for (const t of texts) {
@@ -151,10 +167,15 @@ export function mailRead(dir: string, texts: readonly { name: string; text: stri
   else {
     const invitation = messages.find((m) => m.kind === 'invitation');
     if (invitation === undefined || invitation.kind !== 'invitation')
-      throw new FairtableError('bad_input', `${dir} holds no game yet: the first message read into it must be an invitation${refused.length ? ` (refused: ${refused.join('; ')})` : ''}`, {
-        field: 'dir',
-      });
-    if (keyPath === undefined) throw new FairtableError('bad_input', '--key: say which key is yours when reading an invitation into a new folder', { field: 'key' });
+      throw new FairtableError(
+        'bad_input',
+        `${dir} holds no game yet: the first message read into it must be an invitation${refused.length ? ` (refused: ${refused.join('; ')})` : ''}`,
+        {
+          field: 'dir',
+        },
+      );
+    if (keyPath === undefined)
+      throw new FairtableError('bad_input', '--key: say which key is yours when reading an invitation into a new folder', { field: 'key' });
     const path = resolve(keyPath);
     folder = GameFolder.create(dir, invitation.setupLine, path, loadKey(path), clock);
     folder.note(`joined game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) as ${folder.config.me} (${folder.config.role})`);

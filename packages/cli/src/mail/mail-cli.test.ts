@@ -37,7 +37,21 @@ describe('fairtable mail, as separate processes', () => {
       expect(r.status).toBe(0);
       writeFileSync(join(dir, `${p}.pub.json`), r.stdout);
     }
-    const created = run(['mail', 'new', 'dice', '--dir', 'A', '--key', 'ann.json', '--players', 'ann.pub.json,ben.pub.json', '--turns', '2', '--timeout', '2d']);
+    const created = run([
+      'mail',
+      'new',
+      'dice',
+      '--dir',
+      'A',
+      '--key',
+      'ann.json',
+      '--players',
+      'ann.pub.json,ben.pub.json',
+      '--turns',
+      '2',
+      '--timeout',
+      '2d',
+    ]);
     expect(created.status, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/send to every other participant/);
     expect(created.stdout).toMatch(/deadlines 2d/);
@@ -58,7 +72,13 @@ describe('fairtable mail, as separate processes', () => {
         ['A', 'B'],
         ['B', 'A'],
       ] as const) {
-        const status = JSON.parse(run(['mail', 'status', '--dir', me, '--json']).stdout) as { decision: unknown; done: boolean; protocol: string; seat: string; outcome: unknown };
+        const status = JSON.parse(run(['mail', 'status', '--dir', me, '--json']).stdout) as {
+          decision: unknown;
+          done: boolean;
+          protocol: string;
+          seat: string;
+          outcome: unknown;
+        };
         seen.push(status);
         if (status.decision !== null) {
           const d = run(['mail', 'decide', '--dir', me, 'null']);

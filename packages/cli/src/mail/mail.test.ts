@@ -56,7 +56,8 @@ describe('dice by mail among three folders', () => {
     const [alice] = ps;
     mailNew({ protocol: 'dice', dir: alice!.dir, key: alice!.key, players: ps.map((p) => pub(tag, p)), turns: 4, timeout: '3d' });
     const post = new PostOffice(ps, {
-      wrap: (text, from, to, n) => (n % 3 === 0 ? asEmail(text, from, to) : n % 3 === 1 ? asQuotedReply(text, from, to, 1 + (n % 2)) : text),
+      wrap: (text, from, to, n) =>
+        n % 3 === 0 ? asEmail(text, from, to) : n % 3 === 1 ? asQuotedReply(text, from, to, 1 + (n % 2)) : asEmail(text, from, to).replace(/\n/g, '\r\n'),
       twice: (n) => n % 4 === 0,
       hold: (n) => (n % 5 === 0 ? 2 : 0),
     });
@@ -74,7 +75,10 @@ describe('dice by mail among three folders', () => {
     expect(last[1]!.status.outcome).toEqual(verdict.outcome);
     // Reading every message again changes nothing (idempotent).
     const sent = readdirSync(join(alice!.dir, 'sent')).map((f) => readFileSync(join(alice!.dir, 'sent', f), 'utf8'));
-    const again = mailRead(ps[1]!.dir, sent.map((text, i) => ({ name: String(i), text })));
+    const again = mailRead(
+      ps[1]!.dir,
+      sent.map((text, i) => ({ name: String(i), text })),
+    );
     expect(again.written).toEqual([]);
     expect(transcripts([ps[1]!])[0]).toBe(texts[0]);
   });
@@ -124,7 +128,11 @@ describe('tampering', () => {
     const { fromKeyFile } = await import('@fairtable/core/identity.js');
     const files = readdirSync(join(alice!.dir, 'outbox')).sort();
     const texts = files.map((f) => readFileSync(join(alice!.dir, 'outbox', f), 'utf8'));
-    mailRead(bob!.dir, texts.map((text, i) => ({ name: String(i), text })), bob!.key);
+    mailRead(
+      bob!.dir,
+      texts.map((text, i) => ({ name: String(i), text })),
+      bob!.key,
+    );
     // The recorder (alice) changes her own line 1 (a commitment) and signs a receipt for the altered line.
     const entries = readMail(texts[1]!)[0]!;
     if (entries.kind !== 'entries') throw new Error('expected entries');
@@ -182,5 +190,46 @@ describe('deadlines by mail', () => {
     expect(verdict.violations.map((v) => [v.code, v.player])).toEqual([['withheld', 'carol']]);
     expect(verdict.outcome).toEqual(last[0]!.status.outcome);
     void carol;
+  });
+});
+
+describe('every protocol by mail', () => {
+  for (const protocol of ['beacon', 'chain', 'keyed-stream', 'snakes', 'rochambeau'] as const) {
+    it(`${protocol}: two folders play to the end, transcripts identical and valid`, () => {
+      const tag = `proto-${protocol}`;
+      const ps = people(tag, ['ann', 'ben']);
+      mailNew({ protocol, dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), turns: 2 });
+      const last = new PostOffice(ps, { twice: (n) => n % 2 === 0 }).play(strategy(4));
+      expect(last.map((r) => r.status.done)).toEqual([true, true]);
+      const texts = transcripts(ps);
+      expect(texts[1]).toBe(texts[0]);
+      expect(auditLines(texts[0]!.trimEnd().split('\n')).valid).toBe(true);
+    });
+  }
+  it('refuses a protocol it cannot play by mail, and a recorder who is the creator', () => {
+    const tag = 'refuse';
+    const ps = people(tag, ['ann', 'ben']);
+    expect(() => mailNew({ protocol: 'signidice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)) })).toThrow(/signidice/);
+    expect(() => mailNew({ protocol: 'dice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), recorder: 'ann' })).toThrow(/recorder/);
+    expect(() => mailNew({ protocol: 'dice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), recorder: 'ben' })).toThrow(/two players/);
+  });
+});
+
+describe('folders kept open between commands', () => {
+  it('give the same game as folders replayed at every command', async () => {
+    const { keepFolders } = await import('./folder.js');
+    const tag = 'kept';
+    const ps = people(tag, ['ann', 'ben', 'cat']);
+    keepFolders(true);
+    try {
+      mailNew({ protocol: 'dice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), turns: 3 });
+      const last = new PostOffice(ps, { hold: (n) => (n % 4 === 0 ? 1 : 0) }).play(strategy(5));
+      expect(last.map((r) => r.status.done)).toEqual([true, true, true]);
+    } finally {
+      keepFolders(false);
+    }
+    const texts = transcripts(ps);
+    for (const t of texts) expect(t).toBe(texts[0]);
+    expect(auditLines(texts[0]!.trimEnd().split('\n')).valid).toBe(true);
   });
 });

@@ -110,7 +110,10 @@ export class PostOffice {
    * round every participant reads what reached it, answers its decision if it has one, and mails its outbox.
    * With `tick`, a participant with no new mail looks at its game anyway (`mail status`: deadline claims).
    */
-  play(strategy: (who: string, d: Decision) => JsonValue, options: { readonly maxRounds?: number; readonly clock?: () => number; readonly tick?: boolean } = {}): MailResult[] {
+  play(
+    strategy: (who: string, d: Decision) => JsonValue,
+    options: { readonly maxRounds?: number; readonly clock?: () => number; readonly tick?: boolean } = {},
+  ): MailResult[] {
     const clock = options.clock ?? Date.now;
     const max = options.maxRounds ?? 10_000;
     let last: MailResult[] = [];
@@ -134,7 +137,15 @@ export class PostOffice {
           last.push(previous);
           continue;
         }
-        let r = texts.length > 0 ? mailRead(p.dir, texts.map((text, i) => ({ name: `mail ${this.round}.${i}`, text })), p.key, clock) : mailStatus(p.dir, clock);
+        let r =
+          texts.length > 0
+            ? mailRead(
+                p.dir,
+                texts.map((text, i) => ({ name: `mail ${this.round}.${i}`, text })),
+                p.key,
+                clock,
+              )
+            : mailStatus(p.dir, clock);
         while (r.status.decision !== null) r = mailDecide(p.dir, strategy(p.id, r.status.decision), clock);
         last.push(r);
         known.set(p.id, r);
