@@ -495,7 +495,8 @@ export class GameFolder {
   /** The player's answer to the seat's decision (docs/SPEC.md §7.5). */
   decide(choice: JsonValue): void {
     if (this.seat === null) throw new FairtableError('illegal_choice', 'the recorder of this game does not play: there is nothing to decide');
-    if (this.recorderFault) throw new FairtableError('illegal_choice', 'this folder holds evidence against the recorder (see problems): the game is not played on its log any more');
+    if (this.recorderFault)
+      throw new FairtableError('illegal_choice', 'this folder holds evidence against the recorder (see problems): the game is not played on its log any more');
     if (this.seat.decision() === null) throw new FairtableError('illegal_choice', 'there is no decision to take now');
     this.seat.decide(choice);
     this.flushSeat();
