@@ -233,3 +233,30 @@ describe('folders kept open between commands', () => {
     expect(auditLines(texts[0]!.trimEnd().split('\n')).valid).toBe(true);
   });
 });
+
+describe('reading mail into a game folder', () => {
+  const tag = 'misc';
+  const ps = people(tag, ['ann', 'ben']);
+  it('refuses a mangled file among good ones, takes the good ones, and ignores its own mail coming back', () => {
+    const [ann, ben] = ps;
+    mailNew({ protocol: 'dice', dir: ann!.dir, key: ann!.key, players: ps.map((p) => pub(tag, p)), turns: 1 });
+    const files = readdirSync(join(ann!.dir, 'outbox')).sort();
+    const texts = files.map((f) => readFileSync(join(ann!.dir, 'outbox', f), 'utf8'));
+    const r = mailRead(ben!.dir, [...texts.map((text, i) => ({ name: `f${i}`, text })), { name: 'junk', text: 'no block here' }], ben!.key);
+    expect(r.refused).toEqual([expect.stringMatching(/^junk: \[bad_armor\]/)]);
+    expect(r.status.lines).toBe(2);
+    expect(r.written).toHaveLength(1);
+    const mine = readFileSync(join(ben!.dir, r.written[0]!), 'utf8');
+    // Ben's own submission back from the list, and Ann's mail once more: nothing new to send.
+    const again = mailRead(ben!.dir, [{ name: 'own', text: mine }, ...texts.map((text, i) => ({ name: `g${i}`, text }))]);
+    expect(again.written).toEqual([]);
+    expect(again.refused).toEqual([]);
+    // Mail for another game is ignored with a note.
+    const other = people('misc2', ['cy', 'di']);
+    mailNew({ protocol: 'dice', dir: other[0]!.dir, key: other[0]!.key, players: other.map((p) => pub('misc2', p)) });
+    const foreign = readFileSync(join(other[0]!.dir, 'outbox', readdirSync(join(other[0]!.dir, 'outbox')).sort()[0]!), 'utf8');
+    const ignored = mailRead(ben!.dir, [{ name: 'foreign', text: foreign }]);
+    expect(ignored.notes.join('\n')).toMatch(/another game/);
+    expect(ignored.written).toEqual([]);
+  });
+});

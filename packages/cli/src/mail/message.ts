@@ -92,7 +92,7 @@ function parsePayload(text: string): MailMessage {
 /**
  * Every fairtable message in a text (a saved e-mail with headers, quoting, re-wrapping and other text around
  * it). Throws `bad_checksum` / `bad_armor` when a block was mangled, `bad_message` when a block is not ours,
- * and `bad_input` when the text holds no block at all.
+ * and `bad_armor` when the text holds no block at all.
  */
 export function readMail(text: string): MailMessage[] {
   const payloads = dearmor(text);
