@@ -96,6 +96,10 @@ const EXPECT: [RegExp, Check | 'skip'][] = [
   [/ simulate signidice .*--cheat house-key-swap/, exits(0)],
   [/ audit roulette\.jsonl/, exits(1, (r) => expect(r.out).toMatch(/key_swap\s+house/))],
   [/ audit casino\.jsonl/, exits(0, (r) => expect(r.out).toMatch(/VALID/))],
+  [/ mail new monopoly /, exits(0, (r) => expect(r.out).toMatch(/send to every other participant/))],
+  [/ mail read --dir game-b --key bob\.json -$/, exits(0, (r) => expect(r.out).toMatch(/joined game .* as bob/))],
+  [/ mail status --dir game-b/, exits(0, (r) => expect(r.out).toMatch(/next: /))],
+  [/ mail transcript --dir game-b --out mail-game\.jsonl/, exits(0, (r) => expect(r.out).toMatch(/wrote 2 lines/))],
   [/ signidice house .*--resume /, exits(0, (r) => expect(JSON.parse(r.out.trim().split('\n').pop()!)).toMatchObject({ player: 'house', forfeits: [] }))],
 ];
 

@@ -1,0 +1,682 @@
+/**
+ * A game folder: one player's (or the recorder's) whole game by mail as plain files (docs/spec/mail.md).
+ * Every command loads the folder, rebuilds the seat from it (`Seat.resume`: the copy of the log, the journal
+ * of decisions, the seat secret and the envelope in flight, docs/SPEC.md §10.2), applies what came in, lets
+ * the seat act (its decisions, its deadline claims on the real clock), and writes the folder back and what
+ * must be mailed into `outbox/`.
+ *
+ * The recorder orders the game as the relay does (docs/spec/relay.md): submissions pass core's door
+ * (SPEC §10.1), each recorded line gets a signed receipt (`order/receipt.ts`), and the ordered lines go out
+ * with their receipts. Players accept a line only with a receipt that verifies under the recorder's key
+ * (named in the setup, so it is part of the game id) and continues the running log hash, and only if the
+ * line passes their own copy of the door: a recorder that forks or alters a line is caught with its own
+ * signature as evidence.
+ */
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
+import { Door, MAX_LINE_LENGTH } from '@fairtable/core/door.js';
+import { envelopeHash, envelopeLine, type Envelope } from '@fairtable/core/envelope.js';
+import { FairtableError } from '@fairtable/core/errors.js';
+import type { KeyPair } from '@fairtable/core/identity.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import { checkReceipt, firstLogHash, forkProof, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
+import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
+import { Referee } from '@fairtable/core/referee.js';
+import { Seat, seatRandom } from '@fairtable/core/seat/seat.js';
+import { prepareLine, readSetupLine, type VerifyFn } from '@fairtable/core/transcript.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+import { linesText, readJsonLines, readLines, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
+import { mailText, type MailMessage } from './message.js';
+
+export type Role = 'player' | 'recorder' | 'player+recorder';
+
+/** game.json: what never changes in a folder. */
+export interface FolderConfig {
+  readonly type: 'fairtable-mail-folder';
+  readonly version: 1;
+  readonly game: string;
+  readonly protocol: string;
+  /** This folder's participant: a player id, or the recorder's id. */
+  readonly me: string;
+  readonly role: Role;
+  /** The key file this folder signs with (a reference, not a copy of the secret). */
+  readonly key: string;
+  readonly recorder: { readonly id: string; readonly key: string };
+  readonly players: readonly string[];
+}
+
+/** state.json: counters and what has been mailed. */
+interface FolderState {
+  /** The next outbox file's number. */
+  outboxCount: number;
+  /** Recorder: lines of the log already mailed as entries. */
+  mailed: number;
+  /** Player: hashes of the envelope lines already written as submissions (a resend is not mailed twice). */
+  submitted: string[];
+}
+
+/** What a player found wrong with the recorder (or the recorder with a submission): kept in problems.jsonl. */
+export interface Problem {
+  readonly code: string;
+  readonly message: string;
+  readonly line?: number;
+  readonly player?: string;
+  readonly evidence?: JsonValue;
+}
+
+export interface Report {
+  /** Plain words for the person at the keyboard. */
+  readonly notes: string[];
+  /** Files written to outbox/ by this command. */
+  readonly written: string[];
+}
+
+const F = {
+  config: 'game.json',
+  secret: 'seat-secret.json',
+  state: 'state.json',
+  log: 'transcript.jsonl',
+  receipts: 'receipts.jsonl',
+  journal: 'journal.jsonl',
+  inflight: 'in-flight.jsonl',
+  pending: 'pending.jsonl',
+  held: 'held.jsonl',
+  problems: 'problems.jsonl',
+  outbox: 'outbox',
+} as const;
+
+export const folderFile = (dir: string, name: keyof typeof F): string => join(dir, F[name]);
+
+export function isGameFolder(dir: string): boolean {
+  return existsSync(join(dir, F.config));
+}
+
+interface Pending {
+  readonly line: number;
+  readonly text: string;
+  readonly receipt: Receipt;
+}
+
+export class GameFolder {
+  readonly dir: string;
+  readonly config: FolderConfig;
+  readonly setupLine: string;
+  private readonly keys: KeyPair;
+  private clock: () => number;
+  private readonly state: FolderState;
+  readonly log: string[];
+  readonly receipts = new Map<number, Receipt>();
+  private readonly pending = new Map<number, Pending>();
+  private held: string[];
+  readonly problems: Problem[];
+  private readonly journal: JsonValue[];
+  private inflight: string | null;
+  /** L_n of the log as this folder holds it. */
+  private logHash: string;
+  private readonly door: Door | null;
+  readonly seat: Seat | null;
+  /** Signature checks are skipped only while the folder replays what it already checked. */
+  private trusting = true;
+  private readonly verify: VerifyFn = (s, m, k) => this.trusting || nativeVerify(s, m, k);
+  /** Envelopes this folder's own seat wants recorded (recorder-player) or mailed (player). */
+  private readonly toSubmit: string[] = [];
+  private report: Report = { notes: [], written: [] };
+  /** True once this folder holds evidence against the recorder: no more lines are taken from it. */
+  private recorderFault: boolean;
+
+  private constructor(dir: string, config: FolderConfig, keys: KeyPair, clock: () => number) {
+    this.dir = dir;
+    this.config = config;
+    this.keys = keys;
+    this.clock = clock;
+    this.state = JSON.parse(readText(folderFile(dir, 'state')) ?? '{"outboxCount":0,"mailed":0,"submitted":[]}') as FolderState;
+    this.log = readLines(folderFile(dir, 'log'));
+    if (this.log.length === 0) throw new FairtableError('bad_input', `${dir}: the folder's transcript is missing its setup line`, { field: 'dir' });
+    this.setupLine = this.log[0]!;
+    for (const r of readJsonLines<Receipt>(folderFile(dir, 'receipts'))) this.receipts.set(r.line, r);
+    for (const p of readJsonLines<Pending>(folderFile(dir, 'pending'))) this.pending.set(p.line, p);
+    this.held = readLines(folderFile(dir, 'held'));
+    this.problems = readJsonLines<Problem>(folderFile(dir, 'problems'));
+    this.recorderFault = this.problems.some((p) => p.code.startsWith('recorder_'));
+    this.journal = readJsonLines<JsonValue>(folderFile(dir, 'journal'));
+    this.inflight = readLines(folderFile(dir, 'inflight'))[0] ?? null;
+
+    // Replay what this folder already checked, trusting its own signature checks.
+    const gameId = config.game;
+    const last = this.receipts.get(this.log.length - 1);
+    this.logHash = last !== undefined ? last.log : firstLogHash(gameId, hashOf(readSetupLine(this.setupLine).envelope));
+    // Only an orderer needs a door; a player checks the recorder's lines with its own seat's checker.
+    this.door = config.role === 'player' ? null : new Door(this.setupLine, { verify: this.verify });
+    if (this.door !== null)
+      for (let n = 1; n < this.log.length; n++) {
+        const text = this.log[n]!;
+        const admitted = this.door.admit(text, fromOf(text));
+        if (!admitted.ok || admitted.duplicate)
+          throw new FairtableError('bad_input', `${dir}: line ${n} of the folder's transcript does not pass the door again`);
+      }
+    if (config.role === 'recorder') this.seat = null;
+    else {
+      const secret = JSON.parse(readText(folderFile(dir, 'secret')) ?? 'null') as { secret?: string } | null;
+      if (secret === null || typeof secret.secret !== 'string') throw new FairtableError('bad_input', `${dir}: the seat secret is missing`, { field: 'dir' });
+      this.seat = this.replaySeat(fromHex(secret.secret, 'secret', 32));
+    }
+    this.trusting = false;
+  }
+
+  /**
+   * Rebuilds this folder's seat from its copy of the log, its journal and the envelope in flight, as
+   * `Seat.resume` does (docs/SPEC.md §10.2), and also replays the seat's own deadline claims: each is made
+   * again by the seat's tick, on the claim's own time, at the point of the log where it was signed. (A claim
+   * comes from the clock, not from a line or a decision; without it the bodies the seat made would be counted
+   * one short for every claim, and a body never sent would be taken for one already in the log.)
+   * The in-flight envelope is signed again at the point of the log where it was first signed, with its own
+   * time: Ed25519 signatures are deterministic, so it comes out byte for byte the same, and the recorder
+   * sees a duplicate, never an equivocation.
+   */
+  private replaySeat(secret: Uint8Array): Seat {
+    let now = this.clock();
+    let replaying = true;
+    const me = this.config.me;
+    const seat = new Seat({
+      id: me,
+      keys: this.keys,
+      setupLine: this.setupLine,
+      transport: { submit: (text) => this.toSubmit.push(text), sync: () => {} },
+      clock: () => (replaying ? now : this.clock()),
+      random: seatRandom(secret, this.config.game),
+      verify: this.verify,
+      sign: nativeSign,
+      onDecision: (choice) => {
+        if (!replaying) this.journal.push(choice);
+      },
+      onSubmit: (text) => {
+        this.inflight = text;
+      },
+    });
+    seat.hold(true);
+    const claims = new Map<number, number>();
+    for (let n = 1; n < this.log.length; n++) {
+      const e = JSON.parse(this.log[n]!) as Envelope;
+      if (e.from === me && e.body.type === 'deadline') claims.set(e.at, e.time);
+    }
+    const inflight = this.inflight === null ? null : (JSON.parse(this.inflight) as Envelope);
+    let next = 0;
+    const answer = (): void => {
+      while (next < this.journal.length && seat.decision() !== null) seat.decide(this.journal[next++]!);
+    };
+    const atPoint = (lines: number): void => {
+      answer();
+      const claimAt = claims.get(lines);
+      if (claimAt !== undefined) {
+        now = claimAt;
+        seat.tick();
+        answer();
+      }
+      if (inflight !== null && inflight.at === lines && inflight.seq >= seat.referee.checker.authorPosition(me)!.count) {
+        now = inflight.time;
+        this.toSubmit.length = 0;
+        seat.hold(false);
+        if (this.toSubmit[this.toSubmit.length - 1] !== this.inflight)
+          throw new FairtableError('bad_input', `${this.dir}: the envelope in flight cannot be made again from the folder (was a file changed?)`, {
+            field: 'dir',
+          });
+        seat.hold(true);
+      }
+    };
+    atPoint(1);
+    for (let n = 1; n < this.log.length; n++) {
+      seat.receive(n, this.log[n]!);
+      atPoint(n + 1);
+    }
+    if (next < this.journal.length)
+      throw new FairtableError('bad_input', `${this.dir}: the journal holds ${this.journal.length} decisions, the log asked for ${next}`, { field: 'journal' });
+    replaying = false;
+    this.toSubmit.length = 0;
+    seat.hold(false);
+    // Still unconfirmed: it goes out again (a recorder keeps it once; a player's outbox has it already).
+    if (this.inflight !== null && inflight !== null && inflight.seq >= seat.referee.checker.authorPosition(me)!.count) this.toSubmit.unshift(this.inflight);
+    return seat;
+  }
+
+  /** Opens an existing folder with the key it names (or `keyFile` when given). */
+  static open(dir: string, loadKey: (path: string) => { name: string; keys: KeyPair }, clock: () => number): GameFolder {
+    const kept = KEPT.get(dir);
+    // Taken out while in use: a command that fails half way leaves nothing behind but the files.
+    KEPT.delete(dir);
+    if (kept !== undefined && kept.files === fingerprint(dir)) {
+      kept.folder.clock = clock;
+      kept.folder.report = { notes: [], written: [] };
+      return kept.folder;
+    }
+    const text = readText(folderFile(dir, 'config'));
+    if (text === null)
+      throw new FairtableError('bad_input', `${dir} is not a game folder (no ${F.config}); read an invitation into it first`, { field: 'dir' });
+    const config = JSON.parse(text) as FolderConfig;
+    const { keys } = loadKey(config.key);
+    const folder = new GameFolder(dir, config, keys, clock);
+    folder.flushSeat();
+    return folder;
+  }
+
+  /** Creates a folder from a setup line this participant is named in (as a player or as the recorder). */
+  static create(dir: string, setupLine: string, keyPath: string, key: { name: string; keys: KeyPair }, clock: () => number): GameFolder {
+    if (isGameFolder(dir)) throw new FairtableError('bad_input', `${dir} already holds a game`, { field: 'dir' });
+    if (existsSync(dir) && readdirSync(dir).some((f) => f !== F.outbox)) throw new FairtableError('bad_input', `${dir} is not empty`, { field: 'dir' });
+    const { setup, gameId } = readSetupLine(setupLine);
+    const recorder = recorderOf(setup.params);
+    const pk = toHex(key.keys.publicKey);
+    const seated = setup.players.find((p) => p.key === pk);
+    const records = recorder.key === pk;
+    if (seated === undefined && !records)
+      throw new FairtableError('bad_input', `this game does not name the key of ${key.name}: it is neither a player nor the recorder`, { field: 'key' });
+    const role: Role = seated !== undefined && records ? 'player+recorder' : seated !== undefined ? 'player' : 'recorder';
+    const config: FolderConfig = {
+      type: 'fairtable-mail-folder',
+      version: 1,
+      game: gameId,
+      protocol: setup.game === null ? setup.protocol : `${setup.protocol}/${setup.game}`,
+      me: seated?.id ?? recorder.id,
+      role,
+      key: keyPath,
+      recorder,
+      players: setup.players.map((p) => p.id),
+    };
+    mkdirSync(join(dir, F.outbox), { recursive: true });
+    writeAtomic(folderFile(dir, 'secret'), JSON.stringify({ secret: toHex(randomBytes(32)) }) + '\n', 0o600);
+    writeAtomic(folderFile(dir, 'log'), linesText([setupLine]));
+    writeAtomic(folderFile(dir, 'config'), JSON.stringify(config, null, 2) + '\n');
+    const folder = new GameFolder(dir, config, key.keys, clock);
+    if (role !== 'player') folder.recordReceipt(0, folder.logHash);
+    folder.flushSeat();
+    return folder;
+  }
+
+  get isRecorder(): boolean {
+    return this.config.role !== 'player';
+  }
+
+  note(text: string): void {
+    this.report.notes.push(text);
+  }
+
+  /** Takes in one message read from the mail. Idempotent: a message read twice changes nothing. */
+  take(m: MailMessage): void {
+    if (m.game !== this.config.game) {
+      this.note(`ignored a ${m.kind} for another game (${m.game.slice(0, 16)}…)`);
+      return;
+    }
+    switch (m.kind) {
+      case 'invitation':
+        if (m.setupLine !== this.setupLine)
+          this.problem({ code: 'bad_message', message: 'an invitation for this game id with another setup line', evidence: m.setupLine });
+        return;
+      case 'submission':
+        if (this.isRecorder) this.submit([m.line]);
+        return;
+      case 'entries':
+        if (this.config.role === 'player') this.entries(m.first, m.lines, m.receipts);
+        return;
+    }
+  }
+
+  /** Recorder: passes submissions through the door; keeps those that wait for an earlier one (a gap). */
+  private submit(texts: readonly string[]): void {
+    const queue = [...this.held, ...texts];
+    this.held = [];
+    let progress = true;
+    while (progress) {
+      progress = false;
+      const rest: string[] = [];
+      for (const text of queue) {
+        const admitted = this.door!.admit(text, fromOf(text));
+        if (admitted.ok) {
+          if (admitted.duplicate) continue;
+          this.logHash = nextLogHash(this.logHash, admitted.hash);
+          const n = this.log.length;
+          this.log.push(text);
+          this.recordReceipt(n, this.logHash);
+          this.seat?.receive(n, text);
+          progress = true;
+        } else if (admitted.code === 'bad_position') rest.push(text);
+        else
+          this.problem({
+            code: admitted.code,
+            player: admitted.player,
+            message: `refused at the door: ${admitted.message}`,
+            evidence: admitted.evidence as unknown as JsonValue,
+          });
+      }
+      queue.length = 0;
+      queue.push(...rest);
+      if (this.seat !== null && this.toSubmit.length > 0) {
+        queue.push(...this.toSubmit);
+        this.toSubmit.length = 0;
+        progress = true;
+      }
+    }
+    // A submission waiting for an earlier one of its author's: kept until that one arrives (mail crosses).
+    this.held = [...new Set(queue)].slice(-1000);
+  }
+
+  private recordReceipt(n: number, log: string): void {
+    const hash = n === 0 ? hashOf(readSetupLine(this.setupLine).envelope) : hashOfLine(this.log[n]!);
+    this.receipts.set(n, signReceipt({ v: 1, game: this.config.game, line: n, hash, log, time: this.clock() }, this.keys.secretKey, nativeSign));
+  }
+
+  /** Player: ordered lines from the recorder, checked, in any order, repeated or not. */
+  private entries(first: number, lines: readonly string[], receipts: readonly Receipt[]): void {
+    const recorderKey = fromHex(this.config.recorder.key, 'recorder key', 32);
+    lines.forEach((text, i) => {
+      const n = first + i;
+      let receipt: Receipt;
+      try {
+        receipt = checkReceipt(receipts[i], recorderKey);
+      } catch (e) {
+        this.problem({
+          code: 'bad_receipt',
+          line: n,
+          message: `line ${n}: ${(e as Error).message}; the message is ignored`,
+          evidence: (receipts[i] ?? null) as unknown as JsonValue,
+        });
+        return;
+      }
+      if (receipt.game !== this.config.game || receipt.line !== n) {
+        this.problem({
+          code: 'recorder_bad_receipt',
+          line: n,
+          message: `line ${n}: the recorder's receipt is for line ${receipt.line} of game ${receipt.game}`,
+          evidence: receipt as unknown as JsonValue,
+        });
+        return;
+      }
+      const known = this.receipts.get(n) ?? this.pending.get(n)?.receipt;
+      if (known !== undefined) {
+        const fork = forkProof(known, receipt);
+        if (fork !== null) this.problem({ code: 'recorder_fork', line: n, message: fork, evidence: [known, receipt] as unknown as JsonValue });
+        return;
+      }
+      if (n === 0) {
+        this.checkAndKeep(0, text, receipt);
+        return;
+      }
+      if (n < this.log.length) {
+        // A line this folder holds without its receipt cannot happen past line 0; keep the receipt if it fits.
+        this.checkAndKeep(n, text, receipt);
+        return;
+      }
+      this.pending.set(n, { line: n, text, receipt });
+    });
+    this.applyPending();
+  }
+
+  private checkAndKeep(n: number, text: string, receipt: Receipt): void {
+    if (text !== this.log[n] || receipt.hash !== hashOfLine(text)) {
+      this.problem({
+        code: 'recorder_altered',
+        line: n,
+        message: `line ${n}: the recorder signed a receipt for another line than this folder holds`,
+        evidence: { text, receipt } as unknown as JsonValue,
+      });
+      return;
+    }
+    this.receipts.set(n, receipt);
+  }
+
+  private applyPending(): void {
+    while (!this.recorderFault && this.pending.has(this.log.length)) {
+      const n = this.log.length;
+      const { text, receipt } = this.pending.get(n)!;
+      this.pending.delete(n);
+      const admitted = this.judge(n, text);
+      if (!admitted.ok) {
+        const why = admitted.why;
+        this.problem({
+          code: 'recorder_altered',
+          line: n,
+          message: `line ${n}: the recorder signed a line no door records (${why}): the recorder altered the log`,
+          evidence: { text, receipt } as unknown as JsonValue,
+        });
+        return;
+      }
+      const log = nextLogHash(this.logHash, admitted.hash);
+      if (receipt.hash !== admitted.hash || receipt.log !== log) {
+        this.problem({
+          code: 'recorder_altered',
+          line: n,
+          message: `line ${n}: the recorder's receipt does not match the line or the log before it (a dropped, reordered or altered line)`,
+          evidence: { text, receipt, expected: { hash: admitted.hash, log } } as unknown as JsonValue,
+        });
+        return;
+      }
+      this.logHash = log;
+      this.log.push(text);
+      this.receipts.set(n, receipt);
+      this.seat?.receive(n, text);
+    }
+  }
+
+  /** The door's rules (docs/SPEC.md §10.1) on a line the recorder says it recorded: one no door records convicts it. */
+  private judge(n: number, text: string): { ok: true; hash: string } | { ok: false; why: string } {
+    if (text.length > MAX_LINE_LENGTH) return { ok: false, why: `a line of ${text.length} characters` };
+    const checker = this.seat!.referee.checker;
+    const prepared = prepareLine(n, text, checker.keys, this.verify);
+    const j = checker.judge(prepared);
+    if (j.kind === 'accept' && j.brokenChain === null) return { ok: true, hash: prepared.hash! };
+    if (j.kind === 'accept') return { ok: false, why: `broken_chain: ${j.brokenChain!.message}` };
+    if (j.kind === 'duplicate') return { ok: false, why: `a line already in the log (line ${j.line})` };
+    return { ok: false, why: `${j.violation.code}: ${j.violation.message}` };
+  }
+
+  private problem(p: Problem): void {
+    if (this.problems.some((q) => q.code === p.code && q.line === p.line && q.message === p.message)) return;
+    this.problems.push(p);
+    if (p.code.startsWith('recorder_')) this.recorderFault = true;
+    this.note(`${p.code}${p.player === undefined ? '' : ` (${p.player})`}: ${p.message}`);
+  }
+
+  /** Sends what the seat wants sent: to the door when this folder records, as a submission otherwise. */
+  private flushSeat(): void {
+    if (this.seat === null || this.toSubmit.length === 0) return;
+    if (this.isRecorder) {
+      this.submit([]);
+      return;
+    }
+    const texts = [...this.toSubmit];
+    this.toSubmit.length = 0;
+    for (const text of texts) {
+      const hash = hashOfLine(text);
+      if (this.state.submitted.includes(hash)) continue;
+      this.state.submitted.push(hash);
+      this.outbox({ kind: 'submission', game: this.config.game, from: this.config.me, line: text });
+    }
+  }
+
+  /** The player's answer to the seat's decision (docs/SPEC.md §7.5). */
+  decide(choice: JsonValue): void {
+    if (this.seat === null) throw new FairtableError('illegal_choice', 'the recorder of this game does not play: there is nothing to decide');
+    if (this.recorderFault)
+      throw new FairtableError('illegal_choice', 'this folder holds evidence against the recorder (see problems): the game is not played on its log any more');
+    if (this.seat.decision() === null) throw new FairtableError('illegal_choice', 'there is no decision to take now');
+    this.seat.decide(choice);
+    this.flushSeat();
+  }
+
+  /** Time passed (the real clock): the seat claims deadlines that have passed, the recorder retries what it holds. */
+  tick(): void {
+    // Only an idle seat claims: its claim is then signed at once, at the point of the log where the replay
+    // makes it again (replaySeat).
+    if (this.seat !== null && !this.recorderFault && this.seat.idle) {
+      this.seat.tick();
+      this.flushSeat();
+    }
+    if (this.isRecorder && this.held.length > 0) this.submit([]);
+  }
+
+  private outbox(m: MailMessage): void {
+    const n = ++this.state.outboxCount;
+    const detail = m.kind === 'submission' ? `${m.from}` : m.kind === 'entries' ? `${m.first}-${m.first + m.lines.length - 1}` : '';
+    const name = `${String(n).padStart(4, '0')}-${m.kind}${detail === '' ? '' : `-${detail}`}.txt`;
+    writeAtomic(join(this.dir, F.outbox, name), mailText(m));
+    this.report.written.push(join(F.outbox, name));
+  }
+
+  /** The invitation to the game (written by `mail new`). */
+  invite(): void {
+    this.outbox({ kind: 'invitation', game: this.config.game, setupLine: this.setupLine });
+  }
+
+  /** Writes the folder back, and, for the recorder, one message with every line not mailed yet. */
+  save(): Report {
+    this.flushSeat();
+    if (this.isRecorder && this.log.length > this.state.mailed) {
+      const first = this.state.mailed;
+      const lines = this.log.slice(first);
+      this.outbox({ kind: 'entries', game: this.config.game, first, lines, receipts: lines.map((_, i) => this.receipts.get(first + i)!) });
+      this.state.mailed = this.log.length;
+    }
+    const d = this.dir;
+    const writeAtomic = (path: string, text: string): void => {
+      if (readText(path) !== text) writeFile(path, text);
+    };
+    writeAtomic(folderFile(d, 'log'), linesText(this.log));
+    writeAtomic(folderFile(d, 'receipts'), linesText([...this.receipts.values()].sort((a, b) => a.line - b.line).map((r) => JSON.stringify(r))));
+    writeAtomic(folderFile(d, 'pending'), linesText([...this.pending.values()].map((p) => JSON.stringify(p))));
+    writeAtomic(folderFile(d, 'held'), linesText(this.held));
+    writeAtomic(folderFile(d, 'problems'), linesText(this.problems.map((p) => JSON.stringify(p))));
+    writeAtomic(folderFile(d, 'journal'), linesText(this.journal.map((c) => JSON.stringify(c))));
+    writeAtomic(folderFile(d, 'inflight'), linesText(this.inflight === null ? [] : [this.inflight]));
+    writeAtomic(folderFile(d, 'state'), JSON.stringify(this.state) + '\n');
+    if (keepFoldersOpen) KEPT.set(d, { folder: this, files: fingerprint(d) });
+    return this.report;
+  }
+
+  /** The game as this folder sees it, for `mail status`. */
+  status(): FolderStatus {
+    const referee = this.seat?.referee ?? this.observer();
+    const outcome = this.seat?.outcome() ?? (referee.stopped ? null : referee.outcome());
+    const decision = this.seat?.decision() ?? null;
+    const st = referee.state as { phase?: unknown; phaseStart?: unknown; timeoutMs?: unknown };
+    const phase = typeof st.phase === 'string' ? st.phase : null;
+    const deadline = typeof st.phaseStart === 'number' && typeof st.timeoutMs === 'number' ? st.phaseStart + st.timeoutMs : null;
+    const claimFrom = deadline === null || typeof st.timeoutMs !== 'number' ? null : deadline + Math.floor(st.timeoutMs / 2);
+    let who: string[] = [];
+    let what: string;
+    if (outcome !== null) what = 'nothing: the game is over';
+    else if (this.recorderFault) what = 'nothing: this folder holds evidence that the recorder altered or forked the log (see problems)';
+    else if (decision !== null) {
+      who = [this.config.me];
+      what = `${this.config.me} decides: ${decision.prompt} (answer with: fairtable mail decide --dir DIR CHOICE_JSON)`;
+    } else if (this.seat !== null && !this.seat.idle) {
+      who = [this.config.recorder.id];
+      what = `the recorder (${this.config.recorder.id}) records ${this.config.me}'s message; mail the outbox files`;
+    } else {
+      who = this.missing(referee);
+      what = who.length > 0 ? `waiting for ${who.join(', ')}` : 'waiting for the mail';
+    }
+    return {
+      game: this.config.game,
+      protocol: this.config.protocol,
+      seat: this.config.me,
+      role: this.config.role,
+      recorder: this.config.recorder.id,
+      lines: this.log.length,
+      phase,
+      next: { who, what, deadline, claimFrom },
+      decision,
+      done: outcome !== null,
+      outcome,
+      problems: this.problems,
+      pending: this.pending.size,
+      held: this.held.length,
+    };
+  }
+
+  /** Who the machine would name in a deadline claim: the players it waits for (a pure look, nothing is sent). */
+  private missing(referee: Referee): string[] {
+    try {
+      const r = referee.machine.tick(referee.state, { now: Number.MAX_SAFE_INTEGER, random: () => new Uint8Array(0) });
+      for (const b of r.out) if (b.type === 'deadline' && Array.isArray(b.missing)) return b.missing as string[];
+    } catch {
+      // A machine that cannot say is treated as waiting for the mail.
+    }
+    return [];
+  }
+
+  private observer(): Referee {
+    this.trusting = true;
+    try {
+      const r = new Referee(this.setupLine, null, undefined, { verify: this.verify });
+      for (let n = 1; n < this.log.length; n++) r.feedText(n, this.log[n]!);
+      return r;
+    } finally {
+      this.trusting = false;
+    }
+  }
+}
+
+/**
+ * A process that runs many commands (a mail filter, an app, the benchmark) may keep each folder's seat in
+ * memory between commands instead of replaying the folder every time; a kept folder is used only while
+ * every file of the folder is byte for byte what it last wrote, so a change on disk (another process, a
+ * person) always wins. The command line runs one command per process and never keeps anything.
+ */
+let keepFoldersOpen = false;
+const KEPT = new Map<string, { folder: GameFolder; files: string }>();
+
+export function keepFolders(on: boolean): void {
+  keepFoldersOpen = on;
+  if (!on) KEPT.clear();
+}
+
+const STATE_FILES = ['config', 'secret', 'state', 'log', 'receipts', 'journal', 'inflight', 'pending', 'held', 'problems'] as const;
+
+function fingerprint(dir: string): string {
+  return STATE_FILES.map((f) => readText(folderFile(dir, f)) ?? '\u0000').join('\u0001');
+}
+
+export interface FolderStatus {
+  readonly game: string;
+  readonly protocol: string;
+  readonly seat: string;
+  readonly role: Role;
+  readonly recorder: string;
+  readonly lines: number;
+  readonly phase: string | null;
+  readonly next: { readonly who: readonly string[]; readonly what: string; readonly deadline: number | null; readonly claimFrom: number | null };
+  readonly decision: Decision | null;
+  readonly done: boolean;
+  readonly outcome: Outcome | null;
+  readonly problems: readonly Problem[];
+  readonly pending: number;
+  readonly held: number;
+}
+
+/** The recorder named in a setup's params (docs/spec/mail.md §4). */
+export function recorderOf(params: { readonly [key: string]: JsonValue }): { id: string; key: string } {
+  const r = params.recorder as { id?: unknown; key?: unknown } | undefined;
+  if (r === undefined || r === null || typeof r !== 'object' || typeof r.id !== 'string' || typeof r.key !== 'string')
+    throw new FairtableError('bad_setup', 'this game names no recorder (params.recorder {id, key}): it is not a game by mail', { field: 'params.recorder' });
+  return { id: r.id, key: r.key };
+}
+
+function fromOf(text: string): string {
+  try {
+    const from = (JSON.parse(text) as { from?: unknown }).from;
+    return typeof from === 'string' ? from : '?';
+  } catch {
+    return '?';
+  }
+}
+
+function hashOf(envelope: Envelope): string {
+  return hashOfLine(envelopeLine(envelope));
+}
+
+function hashOfLine(text: string): string {
+  try {
+    return envelopeHash(JSON.parse(text) as Envelope);
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,238 @@
+/**
+ * Play by e-mail (docs/spec/mail.md): the `fairtable mail` commands as functions, so the command line, the
+ * tests and the benchmark run the same code. Each takes a game folder and the clock; each returns what it
+ * wrote to the outbox and plain words saying what happens next.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { randomBytes, toHex } from '@fairtable/core/bytes.js';
+import { envelopeLine } from '@fairtable/core/envelope.js';
+import { FairtableError } from '@fairtable/core/errors.js';
+import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
+import { fromKeyFile, type KeyPair } from '@fairtable/core/identity.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
+import { parseDuration, formatDuration } from './duration.js';
+import { GameFolder, isGameFolder, type FolderStatus, type Report } from './folder.js';
+import { readMail, type MailMessage } from './message.js';
+import { writeAtomic } from './files.js';
+
+export { parseDuration, formatDuration } from './duration.js';
+export { readMail, mailText, armorMessage, type MailMessage } from './message.js';
+export type { FolderStatus, Report, Problem } from './folder.js';
+export { keepFolders } from './folder.js';
+
+/** Protocols a game by mail can run (the names `fairtable simulate` takes, Signidice aside: see the spec). */
+export const MAIL_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'rochambeau'] as const;
+
+export const DEFAULT_TIMEOUT = '3d';
+
+export interface MailNewOptions {
+  readonly protocol: string;
+  readonly dir: string;
+  readonly key: string;
+  readonly players: readonly string[];
+  readonly turns?: number;
+  readonly timeout?: string;
+  /** Who records: the creator by default; else a participant who does not play (an id among `players`, or a public key file). */
+  readonly recorder?: string;
+  /** chain, keyed-stream: the game played. */
+  readonly game?: string;
+  readonly clock?: () => number;
+}
+
+export interface MailResult extends Report {
+  readonly status: FolderStatus;
+}
+
+const realClock = (): number => Date.now();
+
+export function loadKey(path: string): { name: string; keys: KeyPair } {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new FairtableError('bad_key_file', `${path}: ${(e as Error).message}`, { field: 'key' });
+  }
+  return fromKeyFile(value);
+}
+
+function loadPublicKey(path: string): { id: string; key: string } {
+  let v: { type?: unknown; name?: unknown; publicKey?: unknown };
+  try {
+    v = JSON.parse(readFileSync(path, 'utf8')) as typeof v;
+  } catch (e) {
+    throw new FairtableError('bad_key_file', `${path}: ${(e as Error).message}`, { field: 'players' });
+  }
+  if (v === null || typeof v !== 'object' || typeof v.name !== 'string' || typeof v.publicKey !== 'string')
+    throw new FairtableError('bad_key_file', `${path}: not a public key file (keygen's output: {name, publicKey})`, { field: 'players' });
+  return { id: v.name, key: v.publicKey };
+}
+
+function paramsFor(
+  protocol: string,
+  turns: number | undefined,
+  game: string | undefined,
+): { protocol: string; game: string | null; params: Record<string, JsonValue> } {
+  if (!(MAIL_PROTOCOLS as readonly string[]).includes(protocol))
+    throw new FairtableError(
+      'unknown_protocol',
+      protocol === 'signidice'
+        ? 'signidice is not played by mail yet: the house needs its unique-signature key beside the folder (docs/spec/mail.md §7)'
+        : `"${protocol}": choose one of ${MAIL_PROTOCOLS.join(', ')}`,
+      { field: 'protocol' },
+    );
+  if (game !== undefined && protocol !== 'chain' && protocol !== 'keyed-stream')
+    throw new FairtableError('bad_input', '--game is for chain and keyed-stream', { field: 'game' });
+  if (game !== undefined && !BUILTIN_GAMES.has(game)) throw new FairtableError('unknown_game', `unknown game "${game}"`, { field: 'game' });
+  const params: Record<string, JsonValue> = {};
+  if (protocol === 'beacon') {
+    if (turns !== undefined) params.rounds = turns;
+    return { protocol, game: null, params };
+  }
+  if (protocol === 'rochambeau') return { protocol, game: null, params: { N: '3' } };
+  const g = protocol === 'dice' || protocol === 'snakes' || protocol === 'monopoly' ? protocol : (game ?? 'dice');
+  if (turns !== undefined) params[g === 'snakes' ? 'maxRounds' : 'rounds'] = turns;
+  return { protocol: protocol === 'keyed-stream' ? 'keyed-stream' : 'chain', game: g, params };
+}
+
+/** `fairtable mail new`: signs the setup, opens the creator's folder and writes the invitation. */
+export function mailNew(o: MailNewOptions): MailResult {
+  const clock = o.clock ?? realClock;
+  if (isGameFolder(o.dir)) throw new FairtableError('bad_input', `${o.dir} already holds a game`, { field: 'dir' });
+  const keyPath = resolve(o.key);
+  const me = loadKey(keyPath);
+  const entries = o.players.map(loadPublicKey);
+  const myKey = toHex(me.keys.publicKey);
+  if (!entries.some((p) => p.key === myKey)) entries.unshift({ id: me.name, key: myKey });
+  let recorder = entries.find((p) => p.key === myKey)!;
+  let players = entries;
+  if (o.recorder !== undefined) {
+    const named = entries.find((p) => p.id === o.recorder) ?? (o.recorder.endsWith('.json') ? loadPublicKey(o.recorder) : undefined);
+    if (named === undefined)
+      throw new FairtableError('bad_input', `--recorder ${o.recorder}: name one of --players (who then does not play) or a public key file`, {
+        field: 'recorder',
+      });
+    if (named.key === myKey)
+      throw new FairtableError('bad_input', '--recorder: the creator records by default; a named recorder is a participant who does not play', {
+        field: 'recorder',
+      });
+    recorder = named;
+    players = entries.filter((p) => p.key !== named.key);
+  }
+  if (players.length < 2) throw new FairtableError('out_of_range', 'a game by mail needs at least two players', { field: 'players' });
+  const timeoutMs = parseDuration(o.timeout ?? DEFAULT_TIMEOUT);
+  const shape = paramsFor(o.protocol, o.turns, o.game);
+  const setup: GameSetup = {
+    protocol: shape.protocol,
+    game: shape.game,
+    params: { ...shape.params, timeoutMs, recorder: { id: recorder.id, key: recorder.key } },
+    players: players.map((p) => ({ id: p.id, key: p.key })),
+    nonce: toHex(randomBytes(32)),
+    created: clock(),
+  };
+  const setupLine = envelopeLine(createSetupEnvelope(setup, players.find((p) => p.key === myKey)!.id, me.keys));
+  const folder = GameFolder.create(o.dir, setupLine, keyPath, me, clock);
+  folder.invite();
+  folder.note(
+    `game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) created: players ${players.map((p) => p.id).join(', ')}; recorder ${recorder.id}; ` +
+      `deadlines ${formatDuration(timeoutMs)}`,
+  );
+  return finish(folder);
+}
+
+/**
+ * `fairtable mail read`: takes in received e-mails (texts). The first message read into an empty folder must be
+ * an invitation, and `keyPath` says whose seat the folder is. A text that cannot be read (a checksum that does
+ * not match, a block that is not ours) is refused whole and reported; the others are taken in.
+ */
+export function mailRead(
+  dir: string,
+  texts: readonly { name: string; text: string }[],
+  keyPath?: string,
+  clock: () => number = realClock,
+): MailResult & { refused: string[] } {
+  const messages: MailMessage[] = [];
+  const refused: string[] = [];
+  for (const t of texts) {
+    try {
+      messages.push(...readMail(t.text));
+    } catch (e) {
+      const err = e as { code?: string; message?: string };
+      refused.push(`${t.name}: [${err.code ?? 'bad_input'}] ${err.message ?? String(e)}`);
+    }
+  }
+  let folder: GameFolder;
+  if (isGameFolder(dir)) folder = GameFolder.open(dir, loadKey, clock);
+  else {
+    const invitation = messages.find((m) => m.kind === 'invitation');
+    if (invitation === undefined || invitation.kind !== 'invitation')
+      throw new FairtableError(
+        'bad_input',
+        `${dir} holds no game yet: the first message read into it must be an invitation${refused.length ? ` (refused: ${refused.join('; ')})` : ''}`,
+        {
+          field: 'dir',
+        },
+      );
+    if (keyPath === undefined)
+      throw new FairtableError('bad_input', '--key: say which key is yours when reading an invitation into a new folder', { field: 'key' });
+    const path = resolve(keyPath);
+    folder = GameFolder.create(dir, invitation.setupLine, path, loadKey(path), clock);
+    folder.note(`joined game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) as ${folder.config.me} (${folder.config.role})`);
+  }
+  // Invitations first, then what the recorder takes (submissions), then the ordered lines.
+  const rank = { invitation: 0, submission: 1, entries: 2 } as const;
+  for (const m of [...messages].sort((a, b) => rank[a.kind] - rank[b.kind])) folder.take(m);
+  folder.tick();
+  for (const r of refused) folder.note(`refused ${r}`);
+  return { ...finish(folder), refused };
+}
+
+/** `fairtable mail decide`: answers the decision the game asks of this folder's player. */
+export function mailDecide(dir: string, choice: JsonValue, clock: () => number = realClock): MailResult {
+  const folder = GameFolder.open(dir, loadKey, clock);
+  folder.decide(choice);
+  folder.tick();
+  return finish(folder);
+}
+
+/** `fairtable mail status`: also lets the seat claim a deadline that has passed (the seat's tick on the real clock). */
+export function mailStatus(dir: string, clock: () => number = realClock): MailResult {
+  const folder = GameFolder.open(dir, loadKey, clock);
+  folder.tick();
+  return finish(folder);
+}
+
+/** `fairtable mail transcript`: the transcript as this folder holds it, for `fairtable audit`. */
+export function mailTranscript(dir: string, out: string, clock: () => number = realClock): number {
+  const folder = GameFolder.open(dir, loadKey, clock);
+  writeAtomic(out, folder.log.join('\n') + '\n');
+  return folder.log.length;
+}
+
+function finish(folder: GameFolder): MailResult {
+  const report = folder.save();
+  const status = folder.status();
+  return { ...report, notes: [...report.notes, ...plainNext(status, report)], status };
+}
+
+/** What happens next, in plain words. */
+export function plainNext(s: FolderStatus, report: Report): string[] {
+  const out: string[] = [];
+  if (report.written.length > 0)
+    out.push(`send to every other participant (the game's mailing list): ${report.written.join(', ')}; then delete them from the outbox or move them away`);
+  if (s.done && s.outcome !== null) {
+    const o = s.outcome;
+    out.push(
+      `the game is over: winners ${o.winners.join(', ') || '(none)'}${o.forfeits.length ? `; forfeited: ${o.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}` : ''}`,
+    );
+    return out;
+  }
+  out.push(`next: ${s.next.what}`);
+  if (s.next.deadline !== null) {
+    const when = new Date(s.next.deadline).toISOString();
+    const claim = s.next.claimFrom === null ? '' : `; a deadline claim can be posted from ${new Date(s.next.claimFrom).toISOString()}`;
+    out.push(`deadline of this phase: ${when}${claim}`);
+  }
+  return out;
+}

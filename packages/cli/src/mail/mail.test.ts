@@ -1,0 +1,262 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
+import { auditLines } from '@fairtable/core/audit.js';
+import { randomChoice } from '@fairtable/core/testing';
+import { RandomStream } from '@fairtable/core/stream.js';
+import { mailNew, mailRead, mailStatus, mailTranscript, parseDuration, formatDuration, readMail } from './index.js';
+import { PostOffice, asEmail, asQuotedReply, type Participant } from './post-office.js';
+
+const root = mkdtempSync(join(tmpdir(), 'fairtable-mail-test-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function people(tag: string, names: readonly string[]): Participant[] {
+  const base = join(root, tag);
+  return names.map((id, i) => {
+    const keys = generateKeyPair(new Uint8Array(32).fill(i + 1 + tag.length * 7));
+    const key = join(root, `${tag}-${id}.json`);
+    writeFileSync(key, JSON.stringify(toKeyFile(id, keys)));
+    writeFileSync(join(root, `${tag}-${id}.pub.json`), JSON.stringify(toPublicKeyFile(id, keys.publicKey)));
+    return { id, dir: join(base, id), key };
+  });
+}
+const pub = (tag: string, p: Participant): string => join(root, `${tag}-${p.id}.pub.json`);
+
+function strategy(seed: number) {
+  const stream = new RandomStream(new Uint8Array(32).fill(seed), 'test-strategy');
+  return (_who: string, d: { choices: Parameters<typeof randomChoice>[0] }) => randomChoice(d.choices, stream);
+}
+
+function transcripts(ps: readonly Participant[]): string[] {
+  return ps.map((p) => {
+    const out = join(root, `${p.id}-${Math.random().toString(36).slice(2)}.jsonl`);
+    mailTranscript(p.dir, out);
+    return readFileSync(out, 'utf8');
+  });
+}
+
+describe('deadlines in human units', () => {
+  it('reads days, hours, minutes, seconds and combinations', () => {
+    expect(parseDuration('3d')).toBe(3 * 86_400_000);
+    expect(parseDuration('12h')).toBe(12 * 3_600_000);
+    expect(parseDuration('90m')).toBe(90 * 60_000);
+    expect(parseDuration('30s')).toBe(30_000);
+    expect(parseDuration('1d12h')).toBe(36 * 3_600_000);
+    expect(formatDuration(parseDuration('1d12h'))).toBe('1d12h');
+    for (const bad of ['', '3', 'd', '3x', '3 d', '-1d', '0s']) expect(() => parseDuration(bad), bad).toThrow(/duration/);
+  });
+});
+
+describe('dice by mail among three folders', () => {
+  const tag = 'dice';
+  const ps = people(tag, ['alice', 'bob', 'carol']);
+  it('plays to the end through outbox files wrapped in e-mails, quoted, duplicated and late, with identical transcripts that audit valid', () => {
+    const [alice] = ps;
+    mailNew({ protocol: 'dice', dir: alice!.dir, key: alice!.key, players: ps.map((p) => pub(tag, p)), turns: 4, timeout: '3d' });
+    const post = new PostOffice(ps, {
+      wrap: (text, from, to, n) =>
+        n % 3 === 0 ? asEmail(text, from, to) : n % 3 === 1 ? asQuotedReply(text, from, to, 1 + (n % 2)) : asEmail(text, from, to).replace(/\n/g, '\r\n'),
+      twice: (n) => n % 4 === 0,
+      hold: (n) => (n % 5 === 0 ? 2 : 0),
+    });
+    const last = post.play(strategy(1));
+    expect(last.map((r) => r.status.done)).toEqual([true, true, true]);
+    const texts = transcripts(ps);
+    expect(texts[1]).toBe(texts[0]);
+    expect(texts[2]).toBe(texts[0]);
+    const verdict = auditLines(texts[0]!.trimEnd().split('\n'));
+    expect(verdict.valid).toBe(true);
+    expect(verdict.outcome).not.toBeNull();
+    expect(verdict.violations).toEqual([]);
+    // Nobody found anything wrong with the recorder or the mail.
+    for (const r of last) expect(r.status.problems).toEqual([]);
+    expect(last[1]!.status.outcome).toEqual(verdict.outcome);
+    // Reading every message again changes nothing (idempotent).
+    const sent = readdirSync(join(alice!.dir, 'sent')).map((f) => readFileSync(join(alice!.dir, 'sent', f), 'utf8'));
+    const again = mailRead(
+      ps[1]!.dir,
+      sent.map((text, i) => ({ name: String(i), text })),
+    );
+    expect(again.written).toEqual([]);
+    expect(transcripts([ps[1]!])[0]).toBe(texts[0]);
+  });
+});
+
+describe('a separate recorder who does not play', () => {
+  const tag = 'rec';
+  const ps = people(tag, ['alice', 'bob', 'carol', 'rita']);
+  it('orders a Monopoly game; the players verify its receipts', () => {
+    const [alice] = ps;
+    const r = mailNew({ protocol: 'monopoly', dir: alice!.dir, key: alice!.key, players: ps.map((p) => pub(tag, p)), turns: 3, recorder: 'rita' });
+    expect(r.status.recorder).toBe('rita');
+    const post = new PostOffice(ps, { wrap: (text, from, to, n) => (n % 2 === 0 ? asEmail(text, from, to) : text), twice: (n) => n % 3 === 0 });
+    const last = post.play(strategy(2));
+    expect(last.map((x) => x.status.done)).toEqual([true, true, true, true]);
+    expect(last[3]!.status.role).toBe('recorder');
+    const texts = transcripts(ps);
+    for (const t of texts) expect(t).toBe(texts[0]);
+    const verdict = auditLines(texts[0]!.trimEnd().split('\n'));
+    expect(verdict.valid).toBe(true);
+    expect(JSON.parse(texts[0]!.split('\n')[0]!).body.setup.players.map((p: { id: string }) => p.id)).toEqual(['alice', 'bob', 'carol']);
+    const receipts = readFileSync(join(ps[1]!.dir, 'receipts.jsonl'), 'utf8').trimEnd().split('\n');
+    expect(receipts.length).toBe(texts[0]!.trimEnd().split('\n').length);
+  });
+});
+
+describe('tampering', () => {
+  const tag = 'cheat';
+  const ps = people(tag, ['alice', 'bob']);
+  it('a file altered in transit is refused by its checksum', () => {
+    const [alice, bob] = ps;
+    mailNew({ protocol: 'dice', dir: alice!.dir, key: alice!.key, players: ps.map((p) => pub(tag, p)), turns: 2 });
+    const files = readdirSync(join(alice!.dir, 'outbox')).sort();
+    const invitation = readFileSync(join(alice!.dir, 'outbox', files[0]!), 'utf8');
+    const lines = invitation.split('\n');
+    const i = lines.findIndex((l) => l.startsWith('-----BEGIN')) + 3;
+    lines[i] = lines[i]!.slice(0, 10) + (lines[i]![10] === 'A' ? 'B' : 'A') + lines[i]!.slice(11);
+    expect(() => readMail(lines.join('\n'))).toThrow(/checksum/);
+    expect(() => mailRead(bob!.dir, [{ name: 'altered', text: lines.join('\n') }], bob!.key)).toThrow(/invitation/);
+    expect(existsSync(join(bob!.dir, 'game.json'))).toBe(false);
+  });
+
+  it('a recorder that alters a recorded line is caught with its own receipt as evidence', async () => {
+    const [alice, bob] = ps;
+    const { armorMessage } = await import('./message.js');
+    const { signReceipt, nextLogHash } = await import('@fairtable/core/order/receipt.js');
+    const { fromKeyFile } = await import('@fairtable/core/identity.js');
+    const files = readdirSync(join(alice!.dir, 'outbox')).sort();
+    const texts = files.map((f) => readFileSync(join(alice!.dir, 'outbox', f), 'utf8'));
+    mailRead(
+      bob!.dir,
+      texts.map((text, i) => ({ name: String(i), text })),
+      bob!.key,
+    );
+    // The recorder (alice) changes her own line 1 (a commitment) and signs a receipt for the altered line.
+    const entries = readMail(texts[1]!)[0]!;
+    if (entries.kind !== 'entries') throw new Error('expected entries');
+    const original = JSON.parse(entries.lines[1]!);
+    original.body.commitment = 'ab'.repeat(32);
+    const altered = JSON.stringify(original, Object.keys(original).sort());
+    const { envelopeHash } = await import('@fairtable/core/envelope.js');
+    const h = envelopeHash(JSON.parse(altered));
+    const key = fromKeyFile(JSON.parse(readFileSync(alice!.key, 'utf8'))).keys;
+    const r1 = signReceipt({ v: 1, game: entries.game, line: 1, hash: h, log: nextLogHash(entries.receipts[0]!.log, h), time: 1 }, key.secretKey);
+    const forged = armorMessage({ kind: 'entries', game: entries.game, first: 1, lines: [altered], receipts: [r1] });
+    // Bob already holds line 1: the second receipt for it is a fork, signed by the recorder.
+    const r = mailRead(bob!.dir, [{ name: 'forged', text: forged }]);
+    expect(r.status.problems.map((p) => p.code)).toContain('recorder_fork');
+    // A folder that had not seen line 1 yet finds the altered line fails the door (its signature).
+    const carolKeys = generateKeyPair(new Uint8Array(32).fill(99));
+    void carolKeys;
+    const fresh = join(root, 'cheat-bob2');
+    const inv = texts[0]!;
+    mailRead(fresh, [{ name: 'inv', text: inv }], bob!.key);
+    const r2 = mailRead(fresh, [{ name: 'forged', text: forged }]);
+    expect(r2.status.problems.map((p) => p.code)).toContain('recorder_altered');
+    expect(r2.status.lines).toBe(1);
+    const status = mailStatus(fresh);
+    expect(status.status.next.what).toMatch(/recorder/);
+  });
+});
+
+describe('deadlines by mail', () => {
+  const tag = 'late';
+  const ps = people(tag, ['alice', 'bob', 'carol']);
+  it('a player who never answers is named withheld once the deadline (in days) has passed on the clock', () => {
+    let now = Date.UTC(2026, 10, 1);
+    const clock = (): number => now;
+    const [alice, bob, carol] = ps;
+    mailNew({ protocol: 'dice', dir: alice!.dir, key: alice!.key, players: ps.map((p) => pub(tag, p)), turns: 2, timeout: '1d', clock });
+    // Carol is on holiday: the post office never reaches her.
+    const post = new PostOffice([alice!, bob!]);
+    let last = post.play(strategy(3), { maxRounds: 6, clock, tick: true });
+    expect(last.map((r) => r.status.done)).toEqual([false, false]);
+    expect(last[0]!.status.next.who).toEqual(['carol']);
+    expect(last[0]!.status.next.deadline).toBe(Date.UTC(2026, 10, 2));
+    expect(last[0]!.status.next.claimFrom).toBe(Date.UTC(2026, 10, 2, 12));
+    // A day later the deadline has passed, but the half day of grace has not: no claim yet.
+    now = Date.UTC(2026, 10, 2, 6);
+    expect(mailStatus(alice!.dir, clock).written).toEqual([]);
+    now = Date.UTC(2026, 10, 3);
+    last = post.play(strategy(3), { maxRounds: 50, clock, tick: true });
+    expect(last.map((r) => r.status.done)).toEqual([true, true]);
+    expect(last[0]!.status.outcome!.forfeits).toEqual([{ player: 'carol', code: 'withheld' }]);
+    const texts = transcripts([alice!, bob!]);
+    expect(texts[1]).toBe(texts[0]);
+    const verdict = auditLines(texts[0]!.trimEnd().split('\n'));
+    // The auditor agrees: carol, and only carol, withheld; the game still has its outcome.
+    expect(verdict.violations.map((v) => [v.code, v.player])).toEqual([['withheld', 'carol']]);
+    expect(verdict.outcome).toEqual(last[0]!.status.outcome);
+    void carol;
+  });
+});
+
+describe('every protocol by mail', () => {
+  for (const protocol of ['beacon', 'chain', 'keyed-stream', 'snakes', 'rochambeau'] as const) {
+    it(`${protocol}: two folders play to the end, transcripts identical and valid`, () => {
+      const tag = `proto-${protocol}`;
+      const ps = people(tag, ['ann', 'ben']);
+      mailNew({ protocol, dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), turns: 2 });
+      const last = new PostOffice(ps, { twice: (n) => n % 2 === 0 }).play(strategy(4));
+      expect(last.map((r) => r.status.done)).toEqual([true, true]);
+      const texts = transcripts(ps);
+      expect(texts[1]).toBe(texts[0]);
+      expect(auditLines(texts[0]!.trimEnd().split('\n')).valid).toBe(true);
+    });
+  }
+  it('refuses a protocol it cannot play by mail, and a recorder who is the creator', () => {
+    const tag = 'refuse';
+    const ps = people(tag, ['ann', 'ben']);
+    expect(() => mailNew({ protocol: 'signidice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)) })).toThrow(/signidice/);
+    expect(() => mailNew({ protocol: 'dice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), recorder: 'ann' })).toThrow(/recorder/);
+    expect(() => mailNew({ protocol: 'dice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), recorder: 'ben' })).toThrow(/two players/);
+  });
+});
+
+describe('folders kept open between commands', () => {
+  it('give the same game as folders replayed at every command', async () => {
+    const { keepFolders } = await import('./folder.js');
+    const tag = 'kept';
+    const ps = people(tag, ['ann', 'ben', 'cat']);
+    keepFolders(true);
+    try {
+      mailNew({ protocol: 'dice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), turns: 3 });
+      const last = new PostOffice(ps, { hold: (n) => (n % 4 === 0 ? 1 : 0) }).play(strategy(5));
+      expect(last.map((r) => r.status.done)).toEqual([true, true, true]);
+    } finally {
+      keepFolders(false);
+    }
+    const texts = transcripts(ps);
+    for (const t of texts) expect(t).toBe(texts[0]);
+    expect(auditLines(texts[0]!.trimEnd().split('\n')).valid).toBe(true);
+  });
+});
+
+describe('reading mail into a game folder', () => {
+  const tag = 'misc';
+  const ps = people(tag, ['ann', 'ben']);
+  it('refuses a mangled file among good ones, takes the good ones, and ignores its own mail coming back', () => {
+    const [ann, ben] = ps;
+    mailNew({ protocol: 'dice', dir: ann!.dir, key: ann!.key, players: ps.map((p) => pub(tag, p)), turns: 1 });
+    const files = readdirSync(join(ann!.dir, 'outbox')).sort();
+    const texts = files.map((f) => readFileSync(join(ann!.dir, 'outbox', f), 'utf8'));
+    const r = mailRead(ben!.dir, [...texts.map((text, i) => ({ name: `f${i}`, text })), { name: 'junk', text: 'no block here' }], ben!.key);
+    expect(r.refused).toEqual([expect.stringMatching(/^junk: \[bad_armor\]/)]);
+    expect(r.status.lines).toBe(2);
+    expect(r.written).toHaveLength(1);
+    const mine = readFileSync(join(ben!.dir, r.written[0]!), 'utf8');
+    // Ben's own submission back from the list, and Ann's mail once more: nothing new to send.
+    const again = mailRead(ben!.dir, [{ name: 'own', text: mine }, ...texts.map((text, i) => ({ name: `g${i}`, text }))]);
+    expect(again.written).toEqual([]);
+    expect(again.refused).toEqual([]);
+    // Mail for another game is ignored with a note.
+    const other = people('misc2', ['cy', 'di']);
+    mailNew({ protocol: 'dice', dir: other[0]!.dir, key: other[0]!.key, players: other.map((p) => pub('misc2', p)) });
+    const foreign = readFileSync(join(other[0]!.dir, 'outbox', readdirSync(join(other[0]!.dir, 'outbox')).sort()[0]!), 'utf8');
+    const ignored = mailRead(ben!.dir, [{ name: 'foreign', text: foreign }]);
+    expect(ignored.notes.join('\n')).toMatch(/another game/);
+    expect(ignored.written).toEqual([]);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * The messages of a game played by mail (docs/spec/mail.md §3): each is one armored block (docs/SPEC.md §11)
+ * whose payload is a typed header line followed by transcript lines. The armor's checksum covers the header,
+ * so a message mangled in transit is refused whole; signatures and receipts inside say who wrote what.
+ *
+ *   invitation  {fairtable: "mail/v1", kind: "invitation", game}                       + the setup line
+ *   submission  {fairtable: "mail/v1", kind: "submission", game, from}                 + one envelope line
+ *   entries     {fairtable: "mail/v1", kind: "entries", game, first, receipts: [...]}  + lines first … first+k−1
+ */
+import { armor, dearmor } from '@fairtable/core/armor.js';
+import { fromUtf8, isHex, utf8 } from '@fairtable/core/bytes.js';
+import { FairtableError } from '@fairtable/core/errors.js';
+import type { Receipt } from '@fairtable/core/order/receipt.js';
+
+export const MAIL_VERSION = 'mail/v1';
+
+export type MailMessage =
+  | { readonly kind: 'invitation'; readonly game: string; readonly setupLine: string }
+  | { readonly kind: 'submission'; readonly game: string; readonly from: string; readonly line: string }
+  | { readonly kind: 'entries'; readonly game: string; readonly first: number; readonly lines: readonly string[]; readonly receipts: readonly Receipt[] };
+
+function payloadOf(m: MailMessage): { header: Record<string, unknown>; lines: readonly string[] } {
+  switch (m.kind) {
+    case 'invitation':
+      return { header: { fairtable: MAIL_VERSION, kind: m.kind, game: m.game }, lines: [m.setupLine] };
+    case 'submission':
+      return { header: { fairtable: MAIL_VERSION, kind: m.kind, game: m.game, from: m.from }, lines: [m.line] };
+    case 'entries':
+      return { header: { fairtable: MAIL_VERSION, kind: m.kind, game: m.game, first: m.first, receipts: m.receipts }, lines: m.lines };
+  }
+}
+
+/** The armored block alone. */
+export function armorMessage(m: MailMessage): string {
+  const { header, lines } = payloadOf(m);
+  return armor(utf8([JSON.stringify(header), ...lines].join('\n') + '\n'));
+}
+
+/** What a person sees around the block: a line saying what it is and how to read it. */
+export function describe(m: MailMessage): string {
+  const game = m.game.slice(0, 16);
+  switch (m.kind) {
+    case 'invitation':
+      return `fairtable: an invitation to game ${game}…`;
+    case 'submission':
+      return `fairtable: ${m.from}'s move in game ${game}…, for the recorder`;
+    case 'entries':
+      return `fairtable: game ${game}…, recorded lines ${m.first} to ${m.first + m.lines.length - 1}`;
+  }
+}
+
+/** A whole outbox file: a short plain preface and the armored block. */
+export function mailText(m: MailMessage): string {
+  return `${describe(m)}\nRead it with: fairtable mail read --dir YOUR-GAME-FOLDER THIS-FILE\n\n${armorMessage(m)}`;
+}
+
+const bad = (message: string): FairtableError => new FairtableError('bad_message', message, { field: 'header' });
+
+function parsePayload(text: string): MailMessage {
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  let header: Record<string, unknown>;
+  try {
+    header = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+  } catch {
+    throw bad('an armored block that is not a fairtable mail message (its first line is not a JSON header)');
+  }
+  if (header === null || typeof header !== 'object' || header.fairtable !== MAIL_VERSION)
+    throw bad(`an armored block that is not a fairtable mail message (header "fairtable" is not "${MAIL_VERSION}")`);
+  if (!isHex(header.game, 32)) throw bad('header.game must be 64 hex digits');
+  const game = header.game as string;
+  const body = lines.slice(1);
+  switch (header.kind) {
+    case 'invitation':
+      if (body.length !== 1) throw bad('an invitation carries exactly one line, the setup');
+      return { kind: 'invitation', game, setupLine: body[0]! };
+    case 'submission':
+      if (body.length !== 1) throw bad('a submission carries exactly one envelope line');
+      if (typeof header.from !== 'string') throw bad('header.from must be a player id');
+      return { kind: 'submission', game, from: header.from, line: body[0]! };
+    case 'entries': {
+      const first = header.first;
+      if (typeof first !== 'number' || !Number.isSafeInteger(first) || first < 0) throw bad('header.first must be a line number');
+      if (!Array.isArray(header.receipts) || header.receipts.length !== body.length) throw bad('entries carry one receipt per line');
+      return { kind: 'entries', game, first, lines: body, receipts: header.receipts as Receipt[] };
+    }
+    default:
+      throw bad(`unknown message kind ${JSON.stringify(header.kind)}`);
+  }
+}
+
+/**
+ * Every fairtable message in a text (a saved e-mail with headers, quoting, re-wrapping and other text around
+ * it). Throws `bad_checksum` / `bad_armor` when a block was mangled, `bad_message` when a block is not ours,
+ * and `bad_armor` when the text holds no block at all.
+ */
+export function readMail(text: string): MailMessage[] {
+  const payloads = dearmor(text);
+  if (payloads.length === 0) throw new FairtableError('bad_input', 'no fairtable message (no armored block) in this text');
+  return payloads.map((p) => parsePayload(fromUtf8(p)));
+}
