@@ -187,8 +187,8 @@ export class GameFolder {
       random: seatRandom(secret, this.config.game),
       verify: this.verify,
       sign: nativeSign,
-      onDecision: (choice) => {
-        if (!replaying) this.journal.push(choice);
+      onDecision: (entry) => {
+        if (!replaying) this.journal.push(entry.choice);
       },
       onSubmit: (text) => {
         this.inflight = text;
