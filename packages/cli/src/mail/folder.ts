@@ -23,7 +23,7 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import { checkReceipt, firstLogHash, forkProof, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
-import { Seat, seatRandom } from '@fairtable/core/seat/seat.js';
+import { Seat, seatRandom, type JournalEntry } from '@fairtable/core/seat/seat.js';
 import { prepareLine, readSetupLine, type VerifyFn } from '@fairtable/core/transcript.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { linesText, readJsonLines, readLines, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
@@ -110,7 +110,7 @@ export class GameFolder {
   private readonly pending = new Map<number, Pending>();
   private held: string[];
   readonly problems: Problem[];
-  private readonly journal: JsonValue[];
+  private readonly journal: JournalEntry[];
   private inflight: string | null;
   /** L_n of the log as this folder holds it. */
   private logHash: string;
@@ -139,7 +139,7 @@ export class GameFolder {
     this.held = readLines(folderFile(dir, 'held'));
     this.problems = readJsonLines<Problem>(folderFile(dir, 'problems'));
     this.recorderFault = this.problems.some((p) => p.code.startsWith('recorder_'));
-    this.journal = readJsonLines<JsonValue>(folderFile(dir, 'journal'));
+    this.journal = readJsonLines<JournalEntry>(folderFile(dir, 'journal'));
     this.inflight = readLines(folderFile(dir, 'inflight'))[0] ?? null;
 
     // Replay what this folder already checked, trusting its own signature checks.
@@ -165,77 +165,38 @@ export class GameFolder {
   }
 
   /**
-   * Rebuilds this folder's seat from its copy of the log, its journal and the envelope in flight, as
-   * `Seat.resume` does (docs/SPEC.md §10.2), and also replays the seat's own deadline claims: each is made
-   * again by the seat's tick, on the claim's own time, at the point of the log where it was signed. (A claim
-   * comes from the clock, not from a line or a decision; without it the bodies the seat made would be counted
-   * one short for every claim, and a body never sent would be taken for one already in the log.)
-   * The in-flight envelope is signed again at the point of the log where it was first signed, with its own
-   * time: Ed25519 signatures are deterministic, so it comes out byte for byte the same, and the recorder
-   * sees a duplicate, never an equivocation.
+   * Rebuilds this folder's seat from its copy of the log, its journal and the envelope in flight
+   * (`Seat.resume`, docs/SPEC.md §10.2): the seat replays the log and its decisions, each on the log it was
+   * taken on, reconciles its own envelopes in the log with what it would have sent (its deadline claims
+   * came from the clock and are not replayed), and the envelope in flight goes out again byte for byte, so
+   * the recorder sees a duplicate, never an equivocation.
    */
   private replaySeat(secret: Uint8Array): Seat {
-    let now = this.clock();
-    let replaying = true;
     const me = this.config.me;
-    const seat = new Seat({
-      id: me,
-      keys: this.keys,
-      setupLine: this.setupLine,
-      transport: { submit: (text) => this.toSubmit.push(text), sync: () => {} },
-      clock: () => (replaying ? now : this.clock()),
-      random: seatRandom(secret, this.config.game),
-      verify: this.verify,
-      sign: nativeSign,
-      onDecision: (entry) => {
-        if (!replaying) this.journal.push(entry.choice);
+    const seat = Seat.resume(
+      {
+        id: me,
+        keys: this.keys,
+        setupLine: this.setupLine,
+        transport: { submit: (text) => this.toSubmit.push(text), sync: () => {} },
+        clock: () => this.clock(),
+        random: seatRandom(secret, this.config.game),
+        verify: this.verify,
+        sign: nativeSign,
+        onDecision: (entry) => this.journal.push(entry),
+        onSubmit: (text) => {
+          this.inflight = text;
+        },
       },
-      onSubmit: (text) => {
-        this.inflight = text;
-      },
-    });
-    seat.hold(true);
-    const claims = new Map<number, number>();
-    for (let n = 1; n < this.log.length; n++) {
-      const e = JSON.parse(this.log[n]!) as Envelope;
-      if (e.from === me && e.body.type === 'deadline') claims.set(e.at, e.time);
-    }
-    const inflight = this.inflight === null ? null : (JSON.parse(this.inflight) as Envelope);
-    let next = 0;
-    const answer = (): void => {
-      while (next < this.journal.length && seat.decision() !== null) seat.decide(this.journal[next++]!);
-    };
-    const atPoint = (lines: number): void => {
-      answer();
-      const claimAt = claims.get(lines);
-      if (claimAt !== undefined) {
-        now = claimAt;
-        seat.tick();
-        answer();
-      }
-      if (inflight !== null && inflight.at === lines && inflight.seq >= seat.referee.checker.authorPosition(me)!.count) {
-        now = inflight.time;
-        this.toSubmit.length = 0;
-        seat.hold(false);
-        if (this.toSubmit[this.toSubmit.length - 1] !== this.inflight)
-          throw new FairtableError('bad_input', `${this.dir}: the envelope in flight cannot be made again from the folder (was a file changed?)`, {
-            field: 'dir',
-          });
-        seat.hold(true);
-      }
-    };
-    atPoint(1);
-    for (let n = 1; n < this.log.length; n++) {
-      seat.receive(n, this.log[n]!);
-      atPoint(n + 1);
-    }
-    if (next < this.journal.length)
-      throw new FairtableError('bad_input', `${this.dir}: the journal holds ${this.journal.length} decisions, the log asked for ${next}`, { field: 'journal' });
-    replaying = false;
-    this.toSubmit.length = 0;
-    seat.hold(false);
+      this.log,
+      this.journal,
+      this.inflight,
+    );
     // Still unconfirmed: it goes out again (a recorder keeps it once; a player's outbox has it already).
-    if (this.inflight !== null && inflight !== null && inflight.seq >= seat.referee.checker.authorPosition(me)!.count) this.toSubmit.unshift(this.inflight);
+    if (this.inflight !== null) {
+      const e = JSON.parse(this.inflight) as Envelope;
+      if (e.seq >= seat.referee.checker.authorPosition(me)!.count && !this.toSubmit.includes(this.inflight)) this.toSubmit.unshift(this.inflight);
+    }
     return seat;
   }
 
