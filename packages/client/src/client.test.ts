@@ -1,0 +1,304 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { randomBytes, toHex, fromHex } from '@fairtable/core/bytes.js';
+import { envelopeLine } from '@fairtable/core/envelope.js';
+import { generateKeyPair, type KeyPair } from '@fairtable/core/identity.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import { forkProof, receiptError, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
+import { createSetupEnvelope } from '@fairtable/core/setup.js';
+import { randomStrategy } from '@fairtable/core/testing';
+import { createGame, fetchGame, joinGame, type RelayGame, type RelayLie } from '@fairtable/client';
+import { signChain, startMiniRelay, type MiniRelay, type View } from '../../../test/mini-relay.js';
+
+interface Player {
+  readonly id: string;
+  readonly keys: KeyPair;
+}
+
+function newGame(protocol: string, game: string | null, params: Record<string, JsonValue>, n: number): { setupLine: string; players: Player[] } {
+  const players = Array.from({ length: n }, (_, i) => ({ id: `p${i}`, keys: generateKeyPair() }));
+  const setup = {
+    protocol,
+    game,
+    params,
+    players: players.map((p) => ({ id: p.id, key: toHex(p.keys.publicKey) })),
+    nonce: toHex(randomBytes(32)),
+    created: Date.now(),
+  };
+  return { setupLine: envelopeLine(createSetupEnvelope(setup, 'p0', players[0]!.keys)), players };
+}
+
+let relay: MiniRelay | null = null;
+const open: RelayGame[] = [];
+afterEach(async () => {
+  for (const g of open.splice(0)) g.close();
+  await relay?.close();
+  relay = null;
+});
+
+async function play(
+  protocol: string,
+  game: string | null,
+  params: Record<string, JsonValue>,
+  n: number,
+  automatic = true,
+): Promise<{ relay: MiniRelay; games: RelayGame[]; gameId: string; relayKey: string }> {
+  relay = await startMiniRelay();
+  const { setupLine, players } = newGame(protocol, game, params, n);
+  const created = await createGame(relay.url, setupLine);
+  const games = players.map((p) =>
+    joinGame({
+      relayUrl: relay!.url,
+      gameId: created.game,
+      id: p.id,
+      keys: p.keys,
+      random: randomBytes,
+      WebSocket,
+      relayKey: created.relay,
+      backoffMs: { min: 50, max: 400 },
+      ...(automatic ? { strategy: randomStrategy(randomBytes(32)) } : {}),
+    }),
+  );
+  open.push(...games);
+  return { relay, games, gameId: created.game, relayKey: created.relay };
+}
+
+function checkReceipts(g: RelayGame, relayKey: string): void {
+  expect(g.receipts.length).toBe(g.lines.length);
+  for (const r of g.receipts) expect(receiptError(r, fromHex(relayKey))).toBeNull();
+}
+
+describe('the client through a relay', () => {
+  it('plays an honest game of dice on the chain protocol with 3 seats; every seat holds the same verified log', async () => {
+    const { relay, games, gameId, relayKey } = await play('chain', 'dice', { rounds: 2, timeoutMs: 5000 }, 3);
+    const outcomes = await Promise.all(games.map((g) => g.finished));
+    expect(outcomes[0]!.winners.length).toBeGreaterThan(0);
+    for (const o of outcomes) expect(o).toEqual(outcomes[0]);
+    const truth = relay.games.get(gameId)!;
+    for (const g of games) {
+      expect(g.lie).toBeNull();
+      expect(g.lines).toEqual(truth.lines);
+      checkReceipts(g, relayKey);
+      const verdict = g.audit();
+      expect(verdict.valid).toBe(true);
+      expect(verdict.receipts).toBe(truth.lines.length);
+    }
+    // 2 rounds of 3 movers, each a commit and an opening at least, plus the setup.
+    expect(truth.lines.length).toBeGreaterThan(1 + 3 * 2);
+    const fetched = await fetchGame(relay.url, gameId, relayKey);
+    expect(fetched.lie).toBeNull();
+    expect(fetched.lines).toEqual(truth.lines);
+  });
+
+  it('plays Rochambeau with the hands chosen through the client', async () => {
+    const { games } = await play('rochambeau', null, { N: '3', timeoutMs: 5000 }, 2, false);
+    const chosen: Record<string, number[]> = { p0: [], p1: [] };
+    for (const g of games) {
+      g.on('decision', (d) => {
+        expect(d.kind).toBe('hand');
+        // p0 always plays 1; p1 plays 1 on its first attempt and 2 after.
+        const hand = g.id === 'p0' ? 1 : chosen.p1!.length === 0 ? 1 : 2;
+        chosen[g.id]!.push(hand);
+        g.decide(hand);
+      });
+    }
+    const [o] = await Promise.all(games.map((g) => g.finished));
+    expect(chosen.p1![0]).toBe(1);
+    expect(o!.winners.length).toBe(1);
+    // Every hand chosen went into a commitment this seat signed: one commit per attempt.
+    const commits = games[1]!.lines.filter((t) => t.includes('"from":"p1"') && t.includes('"type":"commit"'));
+    expect(commits.length).toBe(chosen.p1!.length);
+    expect(games[0]!.audit().valid).toBe(true);
+  });
+
+  it('refuses an illegal hand with illegal_choice and takes a legal one after', async () => {
+    const { games } = await play('rochambeau', null, { N: '3', timeoutMs: 5000 }, 2, false);
+    const refusals: string[] = [];
+    for (const g of games)
+      g.on('decision', () => {
+        try {
+          g.decide(7);
+        } catch (e) {
+          refusals.push((e as { code: string }).code);
+          g.decide(g.id === 'p0' ? 1 : 2);
+        }
+      });
+    await Promise.all(games.map((g) => g.finished));
+    expect(refusals.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(refusals)).toEqual(new Set(['illegal_choice']));
+  });
+
+  it('reconnects after its sockets are dropped mid-game and finishes with the same verified log', async () => {
+    const { relay, games, gameId, relayKey } = await play('chain', 'dice', { rounds: 4, timeoutMs: 10_000 }, 3);
+    const disconnects: string[] = [];
+    for (const g of games) g.on('status', (s) => s.status === 'disconnected' && disconnects.push(g.id));
+    const truth = relay.games.get(gameId)!;
+    // Drop every connection twice while the game is under way.
+    for (const at of [5, 12]) {
+      while (truth.lines.length < at) await new Promise((r) => setTimeout(r, 5));
+      relay.dropConnections();
+    }
+    const outcomes = await Promise.all(games.map((g) => g.finished));
+    expect(new Set(disconnects)).toEqual(new Set(['p0', 'p1', 'p2']));
+    for (const o of outcomes) expect(o).toEqual(outcomes[0]);
+    for (const g of games) {
+      expect(g.lines).toEqual(truth.lines);
+      checkReceipts(g, relayKey);
+      expect(g.audit().valid).toBe(true);
+    }
+  });
+});
+
+/**
+ * Plays a 3-seat dice game in which the relay lies to p1: p1 is served the true log up to line `hold`
+ * (exclusive) until the log has more than `from` lines, and `lie(truth)` from then on. Returns p1's finding.
+ */
+async function caught(lie: (truth: View, keys: KeyPair, gameId: string) => View, hold: number, from: number): Promise<RelayLie> {
+  // A short timeout: once p1 stops, the others claim its deadline and finish without it.
+  const { relay, games, gameId, relayKey } = await play('chain', 'dice', { rounds: 3, timeoutMs: 1500 }, 3);
+  relay.lie = (player, truth) =>
+    player !== 'p1' ? truth : truth.lines.length > from ? lie(truth, relay.keys, gameId) : { lines: truth.lines.slice(0, hold), receipts: truth.receipts.slice(0, hold) };
+  const victim = games[1]!;
+  const reported: RelayLie[] = [];
+  victim.on('relay_lied', (l) => reported.push(l));
+  await expect(victim.finished).rejects.toMatchObject({ code: 'relay_lied' });
+  expect(reported).toHaveLength(1);
+  const found = reported[0]!;
+  expect(victim.lie).toBe(found);
+  expect(found.relay).toBe(relayKey);
+  // The evidence is the relay's own signatures.
+  for (const r of found.receipts) expect(receiptError(r, fromHex(relayKey))).toBeNull();
+  // The victim stopped: it asks for no decision, and holds no line past the lie.
+  expect(victim.decision()).toBeNull();
+  expect(victim.status).toBe('stopped');
+  expect(victim.lines.length).toBeLessThanOrEqual(found.line + 1);
+  // The other seats, served the truth, finish the game.
+  await Promise.all([games[0]!.finished, games[2]!.finished]);
+  return found;
+}
+
+const now = (): number => Date.now();
+
+describe('a lying relay is caught', () => {
+  it('drops a line (the next lines renumbered, with their own receipts): the receipts name other lines', async () => {
+    const lie = await caught((t) => ({ lines: [...t.lines.slice(0, 4), ...t.lines.slice(5)], receipts: [...t.receipts.slice(0, 4), ...t.receipts.slice(5)] }), 4, 5);
+    expect(lie.kind).toBe('wrong_receipt');
+    expect(lie.line).toBe(4);
+    expect(lie.receipts[0]!.line).toBe(5);
+  });
+
+  it('drops a line and re-signs a consistent history for it: the log it receipted is one no door admits', async () => {
+    const lie = await caught(
+      (t, keys, game) => {
+        const lines = [...t.lines.slice(0, 3), ...t.lines.slice(4)];
+        return { lines, receipts: signChain(game, lines, keys, now) };
+      },
+      3,
+      4,
+    );
+    expect(lie.kind).toBe('admitted_bad_line');
+    expect(lie.line).toBe(3);
+    expect(lie.receipts[0]!.line).toBe(3);
+  });
+
+  it('reorders two lines and re-signs them: caught as a log no door admits, with the receipt of the line', async () => {
+    const lie = await caught(
+      (t, keys, game) => {
+        const lines = [...t.lines];
+        [lines[3], lines[4]] = [lines[4]!, lines[3]!];
+        return { lines, receipts: signChain(game, lines, keys, now) };
+      },
+      3,
+      4,
+    );
+    expect(lie.kind).toBe('admitted_bad_line');
+    expect(lie.line).toBe(3);
+  });
+
+  it('reorders two lines keeping their receipts: the receipts name other lines', async () => {
+    const lie = await caught(
+      (t) => {
+        const lines = [...t.lines];
+        const receipts = [...t.receipts];
+        [lines[3], lines[4]] = [lines[4]!, lines[3]!];
+        [receipts[3], receipts[4]] = [receipts[4]!, receipts[3]!];
+        return { lines, receipts };
+      },
+      3,
+      4,
+    );
+    expect(lie.kind).toBe('wrong_receipt');
+    expect(lie.line).toBe(3);
+  });
+
+  it('alters a line under its true receipt: the line does not hash to what the relay signed', async () => {
+    const lie = await caught(
+      (t) => {
+        const lines = [...t.lines];
+        lines[3] = lines[3]!.replace(/"time":(\d+)/, (_, d: string) => `"time":${Number(d) + 1}`);
+        return { lines, receipts: t.receipts };
+      },
+      3,
+      3,
+    );
+    expect(lie.kind).toBe('altered_line');
+    expect(lie.line).toBe(3);
+    expect(lie.receipts[0]!.line).toBe(3);
+    expect(lie.lines[0]!.text).toContain('"time"');
+  });
+
+  it("serves a line whose receipt does not chain from the lines before it: the relay's two receipts contradict", async () => {
+    const lie = await caught(
+      (t, keys, game) => {
+        const receipts = [...t.receipts] as Receipt[];
+        const r = receipts[3]!;
+        // A chain started afresh at line 3: the line's hash is right, the log it commits to is not.
+        const fresh = signChain(game, [t.lines[3]!], keys, () => r.time)[0]!;
+        receipts[3] = signReceipt({ v: 1, game, line: 3, hash: r.hash, log: fresh.log, time: r.time }, keys.secretKey);
+        return { lines: t.lines, receipts };
+      },
+      3,
+      3,
+    );
+    expect(lie.kind).toBe('broken_log');
+    expect(lie.line).toBe(3);
+    expect(lie.receipts.map((r) => r.line)).toEqual([2, 3]);
+  });
+
+  it('shows two histories: the receipt it gave the submitter and the one it serves differ (a fork proof)', async () => {
+    const r = await play('chain', 'dice', { rounds: 3, timeoutMs: 10_000 }, 3);
+    // The relay tells p1, for each of its envelopes, a receipt for a history where another log stands there.
+    r.relay.acceptedLie = (player, receipt) => {
+      if (player !== 'p1') return receipt;
+      const other = signChain(r.gameId, [r.relay.games.get(r.gameId)!.lines[0]!], r.relay.keys, () => receipt.time)[0]!;
+      return signChainAt(other, receipt, r.relay.keys);
+    };
+    const victim = r.games[1]!;
+    await expect(victim.finished).rejects.toMatchObject({ code: 'relay_lied' });
+    const lie = victim.lie!;
+    expect(lie.kind).toBe('fork');
+    expect(lie.receipts).toHaveLength(2);
+    expect(forkProof(lie.receipts[0]!, lie.receipts[1]!)).not.toBeNull();
+    for (const x of lie.receipts) expect(receiptError(x, r.relay.keys.publicKey)).toBeNull();
+  });
+
+  it('says, when the player connects again, that its log is shorter than a line it receipted: dropped', async () => {
+    const { relay, games, relayKey } = await play('chain', 'dice', { rounds: 3, timeoutMs: 10_000 }, 3);
+    const victim = games[1]!;
+    while (victim.lines.length < 5) await new Promise((r) => setTimeout(r, 5));
+    relay.lie = (player, truth) => (player === 'p1' ? { lines: truth.lines.slice(0, 3), receipts: truth.receipts.slice(0, 3) } : truth);
+    relay.dropConnections();
+    await expect(victim.finished).rejects.toMatchObject({ code: 'relay_lied' });
+    const lie = victim.lie!;
+    expect(lie.kind).toBe('dropped');
+    expect(lie.line).toBe(3);
+    expect(lie.receipts[0]!.line).toBe(3);
+    for (const x of lie.receipts) expect(receiptError(x, fromHex(relayKey))).toBeNull();
+  });
+});
+
+/** A receipt for `honest`'s line and time whose log differs: what a relay signing two histories gives. */
+function signChainAt(other: Receipt, honest: Receipt, keys: KeyPair): Receipt {
+  const { sig: _s, ...rest } = honest;
+  return signReceipt({ ...rest, log: other.log }, keys.secretKey);
+}
