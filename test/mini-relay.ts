@@ -171,7 +171,11 @@ export async function startMiniRelay(options: { keys?: KeyPair; port?: number } 
       if (conn.id === null) {
         const key = typeof m.id === 'string' ? game.keys.get(m.id) : undefined;
         const ok =
-          m.kind === 'hello' && key !== undefined && typeof m.sig === 'string' && /^[0-9a-f]{128}$/.test(m.sig) && verifyHello(gameId, conn.nonce, fromHex(m.sig), key);
+          m.kind === 'hello' &&
+          key !== undefined &&
+          typeof m.sig === 'string' &&
+          /^[0-9a-f]{128}$/.test(m.sig) &&
+          verifyHello(gameId, conn.nonce, fromHex(m.sig), key);
         if (!ok) {
           ws.send(JSON.stringify({ kind: 'error', code: 'bad_hello', message: 'the hello does not verify' }));
           return ws.close();

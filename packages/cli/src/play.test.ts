@@ -70,7 +70,22 @@ describe('fairtable play and fetch through a relay', () => {
     const [a, b, c] = [keys('alice'), keys('bob'), keys('carol')];
     const out = join(dir, 'alice-copy.jsonl');
     const { creator, others, gameId, invite } = await game(
-      ['play', 'dice', '--relay', relay.url, '--key', a.key, '--players', [a.pub, b.pub, c.pub].join(','), '--turns', '2', '--timeout-ms', '5000', '--out', out],
+      [
+        'play',
+        'dice',
+        '--relay',
+        relay.url,
+        '--key',
+        a.key,
+        '--players',
+        [a.pub, b.pub, c.pub].join(','),
+        '--turns',
+        '2',
+        '--timeout-ms',
+        '5000',
+        '--out',
+        out,
+      ],
       [{ key: b.key }, { key: c.key }],
     );
     expect(creator.status, creator.stderr).toBe(0);

@@ -157,7 +157,11 @@ async function caught(lie: (truth: View, keys: KeyPair, gameId: string) => View,
   // A short timeout: once p1 stops, the others claim its deadline and finish without it.
   const { relay, games, gameId, relayKey } = await play('chain', 'dice', { rounds: 3, timeoutMs: 1500 }, 3);
   relay.lie = (player, truth) =>
-    player !== 'p1' ? truth : truth.lines.length > from ? lie(truth, relay.keys, gameId) : { lines: truth.lines.slice(0, hold), receipts: truth.receipts.slice(0, hold) };
+    player !== 'p1'
+      ? truth
+      : truth.lines.length > from
+        ? lie(truth, relay.keys, gameId)
+        : { lines: truth.lines.slice(0, hold), receipts: truth.receipts.slice(0, hold) };
   const victim = games[1]!;
   const reported: RelayLie[] = [];
   victim.on('relay_lied', (l) => reported.push(l));
@@ -181,7 +185,11 @@ const now = (): number => Date.now();
 
 describe('a lying relay is caught', () => {
   it('drops a line (the next lines renumbered, with their own receipts): the receipts name other lines', async () => {
-    const lie = await caught((t) => ({ lines: [...t.lines.slice(0, 4), ...t.lines.slice(5)], receipts: [...t.receipts.slice(0, 4), ...t.receipts.slice(5)] }), 4, 5);
+    const lie = await caught(
+      (t) => ({ lines: [...t.lines.slice(0, 4), ...t.lines.slice(5)], receipts: [...t.receipts.slice(0, 4), ...t.receipts.slice(5)] }),
+      4,
+      5,
+    );
     expect(lie.kind).toBe('wrong_receipt');
     expect(lie.line).toBe(4);
     expect(lie.receipts[0]!.line).toBe(5);
@@ -302,3 +310,17 @@ function signChainAt(other: Receipt, honest: Receipt, keys: KeyPair): Receipt {
   const { sig: _s, ...rest } = honest;
   return signReceipt({ ...rest, log: other.log }, keys.secretKey);
 }
+
+describe('the client is isomorphic', () => {
+  it('its sources import nothing of Node and no WebSocket implementation (the caller injects one)', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const here = new URL('.', import.meta.url);
+    const sources = readdirSync(here).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    expect(sources).toContain('client.ts');
+    for (const f of sources) {
+      const text = readFileSync(new URL(f, here), 'utf8');
+      expect(text, f).not.toMatch(/from '(node:[a-z/_]+|ws|fs|net|http|crypto)'/);
+      expect(text, f).not.toMatch(/\bprocess\.|\brequire\(/);
+    }
+  });
+});

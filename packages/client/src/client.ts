@@ -103,7 +103,11 @@ async function relayError(response: { status: number; text(): Promise<string> },
 }
 
 /** Posts a signed setup line to the relay (`POST /games`); returns the game id and the relay's key. */
-export async function createGame(relayUrl: string, setupLine: string, options: { fetch?: FetchLike } = {}): Promise<{ game: string; relay: string; invite: string }> {
+export async function createGame(
+  relayUrl: string,
+  setupLine: string,
+  options: { fetch?: FetchLike } = {},
+): Promise<{ game: string; relay: string; invite: string }> {
   const { gameId } = readSetupLine(setupLine);
   const response = await fetchOf(options.fetch)(new URL('games', httpBase(relayUrl)).toString(), {
     method: 'POST',
@@ -553,7 +557,8 @@ export class RelayGame {
   }
 
   private onEntry(line: unknown, text: unknown, receipt: unknown): void {
-    if (typeof line !== 'number' || !Number.isSafeInteger(line) || line < 0 || typeof text !== 'string') return this.drop('an entry without a line number and text');
+    if (typeof line !== 'number' || !Number.isSafeInteger(line) || line < 0 || typeof text !== 'string')
+      return this.drop('an entry without a line number and text');
     const chain = this.chain!;
     if (line < chain.length) {
       const lie = chain.again(line, text, receipt);
@@ -611,7 +616,8 @@ export class RelayGame {
           lines: [{ line: 0, text }],
           relay: chain.relay,
         });
-      if (!setup.setup.players.some((p) => p.id === this.id)) return this.fail(new ClientError('bad_challenge', `${this.id} is not a player of game ${this.gameId}`));
+      if (!setup.setup.players.some((p) => p.id === this.id))
+        return this.fail(new ClientError('bad_challenge', `${this.id} is not a player of game ${this.gameId}`));
       this.options.onLine?.(0, text, r);
       this.emit('line', { line: 0, text, receipt: r });
       this.seat = new Seat(this.seatOptions(text));

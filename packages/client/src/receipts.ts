@@ -85,7 +85,8 @@ export class ReceiptChain {
   /** Checks a receipt's signature and that it is about `line` of this game. */
   private check(value: unknown, line: number, text: string | null): RelayLie | Receipt {
     const why = receiptError(value, this.relayKey);
-    if (why !== null) return this.lie('bad_receipt', line, `the relay's receipt for line ${line} is not one: ${why}`, [], text === null ? [] : [{ line, text }]);
+    if (why !== null)
+      return this.lie('bad_receipt', line, `the relay's receipt for line ${line} is not one: ${why}`, [], text === null ? [] : [{ line, text }]);
     const r = value as Receipt;
     if (r.game !== this.gameId || r.line !== line)
       return this.lie(
@@ -139,7 +140,13 @@ export class ReceiptChain {
     const fork = forkProof(held, r);
     if (fork !== null) return this.lie('fork', line, fork, [held, r], [{ line, text }]);
     if (lineHash(text) !== held.hash)
-      return this.lie('altered_line', line, `the relay served line ${line} again with other text than its receipt's hash ${held.hash}`, [held], [{ line, text }]);
+      return this.lie(
+        'altered_line',
+        line,
+        `the relay served line ${line} again with other text than its receipt's hash ${held.hash}`,
+        [held],
+        [{ line, text }],
+      );
     return null;
   }
 

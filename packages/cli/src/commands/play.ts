@@ -204,7 +204,7 @@ export function register(program: Command): void {
     .option('--timeout-ms <ms>', 'deadline of each phase', '30000')
     .option('--hand <n>', 'rochambeau: the state this player plays (default: random)')
     .option('--bet <bet>', 'signidice: the bet every round, e.g. red:10, straight:17:5, pass (default: random)')
-    .option('--vrf-secret <hex>', "signidice, the house creating: its ECVRF secret key (random if absent)")
+    .option('--vrf-secret <hex>', 'signidice, the house creating: its ECVRF secret key (random if absent)')
     .option('--relay-key <hex>', "the relay's public key, when known: a relay showing another is refused")
     .option('--out <file>', "this player's copy of the transcript, appended as lines arrive (receipts in FILE.receipts.jsonl)")
     .action(async (protocol: string | undefined, opts: Record<string, string | undefined>) => {
@@ -235,7 +235,9 @@ export function register(program: Command): void {
       }
       if (opts.relayKey !== undefined && created.relay !== opts.relayKey) fail(`[bad_challenge] the relay's key is ${created.relay}, not --relay-key`);
       process.stdout.write(`${created.game} ${created.invite}\n`);
-      process.stderr.write(`${me.name}: created game ${created.game} on ${opts.relay}; others join with: fairtable play --relay ${opts.relay} --key KEY --join ${created.game}\n`);
+      process.stderr.write(
+        `${me.name}: created game ${created.game} on ${opts.relay}; others join with: fairtable play --relay ${opts.relay} --key KEY --join ${created.game}\n`,
+      );
       return playSeat(opts.relay!, created.game, me, opts, created.relay, prove);
     });
 }
