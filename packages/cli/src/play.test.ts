@@ -136,6 +136,29 @@ describe('fairtable play and fetch through a relay', () => {
     expect(o.summary.attempts).toBe(1);
   });
 
+  it('Signidice: the house creates and plays its seat like every other player; the player bets with --bet', async () => {
+    relay = await startMiniRelay();
+    const [h, p] = [keys('house'), keys('pat')];
+    const { creator, others } = await game(
+      ['play', 'signidice', '--relay', relay.url, '--key', h.key, '--players', `${h.pub},${p.pub}`, '--turns', '2', '--timeout-ms', '5000'],
+      [{ key: p.key, extra: ['--bet', 'red:10', '--out', join(dir, 'pat.jsonl')] }],
+    );
+    expect(creator.status, creator.stderr).toBe(0);
+    expect(others[0]!.status, others[0]!.stderr).toBe(0);
+    const o = JSON.parse(others[0]!.stdout.trim().split('\n').pop()!) as { summary: { balances: Record<string, number> }; violations: unknown[] };
+    expect(o.violations).toEqual([]);
+    // Two rounds of red:10, as pat's own copy of the log shows: its balance moved by 10 each round, up or down.
+    const bets = readFileSync(join(dir, 'pat.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { from: string; body: { type: string; bet?: unknown } })
+      .filter((e) => e.from === 'pat' && e.body.type === 'bet');
+    expect(bets).toHaveLength(2);
+    expect(JSON.stringify(bets[0]!.body)).toMatch(/"kind":"red"/);
+    expect(Math.abs(o.summary.balances.pat! - 1000) % 20).toBe(0);
+    expect(JSON.parse(creator.stdout.trim().split('\n').pop()!).summary).toEqual(o.summary);
+  });
+
   it('a relay that lies to a joining player: that player exits 1 with the finding and the receipts', async () => {
     relay = await startMiniRelay();
     const [a, b] = [keys('amy'), keys('bo')];
