@@ -1,5 +1,5 @@
 /**
- * The relay client (docs/spec/relay.md §3, §5): plays one seat of a game through an untrusted relay, in
+ * The relay client (docs/spec/relay.md §3 and "The client"): plays one seat of a game through an untrusted relay, in
  * the browser or in Node. It runs the core's production seat (docs/SPEC.md §10.2) over a WebSocket the
  * caller supplies (the browser's `WebSocket`, or the `ws` package's), proves its player with the hello,
  * checks every line's receipt as it arrives (receipts.ts), judges deadlines on the relay's receipt times,

@@ -1,5 +1,5 @@
 /**
- * The client's check of a relay's receipts (docs/spec/relay.md §2, §5). Lines reach it in log order,
+ * The client's check of a relay's receipts (docs/spec/relay.md §2 and "The client"). Lines reach it in log order,
  * each with the receipt the relay signed for it; it keeps the running log hash L_n recomputed from the
  * lines themselves, so a receipt that does not fit what came before is caught at once. Receipts the relay
  * gave earlier for the same line (an `accepted` answer, an earlier copy) must agree with the one that

@@ -1,6 +1,6 @@
 /**
  * `fairtable fetch --relay URL --game GAME_ID --out FILE`: downloads a game's transcript and the relay's
- * receipts (docs/spec/relay.md §3) and checks them against each other (§5) before writing FILE and
+ * receipts (docs/spec/relay.md §3) and checks them against each other ("The client") before writing FILE and
  * FILE.receipts.jsonl beside it, for `fairtable audit` and for anyone who wants to check the relay.
  * Receipts that do not fit the lines are still written (they are the evidence) and the command exits 1.
  */

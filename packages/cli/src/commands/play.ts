@@ -1,5 +1,5 @@
 /**
- * `fairtable play`: plays one seat of a game through a relay (docs/spec/relay.md §5), with the
+ * `fairtable play`: plays one seat of a game through a relay (docs/spec/relay.md, "The client"), with the
  * @fairtable/client over Node's `ws`.
  *
  *   fairtable play PROTOCOL --relay URL --key KEY --players A.pub.json,B.pub.json[,…] [--turns N]
