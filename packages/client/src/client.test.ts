@@ -7,7 +7,10 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import { forkProof, receiptError, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
 import { createSetupEnvelope } from '@fairtable/core/setup.js';
 import { randomStrategy } from '@fairtable/core/testing';
-import { createGame, fetchGame, joinGame, type RelayGame, type RelayLie } from '@fairtable/client';
+import { seatRandom } from '@fairtable/core/seat/seat.js';
+import { createGame, fetchGame, joinGame, receiptTimedRegistry, type RelayGame, type RelayLie } from '@fairtable/client';
+import { Referee } from '@fairtable/core/referee.js';
+import { DEFAULT_REGISTRY } from '@fairtable/core/registry.js';
 import { signChain, startMiniRelay, type MiniRelay, type View } from '../../../test/mini-relay.js';
 
 interface Player {
@@ -42,25 +45,33 @@ async function play(
   params: Record<string, JsonValue>,
   n: number,
   automatic = true,
-): Promise<{ relay: MiniRelay; games: RelayGame[]; gameId: string; relayKey: string }> {
+  seats: { readonly only?: readonly string[]; readonly clock?: (id: string) => (() => number) | undefined } = {},
+): Promise<{ relay: MiniRelay; games: RelayGame[]; gameId: string; relayKey: string; players: Player[] }> {
   relay = await startMiniRelay();
   const { setupLine, players } = newGame(protocol, game, params, n);
   const created = await createGame(relay.url, setupLine);
-  const games = players.map((p) =>
-    joinGame({
-      relayUrl: relay!.url,
-      gameId: created.game,
-      id: p.id,
-      keys: p.keys,
-      random: randomBytes,
-      WebSocket,
-      relayKey: created.relay,
-      backoffMs: { min: 50, max: 400 },
-      ...(automatic ? { strategy: randomStrategy(randomBytes(32)) } : {}),
-    }),
-  );
+  const clockOf = (id: string): { clock?: () => number } => {
+    const c = seats.clock?.(id);
+    return c === undefined ? {} : { clock: c };
+  };
+  const games = players
+    .filter((p) => seats.only === undefined || seats.only.includes(p.id))
+    .map((p) =>
+      joinGame({
+        ...clockOf(p.id),
+        relayUrl: relay!.url,
+        gameId: created.game,
+        id: p.id,
+        keys: p.keys,
+        random: randomBytes,
+        WebSocket,
+        relayKey: created.relay,
+        backoffMs: { min: 50, max: 400 },
+        ...(automatic ? { strategy: randomStrategy(randomBytes(32)) } : {}),
+      }),
+    );
   open.push(...games);
-  return { relay, games, gameId: created.game, relayKey: created.relay };
+  return { relay, games, gameId: created.game, relayKey: created.relay, players };
 }
 
 function checkReceipts(g: RelayGame, relayKey: string): void {
@@ -182,6 +193,106 @@ async function caught(lie: (truth: View, keys: KeyPair, gameId: string) => View,
 }
 
 const now = (): number => Date.now();
+
+describe('time and restarts', () => {
+  it('judges deadlines on receipt times: a seat whose clock is an hour fast claims nothing early; the absent player is named withheld', async () => {
+    const hour = 3_600_000;
+    const { games } = await play('chain', 'dice', { rounds: 1, timeoutMs: 400 }, 3, true, {
+      only: ['p0', 'p1'],
+      clock: (id) => (id === 'p0' ? () => Date.now() + hour : undefined),
+    });
+    const outcomes = await Promise.all(games.map((g) => g.finished));
+    expect(outcomes[0]!.forfeits).toEqual([{ player: 'p2', code: 'withheld' }]);
+    for (const g of games) {
+      expect(g.violations.filter((v) => v.player !== 'p2')).toEqual([]);
+      expect(g.audit().violations.map((v) => [v.code, v.player])).toEqual([['withheld', 'p2']]);
+    }
+    // The fast seat signed its envelopes on the relay's clock, not its own.
+    const fast = games[0]!;
+    expect(fast.clockOffset!).toBeLessThan(-hour + 60_000);
+    for (const text of fast.lines.slice(1)) {
+      const e = JSON.parse(text) as { from: string; time: number };
+      if (e.from === 'p0') expect(Math.abs(e.time - Date.now())).toBeLessThan(60_000);
+    }
+  });
+
+  it("the machines take each line's time from its receipt (receiptTimedRegistry), not from its author's claim", async () => {
+    const { games } = await play('chain', 'dice', { rounds: 1, timeoutMs: 300 }, 3, true, { only: ['p0', 'p1'] });
+    await Promise.all(games.map((g) => g.finished));
+    const g = games[0]!;
+    const claims = g.lines.map((t, i) => [i, t] as const).filter(([, t]) => t.includes('"type":"deadline"'));
+    expect(claims.length).toBeGreaterThan(0);
+    const first = claims[0]![0];
+    const judge = (timeOf: (line: number) => number | undefined): string[] => {
+      const referee = new Referee(g.lines[0]!, null, undefined, { registry: receiptTimedRegistry(DEFAULT_REGISTRY, timeOf) });
+      for (let i = 1; i < g.lines.length; i++) referee.feedText(i, g.lines[i]!);
+      return referee.violations.map((v) => `${v.code} ${v.player}`);
+    };
+    const receipts = (line: number): number | undefined => g.receipts[line]?.time;
+    expect(judge(receipts)).toEqual(['withheld p2']);
+    // Receipted at the instant of the line before it (before the deadline): the same claim is false.
+    const early = (line: number): number | undefined => (line === first ? g.receipts[first - 1]!.time : receipts(line));
+    expect(judge(early)).toContain(`false_deadline_claim ${JSON.parse(g.lines[first]!).from}`);
+  });
+
+  it('resumes a seat stopped mid-game from its kept lines, receipts, journal and envelope in flight, without equivocating', async () => {
+    const r = await play('chain', 'dice', { rounds: 3, timeoutMs: 10_000 }, 2, true, { only: ['p0'] });
+    const p1 = r.players[1]!;
+    const secret = randomBytes(32);
+    const kept = { lines: [] as string[], receipts: [] as unknown[], journal: [] as JsonValue[], inFlight: null as string | null };
+    const base = {
+      relayUrl: r.relay.url,
+      gameId: r.gameId,
+      id: 'p1',
+      keys: p1.keys,
+      random: seatRandom(secret, r.gameId),
+      WebSocket,
+      relayKey: r.relayKey,
+      backoffMs: { min: 50, max: 400 },
+      strategy: randomStrategy(new Uint8Array(32)),
+      onDecision: (c: JsonValue) => kept.journal.push(c),
+      onSubmit: (t: string) => (kept.inFlight = t),
+    };
+    const first = joinGame({ ...base, onLine: (_n, text, receipt) => (kept.lines.push(text), kept.receipts.push(receipt)) });
+    open.push(first);
+    const truth = r.relay.games.get(r.gameId)!;
+    while (truth.lines.filter((t) => t.includes('"from":"p1"')).length < 3) await new Promise((res) => setTimeout(res, 5));
+    first.close();
+    const held = kept.lines.length;
+    const resumed = joinGame({
+      ...base,
+      random: seatRandom(secret, r.gameId),
+      resume: { lines: [...kept.lines], receipts: [...kept.receipts], journal: [...kept.journal], inFlight: kept.inFlight },
+    });
+    open.push(resumed);
+    expect(resumed.lines.length).toBe(held);
+    const [o0, o1] = await Promise.all([r.games[0]!.finished, resumed.finished]);
+    expect(o1).toEqual(o0);
+    expect(o0!.forfeits).toEqual([]);
+    expect(resumed.lines).toEqual(truth.lines);
+    expect(resumed.audit().valid).toBe(true);
+  });
+
+  it('refuses to resume from a copy whose receipts do not fit its lines', async () => {
+    const r = await play('chain', 'dice', { rounds: 1, timeoutMs: 5000 }, 2);
+    await Promise.all(r.games.map((g) => g.finished));
+    const g = r.games[0]!;
+    const lines = [...g.lines];
+    lines[2] = r.relay.games.get(r.gameId)!.lines[1]!;
+    expect(() =>
+      joinGame({
+        relayUrl: r.relay.url,
+        gameId: r.gameId,
+        id: 'p0',
+        keys: r.players[0]!.keys,
+        random: randomBytes,
+        WebSocket,
+        relayKey: r.relayKey,
+        resume: { lines, receipts: [...g.receipts] },
+      }),
+    ).toThrow(expect.objectContaining({ code: 'relay_lied' }));
+  });
+});
 
 describe('a lying relay is caught', () => {
   it('drops a line (the next lines renumbered, with their own receipts): the receipts name other lines', async () => {
