@@ -69,7 +69,8 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startMiniRelay(options: { keys?: KeyPair; port?: number } = {}): Promise<MiniRelay> {
+export async function startMiniRelay(options: { keys?: KeyPair; port?: number; batch?: number } = {}): Promise<MiniRelay> {
+  const batch = options.batch ?? 64;
   const keys = options.keys ?? generateKeyPair();
   const relayKey = toHex(keys.publicKey);
   const games = new Map<string, MiniGame>();
@@ -186,7 +187,7 @@ export async function startMiniRelay(options: { keys?: KeyPair; port?: number } 
       }
       if (m.kind === 'sync' && typeof m.from === 'number') {
         const v = view(game, conn);
-        for (let i = Math.max(0, m.from); i < Math.min(v.lines.length, m.from + 64); i++) sendEntry(conn, v, i);
+        for (let i = Math.max(0, m.from); i < Math.min(v.lines.length, m.from + batch); i++) sendEntry(conn, v, i);
         return;
       }
       if (m.kind === 'submit' && typeof m.text === 'string') {

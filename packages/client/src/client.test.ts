@@ -45,9 +45,9 @@ async function play(
   params: Record<string, JsonValue>,
   n: number,
   automatic = true,
-  seats: { readonly only?: readonly string[]; readonly clock?: (id: string) => (() => number) | undefined } = {},
+  seats: { readonly only?: readonly string[]; readonly clock?: (id: string) => (() => number) | undefined; readonly batch?: number } = {},
 ): Promise<{ relay: MiniRelay; games: RelayGame[]; gameId: string; relayKey: string; players: Player[] }> {
-  relay = await startMiniRelay();
+  relay = await startMiniRelay(seats.batch === undefined ? {} : { batch: seats.batch });
   const { setupLine, players } = newGame(protocol, game, params, n);
   const created = await createGame(relay.url, setupLine);
   const clockOf = (id: string): { clock?: () => number } => {
@@ -271,6 +271,50 @@ describe('time and restarts', () => {
     expect(o0!.forfeits).toEqual([]);
     expect(resumed.lines).toEqual(truth.lines);
     expect(resumed.audit().valid).toBe(true);
+  });
+
+  it('a seat restarted after the game went on catches up over many small batches, sending nothing again', async () => {
+    const r = await play('chain', 'dice', { rounds: 3, timeoutMs: 10_000 }, 2, true, { only: ['p0'], batch: 2 });
+    const secret = randomBytes(32);
+    const kept = { lines: [] as string[], receipts: [] as unknown[], journal: [] as JsonValue[] };
+    const journalAt: number[] = [];
+    const base = {
+      relayUrl: r.relay.url,
+      gameId: r.gameId,
+      id: 'p1',
+      keys: r.players[1]!.keys,
+      WebSocket,
+      relayKey: r.relayKey,
+      strategy: randomStrategy(new Uint8Array(32)),
+    };
+    const first = joinGame({
+      ...base,
+      random: seatRandom(secret, r.gameId),
+      onDecision: (c) => kept.journal.push(c),
+      onLine: (_n, text, receipt) => (kept.lines.push(text), kept.receipts.push(receipt), journalAt.push(kept.journal.length)),
+    });
+    open.push(first);
+    const [outcome] = await Promise.all([r.games[0]!.finished, first.finished]);
+    // The copy as it stood just after p1's own second line: everything after it is news to the restarted seat,
+    // its own later envelopes included, and the journal holds only the decisions taken by then.
+    const mine = kept.lines.map((t, i) => [i, t.includes('"from":"p1"')] as const).filter(([, m]) => m);
+    const last = mine[1]![0];
+    const truth = r.relay.games.get(r.gameId)!;
+    expect(truth.lines.length - (last + 1)).toBeGreaterThanOrEqual(2);
+    const submitted: string[] = [];
+    const refused: string[] = [];
+    const again = joinGame({
+      ...base,
+      random: seatRandom(secret, r.gameId),
+      onSubmit: (t) => submitted.push(t),
+      resume: { lines: kept.lines.slice(0, last + 1), receipts: kept.receipts.slice(0, last + 1), journal: kept.journal.slice(0, journalAt[last + 1]) },
+    });
+    open.push(again);
+    again.on('refused', (x) => refused.push(x.code));
+    expect(await again.finished).toEqual(outcome);
+    expect(again.lines).toEqual(truth.lines);
+    expect(submitted).toEqual([]);
+    expect(refused).toEqual([]);
   });
 
   it('refuses to resume from a copy whose receipts do not fit its lines', async () => {

@@ -300,6 +300,10 @@ export class RelayGame {
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly pending = new Map<number, { text: string; receipt: unknown }>();
   private lastDecision: string | null = null;
+  /** How long the relay's log is, as far as this client has heard (welcome, entries). */
+  private known = 0;
+  /** The last catch-up request: from which line, and when. */
+  private asked: { from: number; at: number } | null = null;
   private doneSince: number | null = null;
   private resolve!: (o: Outcome) => void;
   private reject!: (e: Error) => void;
@@ -525,7 +529,9 @@ export class RelayGame {
         this.attempt = 0;
         this.status = 'ready';
         this.emit('status', { status: 'ready', attempt: 0 });
-        this.send({ kind: 'sync', from: this.held() });
+        this.known = Math.max(this.known, m.lines);
+        this.asked = null;
+        this.catchUp();
         return;
       }
       case 'entry':
@@ -556,10 +562,28 @@ export class RelayGame {
     return this.chain?.length ?? 0;
   }
 
+  /**
+   * Asks for the next batch while the relay holds lines this client has not seen: as soon as the previous
+   * batch (at most 64 lines) is in, or after half a second, so a long log loads at the speed of the network
+   * rather than of the seat's periodic sync.
+   */
+  private catchUp(): void {
+    const held = this.held();
+    // While behind, the seat signs nothing: an envelope signed on a stale view could take a position its
+    // own earlier envelope (further on in the log) already holds.
+    this.seat?.hold(held < this.known);
+    if (held >= this.known || !this.ready) return;
+    const now = this.localClock();
+    if (this.asked !== null && held < this.asked.from + 64 && now - this.asked.at < 500) return;
+    this.asked = { from: held, at: now };
+    this.send({ kind: 'sync', from: held });
+  }
+
   private onEntry(line: unknown, text: unknown, receipt: unknown): void {
     if (typeof line !== 'number' || !Number.isSafeInteger(line) || line < 0 || typeof text !== 'string')
       return this.drop('an entry without a line number and text');
     const chain = this.chain!;
+    this.known = Math.max(this.known, line + 1);
     if (line < chain.length) {
       const lie = chain.again(line, text, receipt);
       if (lie !== null) this.caught(lie);
@@ -574,6 +598,7 @@ export class RelayGame {
     if (line > chain.length) {
       // Ahead of what is held (a gap a later sync fills): kept, bounded.
       if (this.pending.size < 4096) this.pending.set(line, { text, receipt });
+      this.catchUp();
       return;
     }
     this.take(text, receipt);
@@ -581,6 +606,7 @@ export class RelayGame {
       this.pending.delete(chain.length);
       this.take(next.text, next.receipt);
     }
+    this.catchUp();
     this.afterChange();
   }
 
@@ -621,6 +647,7 @@ export class RelayGame {
       this.options.onLine?.(0, text, r);
       this.emit('line', { line: 0, text, receipt: r });
       this.seat = new Seat(this.seatOptions(text));
+      this.seat.hold(this.held() < this.known);
       return;
     }
     this.options.onLine?.(line, text, r);
