@@ -119,6 +119,16 @@ describe('fairtable play and fetch through a relay', () => {
     const audit = spawnSync(process.execPath, [main, 'audit', fetched, '--json'], { encoding: 'utf8' });
     expect(audit.status, audit.stderr).toBe(0);
     expect(JSON.parse(audit.stdout)).toMatchObject({ valid: true, violations: [] });
+
+    // A relay serving a receipt that does not fit its line: fetch writes both files as evidence, and exits 1.
+    truth.receipts[2] = truth.receipts[3]!;
+    const bad = join(dir, 'fetched-bad.jsonl');
+    const g = await start(['fetch', '--relay', relay.url, '--game', gameId, '--out', bad]);
+    expect(g.status, g.stderr).toBe(1);
+    expect(g.stderr).toMatch(/\[relay_lied\]/);
+    expect(JSON.parse(g.stderr.trim().split('\n').pop()!)).toMatchObject({ kind: 'wrong_receipt', line: 2 });
+    expect(readFileSync(bad, 'utf8')).toBe(truth.lines.join('\n') + '\n');
+    expect(readFileSync(`${bad}.receipts.jsonl`, 'utf8').trim().split('\n')).toHaveLength(truth.lines.length);
   });
 
   it('Rochambeau: each player plays its --hand', async () => {
