@@ -189,6 +189,20 @@ describe('fairtable play and fetch through a relay', () => {
     expect(receiptError(finding.receipts[0], relay.keys.publicKey)).toBeNull();
   });
 
+  it('a relay that cannot be reached: connection_failed when creating, connection_closed when joining (exit 2)', async () => {
+    relay = await startMiniRelay();
+    const url = relay.url;
+    await relay.close();
+    relay = null;
+    const [a, b] = [keys('y1'), keys('y2')];
+    const c = await start(['play', 'dice', '--relay', url, '--key', a.key, '--players', `${a.pub},${b.pub}`]);
+    expect(c.status).toBe(2);
+    expect(c.stderr).toMatch(/\[connection_failed\]/);
+    const j = await start(['play', '--relay', url, '--key', a.key, '--join', '00'.repeat(32), '--reconnect-ms', '500']);
+    expect(j.status).toBe(2);
+    expect(j.stderr).toMatch(/\[connection_closed\]/);
+  });
+
   it('refuses a creator who is not among the players, and a --join with a protocol', async () => {
     relay = await startMiniRelay();
     const [a, b, c] = [keys('x1'), keys('x2'), keys('x3')];

@@ -81,11 +81,18 @@ export function inviteUrl(relayUrl: string, gameId: string): string {
   return new URL(`games/${gameId}`, httpBase(relayUrl)).toString();
 }
 
+/** The fetch to use; a relay that cannot be reached is `connection_failed`, with the address. */
 function fetchOf(f: FetchLike | undefined): FetchLike {
-  if (f !== undefined) return f;
-  const g = (globalThis as { fetch?: FetchLike }).fetch;
+  const g = f ?? (globalThis as { fetch?: FetchLike }).fetch;
   if (g === undefined) throw new FairtableError('bad_input', 'no fetch: pass one in the options', { field: 'fetch' });
-  return g;
+  return async (url, init) => {
+    try {
+      return await g(url, init);
+    } catch (e) {
+      const cause = (e as { cause?: { code?: unknown } }).cause?.code;
+      throw new ClientError('connection_failed', `cannot reach the relay at ${url}${typeof cause === 'string' ? ` (${cause})` : ''}: ${(e as Error).message}`);
+    }
+  };
 }
 
 async function relayError(response: { status: number; text(): Promise<string> }, what: string): Promise<ClientError> {
@@ -260,6 +267,8 @@ export interface JoinOptions {
   readonly tickMs?: number;
   /** First and largest wait before reconnecting, ms (doubling in between). */
   readonly backoffMs?: { readonly min: number; readonly max: number };
+  /** Gives up (`connection_closed`) after this long without a connection the relay welcomed, ms; never by default. */
+  readonly giveUpMs?: number;
   /** A copy kept from an earlier run: the lines, their receipts, the journal of decisions, the envelope in flight. */
   readonly resume?: {
     readonly lines: readonly string[];
@@ -300,6 +309,8 @@ export class RelayGame {
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly pending = new Map<number, { text: string; receipt: unknown }>();
   private lastDecision: string | null = null;
+  /** When the relay last welcomed this client (or when it started). */
+  private lastWelcome = 0;
   /** How long the relay's log is, as far as this client has heard (welcome, entries). */
   private known = 0;
   /** The last catch-up request: from which line, and when. */
@@ -383,6 +394,7 @@ export class RelayGame {
 
   /** Starts playing: connects, and keeps the seat's time running. */
   start(): this {
+    this.lastWelcome = this.localClock();
     this.connect();
     this.timer = setInterval(() => this.tick(), this.options.tickMs ?? 100);
     return this;
@@ -483,6 +495,9 @@ export class RelayGame {
     this.socket = null;
     this.ready = false;
     if (this.status === 'stopped' || this.status === 'finished') return;
+    const giveUp = this.options.giveUpMs;
+    if (giveUp !== undefined && this.localClock() - this.lastWelcome >= giveUp)
+      return this.fail(new ClientError('connection_closed', `no connection to the relay for ${giveUp} ms (${reason})`));
     this.status = 'disconnected';
     this.emit('status', { status: 'disconnected', attempt: this.attempt, reason });
     const { min, max } = this.options.backoffMs ?? { min: 250, max: 10_000 };
@@ -527,6 +542,7 @@ export class RelayGame {
         if (lie !== null) return this.caught(lie);
         this.ready = true;
         this.attempt = 0;
+        this.lastWelcome = this.localClock();
         this.status = 'ready';
         this.emit('status', { status: 'ready', attempt: 0 });
         this.known = Math.max(this.known, m.lines);

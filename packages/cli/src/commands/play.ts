@@ -156,6 +156,7 @@ async function playSeat(
     verify: nativeVerify,
     sign: nativeSign,
     strategy: strategyFor(opts, me.name),
+    giveUpMs: integer(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000)!,
     ...(relayKey === undefined ? {} : { relayKey }),
     ...(prove === undefined ? {} : { prover: prove }),
     // The player's own copy, line by line with its receipt, so that the game can be judged on another copy.
@@ -206,6 +207,7 @@ export function register(program: Command): void {
     .option('--bet <bet>', 'signidice: the bet every round, e.g. red:10, straight:17:5, pass (default: random)')
     .option('--vrf-secret <hex>', 'signidice, the house creating: its ECVRF secret key (random if absent)')
     .option('--relay-key <hex>', "the relay's public key, when known: a relay showing another is refused")
+    .option('--reconnect-ms <ms>', 'how long to keep trying to reach the relay before giving up (exit 2)', '30000')
     .option('--out <file>', "this player's copy of the transcript, appended as lines arrive (receipts in FILE.receipts.jsonl)")
     .action(async (protocol: string | undefined, opts: Record<string, string | undefined>) => {
       const me = loadKey(opts.key!);
