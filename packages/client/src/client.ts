@@ -605,12 +605,6 @@ export class RelayGame {
       if (lie !== null) this.caught(lie);
       return;
     }
-    const r = typeof receipt === 'object' && receipt !== null ? (receipt as { time?: unknown }).time : undefined;
-    if (typeof r === 'number') {
-      // The relay's clock is at least the receipt's time when the entry arrives.
-      const sample = r - this.localClock();
-      this.clockOffset = this.clockOffset === null ? sample : Math.max(this.clockOffset, sample);
-    }
     if (line > chain.length) {
       // Ahead of what is held (a gap a later sync fills): kept, bounded.
       if (this.pending.size < 4096) this.pending.set(line, { text, receipt });
@@ -633,6 +627,9 @@ export class RelayGame {
     const lie = chain.next(text, receipt);
     if (lie !== null) return this.caught(lie);
     const r = chain.receipts[line]!;
+    // The relay's clock is at least the receipt's time when the entry is taken (only verified receipts count).
+    const sample = r.time - this.localClock();
+    this.clockOffset = this.clockOffset === null ? sample : Math.max(this.clockOffset, sample);
     if (line === 0) {
       let setup: ReturnType<typeof readSetupLine>;
       try {
