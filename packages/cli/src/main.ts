@@ -16,6 +16,8 @@ import { register as registerRochambeau } from './commands/rochambeau.js';
 import { register as registerSignidice } from './commands/signidice.js';
 import { register as registerDiplomacy } from './commands/diplomacy.js';
 import { register as registerMail } from './commands/mail.js';
+import { register as registerPlay } from './commands/play.js';
+import { register as registerFetch } from './commands/fetch.js';
 
 // Node's SHA-256 gives the same bytes as noble's, faster (packages/node/src/native-hash.ts).
 useNativeSha256();
@@ -38,6 +40,8 @@ registerRochambeau(program);
 registerSignidice(program);
 registerDiplomacy(program);
 registerMail(program);
+registerPlay(program);
+registerFetch(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const e = error as { code?: string; message?: string };

@@ -1,0 +1,245 @@
+/**
+ * `fairtable play`: plays one seat of a game through a relay (docs/spec/relay.md, "The client"), with the
+ * @fairtable/client over Node's `ws`.
+ *
+ *   fairtable play PROTOCOL --relay URL --key KEY --players A.pub.json,B.pub.json[,…] [--turns N]
+ *     creates the game (the setup signed by KEY's player, who must be among the players), prints
+ *     "GAME_ID INVITE_URL" as the first line of stdout, and plays the creator's seat;
+ *   fairtable play --relay URL --key KEY --join GAME_ID
+ *     plays another seat.
+ *
+ * Both print the outcome as one JSON line on stdout and exit 0 when the game ends. Decisions: `--hand`
+ * (Rochambeau) and `--bet` (Signidice) answer them; anything else is answered at random through the
+ * simulator's strategies. A relay caught lying ends the seat with exit 1 and the finding, with the relay's
+ * receipts as evidence, on stderr; a relay that cannot be reached or refuses the player, exit 2. Progress
+ * goes to stderr.
+ */
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { WebSocket } from 'ws';
+import { createGame, joinGame, ClientError, type RelayGame } from '@fairtable/client';
+import { isHex, randomBytes, toHex, fromHex } from '@fairtable/core/bytes.js';
+import { envelopeLine, isPlayerId } from '@fairtable/core/envelope.js';
+import { FairtableError } from '@fairtable/core/errors.js';
+import { fromKeyFile, type KeyPair } from '@fairtable/core/identity.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
+import { checkChoice, type Decision } from '@fairtable/core';
+import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
+import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
+import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
+import { SIM_PROTOCOLS, simStrategy, type Strategy } from '@fairtable/core/testing';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+import { fail, failWith } from '../io.js';
+import { betStrategy } from './signidice.js';
+
+function loadKey(path: string): { name: string; keys: KeyPair } {
+  try {
+    return fromKeyFile(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (e) {
+    fail(`[bad_key_file] ${path}: ${(e as Error).message}`);
+  }
+}
+
+function loadPublic(path: string): { id: string; key: string } {
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown; publicKey?: unknown };
+    if (!isPlayerId(v.name) || !isHex(v.publicKey, 32))
+      throw new FairtableError('bad_key_file', 'expected {"name", "publicKey"} (the output of fairtable keygen)');
+    return { id: v.name, key: v.publicKey };
+  } catch (e) {
+    fail(`[bad_key_file] ${path}: ${(e as Error).message}`);
+  }
+}
+
+function integer(value: string | undefined, name: string, min: number, max: number): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min || n > max) fail(`[out_of_range] ${name} must be an integer from ${min} to ${max}`);
+  return n;
+}
+
+/** The setup of a new game, as `fairtable simulate` would build it for the same protocol and options. */
+function setupFor(
+  protocol: string,
+  opts: Record<string, string | undefined>,
+  players: readonly { id: string; key: string }[],
+): { setup: GameSetup; prove?: (alpha: Uint8Array) => Uint8Array } {
+  const turns = integer(opts.turns, '--turns', 1, 1_000_000);
+  const params: Record<string, JsonValue> = { timeoutMs: integer(opts.timeoutMs, '--timeout-ms', 100, 86_400_000)! };
+  let name = protocol;
+  let game: string | null = opts.game ?? null;
+  let prove: ((alpha: Uint8Array) => Uint8Array) | undefined;
+  if (opts.game !== undefined && protocol !== 'chain' && protocol !== 'keyed-stream') fail('[bad_input] --game is for chain and keyed-stream');
+  if (opts.game !== undefined && !BUILTIN_GAMES.has(opts.game))
+    fail(`[bad_input] unknown game "${opts.game}": choose one of ${[...BUILTIN_GAMES.keys()].join(', ')}`);
+  if (protocol === 'beacon') {
+    if (turns !== undefined) params.rounds = turns;
+  } else if (protocol === 'rochambeau') {
+    params.N = opts.states!;
+    params.hash = opts.hash!;
+  } else if (protocol === 'signidice') {
+    if (!players.some((p) => p.id === HOUSE)) fail(`[bad_input] a Signidice game needs the house among the players (a key named "${HOUSE}")`);
+    // The house's unique-signature key is made here and held by this process: only the house creates.
+    const h = ecvrfHouse('ecvrf-ell2', opts.vrfSecret === undefined ? randomBytes(32) : fromHex(opts.vrfSecret, '--vrf-secret', 32));
+    prove = h.prove;
+    params.houseKey = h.key as unknown as JsonValue;
+    params.rounds = turns ?? 3;
+    params.maxPlayers = Math.max(players.length - 1, 1);
+  } else {
+    if (protocol === 'dice' || protocol === 'snakes' || protocol === 'monopoly') {
+      game = protocol;
+      name = 'chain';
+    }
+    game ??= 'dice';
+    if (turns !== undefined) params[game === 'snakes' ? 'maxRounds' : 'rounds'] = turns;
+  }
+  const setup: GameSetup = { protocol: name, game, params, players, nonce: toHex(randomBytes(32)), created: Date.now() };
+  return prove === undefined ? { setup } : { setup, prove };
+}
+
+/** How this seat answers its decisions: the player's own flags first, a uniformly random legal answer otherwise. */
+function strategyFor(opts: Record<string, string | undefined>, id: string): Strategy {
+  const automatic = simStrategy(randomBytes(32));
+  const bet = opts.bet === undefined ? null : betStrategy(opts.bet, id);
+  const hand = opts.hand;
+  if (hand !== undefined && !/^\d+$/.test(hand)) fail(`[bad_input] --hand must be a whole number`);
+  return (decision: Decision): JsonValue => {
+    if (decision.kind === 'hand' && hand !== undefined) {
+      const value = Number.isSafeInteger(Number(hand)) ? Number(hand) : hand;
+      try {
+        checkChoice(decision.choices, value, 'hand');
+      } catch (e) {
+        fail(`[illegal_choice] --hand ${hand}: ${(e as Error).message}`);
+      }
+      return value;
+    }
+    if (decision.kind === 'bet' && bet !== null) return bet(decision);
+    return automatic(decision);
+  };
+}
+
+function outcomeLine(game: RelayGame): string {
+  const o = game.outcome();
+  return JSON.stringify({
+    game: game.gameId,
+    player: game.id,
+    winners: o?.winners ?? null,
+    forfeits: o?.forfeits ?? [],
+    summary: o?.summary ?? null,
+    violations: game.violations.map((v) => ({ code: v.code, player: v.player, seq: v.seq })),
+    lines: game.lines.length,
+  });
+}
+
+async function playSeat(
+  relayUrl: string,
+  gameId: string,
+  me: { name: string; keys: KeyPair },
+  opts: Record<string, string | undefined>,
+  relayKey: string | undefined,
+  prove: ((alpha: Uint8Array) => Uint8Array) | undefined,
+): Promise<void> {
+  const out = opts.out;
+  if (out !== undefined) {
+    writeFileSync(out, '');
+    writeFileSync(`${out}.receipts.jsonl`, '');
+  }
+  const say = (text: string): void => void process.stderr.write(`${me.name}: ${text}\n`);
+  const game = joinGame({
+    relayUrl,
+    gameId,
+    id: me.name,
+    keys: me.keys,
+    random: randomBytes,
+    WebSocket,
+    verify: nativeVerify,
+    sign: nativeSign,
+    strategy: strategyFor(opts, me.name),
+    giveUpMs: integer(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000)!,
+    ...(relayKey === undefined ? {} : { relayKey }),
+    ...(prove === undefined ? {} : { prover: prove }),
+    // The player's own copy, line by line with its receipt, so that the game can be judged on another copy.
+    ...(out === undefined
+      ? {}
+      : {
+          onLine: (_line: number, text: string, receipt: unknown) => {
+            appendFileSync(out, text + '\n');
+            appendFileSync(`${out}.receipts.jsonl`, JSON.stringify(receipt) + '\n');
+          },
+        }),
+  });
+  game.on('status', (s) => say(`${s.status}${s.reason === undefined ? '' : ` (${s.reason})`}`));
+  game.on('refused', (r) => say(`the relay refused a line of ours: [${r.code}] ${r.message}`));
+  game.on('violation', (v) => say(`violation at line ${v.seq}: ${v.code}${v.player === null ? '' : ` by ${v.player}`}: ${v.message}`));
+  game.on('event', (e) => {
+    if (e.type === 'game-over' || e.type === 'forfeit') say(`${e.type} ${JSON.stringify(e)}`);
+  });
+  try {
+    await game.finished;
+  } catch (e) {
+    if (e instanceof ClientError && e.lie !== null) {
+      process.stderr.write(`fairtable: [relay_lied] ${e.message}\n${JSON.stringify(e.lie)}\n`);
+      process.exit(1);
+    }
+    failWith(e);
+  }
+  say(`the game is over after ${game.lines.length} lines, each with a receipt that checks`);
+  process.stdout.write(outcomeLine(game) + '\n');
+  game.close();
+}
+
+export function register(program: Command): void {
+  program
+    .command('play')
+    .description(`play a seat of a game through a relay: create one (PROTOCOL: ${SIM_PROTOCOLS.join(', ')}) or --join one`)
+    .argument('[protocol]', SIM_PROTOCOLS.join(' | '))
+    .requiredOption('--relay <url>', 'the relay, e.g. http://localhost:8080')
+    .requiredOption('--key <file>', "this player's key file (fairtable keygen)")
+    .option('--players <files>', "comma-separated public key files of every player, this player's among them (creating a game)")
+    .option('--join <game>', 'the id of a game to join')
+    .option('--turns <n>', 'rounds of the game (beacon: how many joint numbers; signidice: rounds)')
+    .option('--game <name>', `chain, keyed-stream: the game played (${[...BUILTIN_GAMES.keys()].join(', ')}; default dice)`)
+    .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')
+    .option('--hash <name>', 'rochambeau: sha-256, sha-384, sha-512 or sha3-256', 'sha-256')
+    .option('--timeout-ms <ms>', 'deadline of each phase', '30000')
+    .option('--hand <n>', 'rochambeau: the state this player plays (default: random)')
+    .option('--bet <bet>', 'signidice: the bet every round, e.g. red:10, straight:17:5, pass (default: random)')
+    .option('--vrf-secret <hex>', 'signidice, the house creating: its ECVRF secret key (random if absent)')
+    .option('--relay-key <hex>', "the relay's public key, when known: a relay showing another is refused")
+    .option('--reconnect-ms <ms>', 'how long to keep trying to reach the relay before giving up (exit 2)', '30000')
+    .option('--out <file>', "this player's copy of the transcript, appended as lines arrive (receipts in FILE.receipts.jsonl)")
+    .action(async (protocol: string | undefined, opts: Record<string, string | undefined>) => {
+      const me = loadKey(opts.key!);
+      if (opts.relayKey !== undefined && !isHex(opts.relayKey, 32)) fail('[bad_hex] --relay-key must be 64 hex digits');
+      if (opts.join !== undefined) {
+        if (protocol !== undefined || opts.players !== undefined) fail('[bad_input] --join plays a game that exists: give no PROTOCOL or --players');
+        if (!isHex(opts.join, 32)) fail('[bad_hex] --join must be a game id (64 hex digits)');
+        return playSeat(opts.relay!, opts.join, me, opts, opts.relayKey, undefined);
+      }
+      if (protocol === undefined) fail('[bad_input] give a PROTOCOL to create a game, or --join GAME_ID');
+      if (!(SIM_PROTOCOLS as readonly string[]).includes(protocol)) fail(`[unknown_protocol] "${protocol}": choose one of ${SIM_PROTOCOLS.join(', ')}`);
+      if (opts.players === undefined) fail('[bad_input] --players: the public key files of every player');
+      const players = opts.players.split(',').map(loadPublic);
+      const mine = players.find((p) => p.id === me.name);
+      if (mine === undefined || mine.key !== toHex(me.keys.publicKey))
+        fail(`[bad_input] --key's player ${me.name} must be among --players, with the same key: the creator signs the setup as a player`);
+      if (opts.vrfSecret !== undefined && !isHex(opts.vrfSecret, 32)) fail('[bad_hex] --vrf-secret must be 64 hex digits');
+      if (protocol === 'signidice' && me.name !== HOUSE) fail(`[bad_input] a Signidice game is created by its house (the key named "${HOUSE}")`);
+      let created: { game: string; relay: string; invite: string };
+      let prove: ((alpha: Uint8Array) => Uint8Array) | undefined;
+      try {
+        const s = setupFor(protocol, opts, players);
+        prove = s.prove;
+        created = await createGame(opts.relay!, envelopeLine(createSetupEnvelope(s.setup, me.name, me.keys)));
+      } catch (e) {
+        failWith(e);
+      }
+      if (opts.relayKey !== undefined && created.relay !== opts.relayKey) fail(`[bad_challenge] the relay's key is ${created.relay}, not --relay-key`);
+      process.stdout.write(`${created.game} ${created.invite}\n`);
+      process.stderr.write(
+        `${me.name}: created game ${created.game} on ${opts.relay}; others join with: fairtable play --relay ${opts.relay} --key KEY --join ${created.game}\n`,
+      );
+      return playSeat(opts.relay!, created.game, me, opts, created.relay, prove);
+    });
+}

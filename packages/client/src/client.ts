@@ -1,0 +1,765 @@
+/**
+ * The relay client (docs/spec/relay.md §3 and "The client"): plays one seat of a game through an untrusted relay, in
+ * the browser or in Node. It runs the core's production seat (docs/SPEC.md §10.2) over a WebSocket the
+ * caller supplies (the browser's `WebSocket`, or the `ws` package's), proves its player with the hello,
+ * checks every line's receipt as it arrives (receipts.ts), judges deadlines on the relay's receipt times,
+ * reconnects with back-off and resumes from the lines it holds. A relay caught lying ends the game for this
+ * seat with a `relay_lied` finding whose evidence is the relay's own signed receipts.
+ *
+ * Isomorphic: no `node:` import; WebSocket, fetch and the clock are injected or taken from globalThis.
+ */
+import { isHex } from '@fairtable/core/bytes.js';
+import { FairtableError, type Violation } from '@fairtable/core/errors.js';
+import type { KeyPair } from '@fairtable/core/identity.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import { signHello } from '@fairtable/core/order/hello.js';
+import type { Receipt } from '@fairtable/core/order/receipt.js';
+import type { Ctx, Decision, GameEvent, Outcome } from '@fairtable/core/protocols/machine.js';
+import { DEFAULT_REGISTRY, type AnyMachine, type Registry } from '@fairtable/core/registry.js';
+import { Seat, type JournalEntry, type SeatOptions, type SignFn } from '@fairtable/core/seat/seat.js';
+import { gameIdOf } from '@fairtable/core/setup.js';
+import { readSetupLine, type Accepted, type VerifyFn } from '@fairtable/core/transcript.js';
+import { Auditor, type Verdict } from '@fairtable/core/audit.js';
+import { ReceiptChain, type RelayLie } from './receipts.js';
+
+/** The part of the standard WebSocket API the client uses. */
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  // Handlers take `any` so that both the browser's WebSocket and the `ws` package's (whose event types
+  // differ) fit without a cast; the client reads only `event.data`.
+  /* eslint-disable @typescript-eslint/no-explicit-any */
+  onopen: ((event: any) => void) | null;
+  onmessage: ((event: any) => void) | null;
+  onclose: ((event: any) => void) | null;
+  onerror: ((event: any) => void) | null;
+  /* eslint-enable @typescript-eslint/no-explicit-any */
+}
+
+export type SocketConstructor = new (url: string) => SocketLike;
+
+/** The part of `fetch` the client uses. */
+export type FetchLike = (
+  url: string,
+  init?: { method?: string; body?: string; headers?: Record<string, string> },
+) => Promise<{ readonly status: number; readonly ok: boolean; text(): Promise<string> }>;
+
+/** An error of the client: a FairtableError code, or `relay_lied` with the finding. */
+export class ClientError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly lie: RelayLie | null = null,
+  ) {
+    super(message);
+    this.name = 'ClientError';
+  }
+}
+
+const OPEN = 1;
+
+function httpBase(relayUrl: string): URL {
+  const url = new URL(relayUrl);
+  if (url.protocol === 'ws:') url.protocol = 'http:';
+  if (url.protocol === 'wss:') url.protocol = 'https:';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new FairtableError('bad_input', `relay URL ${relayUrl}: use http(s):// or ws(s)://`, { field: 'relay' });
+  if (!url.pathname.endsWith('/')) url.pathname += '/';
+  return url;
+}
+
+/** The relay's WebSocket address for a game. */
+export function gameSocketUrl(relayUrl: string, gameId: string): string {
+  const url = new URL(`games/${gameId}/ws`, httpBase(relayUrl));
+  url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+  return url.toString();
+}
+
+/** The address to give other players: the game's page on the relay. */
+export function inviteUrl(relayUrl: string, gameId: string): string {
+  return new URL(`games/${gameId}`, httpBase(relayUrl)).toString();
+}
+
+/** The fetch to use; a relay that cannot be reached is `connection_failed`, with the address. */
+function fetchOf(f: FetchLike | undefined): FetchLike {
+  const g = f ?? (globalThis as { fetch?: FetchLike }).fetch;
+  if (g === undefined) throw new FairtableError('bad_input', 'no fetch: pass one in the options', { field: 'fetch' });
+  return async (url, init) => {
+    try {
+      return await g(url, init);
+    } catch (e) {
+      const cause = (e as { cause?: { code?: unknown } }).cause?.code;
+      throw new ClientError('connection_failed', `cannot reach the relay at ${url}${typeof cause === 'string' ? ` (${cause})` : ''}: ${(e as Error).message}`);
+    }
+  };
+}
+
+async function relayError(response: { status: number; text(): Promise<string> }, what: string): Promise<ClientError> {
+  const text = await response.text().catch(() => '');
+  let code = 'connection_failed';
+  let message = text.slice(0, 200);
+  try {
+    const e = (JSON.parse(text) as { error?: { code?: unknown; message?: unknown } }).error;
+    if (typeof e?.code === 'string') code = e.code;
+    if (typeof e?.message === 'string') message = e.message;
+  } catch {
+    // not the relay's JSON: the text says what went wrong
+  }
+  return new ClientError(code, `${what}: the relay answered ${response.status}: ${message}`);
+}
+
+/** Posts a signed setup line to the relay (`POST /games`); returns the game id and the relay's key. */
+export async function createGame(
+  relayUrl: string,
+  setupLine: string,
+  options: { fetch?: FetchLike } = {},
+): Promise<{ game: string; relay: string; invite: string }> {
+  const { gameId } = readSetupLine(setupLine);
+  const response = await fetchOf(options.fetch)(new URL('games', httpBase(relayUrl)).toString(), {
+    method: 'POST',
+    body: setupLine,
+    headers: { 'content-type': 'application/x-ndjson' },
+  });
+  if (response.status !== 201 && response.status !== 200) throw await relayError(response, 'creating the game');
+  const body = JSON.parse(await response.text()) as { game?: unknown; relay?: unknown };
+  // The id is the setup's own hash: a relay that names another game is not hosting this one.
+  if (body.game !== gameId) throw new ClientError('bad_message', `the relay created game ${String(body.game)}, but the setup's id is ${gameId}`);
+  if (!isHex(body.relay, 32)) throw new ClientError('bad_message', "the relay's answer does not carry its key (64 hex digits)");
+  return { game: gameId, relay: body.relay, invite: inviteUrl(relayUrl, gameId) };
+}
+
+/**
+ * A game's transcript and receipts as the relay serves them (`GET …/transcript`, `…/receipts`), checked
+ * against each other under `relayKey`: `lie` is the first thing they show the relay did wrong, or null.
+ */
+export async function fetchGame(
+  relayUrl: string,
+  gameId: string,
+  relayKey: string,
+  options: { fetch?: FetchLike } = {},
+): Promise<{ lines: string[]; receipts: unknown[]; lie: RelayLie | null }> {
+  const f = fetchOf(options.fetch);
+  const get = async (what: string): Promise<string[]> => {
+    const r = await f(new URL(`games/${gameId}/${what}`, httpBase(relayUrl)).toString());
+    if (!r.ok) throw await relayError(r, `fetching the ${what}`);
+    return (await r.text()).split('\n').filter((l) => l.trim() !== '');
+  };
+  const lines = await get('transcript');
+  const receipts = (await get('receipts')).map((t): unknown => {
+    try {
+      return JSON.parse(t) as unknown;
+    } catch {
+      return t;
+    }
+  });
+  let { lie } = ReceiptChain.replay(gameId, relayKey, lines, receipts);
+  if (lie === null && receipts.length !== lines.length) {
+    lie = {
+      code: 'relay_lied',
+      kind: receipts.length > lines.length ? 'dropped' : 'bad_receipt',
+      line: Math.min(lines.length, receipts.length),
+      message: `the relay served ${lines.length} lines and ${receipts.length} receipts`,
+      receipts: [],
+      lines: [],
+      relay: relayKey,
+    };
+  }
+  return { lines, receipts, lie };
+}
+
+/**
+ * The relay's key, as it introduces itself on a game's WebSocket (its challenge). Only for a reader that
+ * knows no key yet: what it proves is only that this relay signs with it.
+ */
+export function relayKeyOf(relayUrl: string, gameId: string, WebSocket: SocketConstructor, timeoutMs = 10_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(gameSocketUrl(relayUrl, gameId));
+    const timer = setTimeout(() => {
+      ws.close();
+      reject(new ClientError('table_silent', 'the relay sent no challenge'));
+    }, timeoutMs);
+    ws.onmessage = (ev: { data: unknown }) => {
+      clearTimeout(timer);
+      const m = parseFrame(ev.data);
+      ws.close();
+      if (m?.kind === 'challenge' && isHex(m.relay, 32)) resolve(m.relay);
+      else reject(new ClientError('bad_challenge', 'the first frame is not a relay challenge'));
+    };
+    ws.onerror = () => {
+      clearTimeout(timer);
+      reject(new ClientError('connection_failed', `cannot reach ${gameSocketUrl(relayUrl, gameId)}`));
+    };
+  });
+}
+
+type Frame = { readonly kind: string; readonly [key: string]: unknown };
+
+function parseFrame(data: unknown): Frame | null {
+  let text: string;
+  if (typeof data === 'string') text = data;
+  else if (data instanceof Uint8Array) text = new TextDecoder().decode(data);
+  else if (data instanceof ArrayBuffer) text = new TextDecoder().decode(new Uint8Array(data));
+  else return null;
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || typeof (v as { kind?: unknown }).kind !== 'string') return null;
+    return v as Frame;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Machines whose steps see a line's receipt time instead of its author's claim (docs/SPEC.md §7.4): what the
+ * referee's `timeOf` does, reached through the registry because the seat builds its own referee.
+ */
+export function receiptTimedRegistry(registry: Registry, timeOf: (line: number) => number | undefined): Registry {
+  const machines = new Map<string, AnyMachine>();
+  for (const [name, m] of registry.machines) {
+    const timed: AnyMachine = {
+      protocol: m.protocol,
+      ...(m.messages === undefined ? {} : { messages: m.messages }),
+      decision: (s) => m.decision(s),
+      decide: (s, choice, ctx) => m.decide(s, choice, ctx),
+      init: (setup, game, me, ctx) => m.init(setup, game, me, ctx),
+      step: (s, msg: Accepted, ctx) => m.step(s, { ...msg, time: timeOf(msg.line) ?? msg.time }, ctx),
+      tick: (s, ctx) => m.tick(s, ctx),
+      outcome: (s) => m.outcome(s),
+      penalize: (s, player, code, line, ctx: Ctx, time) => m.penalize(s, player, code, line, ctx, timeOf(line) ?? time),
+    };
+    machines.set(name, timed);
+  }
+  return { machines, games: registry.games };
+}
+
+export type ClientStatus = 'connecting' | 'ready' | 'disconnected' | 'finished' | 'stopped';
+
+export interface ClientEvents {
+  line: { readonly line: number; readonly text: string; readonly receipt: Receipt };
+  event: GameEvent;
+  violation: Violation;
+  decision: Decision;
+  relay_lied: RelayLie;
+  refused: { readonly code: string; readonly message: string };
+  status: { readonly status: ClientStatus; readonly attempt: number; readonly reason?: string };
+  outcome: Outcome;
+}
+
+export interface JoinOptions {
+  readonly relayUrl: string;
+  readonly gameId: string;
+  readonly id: string;
+  readonly keys: KeyPair;
+  /** Randomness for the player's secrets; `seatRandom(secret, game)` when the seat must be resumable after a restart. */
+  readonly random: (length: number) => Uint8Array;
+  readonly WebSocket: SocketConstructor;
+  /** The relay's key, when known (from `createGame`, or a copy kept on disk): a relay showing another is refused. */
+  readonly relayKey?: string;
+  readonly clock?: () => number;
+  readonly registry?: Registry;
+  readonly verify?: VerifyFn;
+  readonly sign?: SignFn;
+  readonly prover?: (alpha: Uint8Array) => Uint8Array;
+  /** Answers every decision automatically (an automatic player); without it the app calls `decide`. */
+  readonly strategy?: (decision: Decision) => JsonValue;
+  /** How often the seat looks at the time (deadlines, resends), ms. */
+  readonly tickMs?: number;
+  /** First and largest wait before reconnecting, ms (doubling in between). */
+  readonly backoffMs?: { readonly min: number; readonly max: number };
+  /** Gives up (`connection_closed`) after this long without a connection the relay welcomed, ms; never by default. */
+  readonly giveUpMs?: number;
+  /** A copy kept from an earlier run: the lines, their receipts, the journal of decisions, the envelope in flight. */
+  readonly resume?: {
+    readonly lines: readonly string[];
+    readonly receipts: readonly unknown[];
+    readonly journal?: readonly JournalEntry[];
+    readonly inFlight?: string | null;
+  };
+  /** Persistence hooks: each line with its receipt as it is verified; each decision; each envelope as it first goes out. */
+  readonly onLine?: (line: number, text: string, receipt: Receipt) => void;
+  readonly onDecision?: (entry: JournalEntry) => void;
+  readonly onSubmit?: (text: string) => void;
+}
+
+type Listener<K extends keyof ClientEvents> = (value: ClientEvents[K]) => void;
+
+/** A seat playing through a relay. Created by `joinGame`. */
+export class RelayGame {
+  readonly gameId: string;
+  readonly id: string;
+  /** The finding against the relay that stopped this seat, or null. */
+  lie: RelayLie | null = null;
+  /** The relay's key, once known. */
+  relayKey: string | null;
+  /** The seat, once the setup line is known. */
+  seat: Seat | null = null;
+  /** Resolves with the outcome once the game is over and this seat has nothing left to send; rejects on a lie or a fatal error. */
+  readonly finished: Promise<Outcome>;
+  /** How far the relay's clock is ahead of the local one (ms), estimated from receipts: a lower bound. */
+  clockOffset: number | null = null;
+  status: ClientStatus = 'connecting';
+  private chain: ReceiptChain | null = null;
+  private readonly options: JoinOptions;
+  private readonly listeners = new Map<keyof ClientEvents, Set<(v: never) => void>>();
+  private socket: SocketLike | null = null;
+  private ready = false;
+  private attempt = 0;
+  private timer: ReturnType<typeof setInterval> | null = null;
+  private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly pending = new Map<number, { text: string; receipt: unknown }>();
+  private lastDecision: string | null = null;
+  /** When the relay last welcomed this client (or when it started). */
+  private lastWelcome = 0;
+  /** How long the relay's log is, as far as this client has heard (welcome, entries). */
+  private known = 0;
+  /** The last catch-up request: from which line, and when. */
+  private asked: { from: number; at: number } | null = null;
+  private doneSince: number | null = null;
+  private resolve!: (o: Outcome) => void;
+  private reject!: (e: Error) => void;
+  private readonly localClock: () => number;
+
+  constructor(options: JoinOptions) {
+    this.options = options;
+    this.gameId = options.gameId;
+    this.id = options.id;
+    this.relayKey = options.relayKey ?? null;
+    this.localClock = options.clock ?? Date.now;
+    this.finished = new Promise<Outcome>((res, rej) => {
+      this.resolve = res;
+      this.reject = rej;
+    });
+    // A caller that only watches events must not see an unhandled rejection.
+    this.finished.catch(() => undefined);
+    if (options.resume !== undefined) this.resumeFrom(options.resume);
+  }
+
+  on<K extends keyof ClientEvents>(type: K, listener: Listener<K>): () => void {
+    let set = this.listeners.get(type);
+    if (set === undefined) this.listeners.set(type, (set = new Set()));
+    set.add(listener as (v: never) => void);
+    return () => set.delete(listener as (v: never) => void);
+  }
+
+  private emit<K extends keyof ClientEvents>(type: K, value: ClientEvents[K]): void {
+    for (const l of this.listeners.get(type) ?? []) (l as Listener<K>)(value);
+  }
+
+  /** The lines this seat holds, verified. */
+  get lines(): readonly string[] {
+    return this.seat?.lines ?? [];
+  }
+
+  /** The relay's receipt for each line held. */
+  get receipts(): readonly Receipt[] {
+    return this.chain?.receipts ?? [];
+  }
+
+  decision(): Decision | null {
+    return this.lie === null ? (this.seat?.decision() ?? null) : null;
+  }
+
+  /** Answers the current decision; throws FairtableError('illegal_choice') for an answer that is not allowed. */
+  decide(choice: JsonValue): void {
+    if (this.seat === null || this.lie !== null) throw new FairtableError('illegal_choice', 'there is nothing to decide: the game is not being played');
+    this.seat.decide(choice);
+    this.afterChange();
+  }
+
+  outcome(): Outcome | null {
+    return this.seat?.outcome() ?? null;
+  }
+
+  /** The violations this seat's referee found, in order. */
+  get violations(): readonly Violation[] {
+    return this.seat?.referee.violations ?? [];
+  }
+
+  /**
+   * Audits this seat's copy of the log as a third party would, deadlines judged on the relay's receipt
+   * times. The receipts were checked line by line as they came; `lie` says whether they held.
+   */
+  audit(): Verdict & { readonly relay: string | null; readonly receipts: number; readonly lie: RelayLie | null } {
+    const lines = this.lines;
+    if (lines.length === 0) throw new FairtableError('bad_input', 'nothing to audit yet: the setup line has not arrived');
+    const auditor = new Auditor(lines[0]!, {
+      timeOf: (line) => this.receipts[line]?.time,
+      ...(this.options.registry === undefined ? {} : { registry: this.options.registry }),
+      ...(this.options.verify === undefined ? {} : { verify: this.options.verify }),
+    });
+    for (let i = 1; i < lines.length; i++) auditor.add(lines[i]!);
+    return { ...auditor.verdict(), relay: this.relayKey, receipts: this.receipts.length, lie: this.lie };
+  }
+
+  /** Starts playing: connects, and keeps the seat's time running. */
+  start(): this {
+    this.lastWelcome = this.localClock();
+    this.connect();
+    this.timer = setInterval(() => this.tick(), this.options.tickMs ?? 100);
+    return this;
+  }
+
+  /** Stops: closes the connection and the timers. The copy of the log is kept. */
+  close(): void {
+    this.stop('stopped', 'closed by the player');
+  }
+
+  private stop(status: ClientStatus, reason: string): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
+    this.timer = null;
+    this.reconnectTimer = null;
+    this.ready = false;
+    const s = this.socket;
+    this.socket = null;
+    if (s !== null) {
+      s.onclose = null;
+      s.onmessage = null;
+      s.onerror = () => undefined;
+      try {
+        s.close(1000, reason.slice(0, 100));
+      } catch {
+        // already closing
+      }
+    }
+    if (this.status !== 'finished' && this.status !== 'stopped') {
+      this.status = status;
+      this.emit('status', { status, attempt: this.attempt, reason });
+    }
+  }
+
+  private fail(error: ClientError): void {
+    this.stop('stopped', error.message);
+    this.reject(error);
+  }
+
+  /** The relay lied: report it with its receipts and stop playing on its log. */
+  private caught(lie: RelayLie): void {
+    if (this.lie !== null) return;
+    this.lie = lie;
+    this.emit('relay_lied', lie);
+    this.fail(new ClientError('relay_lied', `the relay lied (${lie.kind}) at line ${lie.line}: ${lie.message}`, lie));
+  }
+
+  /** The seat's clock: the local clock moved to the relay's, so claims are timed as the receipts will be. */
+  private clock = (): number => this.localClock() + (this.clockOffset ?? 0);
+
+  private connect(): void {
+    if (this.status === 'stopped' || this.status === 'finished') return;
+    this.ready = false;
+    this.status = 'connecting';
+    this.emit('status', { status: 'connecting', attempt: this.attempt });
+    let ws: SocketLike;
+    try {
+      ws = new this.options.WebSocket(gameSocketUrl(this.options.relayUrl, this.gameId));
+    } catch (e) {
+      this.fail(new ClientError('bad_input', `cannot open the relay's WebSocket: ${(e as Error).message}`));
+      return;
+    }
+    this.socket = ws;
+    ws.onmessage = (ev: { data: unknown }) => {
+      if (this.socket !== ws) return;
+      const frame = parseFrame(ev.data);
+      if (frame === null) return this.drop(`the relay sent a frame that is not a message`);
+      try {
+        this.onFrame(frame);
+      } catch (e) {
+        if (e instanceof ClientError) this.fail(e);
+        else this.drop(`a frame could not be read: ${(e as Error).message}`);
+      }
+    };
+    ws.onclose = () => {
+      if (this.socket === ws) this.lost('the connection closed');
+    };
+    ws.onerror = () => {
+      if (this.socket === ws) this.lost('the connection failed');
+    };
+  }
+
+  /** Closes the current connection and tries again later. */
+  private drop(reason: string): void {
+    const s = this.socket;
+    if (s !== null) {
+      s.onclose = null;
+      try {
+        s.close(1002, reason.slice(0, 100));
+      } catch {
+        // already closing
+      }
+    }
+    this.lost(reason);
+  }
+
+  private lost(reason: string): void {
+    this.socket = null;
+    this.ready = false;
+    if (this.status === 'stopped' || this.status === 'finished') return;
+    const giveUp = this.options.giveUpMs;
+    if (giveUp !== undefined && this.localClock() - this.lastWelcome >= giveUp)
+      return this.fail(new ClientError('connection_closed', `no connection to the relay for ${giveUp} ms (${reason})`));
+    this.status = 'disconnected';
+    this.emit('status', { status: 'disconnected', attempt: this.attempt, reason });
+    const { min, max } = this.options.backoffMs ?? { min: 250, max: 10_000 };
+    const wait = Math.min(max, min * 2 ** Math.min(this.attempt, 20));
+    this.attempt++;
+    if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.connect();
+    }, wait);
+  }
+
+  private send(message: Record<string, JsonValue>): void {
+    if (this.socket !== null && this.ready && this.socket.readyState === OPEN) this.socket.send(JSON.stringify(message));
+  }
+
+  private onFrame(m: Frame): void {
+    switch (m.kind) {
+      case 'challenge': {
+        if (!isHex(m.nonce, 32) || !isHex(m.relay, 32)) return this.drop('the challenge is not {nonce, relay} in hex');
+        if (this.relayKey !== null && m.relay !== this.relayKey) {
+          // Receipts under two keys cannot be held against one relay: refuse to play on.
+          const lie: RelayLie = {
+            code: 'relay_lied',
+            kind: 'key_changed',
+            line: this.chain?.length ?? 0,
+            message: `the relay introduced itself with key ${m.relay}, but its receipts so far are signed by ${this.relayKey}`,
+            receipts: this.receipts.slice(-1),
+            lines: [],
+            relay: this.relayKey,
+          };
+          return this.caught(lie);
+        }
+        this.relayKey = m.relay;
+        this.chain ??= new ReceiptChain(this.gameId, m.relay);
+        this.socket?.send(JSON.stringify({ kind: 'hello', id: this.id, sig: signHello(this.gameId, m.nonce, this.options.keys.secretKey, this.options.sign) }));
+        return;
+      }
+      case 'welcome': {
+        if (typeof m.lines !== 'number' || !Number.isSafeInteger(m.lines) || m.lines < 1) return this.drop('the welcome does not say how long the log is');
+        const lie = this.chain!.claimLength(m.lines);
+        if (lie !== null) return this.caught(lie);
+        this.ready = true;
+        this.attempt = 0;
+        this.lastWelcome = this.localClock();
+        this.status = 'ready';
+        this.emit('status', { status: 'ready', attempt: 0 });
+        this.known = Math.max(this.known, m.lines);
+        this.asked = null;
+        this.catchUp();
+        return;
+      }
+      case 'entry':
+        return this.onEntry(m.line, m.text, m.receipt);
+      case 'accepted': {
+        if (typeof m.line !== 'number' || !Number.isSafeInteger(m.line) || m.line < 0) return;
+        const lie = this.chain?.promise(m.line, m.receipt) ?? null;
+        if (lie !== null) this.caught(lie);
+        return;
+      }
+      case 'refused':
+        this.emit('refused', { code: String(m.code), message: String(m.message) });
+        return;
+      case 'error': {
+        const code = typeof m.code === 'string' ? m.code : 'connection_failed';
+        const message = `the relay closed the connection: [${code}] ${String(m.message)}`;
+        // A relay that will never let this player in is not worth asking again.
+        if (!this.ready && ['bad_hello', 'not_a_player', 'unknown_player', 'unknown_game', 'not_found'].includes(code))
+          return this.fail(new ClientError(code, message));
+        return this.drop(message);
+      }
+      default:
+        return;
+    }
+  }
+
+  private held(): number {
+    return this.chain?.length ?? 0;
+  }
+
+  /**
+   * Asks for the next batch while the relay holds lines this client has not seen: as soon as the previous
+   * batch (at most 64 lines) is in, or after half a second, so a long log loads at the speed of the network
+   * rather than of the seat's periodic sync.
+   */
+  private catchUp(): void {
+    const held = this.held();
+    // While behind, the seat signs nothing: an envelope signed on a stale view could take a position its
+    // own earlier envelope (further on in the log) already holds.
+    this.seat?.hold(held < this.known);
+    if (held >= this.known || !this.ready) return;
+    const now = this.localClock();
+    if (this.asked !== null && held < this.asked.from + 64 && now - this.asked.at < 500) return;
+    this.asked = { from: held, at: now };
+    this.send({ kind: 'sync', from: held });
+  }
+
+  private onEntry(line: unknown, text: unknown, receipt: unknown): void {
+    if (typeof line !== 'number' || !Number.isSafeInteger(line) || line < 0 || typeof text !== 'string')
+      return this.drop('an entry without a line number and text');
+    const chain = this.chain!;
+    this.known = Math.max(this.known, line + 1);
+    if (line < chain.length) {
+      const lie = chain.again(line, text, receipt);
+      if (lie !== null) this.caught(lie);
+      return;
+    }
+    if (line > chain.length) {
+      // Ahead of what is held (a gap a later sync fills): kept, bounded.
+      if (this.pending.size < 4096) this.pending.set(line, { text, receipt });
+      this.catchUp();
+      return;
+    }
+    this.take(text, receipt);
+    for (let next = this.pending.get(chain.length); next !== undefined && this.lie === null; next = this.pending.get(chain.length)) {
+      this.pending.delete(chain.length);
+      this.take(next.text, next.receipt);
+    }
+    this.catchUp();
+    this.afterChange();
+  }
+
+  /** The next line of the log with its receipt: verified, then played. */
+  private take(text: string, receipt: unknown): void {
+    const chain = this.chain!;
+    const line = chain.length;
+    const lie = chain.next(text, receipt);
+    if (lie !== null) return this.caught(lie);
+    const r = chain.receipts[line]!;
+    // The relay's clock is at least the receipt's time when the entry is taken (only verified receipts count).
+    const sample = r.time - this.localClock();
+    this.clockOffset = this.clockOffset === null ? sample : Math.max(this.clockOffset, sample);
+    if (line === 0) {
+      let setup: ReturnType<typeof readSetupLine>;
+      try {
+        setup = readSetupLine(text);
+      } catch (e) {
+        return this.caught({
+          code: 'relay_lied',
+          kind: 'admitted_bad_line',
+          line: 0,
+          message: `the relay receipted a line 0 that is not a setup: ${(e as Error).message}`,
+          receipts: [r],
+          lines: [{ line: 0, text }],
+          relay: chain.relay,
+        });
+      }
+      if (setup.gameId !== this.gameId || gameIdOf(setup.setup) !== this.gameId)
+        return this.caught({
+          code: 'relay_lied',
+          kind: 'admitted_bad_line',
+          line: 0,
+          message: `the relay serves, as game ${this.gameId}, the setup of game ${setup.gameId}`,
+          receipts: [r],
+          lines: [{ line: 0, text }],
+          relay: chain.relay,
+        });
+      if (!setup.setup.players.some((p) => p.id === this.id))
+        return this.fail(new ClientError('bad_challenge', `${this.id} is not a player of game ${this.gameId}`));
+      this.options.onLine?.(0, text, r);
+      this.emit('line', { line: 0, text, receipt: r });
+      this.seat = new Seat(this.seatOptions(text));
+      this.seat.hold(this.held() < this.known);
+      return;
+    }
+    this.options.onLine?.(line, text, r);
+    this.emit('line', { line, text, receipt: r });
+    this.seat!.receive(line, text);
+  }
+
+  private seatOptions(setupLine: string): SeatOptions {
+    const o = this.options;
+    return {
+      id: this.id,
+      keys: o.keys,
+      setupLine,
+      clock: this.clock,
+      random: o.random,
+      // The relay is reliable while connected: resends matter only after a reconnection.
+      resendMs: 1000,
+      syncMs: 1000,
+      registry: receiptTimedRegistry(o.registry ?? DEFAULT_REGISTRY, (line) => this.chain?.receipts[line]?.time),
+      transport: {
+        submit: (text) => this.send({ kind: 'submit', text }),
+        sync: (from) => this.send({ kind: 'sync', from: Math.max(from, this.held()) }),
+      },
+      onEvent: (event) => {
+        this.emit('event', event);
+        // The relay signed a receipt for a line no door admits (docs/SPEC.md §4.4): its own signature convicts it.
+        if (event.type === 'log-altered' && typeof event.line === 'number') {
+          const at = event.line;
+          const r = this.chain?.receipts[at];
+          this.caught({
+            code: 'relay_lied',
+            kind: 'admitted_bad_line',
+            line: at,
+            message: `the relay receipted line ${at}, which no door admits: the log it serves was altered there`,
+            receipts: r === undefined ? [] : [r],
+            lines: [{ line: at, text: this.seat?.lines[at] ?? '' }],
+            relay: this.relayKey ?? '',
+          });
+        }
+      },
+      onViolation: (v) => this.emit('violation', v),
+      ...(o.verify === undefined ? {} : { verify: o.verify }),
+      ...(o.sign === undefined ? {} : { sign: o.sign }),
+      ...(o.prover === undefined ? {} : { prover: o.prover }),
+      ...(o.onDecision === undefined ? {} : { onDecision: o.onDecision }),
+      ...(o.onSubmit === undefined ? {} : { onSubmit: o.onSubmit }),
+    };
+  }
+
+  private resumeFrom(r: NonNullable<JoinOptions['resume']>): void {
+    if (this.relayKey === null) throw new FairtableError('bad_input', "resuming needs the relay's key the receipts were checked under", { field: 'relayKey' });
+    if (r.lines.length === 0 || r.receipts.length < r.lines.length)
+      throw new FairtableError('bad_input', 'resuming needs the lines held and a receipt for each', { field: 'resume' });
+    const { chain, lie } = ReceiptChain.replay(this.gameId, this.relayKey, r.lines, r.receipts);
+    if (lie !== null) throw new ClientError('relay_lied', `the copy kept on disk shows the relay lied: ${lie.message}`, lie);
+    const { gameId } = readSetupLine(r.lines[0]!);
+    if (gameId !== this.gameId) throw new FairtableError('bad_input', `the copy is of game ${gameId}, not ${this.gameId}`, { field: 'resume' });
+    this.chain = chain;
+    this.seat = Seat.resume(this.seatOptions(r.lines[0]!), r.lines, r.journal ?? [], r.inFlight ?? null);
+  }
+
+  private tick(): void {
+    if (this.seat === null || this.lie !== null || this.status === 'stopped' || this.status === 'finished') return;
+    this.seat.tick();
+    this.afterChange();
+  }
+
+  /** Answers or announces decisions, and notices the end of the game. */
+  private afterChange(): void {
+    const seat = this.seat;
+    if (seat === null || this.lie !== null) return;
+    for (let d = seat.decision(); d !== null; d = seat.decision()) {
+      const key = JSON.stringify([seat.lines.length, d]);
+      if (this.options.strategy !== undefined) {
+        seat.decide(this.options.strategy(d));
+        continue;
+      }
+      if (key !== this.lastDecision) {
+        this.lastDecision = key;
+        this.emit('decision', d);
+      }
+      break;
+    }
+    const outcome = seat.outcome();
+    if (outcome === null || !seat.idle) {
+      this.doneSince = null;
+      return;
+    }
+    // Lines still on their way (another seat's last words) land before the seat lets go.
+    const now = this.localClock();
+    this.doneSince ??= now;
+    if (now - this.doneSince < 300) return;
+    this.emit('outcome', outcome);
+    this.stop('finished', 'the game is over');
+    this.resolve(outcome);
+  }
+}
+
+/** Joins a game on a relay and starts playing its seat. */
+export function joinGame(options: JoinOptions): RelayGame {
+  return new RelayGame(options).start();
+}

@@ -1,0 +1,5 @@
+/**
+ * @fairtable/client: play a seat through an untrusted relay, in the browser or in Node (docs/spec/relay.md, "The client").
+ */
+export * from './client.js';
+export * from './receipts.js';
