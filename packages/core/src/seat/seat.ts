@@ -241,7 +241,9 @@ export class Seat {
     const result = this.referee.feed(prepared, this.ctx());
     this.lines.push(text);
     if (this.current !== null && prepared.hash === this.current.hash) this.current = null;
-    if (this.replaying && line > 0 && prepared.envelope?.from === this.id) this.replayed(line, prepared.envelope.body);
+    // One of its own envelopes that it is not waiting for: sent by an earlier life of this seat (a resumed
+    // seat replaying its copy, or catching up on what it sent before it stopped).
+    else if (line > 0 && prepared.envelope?.from === this.id) this.replayed(line, prepared.envelope.body);
     this.enqueue(result.out);
     if (this.replaying) return;
     this.options.onLine?.(line, text);
@@ -250,15 +252,15 @@ export class Seat {
   }
 
   /**
-   * A resumed seat meets one of its own envelopes in its log: the body its replay has queued first was sent
-   * then, and leaves the queue. A deadline claim came from the clock (ticks are not replayed) and was
-   * never queued. Anything else means the replay does not reproduce the past: another random source or
-   * journal, and sending on would contradict what this seat signed.
+   * The seat meets one of its own envelopes that an earlier life of it sent: the body its replay has queued
+   * first was sent then, and leaves the queue. A deadline claim came from the clock (ticks are not
+   * replayed) and was never queued. Anything else, while replaying, means the replay does not reproduce the
+   * past: another random source or journal, and sending on would contradict what this seat signed.
    */
   private replayed(line: number, body: Body): void {
     const head = this.queue[0];
     if (head !== undefined && canonicalize(head) === canonicalize(body)) this.queue.shift();
-    else if (body.type !== 'deadline') {
+    else if (this.replaying && body.type !== 'deadline') {
       throw new FairtableError(
         'bad_input',
         `resume: ${this.id}'s envelope at line ${line} is not what replaying its journal produces (another random source or journal?)`,
