@@ -211,7 +211,11 @@ export async function checkSetupBindings(
     }
     const s = verdict.statement;
     if (s.player !== player || s.key !== seat.key) {
-      problems.push({ player, code: 'bad_binding', message: `${player}'s binding names ${s.player} with key ${s.key}, not this game's ${player} with key ${seat.key}` });
+      problems.push({
+        player,
+        code: 'bad_binding',
+        message: `${player}'s binding names ${s.player} with key ${s.key}, not this game's ${player} with key ${seat.key}`,
+      });
       continue;
     }
     if (s.nonce !== undefined && s.nonce !== setup.nonce) {

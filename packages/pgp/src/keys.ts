@@ -38,12 +38,22 @@ export function fingerprintOf(key: { getFingerprint(): string }): string {
   return normalFingerprint(key.getFingerprint());
 }
 
+/**
+ * The armored key blocks in a text. A keyring is often several exported files
+ * put one after the other (`cat alice.asc bob.asc`), and openpgp.js reads only
+ * the first block of a text, so each block is read on its own.
+ */
+function keyBlocks(text: string): string[] {
+  return [...text.matchAll(/-----BEGIN PGP (PUBLIC|PRIVATE) KEY BLOCK-----[\s\S]*?-----END PGP \1 KEY BLOCK-----/g)].map((m) => m[0]);
+}
+
 /** Every public key in the input (secret keys are read as their public part). Throws `bad_pgp_key`. */
 export async function readPublicKeys(input: PgpInput, field = 'publicKey'): Promise<PublicKey[]> {
   const armored = armoredText(input);
-  let keys: Key[];
+  const keys: Key[] = [];
   try {
-    keys = armored !== null ? await openpgp.readKeys({ armoredKeys: armored }) : await openpgp.readKeys({ binaryKeys: input as Uint8Array });
+    if (armored === null) keys.push(...(await openpgp.readKeys({ binaryKeys: input as Uint8Array })));
+    else for (const block of keyBlocks(armored)) keys.push(...(await openpgp.readKeys({ armoredKeys: block })));
   } catch (error) {
     throw new FairtableError('bad_pgp_key', `not an OpenPGP public key: ${reason(error)}`, { field, cause: error });
   }
@@ -66,14 +76,19 @@ export async function readSecretKey(input: PgpInput, passphrase?: string, field 
   const armored = armoredText(input);
   let keys: PrivateKey[];
   try {
-    keys = armored !== null ? await openpgp.readPrivateKeys({ armoredKeys: armored }) : await openpgp.readPrivateKeys({ binaryKeys: input as Uint8Array });
+    if (armored === null) keys = await openpgp.readPrivateKeys({ binaryKeys: input as Uint8Array });
+    else {
+      keys = [];
+      for (const block of keyBlocks(armored)) keys.push(...(await openpgp.readPrivateKeys({ armoredKeys: block })));
+    }
   } catch (error) {
     throw new FairtableError('bad_pgp_key', `not an OpenPGP secret key: ${reason(error)}`, { field, cause: error });
   }
   if (keys.length !== 1) throw new FairtableError('bad_pgp_key', `expected one OpenPGP secret key, found ${keys.length}`, { field });
   const key = keys[0]!;
   if (key.isDecrypted()) return key;
-  if (passphrase === undefined) throw new FairtableError('pgp_locked_key', 'the secret key is locked with a passphrase; none was given', { field: 'passphrase' });
+  if (passphrase === undefined)
+    throw new FairtableError('pgp_locked_key', 'the secret key is locked with a passphrase; none was given', { field: 'passphrase' });
   try {
     return await openpgp.decryptKey({ privateKey: key, passphrase });
   } catch (error) {

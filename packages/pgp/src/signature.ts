@@ -58,7 +58,8 @@ export async function readDetachedSignature(input: PgpInput, field = 'signature'
   const armored = armoredText(input);
   let signature: openpgp.Signature;
   try {
-    signature = armored !== null ? await openpgp.readSignature({ armoredSignature: armored }) : await openpgp.readSignature({ binarySignature: input as Uint8Array });
+    signature =
+      armored !== null ? await openpgp.readSignature({ armoredSignature: armored }) : await openpgp.readSignature({ binarySignature: input as Uint8Array });
   } catch (error) {
     throw new FairtableError('bad_pgp_data', `not an OpenPGP signature: ${reason(error)}`, { field, cause: error });
   }
@@ -91,7 +92,13 @@ export async function verifyDetached(
   const keys = Array.isArray(publicKeys) ? (publicKeys as readonly PublicKey[]) : await readPublicKeys(publicKeys as PgpInput);
   const sig = await readDetachedSignature(signature);
   const message = await openpgp.createMessage({ binary: toBytes(data) });
-  const result = await openpgp.verify({ message, signature: sig, verificationKeys: [...keys], format: 'binary', ...(options.date ? { date: options.date } : {}) });
+  let result: Awaited<ReturnType<typeof openpgp.verify>>;
+  try {
+    result = await openpgp.verify({ message, signature: sig, verificationKeys: [...keys], format: 'binary', ...(options.date ? { date: options.date } : {}) });
+  } catch (error) {
+    // openpgp.js parses some of a signature's fields only here: a malformed one is unreadable input, as at readSignature.
+    throw new FairtableError('bad_pgp_data', `not a readable OpenPGP signature: ${reason(error)}`, { field: 'signature', cause: error });
+  }
   const only = result.signatures[0];
   if (only === undefined) throw new FairtableError('bad_pgp_data', 'the signature file holds no signature', { field: 'signature' });
   const hex = only.keyID.toHex().toUpperCase();

@@ -221,7 +221,8 @@ export function register(program: Command): void {
         }
         if (options.out !== undefined) writeFileSync(options.out, opened.data);
         else process.stdout.write(opened.data);
-        if (opened.signature?.valid === true) process.stderr.write(`good signature from ${opened.signature.fingerprint} ${opened.signature.userIds.join(', ')}\n`);
+        if (opened.signature?.valid === true)
+          process.stderr.write(`good signature from ${opened.signature.fingerprint} ${opened.signature.userIds.join(', ')}\n`);
       }),
     );
 }
