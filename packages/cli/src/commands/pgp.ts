@@ -14,20 +14,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { isHex } from '@fairtable/core/bytes.js';
-import {
-  checkBinding,
-  decryptWith,
-  describeKey,
-  encryptTo,
-  formatBinding,
-  makeBinding,
-  readPublicKey,
-  readSecretKey,
-  signDetached,
-  verifyDetached,
-  type SignatureVerdict,
-} from '@fairtable/pgp';
+import type { SignatureVerdict } from '@fairtable/pgp';
 import { failWith } from '../io.js';
+
+/** openpgp.js takes ~60 ms to load: only `fairtable pgp` pays for it, not every command. */
+const lib = () => import('@fairtable/pgp');
 
 function readBytes(path: string): Uint8Array {
   return path === '-' ? new Uint8Array(readFileSync(0)) : new Uint8Array(readFileSync(path));
@@ -93,7 +84,8 @@ export function register(program: Command): void {
     .argument('<file>', 'the file to sign, or - for stdin')
     .action(
       guarded(async (file: string, options: { key: string; passphraseFile?: string }) => {
-        process.stdout.write(await signDetached(readBytes(options.key), readBytes(file), passphraseFrom(options.passphraseFile)));
+        const pgpLib = await lib();
+        process.stdout.write(await pgpLib.signDetached(readBytes(options.key), readBytes(file), passphraseFrom(options.passphraseFile)));
       }),
     );
 
@@ -106,7 +98,8 @@ export function register(program: Command): void {
     .argument('<signature>', 'the detached signature (.asc or .sig)')
     .action(
       guarded(async (file: string, signature: string, options: { key: string; json?: boolean }) => {
-        const verdict = await verifyDetached(readBytes(options.key), readBytes(file), readBytes(signature));
+        const pgpLib = await lib();
+        const verdict = await pgpLib.verifyDetached(readBytes(options.key), readBytes(file), readBytes(signature));
         const good = verdict.valid ? `good signature from ${verdict.fingerprint} ${verdict.userIds.join(', ')}, made ${verdict.created}` : '';
         report(verdict, options.json === true, good);
       }),
@@ -121,10 +114,11 @@ export function register(program: Command): void {
     .option('--nonce <hex>', "bind for one game only: that game's setup nonce")
     .action(
       guarded(async (options: { fairtableKey: string; pgpKey: string; player?: string; nonce?: string }) => {
+        const pgpLib = await lib();
         const ft = readFairtableKey(options.fairtableKey);
-        const key = await readPublicKey(readBytes(options.pgpKey), 'pgpKey');
-        const fields = { player: options.player ?? ft.name, key: ft.publicKey, pgp: describeKey(key).fingerprint };
-        process.stdout.write(formatBinding(options.nonce === undefined ? fields : { ...fields, nonce: options.nonce }));
+        const key = await pgpLib.readPublicKey(readBytes(options.pgpKey), 'pgpKey');
+        const fields = { player: options.player ?? ft.name, key: ft.publicKey, pgp: pgpLib.describeKey(key).fingerprint };
+        process.stdout.write(pgpLib.formatBinding(options.nonce === undefined ? fields : { ...fields, nonce: options.nonce }));
       }),
     );
 
@@ -139,16 +133,17 @@ export function register(program: Command): void {
     .option('--passphrase-file <file>', "file whose first line is the key's passphrase")
     .action(
       guarded(async (options: { key: string; fairtableKey: string; player?: string; nonce?: string; out?: string; passphraseFile?: string }) => {
+        const pgpLib = await lib();
         const ft = readFairtableKey(options.fairtableKey);
         const player = options.player ?? ft.name;
         const secret = readBytes(options.key);
         const passphrase = passphraseFrom(options.passphraseFile);
         const fields = { player, key: ft.publicKey };
-        const binding = await makeBinding(secret, options.nonce === undefined ? fields : { ...fields, nonce: options.nonce }, passphrase);
+        const binding = await pgpLib.makeBinding(secret, options.nonce === undefined ? fields : { ...fields, nonce: options.nonce }, passphrase);
         const out = options.out ?? `${player}.binding.txt`;
         writeFileSync(out, binding.statement);
         writeFileSync(`${out}.asc`, binding.signature);
-        const publicKey = (await readSecretKey(secret, passphrase)).toPublic().armor();
+        const publicKey = (await pgpLib.readSecretKey(secret, passphrase)).toPublic().armor();
         // The entry a game's creator puts in setup.params.pgp (docs/spec/pgp.md §3.2).
         process.stdout.write(`${JSON.stringify({ player, publicKey, binding: binding.statement, signature: binding.signature })}\n`);
         process.stderr.write(`wrote ${out} and ${out}.asc\n`);
@@ -164,7 +159,8 @@ export function register(program: Command): void {
     .argument('<signature>', 'its detached signature')
     .action(
       guarded(async (statement: string, signature: string, options: { key: string; json?: boolean }) => {
-        const verdict = await checkBinding(readBytes(statement), readBytes(signature), readBytes(options.key));
+        const pgpLib = await lib();
+        const verdict = await pgpLib.checkBinding(readBytes(statement), readBytes(signature), readBytes(options.key));
         const good = verdict.valid
           ? `binding holds: player ${verdict.statement.player}, fairtable key ${verdict.statement.key}, OpenPGP ${verdict.fingerprint} ${verdict.userIds.join(', ')}`
           : '';
@@ -181,9 +177,10 @@ export function register(program: Command): void {
     .argument('<file>', 'the file to encrypt, or - for stdin')
     .action(
       guarded(async (file: string, options: { to: string[]; sign?: string; passphraseFile?: string }) => {
+        const pgpLib = await lib();
         const passphrase = passphraseFrom(options.passphraseFile);
         const signing = options.sign === undefined ? {} : { signWith: readBytes(options.sign), ...(passphrase === undefined ? {} : { passphrase }) };
-        process.stdout.write(await encryptTo(options.to.map(readBytes), readBytes(file), signing));
+        process.stdout.write(await pgpLib.encryptTo(options.to.map(readBytes), readBytes(file), signing));
       }),
     );
 
@@ -197,10 +194,11 @@ export function register(program: Command): void {
     .argument('<file>', 'the encrypted message, or - for stdin')
     .action(
       guarded(async (file: string, options: { key: string; verify?: string; passphraseFile?: string; out?: string }) => {
+        const pgpLib = await lib();
         const passphrase = passphraseFrom(options.passphraseFile);
         let opened;
         try {
-          opened = await decryptWith(readBytes(options.key), readBytes(file), {
+          opened = await pgpLib.decryptWith(readBytes(options.key), readBytes(file), {
             ...(passphrase === undefined ? {} : { passphrase }),
             ...(options.verify === undefined ? {} : { verifyWith: readBytes(options.verify) }),
           });
