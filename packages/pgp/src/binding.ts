@@ -10,12 +10,13 @@
  * `gpg --detach-sign --armor`) and one made by `fairtable pgp bind` are the
  * same bytes.
  */
+import * as openpgp from 'openpgp';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { isHex } from '@fairtable/core/bytes.js';
 import { isPlayerId } from '@fairtable/core/envelope.js';
 import type { GameSetup } from '@fairtable/core/setup.js';
 import { fingerprintOf, normalFingerprint, readPublicKeys, readSecretKey, type PgpInput } from './keys.js';
-import { signDetached, verifyDetached } from './signature.js';
+import { failureCode, signDetached, verifyDetached } from './signature.js';
 
 export const BINDING_TAG = 'fairtable/pgp-binding/v1';
 
@@ -124,6 +125,54 @@ export async function checkBinding(statement: string | Uint8Array, signature: Pg
   const verdict = await verifyDetached([named], typeof statement === 'string' ? new TextEncoder().encode(statement) : statement, signature);
   if (!verdict.valid) return { valid: false, code: verdict.code, message: verdict.message };
   return { valid: true, statement: parsed, fingerprint: verdict.fingerprint, userIds: verdict.userIds };
+}
+
+/**
+ * Checks a binding sent as one cleartext-signed text (`gpg --clearsign`). The
+ * signed text is the statement without its final line break (the cleartext
+ * framework never signs the break before the signature), so the statement is
+ * that text plus one LF; everything else is as for `checkBinding`.
+ */
+export async function checkClearsignedBinding(clearsigned: string | Uint8Array, publicKeys: PgpInput): Promise<BindingVerdict> {
+  const text = typeof clearsigned === 'string' ? clearsigned : new TextDecoder().decode(clearsigned);
+  let message: openpgp.CleartextMessage;
+  try {
+    message = await openpgp.readCleartextMessage({ cleartextMessage: text });
+  } catch (error) {
+    throw new FairtableError('bad_pgp_data', `not a cleartext-signed OpenPGP message: ${error instanceof Error ? error.message : String(error)}`, {
+      field: 'signature',
+      cause: error,
+    });
+  }
+  if (message.getSigningKeyIDs().length !== 1)
+    throw new FairtableError('bad_pgp_data', 'a cleartext binding must carry exactly one signature', { field: 'signature' });
+  let parsed: BindingStatement;
+  try {
+    parsed = parseBinding(message.getText() + '\n');
+  } catch (error) {
+    if (error instanceof FairtableError) return { valid: false, code: 'bad_binding', message: error.message };
+    throw error;
+  }
+  const named = (await readPublicKeys(publicKeys)).find((key) => fingerprintOf(key) === parsed.pgp);
+  if (named === undefined) {
+    return { valid: false, code: 'pgp_wrong_signer', message: `the statement names OpenPGP key ${parsed.pgp}, which is not among the keys given` };
+  }
+  let result: Awaited<ReturnType<typeof openpgp.verify>>;
+  try {
+    result = await openpgp.verify({ message, verificationKeys: [named] });
+  } catch (error) {
+    throw new FairtableError('bad_pgp_data', `not a readable OpenPGP signature: ${error instanceof Error ? error.message : String(error)}`, {
+      field: 'signature',
+      cause: error,
+    });
+  }
+  try {
+    await result.signatures[0]!.verified;
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { valid: false, code: failureCode(why), message: why };
+  }
+  return { valid: true, statement: parsed, fingerprint: fingerprintOf(named), userIds: named.getUserIDs() };
 }
 
 /** One binding as a setup carries it, in `setup.params.pgp`. */

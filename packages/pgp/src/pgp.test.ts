@@ -8,6 +8,7 @@ import { toHex } from '@fairtable/core/bytes.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import {
   checkBinding,
+  checkClearsignedBinding,
   checkSetupBindings,
   decryptWith,
   encryptTo,
@@ -224,6 +225,21 @@ describe('bindings', () => {
     const forged = await signDetached(bob.secret, b.statement);
     expect(await checkBinding(b.statement, forged, alice.public + bob.public)).toMatchObject({ valid: false, code: 'pgp_wrong_signer' });
     expect(await checkBinding(b.statement + 'x', b.signature, alice.public)).toMatchObject({ valid: false, code: 'bad_binding' });
+  });
+
+  it('a cleartext-signed statement holds; altered, or with another text, it does not', async () => {
+    const text = formatBinding({ player: 'alice', key, pgp: alice.fingerprint });
+    const signingKeys = await readSecretKey(alice.secret);
+    const clear = await openpgp.sign({ message: await openpgp.createCleartextMessage({ text: text.slice(0, -1) }), signingKeys, format: 'armored' });
+    expect(await checkClearsignedBinding(clear, alice.public)).toMatchObject({ valid: true, statement: { player: 'alice', key } });
+    expect(await checkClearsignedBinding(clear.replace('player: alice', 'player: bob'), alice.public)).toMatchObject({
+      valid: false,
+      code: 'bad_pgp_signature',
+    });
+    expect(await checkClearsignedBinding(clear, bob.public)).toMatchObject({ valid: false, code: 'pgp_wrong_signer' });
+    const notStatement = await openpgp.sign({ message: await openpgp.createCleartextMessage({ text: 'hello' }), signingKeys, format: 'armored' });
+    expect(await checkClearsignedBinding(notStatement, alice.public)).toMatchObject({ valid: false, code: 'bad_binding' });
+    await rejectsWith(checkClearsignedBinding('hello', alice.public), 'bad_pgp_data');
   });
 
   describe('what a seat checks in a setup', () => {

@@ -70,7 +70,7 @@ export async function readDetachedSignature(input: PgpInput, field = 'signature'
 }
 
 /** openpgp.js reports reasons as messages; fairtable reports them as codes. */
-function failureCode(message: string): SignatureFailure {
+export function failureCode(message: string): SignatureFailure {
   if (/^Could not find signing key/.test(message)) return 'pgp_wrong_signer';
   if (/^(Signed digest did not match|Signature verification failed)/.test(message)) return 'bad_pgp_signature';
   if (/(Primary key|Subkey|Key is newer|User certificate|Self-certification|No valid|Could not find valid|key)/i.test(message)) return 'pgp_key_unusable';

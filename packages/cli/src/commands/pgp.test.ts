@@ -196,6 +196,18 @@ describe('bindings', () => {
     expect(forged.stderr).toMatch(/^pgp_wrong_signer: /);
   });
 
+  it('a statement clearsigned with gpg (one file) is accepted; altered, it is refused', () => {
+    expect(gpg(alice.home, ['--clearsign', '-o', at('alice.binding.clear.asc'), at('alice.binding.txt')]).status).toBe(0);
+    const ok = fairtable(['pgp', 'check-binding', '--key', 'players.asc', 'alice.binding.clear.asc', '--json']);
+    expect(ok.status).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ valid: true, fingerprint: alice.fingerprint, statement: { player: 'alice', pgp: alice.fingerprint } });
+    writeFileSync(at('altered.clear.asc'), readFileSync(at('alice.binding.clear.asc'), 'utf8').replace('player: alice', 'player: mallory'));
+    const altered = fairtable(['pgp', 'check-binding', '--key', 'players.asc', 'altered.clear.asc', '--json']);
+    expect(altered.status).toBe(1);
+    expect(JSON.parse(altered.stdout)).toMatchObject({ valid: false, code: 'bad_pgp_signature' });
+    expect(gpg(bob.home, ['--verify', at('altered.clear.asc')]).status).toBe(1);
+  });
+
   it('fairtable pgp bind writes what gpg verifies, and its setup entry passes the seat check', async () => {
     const bind = fairtable(['pgp', 'bind', '--key', alice.sec, '--fairtable-key', 'alice.pub.json', '--out', 'bound.txt']);
     expect(bind.status).toBe(0);

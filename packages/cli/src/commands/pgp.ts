@@ -155,12 +155,15 @@ export function register(program: Command): void {
     .description('check a binding statement and its signature; exit 0 valid, 1 not valid, 2 unreadable input')
     .requiredOption('--key <public.asc>', 'the OpenPGP public key the statement names, or a keyring holding it')
     .option('--json', 'print the verdict as JSON: {valid, statement: {player, key, pgp, nonce?}, fingerprint, userIds} or {valid, code, message}')
-    .argument('<statement>', 'the statement file')
-    .argument('<signature>', 'its detached signature')
+    .argument('<statement>', 'the statement file, or one cleartext-signed file (gpg --clearsign) holding it')
+    .argument('[signature]', 'its detached signature (omit for a cleartext-signed statement)')
     .action(
-      guarded(async (statement: string, signature: string, options: { key: string; json?: boolean }) => {
+      guarded(async (statement: string, signature: string | undefined, options: { key: string; json?: boolean }) => {
         const pgpLib = await lib();
-        const verdict = await pgpLib.checkBinding(readBytes(statement), readBytes(signature), readBytes(options.key));
+        const verdict =
+          signature === undefined
+            ? await pgpLib.checkClearsignedBinding(readBytes(statement), readBytes(options.key))
+            : await pgpLib.checkBinding(readBytes(statement), readBytes(signature), readBytes(options.key));
         const good = verdict.valid
           ? `binding holds: player ${verdict.statement.player}, fairtable key ${verdict.statement.key}, OpenPGP ${verdict.fingerprint} ${verdict.userIds.join(', ')}`
           : '';
