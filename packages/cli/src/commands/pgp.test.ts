@@ -124,6 +124,21 @@ describe('a signature by gpg, checked by fairtable', () => {
     expect(fairtable(['pgp', 'verify', '--key', carol.pub, 'tampered.txt', 'orders.carol.asc']).status).toBe(1);
   });
 
+  it("a DSA key, which openpgp.js's defaults count as too weak, is refused as unusable", () => {
+    const home = mkdtempSync(join(tmpdir(), 'ft-gpg-dave-'));
+    try {
+      expect(gpg(home, ['--quick-gen-key', 'dave <dave@example.org>', 'dsa2048', 'sign', 'never']).status).toBe(0);
+      writeFileSync(at('dave.pub.asc'), gpg(home, ['--armor', '--export', 'dave@example.org']).stdout);
+      expect(gpg(home, ['--detach-sign', '--armor', '-o', at('orders.dave.asc'), at('orders.txt')]).status).toBe(0);
+      const r = fairtable(['pgp', 'verify', '--key', 'dave.pub.asc', 'orders.txt', 'orders.dave.asc', '--json']);
+      expect(r.status).toBe(1);
+      expect(JSON.parse(r.stdout)).toMatchObject({ valid: false, code: 'pgp_key_unusable' });
+    } finally {
+      spawnSync('gpgconf', ['--homedir', home, '--kill', 'gpg-agent']);
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('unreadable input exits 2 with its code', () => {
     const notKey = fairtable(['pgp', 'verify', '--key', 'orders.txt', 'orders.txt', 'orders.gpg.asc']);
     expect(notKey.status).toBe(2);
