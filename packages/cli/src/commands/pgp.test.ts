@@ -139,6 +139,37 @@ describe('a signature by gpg, checked by fairtable', () => {
     }
   });
 
+  it('a signing subkey signs for its primary key; once the key is revoked, fairtable refuses what gpg only warns about', () => {
+    const home = mkdtempSync(join(tmpdir(), 'ft-gpg-erin-'));
+    try {
+      expect(gpg(home, ['--quick-gen-key', 'erin <erin@example.org>', 'ed25519', 'cert', 'never']).status).toBe(0);
+      const fpr = /^fpr:+([0-9A-F]{40}):/m.exec(gpg(home, ['--with-colons', '--list-keys', 'erin@example.org']).stdout)![1]!;
+      expect(gpg(home, ['--quick-add-key', fpr, 'ed25519', 'sign', 'never']).status).toBe(0);
+      writeFileSync(at('erin.pub.asc'), gpg(home, ['--armor', '--export', fpr]).stdout);
+      expect(gpg(home, ['--detach-sign', '--armor', '-o', at('orders.erin.asc'), at('orders.txt')]).status).toBe(0);
+      const good = fairtable(['pgp', 'verify', '--key', 'erin.pub.asc', 'orders.txt', 'orders.erin.asc', '--json']);
+      expect(good.status).toBe(0);
+      const verdict = JSON.parse(good.stdout);
+      expect(verdict.fingerprint).toBe(fpr);
+      expect(verdict.signingKey).toMatch(/^[0-9A-F]{40}$/);
+      expect(verdict.signingKey).not.toBe(fpr);
+
+      // gpg keeps a revocation certificate for every key it makes; the ':' before its armor stops accidental imports.
+      const certificate = readFileSync(join(home, 'openpgp-revocs.d', `${fpr}.rev`), 'utf8').replace(/^:-----BEGIN/m, '-----BEGIN');
+      writeFileSync(at('erin.rev.asc'), certificate);
+      expect(gpg(home, ['--import', at('erin.rev.asc')]).status).toBe(0);
+      writeFileSync(at('erin.revoked.asc'), gpg(home, ['--armor', '--export', fpr]).stdout);
+      const revoked = fairtable(['pgp', 'verify', '--key', 'erin.revoked.asc', 'orders.txt', 'orders.erin.asc', '--json']);
+      expect(revoked.status).toBe(1);
+      expect(JSON.parse(revoked.stdout)).toMatchObject({ valid: false, code: 'pgp_key_unusable' });
+      const gpgView = gpg(home, ['--verify', at('orders.erin.asc'), at('orders.txt')]);
+      expect(gpgView.stderr).toContain('[GNUPG:] KEYREVOKED');
+    } finally {
+      spawnSync('gpgconf', ['--homedir', home, '--kill', 'gpg-agent']);
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('unreadable input exits 2 with its code', () => {
     const notKey = fairtable(['pgp', 'verify', '--key', 'orders.txt', 'orders.txt', 'orders.gpg.asc']);
     expect(notKey.status).toBe(2);
