@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import * as openpgp from 'openpgp';
 import { toHex } from '@fairtable/core/bytes.js';
+import vectors from './gpg-vectors.json' with { type: 'json' };
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import {
   checkBinding,
@@ -314,4 +315,30 @@ describe('packaging', () => {
 
 it('readSecretKey unlocks with the right passphrase only', async () => {
   expect((await readSecretKey(locked.secret, 'correct horse')).isDecrypted()).toBe(true);
+});
+
+describe('vectors made with GnuPG (gpg-vectors.json, its source inside)', () => {
+  it("gpg's detached signature verifies; one changed byte does not", async () => {
+    const verdict = await verifyDetached(vectors.publicKey, vectors.signed.data, vectors.signed.signature);
+    expect(verdict).toMatchObject({ valid: true, fingerprint: vectors.fingerprint, userIds: ['Vector Player <vector@example.org>'] });
+    expect(await verifyDetached(vectors.publicKey, vectors.signed.data.replace('Bur', 'Bud'), vectors.signed.signature)).toMatchObject({
+      valid: false,
+      code: 'bad_pgp_signature',
+    });
+  });
+
+  it("gpg's binding, detached and clearsigned, holds, and its statement is the canonical text", async () => {
+    const { statement, signature, clearsigned } = vectors.binding;
+    const fields = { player: 'vector', key: vectors.fairtableKey, pgp: vectors.fingerprint, nonce: '5a'.repeat(32) };
+    expect(formatBinding(fields)).toBe(statement);
+    expect(await checkBinding(statement, signature, vectors.publicKey)).toMatchObject({ valid: true, statement: fields });
+    expect(await checkClearsignedBinding(clearsigned, vectors.publicKey)).toMatchObject({ valid: true, statement: fields });
+    const setup = {
+      players: [{ id: 'vector', key: vectors.fairtableKey }],
+      nonce: '5a'.repeat(32),
+      params: { pgp: [{ player: 'vector', publicKey: vectors.publicKey, binding: statement, signature }] },
+    };
+    expect(await checkSetupBindings(setup, { trusted: [vectors.fingerprint] })).toMatchObject({ ok: true, bindings: [{ player: 'vector', trusted: true }] });
+    expect((await checkSetupBindings({ ...setup, nonce: '5b'.repeat(32) })).problems).toMatchObject([{ player: 'vector', code: 'bad_binding' }]);
+  });
 });
