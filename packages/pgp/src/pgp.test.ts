@@ -133,6 +133,13 @@ describe('detached signatures', () => {
     expect(await verifyDetached(locked.public, data, sig)).toMatchObject({ valid: true, fingerprint: locked.fingerprint });
   });
 
+  it("a revoked key's signatures are refused as unusable", async () => {
+    const sig = await signDetached(bob.secret, data);
+    const privateKey = await openpgp.readPrivateKey({ armoredKey: bob.secret });
+    const { publicKey: revoked } = await openpgp.revokeKey({ key: privateKey, format: 'armored' });
+    expect(await verifyDetached(revoked, data, sig)).toMatchObject({ valid: false, code: 'pgp_key_unusable' });
+  });
+
   it('an expired key cannot sign', async () => {
     const past = new Date(Date.now() - 2 * 86_400_000);
     const k = await openpgp.generateKey({ userIDs: [{ name: 'Old' }], date: past, keyExpirationTime: 3600, format: 'armored' });

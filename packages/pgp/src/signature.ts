@@ -73,7 +73,14 @@ export async function readDetachedSignature(input: PgpInput, field = 'signature'
 export function failureCode(message: string): SignatureFailure {
   if (/^Could not find signing key/.test(message)) return 'pgp_wrong_signer';
   if (/^(Signed digest did not match|Signature verification failed)/.test(message)) return 'bad_pgp_signature';
-  if (/(Primary key|Subkey|Key is newer|User certificate|Self-certification|No valid|Could not find valid|key)/i.test(message)) return 'pgp_key_unusable';
+  // The checks of the key at signing time (getSigningKey and the creation-time check) report with these openings.
+  if (
+    /^(Primary key is|Subkey is|User certificate is|Self-certification is|Could not verify primary key|Could not find valid signing key|Key is newer than the signature)/.test(
+      message,
+    )
+  ) {
+    return 'pgp_key_unusable';
+  }
   return 'bad_pgp_signature';
 }
 
