@@ -117,6 +117,9 @@ describe('detached signatures', () => {
     await rejectsWith(verifyDetached(alice.public, data, alice.public), 'bad_pgp_data');
     await rejectsWith(signDetached(alice.public, data), 'bad_pgp_key');
     await rejectsWith(readPublicKey(alice.public + '\n' + bob.public), 'bad_pgp_key');
+    // A revocation certificate is a signature packet, but not over a document.
+    const { revocationCertificate } = await openpgp.generateKey({ userIDs: [{ name: 'R' }], format: 'armored' });
+    await rejectsWith(verifyDetached(alice.public, data, revocationCertificate.replaceAll('PUBLIC KEY BLOCK', 'SIGNATURE')), 'bad_pgp_data');
   });
 
   it('a file with two signatures is refused as input: "valid" would be ambiguous', async () => {

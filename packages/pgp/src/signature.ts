@@ -66,6 +66,11 @@ export async function readDetachedSignature(input: PgpInput, field = 'signature'
   // One message, one signer: a file with several signatures would leave "valid" ambiguous (any? all?), so it is refused as input.
   const count = signature.packets.length;
   if (count !== 1) throw new FairtableError('bad_pgp_data', `a detached signature file must hold exactly one signature; this one holds ${count}`, { field });
+  // Only a signature over a document signs a file; a key certification or revocation packet is not one.
+  const type = signature.packets[0]!.signatureType;
+  if (type !== openpgp.enums.signature.binary && type !== openpgp.enums.signature.text) {
+    throw new FairtableError('bad_pgp_data', `not a signature over a document (signature type ${type ?? 'unknown'})`, { field });
+  }
   return signature;
 }
 
