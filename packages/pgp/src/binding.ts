@@ -275,6 +275,12 @@ export async function checkSetupBindings(
       problems.push({ player, code: 'pgp_wrong_signer', message: `your own seat ${player} is bound to OpenPGP key ${verdict.fingerprint}, not yours` });
       continue;
     }
+    // One person, two seats: in a game of several players that is the collusion a binding can expose.
+    const twin = bindings.find((b) => b.fingerprint === verdict.fingerprint);
+    if (twin !== undefined) {
+      problems.push({ player, code: 'bad_binding', message: `${player} and ${twin.player} are bound to the same OpenPGP key ${verdict.fingerprint}` });
+      continue;
+    }
     bindings.push({ player, fingerprint: verdict.fingerprint, userIds: verdict.userIds, trusted: trusted === null ? null : trusted.has(verdict.fingerprint) });
   }
   return { ok: problems.length === 0, bindings, problems };

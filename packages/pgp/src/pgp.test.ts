@@ -294,6 +294,12 @@ describe('bindings', () => {
         // Mallory (here Bob's OpenPGP key) claims Alice's fairtable key: Alice's own seat refuses.
         [[await entry(bob, 'alice', { player: 'alice', key: aliceKey })], 'alice', 'pgp_wrong_signer'],
       ];
+      // One OpenPGP identity holding two seats.
+      cases.push([
+        [await entry(alice, 'alice', { player: 'alice', key: aliceKey }), await entry(alice, 'bob', { player: 'bob', key: bobKey })],
+        'bob',
+        'bad_binding',
+      ]);
       const dup = await entry(alice, 'alice', { player: 'alice', key: aliceKey });
       cases.push([[dup, dup], 'alice', 'bad_binding']);
       for (const [pgp, player, code] of cases) {
