@@ -101,6 +101,33 @@ const EXPECT: [RegExp, Check | 'skip'][] = [
   [/ mail status --dir game-b/, exits(0, (r) => expect(r.out).toMatch(/next: /))],
   [/ mail transcript --dir game-b --out mail-game\.jsonl/, exits(0, (r) => expect(r.out).toMatch(/wrote 2 lines/))],
   [/ signidice house .*--resume /, exits(0, (r) => expect(JSON.parse(r.out.trim().split('\n').pop()!)).toMatchObject({ player: 'house', forfeits: [] }))],
+  // OpenPGP (docs/spec/pgp.md), with the published test keys.
+  [/^cp packages\/pgp\/src\/testdata\/alice\.pub\.asc /, exits(0)],
+  [
+    / pgp sign --key alice\.sec\.asc game\.jsonl > game\.jsonl\.asc/,
+    exits(0, () => expect(readFileSync(join(dir, 'game.jsonl.asc'), 'utf8')).toMatch(/^-----BEGIN PGP SIGNATURE-----\n/)),
+  ],
+  [
+    / pgp verify --key alice\.pub\.asc game\.jsonl game\.jsonl\.asc/,
+    exits(0, (r) => expect(r.out).toMatch(/^good signature from 6D453FD69805C664F0647347F84A1CC4226B0DC9 /)),
+  ],
+  [
+    / pgp bind --key alice\.sec\.asc --fairtable-key alice\.pub\.json/,
+    exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ player: 'alice', binding: readFileSync(join(dir, 'alice.binding.txt'), 'utf8') })),
+  ],
+  [
+    / pgp check-binding --key alice\.pub\.asc alice\.binding\.txt alice\.binding\.txt\.asc/,
+    exits(0, (r) => expect(r.out).toMatch(/^binding holds: player alice, fairtable key [0-9a-f]{64}, OpenPGP 6D453FD6/)),
+  ],
+  [
+    / pgp statement --fairtable-key alice\.pub\.json --pgp-key alice\.pub\.asc/,
+    exits(0, (r) => expect(r.out).toBe(readFileSync(join(dir, 'alice.binding.txt'), 'utf8'))),
+  ],
+  [
+    / pgp encrypt --to bob\.pub\.asc --sign alice\.sec\.asc move\.txt > move\.asc/,
+    exits(0, () => expect(readFileSync(join(dir, 'move.asc'), 'utf8')).toMatch(/^-----BEGIN PGP MESSAGE-----\n/)),
+  ],
+  [/ pgp decrypt --key bob\.sec\.asc --verify alice\.pub\.asc move\.asc/, exits(0, (r) => expect(r.out).toBe(readFileSync(join(dir, 'move.txt'), 'utf8')))],
 ];
 
 describe('README.md', () => {

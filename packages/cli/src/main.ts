@@ -18,6 +18,7 @@ import { register as registerDiplomacy } from './commands/diplomacy.js';
 import { register as registerMail } from './commands/mail.js';
 import { register as registerPlay } from './commands/play.js';
 import { register as registerFetch } from './commands/fetch.js';
+import { register as registerPgp } from './commands/pgp.js';
 
 // Node's SHA-256 gives the same bytes as noble's, faster (packages/node/src/native-hash.ts).
 useNativeSha256();
@@ -42,6 +43,7 @@ registerDiplomacy(program);
 registerMail(program);
 registerPlay(program);
 registerFetch(program);
+registerPgp(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const e = error as { code?: string; message?: string };

@@ -56,7 +56,17 @@ export type ErrorCode =
   | 'bad_order'
   | 'unknown_province'
   | 'bad_position'
-  | 'game_over';
+  | 'game_over'
+  // OpenPGP (docs/spec/pgp.md): unreadable input, thrown
+  | 'bad_pgp_key'
+  | 'bad_pgp_data'
+  | 'pgp_locked_key'
+  | 'pgp_cannot_decrypt'
+  // OpenPGP (docs/spec/pgp.md): why a signature or binding is not valid, returned in a verdict
+  | 'bad_pgp_signature'
+  | 'pgp_wrong_signer'
+  | 'pgp_key_unusable'
+  | 'bad_binding';
 
 export class FairtableError extends Error {
   readonly code: ErrorCode;
