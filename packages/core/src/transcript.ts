@@ -238,7 +238,9 @@ export class TranscriptChecker {
     this.gameId = gameId;
     this.keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key, `key of ${p.id}`, 32)]));
     this.window = options.window ?? 65536;
-    this.ring = new Array<string | null>(this.window).fill(null);
+    // The ring grows as lines come (a line's slot is written before it is read) and wraps once full: a
+    // short game costs a few slots, not the whole window (an orderer holds one checker per game).
+    this.ring = [];
     for (const p of setup.players) this.authors.set(p.id, new AuthorRecord(gameId));
   }
 
