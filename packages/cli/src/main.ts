@@ -15,6 +15,7 @@ import { register as registerVrf } from './commands/vrf.js';
 import { register as registerRochambeau } from './commands/rochambeau.js';
 import { register as registerSignidice } from './commands/signidice.js';
 import { register as registerDiplomacy } from './commands/diplomacy.js';
+import { register as registerRelay } from './commands/relay.js';
 
 // Node's SHA-256 gives the same bytes as noble's, faster (packages/node/src/native-hash.ts).
 useNativeSha256();
@@ -36,6 +37,7 @@ registerVrf(program);
 registerRochambeau(program);
 registerSignidice(program);
 registerDiplomacy(program);
+registerRelay(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const e = error as { code?: string; message?: string };
