@@ -30,7 +30,8 @@ export function diceGame(n: number, seed = 1, rounds = 2): TestGame {
     params: { timeoutMs: 60_000, rounds },
     players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
     nonce: toHex(new Uint8Array(32).fill(seed)),
-    created: 1,
+    // Deadlines run from the setup's time, and the seats play on the real clock.
+    created: Date.now(),
   };
   return { id: gameIdOf(setup), setupLine: envelopeLine(createSetupEnvelope(setup, ids[0]!, keys[0]!)), ids, keys };
 }
