@@ -51,7 +51,12 @@ export class Metrics {
     metric('fairtable_relay_lines_accepted_total', 'counter', 'Lines stored and acknowledged.', [`fairtable_relay_lines_accepted_total ${this.linesAccepted}`]);
     const byCode = (name: string, m: Map<string, number>): string[] => [...m].map(([code, n]) => `${name}{code="${code}"} ${n}`);
     metric('fairtable_relay_refusals_total', 'counter', 'Submissions and setups refused, by code.', byCode('fairtable_relay_refusals_total', this.refusals));
-    metric('fairtable_relay_disconnects_total', 'counter', 'Connections closed by the relay, by code.', byCode('fairtable_relay_disconnects_total', this.drops));
+    metric(
+      'fairtable_relay_disconnects_total',
+      'counter',
+      'Connections closed by the relay, by code.',
+      byCode('fairtable_relay_disconnects_total', this.drops),
+    );
     const h = 'fairtable_relay_store_append_seconds';
     metric(h, 'histogram', 'Time of one store append (one transaction).', [
       ...BUCKETS.map((b, i) => `${h}_bucket{le="${b}"} ${this.flushBuckets[i]}`),
@@ -59,7 +64,9 @@ export class Metrics {
       `${h}_sum ${this.flushSeconds}`,
       `${h}_count ${this.flushCount}`,
     ]);
-    metric('fairtable_relay_store_appended_lines_total', 'counter', 'Lines written by store appends.', [`fairtable_relay_store_appended_lines_total ${this.flushedLines}`]);
+    metric('fairtable_relay_store_appended_lines_total', 'counter', 'Lines written by store appends.', [
+      `fairtable_relay_store_appended_lines_total ${this.flushedLines}`,
+    ]);
     return out.join('\n') + '\n';
   }
 }

@@ -33,7 +33,16 @@ afterEach(async () => {
 });
 
 /** The next envelope of player `index` in `game`, signed on a log whose last line is `head` (line `at − 1`). */
-function envelope(game: TestGame, index: number, seq: number, prev: string, at: number, head: string, body: Record<string, unknown>, overrides: Partial<Envelope> = {}): string {
+function envelope(
+  game: TestGame,
+  index: number,
+  seq: number,
+  prev: string,
+  at: number,
+  head: string,
+  body: Record<string, unknown>,
+  overrides: Partial<Envelope> = {},
+): string {
   return envelopeLine(
     signEnvelope(
       { v: 1, game: game.id, from: game.ids[index]!, seq, prev, at, head, time: 1000 + at, body: body as Envelope['body'], ...overrides },

@@ -155,7 +155,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
           for (const l of batch) {
             const from = (JSON.parse(l.text) as { from: string }).from;
             const a = door.admit(l.text, from);
-            if (!a.ok || a.duplicate || a.line !== l.line) throw new FairtableError('bad_journal', `game ${id}: stored line ${l.line} does not pass the door again`);
+            if (!a.ok || a.duplicate || a.line !== l.line)
+              throw new FairtableError('bad_journal', `game ${id}: stored line ${l.line} does not pass the door again`);
             logHash = l.receipt.log;
           }
           at += batch.length;
@@ -291,7 +292,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     if (g === null) return c.json(failure('unknown_game', 'no such game on this relay'), 404);
     const upTo = g.committed;
     const parts: string[] = [];
-    for (let at = 0; at < upTo; ) {
+    for (let at = 0; at < upTo;) {
       const batch = await store.readLines(id, at, Math.min(1024, upTo - at));
       if (batch.length === 0) break;
       for (const l of batch) parts.push(what(l) + '\n');
@@ -377,7 +378,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       return submit(c, msg.text);
     }
     if (msg.kind === 'sync') {
-      if (typeof msg.from !== 'number' || !Number.isSafeInteger(msg.from) || msg.from < 0) return refuse(c, 'bad_message', 'sync: from must be a non-negative integer');
+      if (typeof msg.from !== 'number' || !Number.isSafeInteger(msg.from) || msg.from < 0)
+        return refuse(c, 'bad_message', 'sync: from must be a non-negative integer');
       return sync(c, msg.from);
     }
     return drop(c, 'bad_message', 'after hello, a client sends {kind: "submit", text} or {kind: "sync", from}');
@@ -449,7 +451,17 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     const g = game;
     wss.handleUpgrade(req, socket, head, (ws) => {
       const now = Date.now();
-      const c: Connection = { ws, game: g, nonce: toHex(randomBytes(32)), who: null, tokens: limits.messageBurst, refilledAt: now, lastHeard: now, helloTimer: null, closed: false };
+      const c: Connection = {
+        ws,
+        game: g,
+        nonce: toHex(randomBytes(32)),
+        who: null,
+        tokens: limits.messageBurst,
+        refilledAt: now,
+        lastHeard: now,
+        helloTimer: null,
+        closed: false,
+      };
       if (closing) return void ws.close(1001, 'shutting down');
       connections.add(c);
       c.helloTimer = setTimeout(() => drop(c, 'hello_timeout', `no valid hello within ${limits.helloTimeoutMs} ms`), limits.helloTimeoutMs);
@@ -489,7 +501,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   idleCheck.unref();
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e) => reject(new FairtableError('connection_failed', `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 8080}: ${e.message}`, { cause: e })));
+    server.once('error', (e) =>
+      reject(new FairtableError('connection_failed', `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 8080}: ${e.message}`, { cause: e })),
+    );
     server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve());
   });
   server.removeAllListeners('error');

@@ -184,7 +184,8 @@ export class RelaySeat {
     }
     const hash = envelopeHash(JSON.parse(text) as Envelope);
     const expected = line === 0 ? firstLogHash(this.game.id, hash) : nextLogHash(this.logHash, hash);
-    if (r.line !== line || r.hash !== hash || r.log !== expected || r.game !== this.game.id) this.problems.push(`line ${line}: the receipt does not match the line or the log`);
+    if (r.line !== line || r.hash !== hash || r.log !== expected || r.game !== this.game.id)
+      this.problems.push(`line ${line}: the receipt does not match the line or the log`);
     this.logHash = expected;
     this.receipts.push(r);
     this.seat.receive(line, text);
