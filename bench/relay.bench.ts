@@ -83,7 +83,10 @@ function makeGame(g: number): Game {
 }
 
 async function startChild(command: string[], ready: (line: string) => string | null): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, command, { stdio: ['pipe', 'pipe', 'inherit'], cwd: root });
+  const child = spawn(process.execPath, [...(process.env.RELAY_BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.RELAY_BENCH_PROF] : []), ...command], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    cwd: root,
+  });
   return new Promise((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });
     let found = false;
@@ -203,6 +206,7 @@ async function main(): Promise<void> {
   const rss = peakRssMiB(relay.child.pid!);
   const metrics = await (await fetch(`${relay.url}/metrics`)).text();
   const stored = /fairtable_relay_lines_accepted_total (\d+)/.exec(metrics)?.[1];
+  const appends = /fairtable_relay_store_append_seconds_count (\d+)/.exec(metrics)?.[1];
   relay.child.kill('SIGTERM');
   await new Promise((r) => relay.child.once('exit', r));
   rmSync(dataDir, { recursive: true, force: true });
@@ -226,7 +230,7 @@ async function main(): Promise<void> {
     return;
   }
   say(
-    `  relay:   ${Math.round(measured.envelopesPerSecond)} envelopes/s accepted, verified, stored and fanned out; p50 ${measured.p50Ms.toFixed(1)} ms, p99 ${measured.p99Ms.toFixed(1)} ms (stored: ${stored})`,
+    `  relay:   ${Math.round(measured.envelopesPerSecond)} envelopes/s accepted, verified, stored and fanned out; p50 ${measured.p50Ms.toFixed(1)} ms, p99 ${measured.p99Ms.toFixed(1)} ms (stored: ${stored}, in ${appends} transactions)`,
   );
   say(
     `  ceiling: ${Math.round(ceiling.envelopesPerSecond)} envelopes/s through a bare ws broadcast; p50 ${ceiling.p50Ms.toFixed(1)} ms, p99 ${ceiling.p99Ms.toFixed(1)} ms`,

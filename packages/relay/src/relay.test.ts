@@ -190,6 +190,29 @@ describe('the relay', () => {
     expect(players[1]!.closed).toBeNull();
   });
 
+  it('drops a connection that does not read what it asks for, and serves the others', async () => {
+    const r = await relay({ limits: { maxOutputBytes: 256 * 1024 } });
+    const g = diceGame(3, 4);
+    await createGame(r.url, g.setupLine);
+    const writer = await WireClient.join(r.url, g, 1);
+    let head = hashOf(g.setupLine);
+    let prev = g.id;
+    for (let n = 1; n <= 40; n++) {
+      const line = envelope(g, 1, n - 1, prev, n, head, { type: 'note', pad: 'x'.repeat(50_000) });
+      writer.send({ kind: 'submit', text: line });
+      expect((await writer.next('accepted')).line).toBe(n);
+      head = prev = hashOf(line);
+    }
+    const reader = await WireClient.join(r.url, g, 2);
+    reader.ws.pause();
+    // Each answer is 2 MB; the client reads none of them.
+    for (let i = 0; i < 20; i++) reader.send({ kind: 'sync', from: 0 });
+    await until(() => r.metrics.dropCount('slow_reader') === 1, 10_000, 'the slow reader to be dropped');
+    writer.messages.length = 0;
+    writer.send({ kind: 'sync', from: 40 });
+    expect((await writer.next('entry')).line).toBe(40);
+  });
+
   it('plays a whole dice game for three seats through the relay; the fetched transcript audits valid', async () => {
     const r = await relay();
     const g = diceGame(3, 5, 3);

@@ -215,7 +215,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
           p.entry.committed = p.line + 1;
           metrics.linesAccepted++;
           send(p.from, { kind: 'accepted', line: p.line, receipt: p.receipt });
-          for (const c of p.entry.connections) if (c.who !== null) send(c, { kind: 'entry', line: p.line, text: p.text, receipt: p.receipt });
+          // One encoding of the entry for all its readers.
+          const entry = JSON.stringify({ kind: 'entry', line: p.line, text: p.text, receipt: p.receipt });
+          for (const c of p.entry.connections) if (c.who !== null) send(c, entry);
         }
       },
       (e: unknown) => {
@@ -319,10 +321,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes * 2, perMessageDeflate: false });
   const connections = new Set<Connection>();
 
+  /** Sends a message (a string is sent as it is: an encoded message shared by several connections). */
   function send(c: Connection, value: unknown, last = false): void {
     if (c.closed && !last) return;
     if (c.ws.readyState !== c.ws.OPEN) return;
-    c.ws.send(JSON.stringify(value));
+    c.ws.send(typeof value === 'string' ? value : JSON.stringify(value));
     if (!last && c.ws.bufferedAmount > limits.maxOutputBytes) {
       drop(c, 'slow_reader', `${c.ws.bufferedAmount} bytes wait to be written to this connection; it does not read what it is sent`);
     }
