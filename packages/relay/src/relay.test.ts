@@ -14,6 +14,8 @@ import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairta
 import { signHello } from '@fairtable/core/order/hello.js';
 import { checkReceipt, firstLogHash, nextLogHash } from '@fairtable/core/order/receipt.js';
 import { startRelay, type Relay, type RelayOptions } from './relay.js';
+import { SqliteStore } from './sqlite-store.js';
+import type { Store } from './store.js';
 import { createGame, diceGame, RelaySeat, until, WireClient, type TestGame } from './test-helpers.js';
 
 const dirs: string[] = [];
@@ -97,6 +99,48 @@ describe('the relay', () => {
     expect(await a.next('entry')).toMatchObject({ line: 0, text: g.setupLine });
     expect(await a.next('entry')).toMatchObject({ line: 1, text: line1 });
     expect((await (await fetch(`${r.url}/games/${g.id}/transcript`)).text()).split('\n')).toEqual([g.setupLine, line1, '']);
+  });
+
+  it('acknowledges and fans out a line only once its append has committed; a failed append acknowledges nothing', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-'));
+    dirs.push(dataDir);
+    const inner = new SqliteStore(dataDir);
+    let gate: { release: () => void; fail: () => void } | null = null;
+    const store: Store = {
+      createGame: (...a) => inner.createGame(...a),
+      readLines: (...a) => inner.readLines(...a),
+      lineCount: (...a) => inner.lineCount(...a),
+      listGames: () => inner.listGames(),
+      relayKey: () => inner.relayKey(),
+      close: () => inner.close(),
+      append: (lines) =>
+        new Promise<void>((resolve, reject) => {
+          gate = { release: () => void inner.append(lines).then(resolve, reject), fail: () => reject(new Error('disk full')) };
+        }),
+    };
+    const failures: unknown[] = [];
+    const r = await relay({ store, onStoreFailure: (e) => failures.push(e) });
+    const g = diceGame(3, 6);
+    await createGame(r.url, g.setupLine);
+    const [a, b] = [await WireClient.join(r.url, g, 0), await WireClient.join(r.url, g, 1)];
+    const h0 = hashOf(g.setupLine);
+    const line1 = envelope(g, 1, 0, g.id, 1, h0, { type: 'note' });
+    b.send({ kind: 'submit', text: line1 });
+    await until(() => gate !== null, 5000, 'the append');
+    await new Promise((res) => setTimeout(res, 200));
+    expect([...a.messages, ...b.messages]).toEqual([]);
+    gate!.release();
+    expect((await b.next('accepted')).line).toBe(1);
+    expect((await a.next('entry')).line).toBe(1);
+    gate = null;
+    const line2 = envelope(g, 0, 1, h0, 2, hashOf(line1), { type: 'note' });
+    a.send({ kind: 'submit', text: line2 });
+    await until(() => gate !== null, 5000, 'the second append');
+    gate!.fail();
+    await until(() => failures.length === 1, 5000, 'the failure to be reported');
+    await new Promise((res) => setTimeout(res, 200));
+    expect(a.messages.filter((m) => m.kind === 'accepted' || (m.kind === 'entry' && m.line === 2))).toEqual([]);
+    expect(await inner.lineCount(g.id)).toBe(2);
   });
 
   it('refuses, with codes and storing nothing: another author, a foreign game, unsigned, malformed, equivocation', async () => {

@@ -27,7 +27,6 @@ import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { verifyHello } from '@fairtable/core/order/hello.js';
 import { firstLogHash, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
-import { readSetupLine } from '@fairtable/core/transcript.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { Metrics } from './metrics.js';
 import { homePage } from './page.js';
@@ -74,6 +73,11 @@ export interface RelayOptions {
   readonly logger?: Logger;
   /** The relay's clock for receipts (ms). */
   readonly clock?: () => number;
+  /**
+   * Called when the store fails to append: the doors are then ahead of the store. The default ends the
+   * process (exit code 70) so that a restart rebuilds every door from what was stored.
+   */
+  readonly onStoreFailure?: (error: unknown) => void;
 }
 
 export interface Relay {
@@ -147,7 +151,6 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         const setup = first[0];
         if (setup === undefined) return null;
         const door = new Door(setup.text, { verify: nativeVerify });
-        const parsed = readSetupLine(setup.text);
         let logHash = setup.receipt.log;
         let at = 1;
         for (;;) {
@@ -166,8 +169,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         return {
           id,
           door,
-          protocol: parsed.setup.protocol,
-          players: parsed.setup.players.map((p) => ({ id: p.id, key: p.key })),
+          protocol: door.checker.setup.protocol,
+          players: door.checker.setup.players.map((p) => ({ id: p.id, key: p.key })),
           log: logHash,
           committed: door.length,
           connections: new Set(),
@@ -224,7 +227,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         // The doors are now ahead of the store: nothing of the batch was acknowledged, and the only safe
         // state is the stored one. The process ends; a restart rebuilds every door from the store.
         log.fatal({ err: e }, 'the store failed to append; stopping so that every door is rebuilt from what is stored');
-        process.exit(70);
+        (options.onStoreFailure ?? (() => process.exit(70)))(e);
       },
     );
     try {
@@ -256,25 +259,25 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       if (closing) return c.json(failure('shutting_down', 'the relay is shutting down'), 503);
       const text = (await c.req.text()).replace(/\r?\n$/, '');
       let door: Door;
-      let parsed: ReturnType<typeof readSetupLine>;
       try {
-        parsed = readSetupLine(text);
+        // The door reads the setup (SPEC §4.1) and checks its creator's signature: one reading, no second.
         door = new Door(text, { verify: nativeVerify });
       } catch (e) {
         const code = e instanceof FairtableError ? e.code : 'bad_setup';
         metrics.refused(code);
         return c.json(failure(code, (e as Error).message), 400);
       }
-      const id = parsed.gameId;
+      const setup = door.checker.setup;
+      const id = door.checker.gameId;
       const hash = door.checker.hashOfLine(0)!;
       const logHash = firstLogHash(id, hash);
-      const created = await store.createGame(id, parsed.setup.protocol, { game: id, line: 0, text, receipt: receipt(id, 0, hash, logHash) });
+      const created = await store.createGame(id, setup.protocol, { game: id, line: 0, text, receipt: receipt(id, 0, hash, logHash) });
       if (!created) {
         const existing = await store.readLines(id, 0, 1);
         if (existing[0]?.text !== text) return c.json(failure('game_exists', `game ${id} exists with another setup line`), 409);
         return c.json({ game: id, relay: publicKey }, 200);
       }
-      log.info({ game: id, protocol: parsed.setup.protocol }, 'game created');
+      log.info({ game: id, protocol: setup.protocol }, 'game created');
       return c.json({ game: id, relay: publicKey }, 201);
     },
   );
@@ -479,7 +482,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       ws.on('error', (e) => {
         const code = (e as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'line_too_long' : 'bad_message';
         metrics.dropped(code);
-        end(c, 1009);
+        end(c, code === 'line_too_long' ? 1009 : 1002);
       });
       ws.on('close', () => end(c, 1000));
       send(c, { kind: 'challenge', nonce: c.nonce, relay: publicKey });
