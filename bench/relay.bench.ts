@@ -207,6 +207,8 @@ async function main(): Promise<void> {
   const metrics = await (await fetch(`${relay.url}/metrics`)).text();
   const stored = /fairtable_relay_lines_accepted_total (\d+)/.exec(metrics)?.[1];
   const appends = /fairtable_relay_store_append_seconds_count (\d+)/.exec(metrics)?.[1];
+  const mib = (name: string): string => (Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1]) / (1 << 20)).toFixed(0);
+  const memoryAfter = `RSS ${mib('process_resident_memory_bytes')} MiB, heap ${mib('nodejs_heap_used_bytes')} MiB, buffers ${mib('nodejs_external_memory_bytes')} MiB`;
   relay.child.kill('SIGTERM');
   await new Promise((r) => relay.child.once('exit', r));
   rmSync(dataDir, { recursive: true, force: true });
@@ -236,7 +238,7 @@ async function main(): Promise<void> {
     `  ceiling: ${Math.round(ceiling.envelopesPerSecond)} envelopes/s through a bare ws broadcast; p50 ${ceiling.p50Ms.toFixed(1)} ms, p99 ${ceiling.p99Ms.toFixed(1)} ms`,
   );
   say(`  ratio:   ${ratio.toFixed(3)}`);
-  say(`  relay memory: peak RSS ${rss.toFixed(0)} MiB (${rssBefore.toFixed(0)} MiB with the games created, before the load)`);
+  say(`  relay memory: peak RSS ${rss.toFixed(0)} MiB (${rssBefore.toFixed(0)} MiB with the games created, before the load); after the load: ${memoryAfter}`);
 }
 
 await main();

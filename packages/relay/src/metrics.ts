@@ -1,7 +1,7 @@
 /**
  * The relay's counters, rendered as Prometheus text for `GET /metrics` (docs/spec/relay.md §3, §5):
  * connections, games, lines accepted, refusals and dropped connections by code, and the latency of
- * store appends as a histogram.
+ * store appends as a histogram, and the process's memory.
  */
 
 const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -63,6 +63,12 @@ export class Metrics {
       `${h}_bucket{le="+Inf"} ${this.flushCount}`,
       `${h}_sum ${this.flushSeconds}`,
       `${h}_count ${this.flushCount}`,
+    ]);
+    const memory = process.memoryUsage();
+    metric('process_resident_memory_bytes', 'gauge', 'Resident memory of the relay process.', [`process_resident_memory_bytes ${memory.rss}`]);
+    metric('nodejs_heap_used_bytes', 'gauge', 'JavaScript heap in use.', [`nodejs_heap_used_bytes ${memory.heapUsed}`]);
+    metric('nodejs_external_memory_bytes', 'gauge', 'Memory held outside the heap (buffers).', [
+      `nodejs_external_memory_bytes ${memory.external + memory.arrayBuffers}`,
     ]);
     metric('fairtable_relay_store_appended_lines_total', 'counter', 'Lines written by store appends.', [
       `fairtable_relay_store_appended_lines_total ${this.flushedLines}`,

@@ -143,6 +143,35 @@ describe('the relay', () => {
     expect(await inner.lineCount(g.id)).toBe(2);
   });
 
+  it('lets a game nobody is connected to leave memory, and rebuilds its door from the store when it is asked for', async () => {
+    const r = await relay({ limits: { unloadAfterMs: 100 } });
+    const g = diceGame(3, 8);
+    await createGame(r.url, g.setupLine);
+    const b = await WireClient.join(r.url, g, 1);
+    const line1 = envelope(g, 1, 0, g.id, 1, hashOf(g.setupLine), { type: 'note' });
+    b.send({ kind: 'submit', text: line1 });
+    await b.next('accepted');
+    const loaded = async (): Promise<string> => /fairtable_relay_games_loaded (\d+)/.exec(await (await fetch(`${r.url}/metrics`)).text())![1]!;
+    expect(await loaded()).toBe('1');
+    b.close();
+    await b.waitClosed();
+    await new Promise((res) => setTimeout(res, 400));
+    expect(await loaded()).toBe('0');
+    const again = await WireClient.join(r.url, g, 1);
+    expect(await loaded()).toBe('1');
+    // The rebuilt door knows line 1: the same line is a resend, another at its place an equivocation.
+    again.send({ kind: 'submit', text: line1 });
+    expect((await again.next('accepted')).line).toBe(1);
+    again.send({ kind: 'submit', text: envelope(g, 1, 0, g.id, 1, hashOf(g.setupLine), { type: 'other' }) });
+    expect((await again.next('refused')).code).toBe('equivocation');
+    const line2 = envelope(g, 1, 1, hashOf(line1), 2, hashOf(line1), { type: 'note' });
+    again.send({ kind: 'submit', text: line2 });
+    const accepted = await again.next('accepted');
+    expect(checkReceipt(accepted.receipt, fromHex(r.publicKey)).log).toBe(
+      nextLogHash(nextLogHash(firstLogHash(g.id, hashOf(g.setupLine)), hashOf(line1)), hashOf(line2)),
+    );
+  });
+
   it('refuses, with codes and storing nothing: another author, a foreign game, unsigned, malformed, equivocation', async () => {
     const r = await relay();
     const g = diceGame(3);

@@ -49,6 +49,8 @@ export interface RelayLimits {
   readonly idleMs: number;
   /** Lines one `sync` answer carries at most. */
   readonly syncBatch: number;
+  /** A game with no connection and nothing waiting to be stored leaves memory after this long (it is rebuilt from the store when asked for). */
+  readonly unloadAfterMs: number;
 }
 
 export const DEFAULT_LIMITS: RelayLimits = {
@@ -60,6 +62,7 @@ export const DEFAULT_LIMITS: RelayLimits = {
   maxOutputBytes: 8 << 20,
   idleMs: 120_000,
   syncBatch: 256,
+  unloadAfterMs: 60_000,
 };
 
 export interface RelayOptions {
@@ -100,6 +103,11 @@ interface Game {
   log: string;
   /** Lines committed to the store (the log a reader is shown). */
   committed: number;
+  /** Lines admitted and not yet stored. */
+  unstored: number;
+  unloadTimer: NodeJS.Timeout | null;
+  /** Out of memory: a connection that finds it so must load the game again. */
+  unloaded: boolean;
   readonly connections: Set<Connection>;
 }
 
@@ -137,6 +145,27 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const metrics = new Metrics();
   const games = new Map<string, Promise<Game | null>>();
   let loadedGames = 0;
+
+  /**
+   * A game's door holds its log's index in memory; one nobody is connected to leaves memory after
+   * `unloadAfterMs`, so memory follows the games being played, not every game ever hosted.
+   */
+  function unloadLater(g: Game): void {
+    if (g.unloadTimer !== null) clearTimeout(g.unloadTimer);
+    g.unloadTimer = setTimeout(() => {
+      g.unloadTimer = null;
+      if (g.connections.size > 0) return;
+      if (g.unstored > 0) return unloadLater(g);
+      void games.get(g.id)?.then((held) => {
+        if (held === g && g.connections.size === 0 && g.unstored === 0) {
+          games.delete(g.id);
+          g.unloaded = true;
+          loadedGames--;
+        }
+      });
+    }, limits.unloadAfterMs);
+    g.unloadTimer.unref();
+  }
   let closing = false;
 
   const receipt = (game: string, line: number, hash: string, logHash: string): Receipt =>
@@ -166,15 +195,20 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
           if (batch.length < 1024) break;
         }
         loadedGames++;
-        return {
+        const game: Game = {
           id,
           door,
           protocol: door.checker.setup.protocol,
           players: door.checker.setup.players.map((p) => ({ id: p.id, key: p.key })),
           log: logHash,
           committed: door.length,
+          unstored: 0,
+          unloadTimer: null,
+          unloaded: false,
           connections: new Set(),
         };
+        unloadLater(game);
+        return game;
       })();
       games.set(id, found);
       // A game the store does not hold is not remembered: the map holds only games that exist.
@@ -216,6 +250,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         metrics.storeFlush((performance.now() - started) / 1000, batch.length);
         for (const p of batch) {
           p.entry.committed = p.line + 1;
+          p.entry.unstored--;
           metrics.linesAccepted++;
           send(p.from, { kind: 'accepted', line: p.line, receipt: p.receipt });
           // One encoding of the entry for all its readers.
@@ -348,6 +383,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     if (c.helloTimer !== null) clearTimeout(c.helloTimer);
     connections.delete(c);
     c.game.connections.delete(c);
+    if (c.game.connections.size === 0) unloadLater(c.game);
     c.ws.close(status, reason);
     // A peer that never answers the close handshake is cut off.
     setTimeout(() => c.ws.terminate(), 2000).unref();
@@ -401,7 +437,6 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     if (c.helloTimer !== null) clearTimeout(c.helloTimer);
     c.helloTimer = null;
     c.who = id as string;
-    c.game.connections.add(c);
     send(c, { kind: 'welcome', lines: c.game.committed });
   }
 
@@ -415,6 +450,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       return;
     }
     g.log = nextLogHash(g.log, a.hash);
+    g.unstored++;
     pending.push({ game: g.id, line: a.line, text, receipt: receipt(g.id, a.line, a.hash, g.log), from: c, entry: g });
     schedule();
   }
@@ -469,7 +505,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         closed: false,
       };
       if (closing) return void ws.close(1001, 'shutting down');
+      // The game left memory while this upgrade was under way: one door per game, so the client comes again.
+      if (g.unloaded) return void ws.close(1013, 'try again');
       connections.add(c);
+      // Every connection of the game, with or without a hello, keeps the game in memory; entries go only to those with one.
+      g.connections.add(c);
       c.helloTimer = setTimeout(() => drop(c, 'hello_timeout', `no valid hello within ${limits.helloTimeoutMs} ms`), limits.helloTimeoutMs);
       ws.on('message', (data, isBinary) => {
         onMessage(c, data, isBinary).catch((e: unknown) => {
