@@ -57,6 +57,31 @@ beforeAll(() => {
 
 type Check = (r: Result) => void;
 
+/**
+ * Runs a command that starts a relay (any free port, through PORT=0), checks that it answers /health,
+ * stops it with SIGTERM and expects a clean exit.
+ */
+async function serveBriefly(command: string): Promise<void> {
+  const child = spawn('bash', ['-c', command], {
+    cwd: dir,
+    detached: true,
+    env: { ...process.env, PORT: '0', PATH: `${bin}:${process.env.PATH ?? ''}` },
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /"port":(\d+)[^\n]*"msg":"relay listening"/.exec(out);
+      if (m) resolve(`http://127.0.0.1:${m[1]}`);
+    });
+    child.on('close', (code) => reject(new Error(`${command} exited (${code}) before listening: ${out}`)));
+  });
+  expect(await (await fetch(`${url}/health`)).json()).toEqual({ ok: true });
+  const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+  process.kill(-child.pid!, 'SIGTERM');
+  expect(await closed).toBe(0);
+}
+
 const exits =
   (code: number, more?: Check): Check =>
   (r) => {
@@ -68,7 +93,9 @@ const exits =
 const EXPECT: [RegExp, Check | 'skip'][] = [
   // The whole suite: this test is part of it.
   [/^npm ci && npm test\b/, 'skip'],
-  [/^npm ci && npm start\b/, exits(0, (r) => expect(r.out).toMatch(/cheater game[\s\S]*audit: \S+ by p1 /))],
+  // `npm start` and `fairtable relay` serve until stopped: run by `serveBriefly` below.
+  [/^npm ci && npm start\b|^npx fairtable relay\b/, 'skip'],
+  [/^npx fairtable demo\b/, exits(0, (r) => expect(r.out).toMatch(/cheater game[\s\S]*audit: \S+ by p1 /))],
   [/ keygen --name \w+ .*> \S+\.pub\.json/, exits(0)],
   [/ simulate dice .*--cheat wrong-opening --cheater p2/, exits(0)],
   [/ audit cheat\.jsonl$|audit cheat\.jsonl\s+#/, exits(1, (r) => expect(r.out).toMatch(/commit_mismatch\s+p2/))],
@@ -171,16 +198,22 @@ describe('README.md', () => {
         ran.push(command);
         continue;
       }
+      if (command.startsWith('npm ci && npm start') || command.startsWith('npx fairtable relay')) {
+        // npm start is `fairtable relay` in the repository; here the built command stands for it.
+        await serveBriefly(command.startsWith('npm') ? 'npx fairtable relay --data ./start-data' : command);
+        ran.push(command);
+        continue;
+      }
       const entry = EXPECT.find(([pattern]) => pattern.test(command));
       expect(entry, `README command with no expectation in this test: ${command}`).toBeDefined();
       const check = entry![1];
       if (check === 'skip') continue;
-      if (command.startsWith('npm ci && npm start')) check(await bash(`npx fairtable demo --dir .`));
-      else check(await bash(command));
+      check(await bash(command));
       const pub = / keygen --name (\w+) .*> (\S+)/.exec(command);
       if (pub) expect(JSON.parse(readFileSync(join(dir, pub[2]!), 'utf8'))).toMatchObject({ name: pub[1], publicKey: expect.stringMatching(/^[0-9a-f]{64}$/) });
       ran.push(command);
     }
     expect(ran.some((c) => c.includes('--resume'))).toBe(true);
+    expect(ran.some((c) => c.startsWith('npx fairtable relay'))).toBe(true);
   }, 240_000);
 });

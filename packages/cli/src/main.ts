@@ -19,6 +19,7 @@ import { register as registerMail } from './commands/mail.js';
 import { register as registerPlay } from './commands/play.js';
 import { register as registerFetch } from './commands/fetch.js';
 import { register as registerPgp } from './commands/pgp.js';
+import { register as registerRelay } from './commands/relay.js';
 
 // Node's SHA-256 gives the same bytes as noble's, faster (packages/node/src/native-hash.ts).
 useNativeSha256();
@@ -44,6 +45,7 @@ registerMail(program);
 registerPlay(program);
 registerFetch(program);
 registerPgp(program);
+registerRelay(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const e = error as { code?: string; message?: string };

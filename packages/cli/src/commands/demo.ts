@@ -1,5 +1,5 @@
 /**
- * `fairtable demo`: what `npm start` runs until the relay exists. Plays a
+ * `fairtable demo`: a local demonstration with no network. Plays a
  * two-player Monopoly (chance parts) on the in-memory network, honestly and
  * then with a cheater, writes both transcripts and audits them.
  */

@@ -1,0 +1,277 @@
+/**
+ * `npm run bench:relay [-- --json] [--games G] [--players P] [--envelopes E]`: the relay's throughput and
+ * latency (docs/spec/relay.md). The relay runs as `fairtable relay` in its own process on a fresh data
+ * directory; this process is the load: G games of P players (default 1,000 × 4), one WebSocket each,
+ * every envelope signed before the clock starts. In each game the players take turns: player n mod P
+ * submits line n when line n − 1 reaches it, so every game has one envelope in flight and the relay sees
+ * G at once. Measured: envelopes accepted, verified, stored and fanned out a second (first submission to
+ * last delivery), and the p99 of submit-to-delivery (the submission to the entry reaching the next
+ * player). The same load against a bare `ws` broadcast server (bench/lib/ws-broadcast-server.ts: no
+ * verification, no storage) is the ceiling. The relay's peak RSS is read from /proc.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+import { toHex } from '@fairtable/core/bytes.js';
+import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
+import { generateKeyPair, type KeyPair } from '@fairtable/core/identity.js';
+import { signHello } from '@fairtable/core/order/hello.js';
+import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
+import { nativeSign } from '@fairtable/node/native-verify.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string, fallback: number): number => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : fallback;
+};
+const json = args.includes('--json');
+const GAMES = flag('games', 1000);
+const PLAYERS = flag('players', 4);
+const ENVELOPES = flag('envelopes', 24);
+const say = (text: string): void => {
+  if (!json) process.stdout.write(text + '\n');
+};
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = join(root, 'packages/cli/dist/main.js');
+const ceilingScript = join(root, 'bench/lib/ws-broadcast-server.ts');
+
+interface Game {
+  readonly id: string;
+  readonly setupLine: string;
+  /** lines[n] for n ≥ 1: the envelope line player n mod P submits. */
+  readonly lines: string[];
+}
+
+const keys: KeyPair[] = Array.from({ length: PLAYERS }, (_, i) => generateKeyPair(new Uint8Array(32).fill(i + 1)));
+const ids = keys.map((_, i) => `p${i}`);
+
+function makeGame(g: number): Game {
+  const nonce = new Uint8Array(32);
+  new DataView(nonce.buffer).setUint32(0, g);
+  const setup: GameSetup = {
+    protocol: 'chain',
+    game: 'dice',
+    params: { timeoutMs: 600_000 },
+    players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
+    nonce: toHex(nonce),
+    created: Date.now(),
+  };
+  const id = gameIdOf(setup);
+  const setupEnvelope = createSetupEnvelope(setup, ids[0]!, keys[0]!);
+  const setupLine = envelopeLine(setupEnvelope);
+  const lines = [setupLine];
+  const last = ids.map(() => ({ seq: 0, prev: id }));
+  last[0] = { seq: 1, prev: envelopeHash(setupEnvelope) };
+  let head = envelopeHash(setupEnvelope);
+  for (let n = 1; n <= ENVELOPES; n++) {
+    const p = n % PLAYERS;
+    const e: Envelope = signEnvelope(
+      { v: 1, game: id, from: ids[p]!, seq: last[p]!.seq, prev: last[p]!.prev, at: n, head, time: setup.created + n, body: { type: 'note', n } },
+      keys[p]!.secretKey,
+      nativeSign,
+    );
+    head = envelopeHash(e);
+    last[p] = { seq: last[p]!.seq + 1, prev: head };
+    lines.push(envelopeLine(e));
+  }
+  return { id, setupLine, lines };
+}
+
+async function startChild(command: string[], ready: (line: string) => string | null): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [...(process.env.RELAY_BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.RELAY_BENCH_PROF] : []), ...command], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    cwd: root,
+  });
+  return new Promise((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    let found = false;
+    rl.on('line', (text) => {
+      if (found) return;
+      const url = ready(text);
+      if (url !== null) {
+        found = true;
+        resolve({ child, url });
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`${command.join(' ')} exited (${code}) before listening`)));
+  });
+}
+
+function peakRssMiB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = /VmHWM:\s+(\d+)/.exec(status);
+  return kb === null ? NaN : Number(kb[1]) / 1024;
+}
+
+/** `{"kind":"entry","line":N,…`: the line number without parsing the whole message. */
+function entryLine(text: string): number {
+  if (!text.startsWith('{"kind":"entry","line":')) return -1;
+  const start = 23;
+  const end = text.indexOf(',', start);
+  return Number(text.slice(start, end));
+}
+
+interface Result {
+  readonly envelopesPerSecond: number;
+  readonly p99Ms: number;
+  readonly p50Ms: number;
+  readonly delivered: number;
+}
+
+/** Plays every game to its last envelope against `url` (the ceiling answers no challenge, only `welcome`). */
+async function load(url: string, games: readonly Game[], rate = 0): Promise<Result> {
+  const sockets: WebSocket[][] = [];
+  const sentAt: Float64Array[] = games.map(() => new Float64Array(ENVELOPES + 1));
+  const latencies = new Float64Array(games.length * ENVELOPES);
+  let measured = 0;
+  let done = 0;
+  let started = false;
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((r) => (finish = r));
+  // Paced (rate > 0): a game whose turn has come waits for the pacer, which lets `rate` envelopes a
+  // second through in arrival order; unpaced, it submits at once (every game always has one in flight).
+  const ready: [number, number][] = [];
+  let allowance = 0;
+  let pacedAt = 0;
+  const pace = (): void => {
+    const now = performance.now();
+    allowance = Math.min(allowance + ((now - pacedAt) * rate) / 1000, Math.max(1, rate / 50));
+    pacedAt = now;
+    while (allowance >= 1 && ready.length > 0) {
+      allowance--;
+      const [g, n] = ready.shift()!;
+      submit(g, n);
+    }
+  };
+  const turn = (g: number, n: number): void => {
+    if (rate === 0) submit(g, n);
+    else ready.push([g, n]);
+  };
+  const submit = (g: number, n: number): void => {
+    sentAt[g]![n] = performance.now();
+    sockets[g]![n % PLAYERS]!.send(JSON.stringify({ kind: 'submit', text: games[g]!.lines[n] }));
+  };
+  // Open every connection (and say hello) before the clock starts, a few hundred at a time.
+  const open = (g: number, p: number): Promise<WebSocket> =>
+    new Promise((resolve, reject) => {
+      const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/games/${games[g]!.id}/ws`, { perMessageDeflate: false });
+      ws.once('error', reject);
+      ws.on('message', (data) => {
+        const text = data.toString();
+        if (!started) {
+          const m = JSON.parse(text) as { kind: string; nonce?: string };
+          if (m.kind === 'challenge')
+            ws.send(JSON.stringify({ kind: 'hello', id: ids[p], sig: signHello(games[g]!.id, m.nonce!, keys[p]!.secretKey, nativeSign) }));
+          else if (m.kind === 'welcome') resolve(ws);
+          return;
+        }
+        const line = entryLine(text);
+        // The player whose turn comes next acts on the entry before it; the others only receive.
+        if (line < 1 || (line + 1) % PLAYERS !== p) return;
+        latencies[measured++] = performance.now() - sentAt[g]![line]!;
+        if (line === ENVELOPES) {
+          if (++done === games.length) finish();
+        } else turn(g, line + 1);
+      });
+    });
+  for (let g = 0; g < games.length; g += 100) {
+    const batch = games.slice(g, g + 100).map((_, k) => Promise.all(ids.map((_, p) => open(g + k, p))));
+    sockets.push(...(await Promise.all(batch)));
+  }
+  started = true;
+  const t0 = performance.now();
+  pacedAt = t0;
+  const pacer = rate === 0 ? null : setInterval(pace, 2);
+  for (let g = 0; g < games.length; g++) turn(g, 1);
+  await finished;
+  if (pacer !== null) clearInterval(pacer);
+  const seconds = (performance.now() - t0) / 1000;
+  for (const row of sockets) for (const ws of row) ws.terminate();
+  const sorted = Array.from(latencies.subarray(0, measured)).sort((a, b) => a - b);
+  return {
+    envelopesPerSecond: (games.length * ENVELOPES) / seconds,
+    p99Ms: sorted[Math.floor(sorted.length * 0.99)]!,
+    p50Ms: sorted[Math.floor(sorted.length * 0.5)]!,
+    delivered: measured,
+  };
+}
+
+async function main(): Promise<void> {
+  say(`relay bench: ${GAMES} games × ${PLAYERS} players, ${ENVELOPES} envelopes a game (${GAMES * ENVELOPES} in all)`);
+  let t = performance.now();
+  const games = Array.from({ length: GAMES }, (_, g) => makeGame(g));
+  const pacedGames = Array.from({ length: GAMES }, (_, g) => makeGame(GAMES + g));
+  say(`  signed ${2 * GAMES * (ENVELOPES + 1)} envelopes in ${((performance.now() - t) / 1000).toFixed(1)} s (before the clock)`);
+
+  const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-bench-'));
+  const relay = await startChild([cli, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], (line) => {
+    const log = JSON.parse(line) as { msg?: string; port?: number };
+    return log.msg === 'relay listening' ? `http://127.0.0.1:${log.port}` : null;
+  });
+  relay.child.stdout!.resume();
+  t = performance.now();
+  const all = [...games, ...pacedGames];
+  for (let g = 0; g < all.length; g += 50) {
+    await Promise.all(
+      all.slice(g, g + 50).map(async (game) => {
+        const res = await fetch(`${relay.url}/games`, { method: 'POST', body: game.setupLine });
+        if (res.status !== 201) throw new Error(`POST /games answered ${res.status}: ${await res.text()}`);
+      }),
+    );
+  }
+  say(`  created ${all.length} games in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  const rssBefore = peakRssMiB(relay.child.pid!);
+  const measured = await load(relay.url, games);
+  // Latency is measured apart, at half the throughput just measured: at saturation every game has an
+  // envelope in flight and latency is only the queue (games ÷ throughput).
+  const pacedRate = Math.round(measured.envelopesPerSecond / 2);
+  const paced = await load(relay.url, pacedGames, pacedRate);
+  const rss = peakRssMiB(relay.child.pid!);
+  const metrics = await (await fetch(`${relay.url}/metrics`)).text();
+  const stored = /fairtable_relay_lines_accepted_total (\d+)/.exec(metrics)?.[1];
+  const appends = /fairtable_relay_store_append_seconds_count (\d+)/.exec(metrics)?.[1];
+  const mib = (name: string): string => (Number(new RegExp(`^${name} (\\d+)`, 'm').exec(metrics)?.[1]) / (1 << 20)).toFixed(0);
+  const memoryAfter = `RSS ${mib('process_resident_memory_bytes')} MiB, heap ${mib('nodejs_heap_used_bytes')} MiB, buffers ${mib('nodejs_external_memory_bytes')} MiB`;
+  relay.child.kill('SIGTERM');
+  await new Promise((r) => relay.child.once('exit', r));
+  rmSync(dataDir, { recursive: true, force: true });
+
+  const ceilingServer = await startChild(['--import', 'tsx', ceilingScript], (line) => `http://127.0.0.1:${line.trim()}`);
+  const ceiling = await load(ceilingServer.url, games);
+  ceilingServer.child.stdin!.end();
+  await new Promise((r) => ceilingServer.child.once('exit', r));
+
+  const ratio = measured.envelopesPerSecond / ceiling.envelopesPerSecond;
+  if (json) {
+    process.stdout.write(
+      JSON.stringify({
+        envelopesPerSecond: Math.round(measured.envelopesPerSecond),
+        p99Ms: Number(paced.p99Ms.toFixed(1)),
+        p99AtRate: pacedRate,
+        p99AtSaturationMs: Number(measured.p99Ms.toFixed(1)),
+        ceilingEnvelopesPerSecond: Math.round(ceiling.envelopesPerSecond),
+        ratio: Number(ratio.toFixed(3)),
+        relayPeakRssMiB: Math.round(rss),
+      }) + '\n',
+    );
+    return;
+  }
+  say(
+    `  relay:   ${Math.round(measured.envelopesPerSecond)} envelopes/s accepted, verified, stored and fanned out; p50 ${measured.p50Ms.toFixed(1)} ms, p99 ${measured.p99Ms.toFixed(1)} ms (stored: ${stored}, in ${appends} transactions)`,
+  );
+  say(
+    `  relay paced at ${pacedRate} envelopes/s offered: ${Math.round(paced.envelopesPerSecond)} envelopes/s, p50 ${paced.p50Ms.toFixed(1)} ms, p99 ${paced.p99Ms.toFixed(1)} ms`,
+  );
+  say(
+    `  ceiling: ${Math.round(ceiling.envelopesPerSecond)} envelopes/s through a bare ws broadcast; p50 ${ceiling.p50Ms.toFixed(1)} ms, p99 ${ceiling.p99Ms.toFixed(1)} ms`,
+  );
+  say(`  ratio:   ${ratio.toFixed(3)}`);
+  say(`  relay memory: peak RSS ${rss.toFixed(0)} MiB (${rssBefore.toFixed(0)} MiB with the games created, before the load); after the load: ${memoryAfter}`);
+}
+
+await main();

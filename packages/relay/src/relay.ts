@@ -1,0 +1,587 @@
+/**
+ * The relay (docs/spec/relay.md): an untrusted orderer on the network. HTTP routes (hono) create games
+ * and serve their transcripts and receipts; a WebSocket per connection (ws) carries the challenge-signed
+ * hello (SPEC §10.4), submissions, fan-out and sync (relay.md §3). Each game has a core `Door` (SPEC
+ * §10.1), rebuilt from the store the first time the game is asked for, and the running log hash its
+ * receipts carry (relay.md §2). It runs no game logic.
+ *
+ * Durability before acknowledgement: a line the door admits gets its number, its log hash and its signed
+ * receipt at once, but it is sent to no one until the store has committed it. Every line admitted during
+ * one turn of the event loop goes to the store in one `append` (one transaction), then is acknowledged
+ * (`accepted`) and fanned out (`entry`) in log order.
+ *
+ * Hostile clients (relay.md §5): frame size, a message rate per connection, a hello deadline, a cap on
+ * connections, a bound on what waits to be written to a connection, an idle timeout; every bad frame gets
+ * a coded `refused` or `error`, and nothing a client sends can throw out of the relay.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { createAdaptorServer } from '@hono/node-server';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { pino, type Logger } from 'pino';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { fromHex, isHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
+import { Door } from '@fairtable/core/door.js';
+import { FairtableError } from '@fairtable/core/errors.js';
+import { generateKeyPair } from '@fairtable/core/identity.js';
+import { verifyHello } from '@fairtable/core/order/hello.js';
+import { firstLogHash, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+import { Metrics } from './metrics.js';
+import { homePage } from './page.js';
+import { SqliteStore } from './sqlite-store.js';
+import type { LineToStore, Store } from './store.js';
+
+export interface RelayLimits {
+  /** Longest frame (and line) taken from a client, bytes; a longer one is answered `line_too_long` and the connection closed. */
+  readonly maxFrameBytes: number;
+  /** Time a new connection has to send a valid hello. */
+  readonly helloTimeoutMs: number;
+  /** Open WebSocket connections at once; when full, the oldest without a hello gives way, or the newcomer is refused. */
+  readonly maxConnections: number;
+  /** Sustained messages a second from one connection, and the burst above it. */
+  readonly messagesPerSecond: number;
+  readonly messageBurst: number;
+  /** Output waiting for a connection above which it is dropped (`slow_reader`). */
+  readonly maxOutputBytes: number;
+  /** A connection that sends nothing (not even a pong) for this long is closed. */
+  readonly idleMs: number;
+  /** Lines one `sync` answer carries at most. */
+  readonly syncBatch: number;
+  /** A game with no connection and nothing waiting to be stored leaves memory after this long (it is rebuilt from the store when asked for). */
+  readonly unloadAfterMs: number;
+}
+
+export const DEFAULT_LIMITS: RelayLimits = {
+  maxFrameBytes: 1 << 20,
+  helloTimeoutMs: 10_000,
+  maxConnections: 10_000,
+  messagesPerSecond: 200,
+  messageBurst: 400,
+  maxOutputBytes: 8 << 20,
+  idleMs: 120_000,
+  syncBatch: 256,
+  unloadAfterMs: 60_000,
+};
+
+export interface RelayOptions {
+  readonly host?: string;
+  /** 0: any free port. */
+  readonly port?: number;
+  /** Where the SQLite store and the relay's key live (default ./data); ignored when `store` is given. */
+  readonly dataDir?: string;
+  readonly store?: Store;
+  readonly limits?: Partial<RelayLimits>;
+  readonly logger?: Logger;
+  /** The relay's clock for receipts (ms). */
+  readonly clock?: () => number;
+  /**
+   * Called when the store fails to append: the doors are then ahead of the store. The default ends the
+   * process (exit code 70) so that a restart rebuilds every door from what was stored.
+   */
+  readonly onStoreFailure?: (error: unknown) => void;
+}
+
+export interface Relay {
+  readonly port: number;
+  readonly url: string;
+  /** The relay's public key, hex. */
+  readonly publicKey: string;
+  readonly metrics: Metrics;
+  /** Stops accepting, stores and acknowledges what was admitted, closes every connection and the store. */
+  close(): Promise<void>;
+}
+
+/** A game as the relay holds it in memory. */
+interface Game {
+  readonly id: string;
+  readonly door: Door;
+  readonly protocol: string;
+  readonly players: readonly { readonly id: string; readonly key: string }[];
+  /** L_n of the last admitted line. */
+  log: string;
+  /** Lines committed to the store (the log a reader is shown). */
+  committed: number;
+  /** Lines admitted and not yet stored. */
+  unstored: number;
+  unloadTimer: NodeJS.Timeout | null;
+  /** Out of memory: a connection that finds it so must load the game again. */
+  unloaded: boolean;
+  readonly connections: Set<Connection>;
+}
+
+interface Connection {
+  readonly ws: WebSocket;
+  readonly game: Game;
+  readonly nonce: string;
+  who: string | null;
+  tokens: number;
+  refilledAt: number;
+  lastHeard: number;
+  helloTimer: NodeJS.Timeout | null;
+  closed: boolean;
+}
+
+interface Pending extends LineToStore {
+  readonly from: Connection;
+  readonly entry: Game;
+}
+
+/** A coded HTTP error body. */
+const failure = (code: string, message: string) => ({ error: { code, message } });
+
+function plainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
+  const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const log = options.logger ?? pino({ name: 'fairtable-relay' });
+  const clock = options.clock ?? Date.now;
+  const store = options.store ?? new SqliteStore(options.dataDir ?? './data');
+  const secretKey = await store.relayKey();
+  const publicKey = toHex(generateKeyPair(secretKey).publicKey);
+  const metrics = new Metrics();
+  const games = new Map<string, Promise<Game | null>>();
+  let loadedGames = 0;
+
+  /**
+   * A game's door holds its log's index in memory; one nobody is connected to leaves memory after
+   * `unloadAfterMs`, so memory follows the games being played, not every game ever hosted.
+   */
+  function unloadLater(g: Game): void {
+    if (g.unloadTimer !== null) clearTimeout(g.unloadTimer);
+    g.unloadTimer = setTimeout(() => {
+      g.unloadTimer = null;
+      if (g.connections.size > 0) return;
+      if (g.unstored > 0) return unloadLater(g);
+      void games.get(g.id)?.then((held) => {
+        if (held === g && g.connections.size === 0 && g.unstored === 0) {
+          games.delete(g.id);
+          g.unloaded = true;
+          loadedGames--;
+        }
+      });
+    }, limits.unloadAfterMs);
+    g.unloadTimer.unref();
+  }
+  let closing = false;
+
+  const receipt = (game: string, line: number, hash: string, logHash: string): Receipt =>
+    signReceipt({ v: 1, game, line, hash, log: logHash, time: clock() }, secretKey, nativeSign);
+
+  /** The game, from memory or rebuilt from the store (every stored line passes the door again). */
+  function loadGame(id: string): Promise<Game | null> {
+    let found = games.get(id);
+    if (found === undefined) {
+      found = (async (): Promise<Game | null> => {
+        const first = await store.readLines(id, 0, 1);
+        const setup = first[0];
+        if (setup === undefined) return null;
+        const door = new Door(setup.text, { verify: nativeVerify });
+        let logHash = setup.receipt.log;
+        let at = 1;
+        for (;;) {
+          const batch = await store.readLines(id, at, 1024);
+          for (const l of batch) {
+            const from = (JSON.parse(l.text) as { from: string }).from;
+            const a = door.admit(l.text, from);
+            if (!a.ok || a.duplicate || a.line !== l.line)
+              throw new FairtableError('bad_journal', `game ${id}: stored line ${l.line} does not pass the door again`);
+            logHash = l.receipt.log;
+          }
+          at += batch.length;
+          if (batch.length < 1024) break;
+        }
+        loadedGames++;
+        const game: Game = {
+          id,
+          door,
+          protocol: door.checker.setup.protocol,
+          players: door.checker.setup.players.map((p) => ({ id: p.id, key: p.key })),
+          log: logHash,
+          committed: door.length,
+          unstored: 0,
+          unloadTimer: null,
+          unloaded: false,
+          connections: new Set(),
+        };
+        unloadLater(game);
+        return game;
+      })();
+      games.set(id, found);
+      // A game the store does not hold is not remembered: the map holds only games that exist.
+      void found.then(
+        (g) => {
+          if (g === null) games.delete(id);
+        },
+        () => games.delete(id),
+      );
+    }
+    return found;
+  }
+
+  // -------------------------------------------------------------------------
+  // Writes: one transaction per turn of the event loop.
+  // -------------------------------------------------------------------------
+  let pending: Pending[] = [];
+  let flushing: Promise<void> | null = null;
+  let scheduled = false;
+
+  function schedule(): void {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      void flush();
+    });
+  }
+
+  async function flush(): Promise<void> {
+    // One append at a time keeps the lines of each game in log order across batches.
+    while (flushing !== null) await flushing;
+    if (pending.length === 0) return;
+    const batch = pending;
+    pending = [];
+    const started = performance.now();
+    flushing = store.append(batch).then(
+      () => {
+        metrics.storeFlush((performance.now() - started) / 1000, batch.length);
+        for (const p of batch) {
+          p.entry.committed = p.line + 1;
+          p.entry.unstored--;
+          metrics.linesAccepted++;
+          send(p.from, { kind: 'accepted', line: p.line, receipt: p.receipt });
+          // One encoding of the entry for all its readers.
+          const entry = JSON.stringify({ kind: 'entry', line: p.line, text: p.text, receipt: p.receipt });
+          for (const c of p.entry.connections) if (c.who !== null) send(c, entry);
+        }
+      },
+      (e: unknown) => {
+        // The doors are now ahead of the store: nothing of the batch was acknowledged, and the only safe
+        // state is the stored one. The process ends; a restart rebuilds every door from the store.
+        log.fatal({ err: e }, 'the store failed to append; stopping so that every door is rebuilt from what is stored');
+        (options.onStoreFailure ?? (() => process.exit(70)))(e);
+      },
+    );
+    try {
+      await flushing;
+    } finally {
+      flushing = null;
+    }
+  }
+
+  // -------------------------------------------------------------------------
+  // HTTP.
+  // -------------------------------------------------------------------------
+  const app = new Hono();
+  app.onError((e, c) => {
+    if (e instanceof FairtableError) return c.json(failure(e.code, e.message), 400);
+    log.error({ err: e }, 'request failed');
+    return c.json(failure('internal', 'the relay could not answer this request'), 500);
+  });
+  app.notFound((c) => c.json(failure('not_found', `no such route: ${c.req.method} ${c.req.path}`), 404));
+  app.get('/', (c) => c.html(homePage(publicKey)));
+  app.get('/health', (c) => c.json({ ok: !closing }, closing ? 503 : 200));
+  app.get('/metrics', (c) =>
+    c.text(metrics.render({ connections: connections.size, games: loadedGames }), 200, { 'content-type': 'text/plain; version=0.0.4' }),
+  );
+  app.post(
+    '/games',
+    bodyLimit({ maxSize: limits.maxFrameBytes, onError: (c) => c.json(failure('line_too_long', `the setup line is over ${limits.maxFrameBytes} bytes`), 413) }),
+    async (c) => {
+      if (closing) return c.json(failure('shutting_down', 'the relay is shutting down'), 503);
+      const text = (await c.req.text()).replace(/\r?\n$/, '');
+      let door: Door;
+      try {
+        // The door reads the setup (SPEC §4.1) and checks its creator's signature: one reading, no second.
+        door = new Door(text, { verify: nativeVerify });
+      } catch (e) {
+        const code = e instanceof FairtableError ? e.code : 'bad_setup';
+        metrics.refused(code);
+        return c.json(failure(code, (e as Error).message), 400);
+      }
+      const setup = door.checker.setup;
+      const id = door.checker.gameId;
+      const hash = door.checker.hashOfLine(0)!;
+      const logHash = firstLogHash(id, hash);
+      const created = await store.createGame(id, setup.protocol, { game: id, line: 0, text, receipt: receipt(id, 0, hash, logHash) });
+      if (!created) {
+        const existing = await store.readLines(id, 0, 1);
+        if (existing[0]?.text !== text) return c.json(failure('game_exists', `game ${id} exists with another setup line`), 409);
+        return c.json({ game: id, relay: publicKey }, 200);
+      }
+      log.info({ game: id, protocol: setup.protocol }, 'game created');
+      return c.json({ game: id, relay: publicKey }, 201);
+    },
+  );
+  const gameParam = (id: string): string => {
+    if (!isHex(id, 32)) throw new FairtableError('unknown_game', 'a game id is 64 hex digits', { field: 'game' });
+    return id;
+  };
+  app.get('/games/:game', async (c) => {
+    const g = await loadGame(gameParam(c.req.param('game')));
+    if (g === null) return c.json(failure('unknown_game', 'no such game on this relay'), 404);
+    return c.json({ game: g.id, protocol: g.protocol, players: g.players, lines: g.committed });
+  });
+  /** Streams one column of a game's stored lines as JSON Lines, in bounded reads. */
+  const jsonLines = (what: (l: { text: string; receipt: Receipt }) => string) => async (c: import('hono').Context) => {
+    const id = gameParam(c.req.param('game')!);
+    const g = await loadGame(id);
+    if (g === null) return c.json(failure('unknown_game', 'no such game on this relay'), 404);
+    const upTo = g.committed;
+    const parts: string[] = [];
+    for (let at = 0; at < upTo;) {
+      const batch = await store.readLines(id, at, Math.min(1024, upTo - at));
+      if (batch.length === 0) break;
+      for (const l of batch) parts.push(what(l) + '\n');
+      at += batch.length;
+    }
+    return c.body(parts.join(''), 200, { 'content-type': 'application/jsonl; charset=utf-8' });
+  };
+  app.get(
+    '/games/:game/transcript',
+    jsonLines((l) => l.text),
+  );
+  app.get(
+    '/games/:game/receipts',
+    jsonLines((l) => JSON.stringify(l.receipt)),
+  );
+
+  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+
+  // -------------------------------------------------------------------------
+  // WebSocket.
+  // -------------------------------------------------------------------------
+  // ws closes with 1009 above its own cap; frames between the relay's limit and that cap are read and
+  // answered with a coded error, so a client that is merely too big learns why.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes * 2, perMessageDeflate: false });
+  const connections = new Set<Connection>();
+
+  /** Sends a message (a string is sent as it is: an encoded message shared by several connections). */
+  function send(c: Connection, value: unknown, last = false): void {
+    if (c.closed && !last) return;
+    if (c.ws.readyState !== c.ws.OPEN) return;
+    c.ws.send(typeof value === 'string' ? value : JSON.stringify(value));
+    if (!last && c.ws.bufferedAmount > limits.maxOutputBytes) {
+      drop(c, 'slow_reader', `${c.ws.bufferedAmount} bytes wait to be written to this connection; it does not read what it is sent`);
+    }
+  }
+
+  function drop(c: Connection, code: string, message: string): void {
+    if (c.closed) return;
+    metrics.dropped(code);
+    log.info({ game: c.game.id, player: c.who, code }, message);
+    send(c, { kind: 'error', code, message }, true);
+    end(c, 1008);
+  }
+
+  function end(c: Connection, status: number, reason = ''): void {
+    if (c.closed) return;
+    c.closed = true;
+    if (c.helloTimer !== null) clearTimeout(c.helloTimer);
+    connections.delete(c);
+    c.game.connections.delete(c);
+    if (c.game.connections.size === 0) unloadLater(c.game);
+    c.ws.close(status, reason);
+    // A peer that never answers the close handshake is cut off.
+    setTimeout(() => c.ws.terminate(), 2000).unref();
+  }
+
+  function refuse(c: Connection, code: string, message: string): void {
+    metrics.refused(code);
+    log.debug({ game: c.game.id, player: c.who, code }, message);
+    send(c, { kind: 'refused', code, message });
+  }
+
+  async function onMessage(c: Connection, data: RawData, isBinary: boolean): Promise<void> {
+    if (c.closed) return;
+    const now = Date.now();
+    c.lastHeard = now;
+    c.tokens = Math.min(limits.messageBurst, c.tokens + ((now - c.refilledAt) * limits.messagesPerSecond) / 1000);
+    c.refilledAt = now;
+    if (c.tokens < 1) return drop(c, 'rate_limited', `more than ${limits.messagesPerSecond} messages a second (burst ${limits.messageBurst})`);
+    c.tokens -= 1;
+    const size = Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data instanceof ArrayBuffer ? data.byteLength : data.length;
+    if (size > limits.maxFrameBytes) return drop(c, 'line_too_long', `a frame of ${size} bytes; the limit is ${limits.maxFrameBytes}`);
+    if (isBinary) return drop(c, 'bad_message', 'frames are JSON text');
+    let msg: unknown;
+    try {
+      msg = JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8'));
+    } catch {
+      return drop(c, 'bad_message', 'a frame that is not JSON');
+    }
+    if (!plainObject(msg) || typeof msg.kind !== 'string') return drop(c, 'bad_message', 'every message is a JSON object with a string "kind"');
+    if (c.who === null) return hello(c, msg);
+    if (msg.kind === 'submit') {
+      if (typeof msg.text !== 'string') return refuse(c, 'bad_message', 'submit: text must be a string');
+      if (closing) return refuse(c, 'shutting_down', 'the relay is shutting down; submit again to the relay when it is back');
+      return submit(c, msg.text);
+    }
+    if (msg.kind === 'sync') {
+      if (typeof msg.from !== 'number' || !Number.isSafeInteger(msg.from) || msg.from < 0)
+        return refuse(c, 'bad_message', 'sync: from must be a non-negative integer');
+      return sync(c, msg.from);
+    }
+    return drop(c, 'bad_message', 'after hello, a client sends {kind: "submit", text} or {kind: "sync", from}');
+  }
+
+  function hello(c: Connection, msg: Record<string, unknown>): void {
+    if (msg.kind !== 'hello') return drop(c, 'bad_hello', 'the first message is {kind: "hello", id, sig}');
+    const id = msg.id;
+    // A Map lookup: an id such as "__proto__" finds nothing.
+    const key = typeof id === 'string' ? c.game.door.checker.keys.get(id) : undefined;
+    const ok = key !== undefined && isHex(msg.sig, 64) && verifyHello(c.game.id, c.nonce, fromHex(msg.sig), key, nativeVerify);
+    if (!ok) return drop(c, 'bad_hello', 'hello: not signed by a player of this game over this challenge');
+    if (c.helloTimer !== null) clearTimeout(c.helloTimer);
+    c.helloTimer = null;
+    c.who = id as string;
+    send(c, { kind: 'welcome', lines: c.game.committed });
+  }
+
+  function submit(c: Connection, text: string): void {
+    const g = c.game;
+    const a = g.door.admit(text, c.who!);
+    if (!a.ok) return refuse(c, a.code, a.message);
+    if (a.duplicate) {
+      // An honest resend: the submitter is told again where its line stands, once it is stored.
+      if (a.line < g.committed) void store.readLines(g.id, a.line, 1).then((r) => r[0] && send(c, { kind: 'accepted', line: a.line, receipt: r[0].receipt }));
+      return;
+    }
+    g.log = nextLogHash(g.log, a.hash);
+    g.unstored++;
+    pending.push({ game: g.id, line: a.line, text, receipt: receipt(g.id, a.line, a.hash, g.log), from: c, entry: g });
+    schedule();
+  }
+
+  async function sync(c: Connection, from: number): Promise<void> {
+    const upTo = c.game.committed;
+    if (from >= upTo) return;
+    const batch = await store.readLines(c.game.id, from, Math.min(limits.syncBatch, upTo - from));
+    for (const l of batch) send(c, { kind: 'entry', line: l.line, text: l.text, receipt: l.receipt });
+  }
+
+  async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const match = /^\/games\/([0-9a-f]{64})\/ws(?:\?.*)?$/.exec(req.url ?? '');
+    const reject = (status: number, text: string): void => {
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    if (closing) return reject(503, 'Service Unavailable');
+    if (match === null) return reject(404, 'Not Found');
+    if (connections.size >= limits.maxConnections) {
+      // The oldest connection still without a hello makes room: idle connections cannot keep a player out.
+      for (const other of connections) {
+        if (other.who === null) {
+          drop(other, 'too_many_connections', `the relay serves at most ${limits.maxConnections} connections; the oldest one without a hello gives way`);
+          break;
+        }
+      }
+    }
+    if (connections.size >= limits.maxConnections) {
+      metrics.dropped('too_many_connections');
+      return reject(503, 'Service Unavailable');
+    }
+    let game: Game | null;
+    try {
+      game = await loadGame(match[1]!);
+    } catch (e) {
+      log.error({ err: e, game: match[1] }, 'cannot load game');
+      return reject(500, 'Internal Server Error');
+    }
+    if (game === null) return reject(404, 'Not Found');
+    const g = game;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const now = Date.now();
+      const c: Connection = {
+        ws,
+        game: g,
+        nonce: toHex(randomBytes(32)),
+        who: null,
+        tokens: limits.messageBurst,
+        refilledAt: now,
+        lastHeard: now,
+        helloTimer: null,
+        closed: false,
+      };
+      if (closing) return void ws.close(1001, 'shutting down');
+      // The game left memory while this upgrade was under way: one door per game, so the client comes again.
+      if (g.unloaded) return void ws.close(1013, 'try again');
+      connections.add(c);
+      // Every connection of the game, with or without a hello, keeps the game in memory; entries go only to those with one.
+      g.connections.add(c);
+      c.helloTimer = setTimeout(() => drop(c, 'hello_timeout', `no valid hello within ${limits.helloTimeoutMs} ms`), limits.helloTimeoutMs);
+      ws.on('message', (data, isBinary) => {
+        onMessage(c, data, isBinary).catch((e: unknown) => {
+          // Nothing a client sends may throw out of the relay; a fault here ends only this connection.
+          log.error({ err: e, game: g.id }, 'message handling failed');
+          drop(c, 'bad_message', `the relay could not process this message (${(e as Error).message})`);
+        });
+      });
+      ws.on('pong', () => (c.lastHeard = Date.now()));
+      ws.on('error', (e) => {
+        const code = (e as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH' ? 'line_too_long' : 'bad_message';
+        metrics.dropped(code);
+        end(c, code === 'line_too_long' ? 1009 : 1002);
+      });
+      ws.on('close', () => end(c, 1000));
+      send(c, { kind: 'challenge', nonce: c.nonce, relay: publicKey });
+    });
+  }
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    onUpgrade(req, socket, head).catch(() => socket.destroy());
+  });
+
+  // Idle connections: pinged at half the idle time; one that answers nothing for idleMs is closed.
+  const idleCheck = setInterval(
+    () => {
+      const now = Date.now();
+      for (const c of connections) {
+        if (now - c.lastHeard > limits.idleMs) drop(c, 'idle', `nothing from this connection for ${limits.idleMs} ms`);
+        else if (c.ws.readyState === c.ws.OPEN) c.ws.ping();
+      }
+    },
+    Math.max(50, Math.floor(limits.idleMs / 2)),
+  );
+  idleCheck.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e) =>
+      reject(new FairtableError('connection_failed', `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 8080}: ${e.message}`, { cause: e })),
+    );
+    server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve());
+  });
+  server.removeAllListeners('error');
+  server.on('error', (e) => log.error({ err: e }, 'server error'));
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : (options.port ?? 8080);
+  const shownHost = options.host === undefined || options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
+  log.info({ port, relay: publicKey }, 'relay listening');
+
+  return {
+    port,
+    url: `http://${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`,
+    publicKey,
+    metrics,
+    async close() {
+      if (closing) return;
+      closing = true;
+      log.info('shutting down: no new connections or games; storing and acknowledging what was admitted');
+      clearInterval(idleCheck);
+      const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+      // What the doors admitted is stored and acknowledged before any connection closes.
+      await flush();
+      while (flushing !== null || pending.length > 0) await flush();
+      for (const c of [...connections]) {
+        send(c, { kind: 'error', code: 'shutting_down', message: 'the relay is shutting down; reconnect and sync when it is back' }, true);
+        end(c, 1001, 'shutting down');
+      }
+      wss.close();
+      server.closeAllConnections();
+      await stopped;
+      await store.close();
+      log.info('relay stopped');
+    },
+  };
+}

@@ -1,0 +1,105 @@
+/**
+ * The relay's store on SQLite through better-sqlite3 (docs/spec/relay.md §4): one database file
+ * `relay.sqlite` in the data directory, in WAL mode with `synchronous = FULL`, so a transaction that has
+ * returned survives a crash of the process and of the machine. The relay's key lives beside it in
+ * `relay-key.json` (mode 0600), created on first start.
+ *
+ * better-sqlite3 is synchronous: an append blocks the event loop for one transaction, which is why the
+ * relay gathers every line admitted during one turn of the loop into a single `append`.
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { fromHex, isHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
+import { FairtableError } from '@fairtable/core/errors.js';
+import type { Receipt } from '@fairtable/core/order/receipt.js';
+import type { GameSummary, LineToStore, Store, StoredLine } from './store.js';
+
+export class SqliteStore implements Store {
+  private readonly db: Database.Database;
+  private readonly dir: string;
+  private readonly insertGame: Database.Statement<[string, string, number]>;
+  private readonly insertLine: Database.Statement<[string, number, string, string]>;
+  private readonly selectLines: Database.Statement<[string, number, number], { line: number; text: string; receipt: string }>;
+  private readonly countLines: Database.Statement<[string], { n: number }>;
+  private readonly appendAll: (lines: readonly LineToStore[]) => void;
+
+  constructor(dataDir: string) {
+    this.dir = dataDir;
+    try {
+      mkdirSync(dataDir, { recursive: true });
+      this.db = new Database(join(dataDir, 'relay.sqlite'));
+    } catch (e) {
+      throw new FairtableError('bad_input', `cannot open the relay's database in ${dataDir}: ${(e as Error).message}`, { field: 'dataDir', cause: e });
+    }
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS games (game TEXT PRIMARY KEY, protocol TEXT NOT NULL, created INTEGER NOT NULL) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS lines (
+        game TEXT NOT NULL, line INTEGER NOT NULL, text TEXT NOT NULL, receipt TEXT NOT NULL,
+        PRIMARY KEY (game, line)
+      ) WITHOUT ROWID;
+    `);
+    this.insertGame = this.db.prepare('INSERT INTO games (game, protocol, created) VALUES (?, ?, ?)');
+    this.insertLine = this.db.prepare('INSERT INTO lines (game, line, text, receipt) VALUES (?, ?, ?, ?)');
+    this.selectLines = this.db.prepare('SELECT line, text, receipt FROM lines WHERE game = ? AND line >= ? ORDER BY line LIMIT ?');
+    this.countLines = this.db.prepare('SELECT count(*) AS n FROM lines WHERE game = ?');
+    this.appendAll = this.db.transaction((lines: readonly LineToStore[]) => {
+      for (const l of lines) this.insertLine.run(l.game, l.line, l.text, JSON.stringify(l.receipt));
+    });
+  }
+
+  createGame(game: string, protocol: string, setup: LineToStore): Promise<boolean> {
+    const create = this.db.transaction((): boolean => {
+      if (this.countLines.get(game)!.n > 0) return false;
+      this.insertGame.run(game, protocol, setup.receipt.time);
+      this.insertLine.run(game, 0, setup.text, JSON.stringify(setup.receipt));
+      return true;
+    });
+    return Promise.resolve(create());
+  }
+
+  append(lines: readonly LineToStore[]): Promise<void> {
+    try {
+      this.appendAll(lines);
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
+  readLines(game: string, from: number, limit: number): Promise<StoredLine[]> {
+    const rows = this.selectLines.all(game, from, limit);
+    return Promise.resolve(rows.map((r) => ({ line: r.line, text: r.text, receipt: JSON.parse(r.receipt) as Receipt })));
+  }
+
+  lineCount(game: string): Promise<number> {
+    return Promise.resolve(this.countLines.get(game)!.n);
+  }
+
+  listGames(): Promise<GameSummary[]> {
+    return Promise.resolve(this.db.prepare('SELECT game, protocol, created FROM games ORDER BY created, game').all() as GameSummary[]);
+  }
+
+  relayKey(): Promise<Uint8Array> {
+    const path = join(this.dir, 'relay-key.json');
+    if (existsSync(path)) {
+      const file = JSON.parse(readFileSync(path, 'utf8')) as { secretKey?: unknown };
+      if (!isHex(file.secretKey, 32)) throw new FairtableError('bad_key_file', `${path}: secretKey must be 64 hex digits`, { field: 'secretKey' });
+      return Promise.resolve(fromHex(file.secretKey));
+    }
+    const secretKey = randomBytes(32);
+    // Written whole then renamed: a crash leaves either no key or the whole key, never half of one.
+    const tmp = `${path}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ v: 1, secretKey: toHex(secretKey) }) + '\n', { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, path);
+    return Promise.resolve(secretKey);
+  }
+
+  close(): Promise<void> {
+    if (this.db.open) this.db.close();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The relay's storage (docs/spec/relay.md §4): games, their lines in log order and the receipt of each
+ * line, and the relay's own key. The relay's logic sees only this interface, so a Postgres store can
+ * take SQLite's place without touching it. Every method may complete asynchronously; a line counts as
+ * stored (and may be acknowledged) only once the promise of the `append` that carried it has resolved.
+ */
+import type { Receipt } from '@fairtable/core/order/receipt.js';
+
+export interface StoredLine {
+  readonly line: number;
+  readonly text: string;
+  readonly receipt: Receipt;
+}
+
+/** One line to append: the `line`-th line of `game`, with its receipt. */
+export interface LineToStore extends StoredLine {
+  readonly game: string;
+}
+
+export interface GameSummary {
+  readonly game: string;
+  readonly protocol: string;
+  readonly created: number;
+}
+
+export interface Store {
+  /** Stores a new game with its setup line as line 0; false (and nothing written) when the game exists. */
+  createGame(game: string, protocol: string, setup: LineToStore): Promise<boolean>;
+  /** Appends lines, of any games, all or none (one transaction). Lines of one game come in log order. */
+  append(lines: readonly LineToStore[]): Promise<void>;
+  /** Lines of `game` from line `from` on, at most `limit` of them, in order. */
+  readLines(game: string, from: number, limit: number): Promise<StoredLine[]>;
+  /** The number of lines stored for `game`; 0 for a game the store does not hold. */
+  lineCount(game: string): Promise<number>;
+  /** Every game held, oldest first. */
+  listGames(): Promise<GameSummary[]>;
+  /** The relay's Ed25519 secret key (32 bytes), created on first use and kept from then on. */
+  relayKey(): Promise<Uint8Array>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,213 @@
+/**
+ * Test helpers for the relay (not exported): games to host, a raw WebSocket client that speaks the wire
+ * of docs/spec/relay.md §3, and a seat of @fairtable/core playing over it that checks every receipt.
+ */
+import WebSocket from 'ws';
+import { toHex } from '@fairtable/core/bytes.js';
+import { envelopeHash, envelopeLine, type Envelope } from '@fairtable/core/envelope.js';
+import { generateKeyPair, type KeyPair } from '@fairtable/core/identity.js';
+import { signHello } from '@fairtable/core/order/hello.js';
+import { checkReceipt, firstLogHash, nextLogHash, type Receipt } from '@fairtable/core/order/receipt.js';
+import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
+import { Seat, seatRandom } from '@fairtable/core/seat/seat.js';
+import { simStrategy } from '@fairtable/core/testing';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+
+export interface TestGame {
+  readonly id: string;
+  readonly setupLine: string;
+  readonly ids: readonly string[];
+  readonly keys: readonly KeyPair[];
+}
+
+/** Dice on the chain protocol for `n` players, keys from `seed`. */
+export function diceGame(n: number, seed = 1, rounds = 2): TestGame {
+  const ids = Array.from({ length: n }, (_, i) => `p${i}`);
+  const keys = ids.map((_, i) => generateKeyPair(new Uint8Array(32).fill(seed * 16 + i + 1)));
+  const setup: GameSetup = {
+    protocol: 'chain',
+    game: 'dice',
+    params: { timeoutMs: 60_000, rounds },
+    players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
+    nonce: toHex(new Uint8Array(32).fill(seed)),
+    // Deadlines run from the setup's time, and the seats play on the real clock.
+    created: Date.now(),
+  };
+  return { id: gameIdOf(setup), setupLine: envelopeLine(createSetupEnvelope(setup, ids[0]!, keys[0]!)), ids, keys };
+}
+
+export async function createGame(url: string, setupLine: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${url}/games`, { method: 'POST', body: setupLine });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+export type Message = Record<string, unknown> & { kind: string };
+
+/** A WebSocket client that keeps every message and waits for the ones asked for. */
+export class WireClient {
+  readonly messages: Message[] = [];
+  closed: { code: number; reason: string } | null = null;
+  private waiters: (() => void)[] = [];
+  private constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      this.messages.push(JSON.parse(data.toString()) as Message);
+      this.wake();
+    });
+    ws.on('close', (code, reason) => {
+      this.closed = { code, reason: reason.toString() };
+      this.wake();
+    });
+    ws.on('error', () => {});
+  }
+
+  static open(url: string, game: string): Promise<WireClient> {
+    const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/games/${game}/ws`);
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => resolve(new WireClient(ws)));
+      ws.once('error', reject);
+    });
+  }
+
+  /** Opens a connection and says hello as `id`; resolves once welcomed. */
+  static async join(url: string, game: TestGame, index: number): Promise<WireClient> {
+    const c = await WireClient.open(url, game.id);
+    const challenge = await c.next('challenge');
+    c.send({ kind: 'hello', id: game.ids[index], sig: signHello(game.id, challenge.nonce as string, game.keys[index]!.secretKey) });
+    await c.next('welcome');
+    return c;
+  }
+
+  private wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  send(value: unknown): void {
+    this.ws.send(typeof value === 'string' ? value : JSON.stringify(value));
+  }
+
+  /** The first message of `kind` not yet taken (messages before it of other kinds stay). */
+  async next(kind: string, timeoutMs = 5000): Promise<Message> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const i = this.messages.findIndex((m) => m.kind === kind);
+      if (i >= 0) return this.messages.splice(i, 1)[0]!;
+      if (this.closed !== null) throw new Error(`closed (${this.closed.code}) while waiting for ${kind}; got ${JSON.stringify(this.messages)}`);
+      if (Date.now() > deadline) throw new Error(`no ${kind} within ${timeoutMs} ms; got ${JSON.stringify(this.messages)}`);
+      await new Promise<void>((r) => {
+        this.waiters.push(r);
+        setTimeout(r, 50);
+      });
+    }
+  }
+
+  async waitClosed(timeoutMs = 5000): Promise<{ code: number; reason: string }> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.closed === null) {
+      if (Date.now() > deadline) throw new Error('not closed');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return this.closed;
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+/**
+ * A seat of @fairtable/core playing over the relay: every entry's receipt must verify under the relay's
+ * key and chain (`log` recomputed from the lines received), or `problems` records why not.
+ */
+export class RelaySeat {
+  readonly seat: Seat;
+  readonly receipts: Receipt[] = [];
+  readonly problems: string[] = [];
+  private client: WireClient | null = null;
+  private logHash = '';
+  private ticker: NodeJS.Timeout | null = null;
+
+  constructor(
+    readonly game: TestGame,
+    readonly index: number,
+    private readonly relayKey: Uint8Array,
+  ) {
+    const strategy = simStrategy(new Uint8Array(32).fill(index + 7));
+    this.seat = new Seat({
+      id: game.ids[index]!,
+      keys: game.keys[index]!,
+      setupLine: game.setupLine,
+      clock: Date.now,
+      random: seatRandom(new Uint8Array(32).fill(100 + index), game.id),
+      transport: {
+        submit: (text) => this.client?.ws.readyState === WebSocket.OPEN && this.client.send({ kind: 'submit', text }),
+        sync: (from) => this.client?.ws.readyState === WebSocket.OPEN && this.client.send({ kind: 'sync', from }),
+      },
+      resendMs: 300,
+      syncMs: 300,
+    });
+    this.play = () => {
+      for (let d = this.seat.decision(); d !== null; d = this.seat.decision()) this.seat.decide(strategy(d) as JsonValue);
+    };
+  }
+
+  private readonly play: () => void;
+
+  /** Connects (again) and starts playing; the seat syncs from what it holds. */
+  async connect(url: string): Promise<void> {
+    const c = await WireClient.join(url, this.game, this.index);
+    this.client = c;
+    c.ws.on('message', (data) => {
+      const m = JSON.parse(data.toString()) as Message;
+      if (m.kind !== 'entry') return;
+      this.onEntry(m.line as number, m.text as string, m.receipt);
+    });
+    c.messages.length = 0;
+    c.send({ kind: 'sync', from: 0 });
+    this.ticker ??= setInterval(() => {
+      this.seat.tick();
+      this.play();
+    }, 20);
+    this.play();
+  }
+
+  private onEntry(line: number, text: string, value: unknown): void {
+    if (line < this.receipts.length) return;
+    if (line > this.receipts.length) return; // a gap: the seat's sync fills it
+    let r: Receipt;
+    try {
+      r = checkReceipt(value, this.relayKey);
+    } catch (e) {
+      this.problems.push(`line ${line}: ${(e as Error).message}`);
+      return;
+    }
+    const hash = envelopeHash(JSON.parse(text) as Envelope);
+    const expected = line === 0 ? firstLogHash(this.game.id, hash) : nextLogHash(this.logHash, hash);
+    if (r.line !== line || r.hash !== hash || r.log !== expected || r.game !== this.game.id)
+      this.problems.push(`line ${line}: the receipt does not match the line or the log`);
+    this.logHash = expected;
+    this.receipts.push(r);
+    this.seat.receive(line, text);
+    this.play();
+  }
+
+  disconnect(): void {
+    this.client?.ws.terminate();
+    this.client = null;
+  }
+
+  stop(): void {
+    if (this.ticker !== null) clearInterval(this.ticker);
+    this.ticker = null;
+    this.disconnect();
+  }
+}
+
+export async function until(what: () => boolean, timeoutMs: number, label: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!what()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
