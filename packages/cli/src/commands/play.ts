@@ -14,14 +14,13 @@
  * receipts as evidence, on stderr; a relay that cannot be reached or refuses the player, exit 2. Progress
  * goes to stderr.
  */
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { WebSocket } from 'ws';
 import { createGame, joinGame, ClientError, type RelayGame } from '@fairtable/client';
 import { isHex, randomBytes, toHex, fromHex } from '@fairtable/core/bytes.js';
-import { envelopeLine, isPlayerId } from '@fairtable/core/envelope.js';
-import { FairtableError } from '@fairtable/core/errors.js';
-import { fromKeyFile, type KeyPair } from '@fairtable/core/identity.js';
+import { envelopeLine } from '@fairtable/core/envelope.js';
+import type { KeyPair } from '@fairtable/core/identity.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { checkChoice, type Decision } from '@fairtable/core';
@@ -31,26 +30,11 @@ import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { SIM_PROTOCOLS, simStrategy, type Strategy } from '@fairtable/core/testing';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { fail, failWith } from '../io.js';
+import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 import { betStrategy } from './signidice.js';
 
-function loadKey(path: string): { name: string; keys: KeyPair } {
-  try {
-    return fromKeyFile(JSON.parse(readFileSync(path, 'utf8')));
-  } catch (e) {
-    fail(`[bad_key_file] ${path}: ${(e as Error).message}`);
-  }
-}
-
-function loadPublic(path: string): { id: string; key: string } {
-  try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown; publicKey?: unknown };
-    if (!isPlayerId(v.name) || !isHex(v.publicKey, 32))
-      throw new FairtableError('bad_key_file', 'expected {"name", "publicKey"} (the output of fairtable keygen)');
-    return { id: v.name, key: v.publicKey };
-  } catch (e) {
-    fail(`[bad_key_file] ${path}: ${(e as Error).message}`);
-  }
-}
+const loadKey = (path: string): { name: string; keys: KeyPair } => readKeyFile(path);
+const loadPublic = (path: string): { id: string; key: string } => readPublicKeyFile(path);
 
 function integer(value: string | undefined, name: string, min: number, max: number): number | undefined {
   if (value === undefined) return undefined;

@@ -13,11 +13,10 @@
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { randomBytes, toHex } from '@fairtable/core/bytes.js';
-import { fromKeyFile, type KeyPair } from '@fairtable/core/identity.js';
-import { envelopeLine, isPlayerId } from '@fairtable/core/envelope.js';
+import type { KeyPair } from '@fairtable/core/identity.js';
+import { envelopeLine } from '@fairtable/core/envelope.js';
 import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
 import { readSetupLine } from '@fairtable/core/transcript.js';
-import { FairtableError } from '@fairtable/core/errors.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { SimPlayer, CHEATS, simStrategy, type Cheat, type Strategy } from '@fairtable/core/testing';
 import { checkChoice } from '@fairtable/core';
@@ -28,25 +27,10 @@ import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { generateRsaVrfKeyPair, createRsaVrfProver } from '@fairtable/node/rsa-vrf.js';
 import { serveTable, connectTable, reopenDoor, type Door, type TableServer } from '@fairtable/node/tcp-table.js';
 import { fail, failWith } from '../io.js';
+import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 
-function loadKey(path: string): { name: string; keys: KeyPair } {
-  try {
-    return fromKeyFile(JSON.parse(readFileSync(path, 'utf8')));
-  } catch (e) {
-    fail(`[bad_key_file] ${path}: ${(e as Error).message}`);
-  }
-}
-
-function loadPublic(path: string): { id: string; key: string } {
-  try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as { name?: unknown; publicKey?: unknown };
-    if (!isPlayerId(v.name) || !isHex(v.publicKey, 32))
-      throw new FairtableError('bad_key_file', 'expected {"name", "publicKey"} (the output of fairtable keygen)');
-    return { id: v.name, key: v.publicKey };
-  } catch (e) {
-    fail(`[bad_key_file] ${path}: ${(e as Error).message}`);
-  }
-}
+const loadKey = (path: string): { name: string; keys: KeyPair } => readKeyFile(path);
+const loadPublic = (path: string): { id: string; key: string } => readPublicKeyFile(path);
 
 function house(scheme: string, vrfSecret: string | undefined): { key: HouseKey; prove: (alpha: Uint8Array) => Uint8Array; keep?: HouseSecretFile } {
   if (scheme === 'rsa-fdh-vrf') {

@@ -3,19 +3,19 @@
  * tests and the benchmark run the same code. Each takes a game folder and the clock; each returns what it
  * wrote to the outbox and plain words saying what happens next.
  */
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
-import { fromKeyFile, type KeyPair } from '@fairtable/core/identity.js';
+import type { KeyPair } from '@fairtable/core/identity.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { parseDuration, formatDuration } from './duration.js';
 import { GameFolder, isGameFolder, type FolderStatus, type Report } from './folder.js';
 import { readMail, type MailMessage } from './message.js';
 import { writeAtomic } from './files.js';
+import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 
 export { parseDuration, formatDuration } from './duration.js';
 export { readMail, mailText, armorMessage, type MailMessage } from './message.js';
@@ -47,27 +47,8 @@ export interface MailResult extends Report {
 
 const realClock = (): number => Date.now();
 
-export function loadKey(path: string): { name: string; keys: KeyPair } {
-  let value: unknown;
-  try {
-    value = JSON.parse(readFileSync(path, 'utf8'));
-  } catch (e) {
-    throw new FairtableError('bad_key_file', `${path}: ${(e as Error).message}`, { field: 'key' });
-  }
-  return fromKeyFile(value);
-}
-
-function loadPublicKey(path: string): { id: string; key: string } {
-  let v: { type?: unknown; name?: unknown; publicKey?: unknown };
-  try {
-    v = JSON.parse(readFileSync(path, 'utf8')) as typeof v;
-  } catch (e) {
-    throw new FairtableError('bad_key_file', `${path}: ${(e as Error).message}`, { field: 'players' });
-  }
-  if (v === null || typeof v !== 'object' || typeof v.name !== 'string' || typeof v.publicKey !== 'string')
-    throw new FairtableError('bad_key_file', `${path}: not a public key file (keygen's output: {name, publicKey})`, { field: 'players' });
-  return { id: v.name, key: v.publicKey };
-}
+export const loadKey = (path: string): { name: string; keys: KeyPair } => readKeyFile(path);
+const loadPublicKey = (path: string): { id: string; key: string } => readPublicKeyFile(path);
 
 function paramsFor(
   protocol: string,
