@@ -79,6 +79,23 @@ beforeAll(() => {
   for (const name of ['house', 'alice', 'bob']) writeFileSync(join(dir, `${name}.pub.json`), cli(['keygen', '--name', name, '--out', `${name}.json`]).stdout);
 }, 120_000);
 
+/** The house of alice and bob's Signidice game, on any free port, appending its transcript to `out`. */
+const startHouse = (rounds: number, timeoutMs: number, out: string) =>
+  start([
+    'signidice',
+    'house',
+    '--key',
+    'house.json',
+    '--players',
+    'alice.pub.json,bob.pub.json',
+    '--rounds',
+    String(rounds),
+    '--timeout-ms',
+    String(timeoutMs),
+    '--out',
+    out,
+  ]);
+
 describe('signidice play: coded errors and non-zero exits', () => {
   it('a refused connection, a server that is not a table, a bad option', async () => {
     const probe = createServer();
@@ -109,20 +126,7 @@ describe('signidice play: coded errors and non-zero exits', () => {
     for (const signal of ['SIGSTOP', 'SIGKILL'] as const) {
       const out = join(dir, `dies-${signal}.jsonl`);
       const copy = join(dir, `dies-${signal}-alice.jsonl`);
-      const house = start([
-        'signidice',
-        'house',
-        '--key',
-        'house.json',
-        '--players',
-        'alice.pub.json,bob.pub.json',
-        '--rounds',
-        '5',
-        '--timeout-ms',
-        '60000',
-        '--out',
-        out,
-      ]);
+      const house = startHouse(5, 60000, out);
       const port = await portOf(house);
       const alice = start([
         'signidice',
@@ -155,20 +159,7 @@ describe('signidice play: coded errors and non-zero exits', () => {
 describe('a house killed mid-game', () => {
   it('has appended every line it accepted, and resumes the same game, which finishes and audits valid', async () => {
     const out = join(dir, 'resume.jsonl');
-    const house = start([
-      'signidice',
-      'house',
-      '--key',
-      'house.json',
-      '--players',
-      'alice.pub.json,bob.pub.json',
-      '--rounds',
-      '5',
-      '--timeout-ms',
-      '8000',
-      '--out',
-      out,
-    ]);
+    const house = startHouse(5, 8000, out);
     const port = await portOf(house);
     const copies = ['alice', 'bob'].map((p) => join(dir, `resume-${p}.jsonl`));
     const players = ['alice', 'bob'].map((p, i) =>
@@ -243,20 +234,7 @@ describe('a player that floods the house', () => {
 
   it('is disconnected and named; the game finishes, the house is not named, and its memory stays bounded', async () => {
     const out = join(dir, 'flood.jsonl');
-    const house = start([
-      'signidice',
-      'house',
-      '--key',
-      'house.json',
-      '--players',
-      'alice.pub.json,bob.pub.json',
-      '--rounds',
-      '2',
-      '--timeout-ms',
-      '3000',
-      '--out',
-      out,
-    ]);
+    const house = startHouse(2, 3000, out);
     const port = await portOf(house);
     let peakKb = 0;
     const sampler = setInterval(() => {
