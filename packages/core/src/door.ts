@@ -43,6 +43,15 @@ export class Door {
 
   /** Checks `text`, submitted over `player`'s connection, as the log's next line; records it when accepted. */
   admit(text: string, player: string): Admission {
+    return this.decide(text, player, true);
+  }
+
+  /** The same checks as `admit`, recording nothing: an orderer in sealed mode holds the line back (docs/spec/sealed.md). */
+  check(text: string, player: string): Admission {
+    return this.decide(text, player, false);
+  }
+
+  private decide(text: string, player: string, record: boolean): Admission {
     const line = this.checker.lines;
     const refuse = (
       code: ViolationCode | 'too_long' | 'not_your_seat',
@@ -60,7 +69,7 @@ export class Door {
     if (prepared.envelope !== null && prepared.envelope.from !== player) {
       return refuse('not_your_seat', `${player} submitted an envelope from ${prepared.envelope.from}: a connection speaks only for its own player`);
     }
-    const judgement = this.checker.admit(prepared);
+    const judgement = record ? this.checker.admit(prepared) : this.checker.judge(prepared);
     switch (judgement.kind) {
       case 'accept':
         if (judgement.brokenChain !== null) return refuse('broken_chain', judgement.brokenChain.message, judgement.brokenChain.evidence);

@@ -27,9 +27,11 @@ import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { verifyHello } from '@fairtable/core/order/hello.js';
 import { firstLogHash, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
+import { sealedRule } from '@fairtable/core/order/sealer.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { Metrics } from './metrics.js';
 import { homePage } from './page.js';
+import { SealedRoom, type RoomHost } from './sealed.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { LineToStore, Store } from './store.js';
 
@@ -109,6 +111,8 @@ interface Game {
   /** Out of memory: a connection that finds it so must load the game again. */
   unloaded: boolean;
   readonly connections: Set<Connection>;
+  /** Sealed mode (docs/spec/sealed.md), when the setup asks for it. */
+  sealed: SealedRoom | null;
 }
 
 interface Connection {
@@ -124,7 +128,8 @@ interface Connection {
 }
 
 interface Pending extends LineToStore {
-  readonly from: Connection;
+  /** The submitter to acknowledge; null for a released sealed line (its author learns of it from the entry). */
+  readonly from: Connection | null;
   readonly entry: Game;
 }
 
@@ -155,10 +160,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     g.unloadTimer = setTimeout(() => {
       g.unloadTimer = null;
       if (g.connections.size > 0) return;
-      if (g.unstored > 0) return unloadLater(g);
+      if (g.unstored > 0 || (g.sealed?.size ?? 0) > 0) return unloadLater(g);
       void games.get(g.id)?.then((held) => {
         if (held === g && g.connections.size === 0 && g.unstored === 0) {
           games.delete(g.id);
+          sealedGames.delete(g.id);
           g.unloaded = true;
           loadedGames--;
         }
@@ -168,8 +174,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   }
   let closing = false;
 
-  const receipt = (game: string, line: number, hash: string, logHash: string): Receipt =>
-    signReceipt({ v: 1, game, line, hash, log: logHash, time: clock() }, secretKey, nativeSign);
+  const receipt = (game: string, line: number, hash: string, logHash: string, time = clock()): Receipt =>
+    signReceipt({ v: 1, game, line, hash, log: logHash, time }, secretKey, nativeSign);
 
   /** The game, from memory or rebuilt from the store (every stored line passes the door again). */
   function loadGame(id: string): Promise<Game | null> {
@@ -180,6 +186,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         const setup = first[0];
         if (setup === undefined) return null;
         const door = new Door(setup.text, { verify: nativeVerify });
+        const sealed = SealedRoom.of(id, door, roomHost(id));
         let logHash = setup.receipt.log;
         let at = 1;
         for (;;) {
@@ -189,6 +196,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
             const a = door.admit(l.text, from);
             if (!a.ok || a.duplicate || a.line !== l.line)
               throw new FairtableError('bad_journal', `game ${id}: stored line ${l.line} does not pass the door again`);
+            sealed?.observe(l.text);
             logHash = l.receipt.log;
           }
           at += batch.length;
@@ -206,7 +214,12 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
           unloadTimer: null,
           unloaded: false,
           connections: new Set(),
+          sealed,
         };
+        if (sealed !== null) {
+          sealedGames.set(id, game);
+          await sealed.restore();
+        }
         unloadLater(game);
         return game;
       })();
@@ -252,7 +265,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
           p.entry.committed = p.line + 1;
           p.entry.unstored--;
           metrics.linesAccepted++;
-          send(p.from, { kind: 'accepted', line: p.line, receipt: p.receipt });
+          if (p.from !== null) send(p.from, { kind: 'accepted', line: p.line, receipt: p.receipt });
           // One encoding of the entry for all its readers.
           const entry = JSON.stringify({ kind: 'entry', line: p.line, text: p.text, receipt: p.receipt });
           for (const c of p.entry.connections) if (c.who !== null) send(c, entry);
@@ -303,6 +316,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         return c.json(failure(code, (e as Error).message), 400);
       }
       const setup = door.checker.setup;
+      try {
+        if (sealedRule(setup) !== null && store.hold === undefined)
+          return c.json(failure('sealed_unsupported', "this relay's store cannot hold sealed envelopes"), 400);
+      } catch (e) {
+        metrics.refused('bad_setup');
+        return c.json(failure('bad_setup', (e as Error).message), 400);
+      }
       const id = door.checker.gameId;
       const hash = door.checker.hashOfLine(0)!;
       const logHash = firstLogHash(id, hash);
@@ -442,6 +462,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   function submit(c: Connection, text: string): void {
     const g = c.game;
+    if (g.sealed !== null && g.sealed.submit(sealedPeer(c), text)) return;
     const a = g.door.admit(text, c.who!);
     if (!a.ok) return refuse(c, a.code, a.message);
     if (a.duplicate) {
@@ -449,11 +470,43 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       if (a.line < g.committed) void store.readLines(g.id, a.line, 1).then((r) => r[0] && send(c, { kind: 'accepted', line: a.line, receipt: r[0].receipt }));
       return;
     }
+    g.sealed?.observe(text);
     g.log = nextLogHash(g.log, a.hash);
     g.unstored++;
     pending.push({ game: g.id, line: a.line, text, receipt: receipt(g.id, a.line, a.hash, g.log), from: c, entry: g });
     schedule();
   }
+
+  // Sealed mode: the room sees the relay through these (sealed.ts).
+  /** Sealed games in memory, for their rooms' callbacks (which may run before loadGame's promise resolves). */
+  const sealedGames = new Map<string, Game>();
+  function roomHost(id: string): RoomHost {
+    return {
+      store,
+      secretKey,
+      clock,
+      log,
+      record(text, author, time) {
+        const g = sealedGames.get(id)!;
+        const a = g.door.admit(text, author);
+        if (!a.ok || a.duplicate) throw new FairtableError('bad_journal', `game ${id}: a released envelope of ${author} no longer passes the door`);
+        g.sealed?.observe(text);
+        g.log = nextLogHash(g.log, a.hash);
+        g.unstored++;
+        pending.push({ game: id, line: a.line, text, receipt: receipt(id, a.line, a.hash, g.log, time), from: null, entry: g });
+        schedule();
+      },
+      flush: async () => {
+        await flush();
+        while (flushing !== null) await flushing;
+      },
+    };
+  }
+  const sealedPeer = (c: Connection) => ({
+    who: c.who!,
+    send: (m: Record<string, unknown>) => send(c, m),
+    refuse: (code: string, message: string) => send(c, { kind: 'refused', code, message }),
+  });
 
   async function sync(c: Connection, from: number): Promise<void> {
     const upTo = c.game.committed;
@@ -546,6 +599,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   );
   idleCheck.unref();
 
+  // Games holding sealed envelopes come back into memory at once, so that their deadlines run.
+  for (const id of (await store.gamesHolding?.()) ?? []) await loadGame(id);
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) =>
       reject(new FairtableError('connection_failed', `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 8080}: ${e.message}`, { cause: e })),
@@ -569,6 +625,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       closing = true;
       log.info('shutting down: no new connections or games; storing and acknowledging what was admitted');
       clearInterval(idleCheck);
+      for (const g of sealedGames.values()) g.sealed?.stop();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // What the doors admitted is stored and acknowledged before any connection closes.
       await flush();

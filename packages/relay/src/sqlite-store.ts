@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { fromHex, isHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
+import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
-import type { GameSummary, LineToStore, Store, StoredLine } from './store.js';
+import type { GameSummary, HeldLine, LineToStore, Store, StoredLine } from './store.js';
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -39,6 +40,10 @@ export class SqliteStore implements Store {
       CREATE TABLE IF NOT EXISTS lines (
         game TEXT NOT NULL, line INTEGER NOT NULL, text TEXT NOT NULL, receipt TEXT NOT NULL,
         PRIMARY KEY (game, line)
+      ) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS held (
+        game TEXT NOT NULL, hash TEXT NOT NULL, text TEXT NOT NULL, receipt TEXT NOT NULL,
+        PRIMARY KEY (game, hash)
       ) WITHOUT ROWID;
     `);
     this.insertGame = this.db.prepare('INSERT INTO games (game, protocol, created) VALUES (?, ?, ?)');
@@ -80,6 +85,28 @@ export class SqliteStore implements Store {
 
   listGames(): Promise<GameSummary[]> {
     return Promise.resolve(this.db.prepare('SELECT game, protocol, created FROM games ORDER BY created, game').all() as GameSummary[]);
+  }
+
+  hold(game: string, held: HeldLine): Promise<void> {
+    this.db.prepare('INSERT OR IGNORE INTO held (game, hash, text, receipt) VALUES (?, ?, ?, ?)').run(game, held.receipt.hash, held.text, JSON.stringify(held.receipt));
+    return Promise.resolve();
+  }
+
+  readHeld(game: string): Promise<HeldLine[]> {
+    const rows = this.db.prepare('SELECT text, receipt FROM held WHERE game = ? ORDER BY hash').all(game) as { text: string; receipt: string }[];
+    return Promise.resolve(rows.map((r) => ({ text: r.text, receipt: JSON.parse(r.receipt) as HoldingReceipt })));
+  }
+
+  unhold(game: string, hashes: readonly string[]): Promise<void> {
+    const del = this.db.prepare('DELETE FROM held WHERE game = ? AND hash = ?');
+    this.db.transaction(() => {
+      for (const h of hashes) del.run(game, h);
+    })();
+    return Promise.resolve();
+  }
+
+  gamesHolding(): Promise<string[]> {
+    return Promise.resolve((this.db.prepare('SELECT DISTINCT game FROM held ORDER BY game').all() as { game: string }[]).map((r) => r.game));
   }
 
   relayKey(): Promise<Uint8Array> {

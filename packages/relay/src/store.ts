@@ -4,6 +4,7 @@
  * take SQLite's place without touching it. Every method may complete asynchronously; a line counts as
  * stored (and may be acknowledged) only once the promise of the `append` that carried it has resolved.
  */
+import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 
 export interface StoredLine {
@@ -23,6 +24,12 @@ export interface GameSummary {
   readonly created: number;
 }
 
+/** A sealed envelope held out of the log (docs/spec/sealed.md §4), with the holding receipt its author was given. */
+export interface HeldLine {
+  readonly text: string;
+  readonly receipt: HoldingReceipt;
+}
+
 export interface Store {
   /** Stores a new game with its setup line as line 0; false (and nothing written) when the game exists. */
   createGame(game: string, protocol: string, setup: LineToStore): Promise<boolean>;
@@ -34,6 +41,15 @@ export interface Store {
   lineCount(game: string): Promise<number>;
   /** Every game held, oldest first. */
   listGames(): Promise<GameSummary[]>;
+  /**
+   * Sealed mode (docs/spec/sealed.md §4): keep a held envelope (durably, before its holding receipt is
+   * given), read a game's held envelopes, forget released ones, and list the games holding any. A store
+   * without these hosts no sealed game.
+   */
+  hold?(game: string, held: HeldLine): Promise<void>;
+  readHeld?(game: string): Promise<HeldLine[]>;
+  unhold?(game: string, hashes: readonly string[]): Promise<void>;
+  gamesHolding?(): Promise<string[]>;
   /** The relay's Ed25519 secret key (32 bytes), created on first use and kept from then on. */
   relayKey(): Promise<Uint8Array>;
   close(): Promise<void>;
