@@ -8,11 +8,12 @@
  *
  * Isomorphic: no `node:` import; WebSocket, fetch and the clock are injected or taken from globalThis.
  */
-import { isHex } from '@fairtable/core/bytes.js';
+import { fromHex, isHex } from '@fairtable/core/bytes.js';
 import { FairtableError, type Violation } from '@fairtable/core/errors.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { signHello } from '@fairtable/core/order/hello.js';
+import { holdingReceiptError, lostHeldProof, type HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 import type { Ctx, Decision, GameEvent, Outcome } from '@fairtable/core/protocols/machine.js';
 import { DEFAULT_REGISTRY, type AnyMachine, type Registry } from '@fairtable/core/registry.js';
@@ -242,6 +243,8 @@ export interface ClientEvents {
   decision: Decision;
   relay_lied: RelayLie;
   refused: { readonly code: string; readonly message: string };
+  /** The relay holds this seat's sealed envelope until its set is complete (docs/spec/sealed.md). */
+  held: HoldingReceipt;
   status: { readonly status: ClientStatus; readonly attempt: number; readonly reason?: string };
   outcome: Outcome;
 }
@@ -308,6 +311,10 @@ export class RelayGame {
   private timer: ReturnType<typeof setInterval> | null = null;
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly pending = new Map<number, { text: string; receipt: unknown }>();
+  /** Holding receipts of this seat's sealed envelopes not yet in the log, by envelope hash. */
+  private readonly holdings = new Map<string, HoldingReceipt>();
+  /** The hash of every line held, in order (what a `lost_sealed` finding is checked against). */
+  private readonly lineHashes: string[] = [];
   private lastDecision: string | null = null;
   /** When the relay last welcomed this client (or when it started). */
   private lastWelcome = 0;
@@ -561,6 +568,8 @@ export class RelayGame {
       case 'refused':
         this.emit('refused', { code: String(m.code), message: String(m.message) });
         return;
+      case 'held':
+        return this.onHeld(m.receipt);
       case 'error': {
         const code = typeof m.code === 'string' ? m.code : 'connection_failed';
         const message = `the relay closed the connection: [${code}] ${String(m.message)}`;
@@ -620,6 +629,39 @@ export class RelayGame {
     this.afterChange();
   }
 
+  /**
+   * A holding receipt for a sealed envelope (docs/spec/sealed.md §3): kept until the envelope shows in the
+   * log. One that does not verify is not the relay's word, and the connection is dropped.
+   */
+  private onHeld(value: unknown): void {
+    if (this.relayKey === null) return;
+    const why = holdingReceiptError(value, fromHex(this.relayKey), this.options.verify);
+    if (why !== null) return this.drop(`a holding receipt that is not one: ${why}`);
+    const r = value as HoldingReceipt;
+    if (r.game !== this.gameId) return this.drop(`a holding receipt for game ${r.game}`);
+    if (this.lineHashes.includes(r.hash) || this.holdings.has(r.hash)) return;
+    this.holdings.set(r.hash, r);
+    this.emit('held', r);
+  }
+
+  /** A line receipted after a holding receipt's `until` on a log without its envelope: the relay lost it. */
+  private checkHoldings(r: Receipt, text: string): void {
+    for (const h of this.holdings.values()) {
+      const proof = lostHeldProof(h, r, this.lineHashes);
+      if (proof === null) continue;
+      return this.caught({
+        code: 'relay_lied',
+        kind: 'lost_sealed',
+        line: r.line,
+        message: proof,
+        receipts: [r],
+        lines: [{ line: r.line, text }],
+        relay: this.relayKey ?? '',
+        holding: [h],
+      });
+    }
+  }
+
   /** The next line of the log with its receipt: verified, then played. */
   private take(text: string, receipt: unknown): void {
     const chain = this.chain!;
@@ -627,6 +669,13 @@ export class RelayGame {
     const lie = chain.next(text, receipt);
     if (lie !== null) return this.caught(lie);
     const r = chain.receipts[line]!;
+    const hash = r.hash;
+    this.lineHashes.push(hash);
+    this.holdings.delete(hash);
+    if (this.holdings.size > 0) {
+      this.checkHoldings(r, text);
+      if (this.lie !== null) return;
+    }
     // The relay's clock is at least the receipt's time when the entry is taken (only verified receipts count).
     const sample = r.time - this.localClock();
     this.clockOffset = this.clockOffset === null ? sample : Math.max(this.clockOffset, sample);
@@ -719,6 +768,7 @@ export class RelayGame {
     const { gameId } = readSetupLine(r.lines[0]!);
     if (gameId !== this.gameId) throw new FairtableError('bad_input', `the copy is of game ${gameId}, not ${this.gameId}`, { field: 'resume' });
     this.chain = chain;
+    for (const receipt of chain.receipts) this.lineHashes.push(receipt.hash);
     this.seat = Seat.resume(this.seatOptions(r.lines[0]!), r.lines, r.journal ?? [], r.inFlight ?? null);
   }
 

@@ -13,6 +13,7 @@ import { parseCanonical } from '@fairtable/core/jcs.js';
 import { envelopeShapeError } from '@fairtable/core/envelope.js';
 import { firstLogHash, forkProof, nextLogHash, receiptError, type Receipt } from '@fairtable/core/order/receipt.js';
 import { fromHex } from '@fairtable/core/bytes.js';
+import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 
 /** What a relay did that its own receipts (or its own answers) show. */
 export type RelayLieKind =
@@ -31,7 +32,9 @@ export type RelayLieKind =
   /** The relay receipted a line that no door admits (the referee found the log altered at it). */
   | 'admitted_bad_line'
   /** The relay's key changed between connections. */
-  | 'key_changed';
+  | 'key_changed'
+  /** A sealed envelope the relay gave a holding receipt for is not in the log it receipted after the promised time (sealed.md §3). */
+  | 'lost_sealed';
 
 export interface RelayLie {
   readonly code: 'relay_lied';
@@ -45,6 +48,8 @@ export interface RelayLie {
   readonly lines: readonly { readonly line: number; readonly text: string }[];
   /** The relay's public key, hex. */
   readonly relay: string;
+  /** For `lost_sealed`: the relay's holding receipt for the envelope it lost. */
+  readonly holding?: readonly HoldingReceipt[];
 }
 
 /** The envelope hash of a line, or null when the line is not an envelope (an honest relay never serves one). */

@@ -3,5 +3,5 @@
  */
 export { startRelay, DEFAULT_LIMITS, type Relay, type RelayLimits, type RelayOptions } from './relay.js';
 export { SqliteStore } from './sqlite-store.js';
-export type { Store, StoredLine, LineToStore, GameSummary } from './store.js';
+export type { Store, StoredLine, LineToStore, GameSummary, HeldLine } from './store.js';
 export { Metrics } from './metrics.js';

@@ -462,7 +462,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   function submit(c: Connection, text: string): void {
     const g = c.game;
-    if (g.sealed !== null && g.sealed.submit(sealedPeer(c), text)) return;
+    // One time for the whole submission: a sealed set due by then is released before this line is receipted.
+    const now = clock();
+    if (g.sealed !== null && g.sealed.submit(sealedPeer(c), text, now)) return;
     const a = g.door.admit(text, c.who!);
     if (!a.ok) return refuse(c, a.code, a.message);
     if (a.duplicate) {
@@ -473,7 +475,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     g.sealed?.observe(text);
     g.log = nextLogHash(g.log, a.hash);
     g.unstored++;
-    pending.push({ game: g.id, line: a.line, text, receipt: receipt(g.id, a.line, a.hash, g.log), from: c, entry: g });
+    pending.push({ game: g.id, line: a.line, text, receipt: receipt(g.id, a.line, a.hash, g.log, now), from: c, entry: g });
     schedule();
   }
 

@@ -113,14 +113,15 @@ export class SealedRoom {
    * A submission over `peer`'s connection. True when the room answered it (held, a resend of a held
    * envelope, or refused because of one); false when the relay handles it as usual.
    */
-  submit(peer: RoomPeer, text: string): boolean {
-    this.releaseDue();
+  submit(peer: RoomPeer, text: string, now: number): boolean {
+    // Every set due by `now` goes into the log first: the relay receipts this submission at `now`, and no
+    // line may be receipted after a set's `until` while that set is still held (sealed.md §3).
+    this.releaseDue(now);
     const env = parse(text);
     if (env === null || env.from !== peer.who) return false;
     const check = this.door.check(text, peer.who);
     if (!check.ok && NOT_AN_ENVELOPE.has(check.code)) return false;
     const hash = check.ok ? check.hash : envelopeHash(env);
-    const now = this.host.clock();
     const a = this.sealer.arrive({ from: env.from, seq: env.seq, hash, body: env.body }, now);
     switch (a.kind) {
       case 'pass':
@@ -159,9 +160,9 @@ export class SealedRoom {
   }
 
   /** Releases every set whose deadline has passed: called before anything else happens in the game, so receipt times never go back. */
-  releaseDue(): void {
+  releaseDue(now = this.host.clock()): void {
     if (this.stopped) return;
-    for (const r of this.sealer.due(this.host.clock())) this.release(r);
+    for (const r of this.sealer.due(now)) this.release(r);
     this.schedule();
   }
 
