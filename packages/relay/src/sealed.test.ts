@@ -87,8 +87,12 @@ describe('sealed mode on the relay', () => {
     const held2 = await c[2]!.next('held');
     const hr = checkHoldingReceipt(held2.receipt, fromHex(r.publicKey));
     expect(hr).toMatchObject({ game: g.id, hash: hashOf(lines[2]!), until: hr.time + 60_000 });
+    await pause(20);
     c[0]!.send({ kind: 'submit', text: lines[0] });
-    await c[0]!.next('held');
+    // Each author's promise runs from its own arrival: it tells p0 nothing of p2's earlier commitment.
+    const hr0 = checkHoldingReceipt((await c[0]!.next('held')).receipt, fromHex(r.publicKey));
+    expect(hr0.until).toBe(hr0.time + 60_000);
+    expect(hr0.time).toBeGreaterThan(hr.time);
     await pause(100);
     // What p1 can see: no entry, a log of one line by sync, GET, a new connection's welcome, and /metrics.
     expect(entries(c[1]!)).toEqual([]);

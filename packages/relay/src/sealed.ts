@@ -88,7 +88,8 @@ export class SealedRoom {
    * already in the log (released, then the relay stopped before forgetting them) are forgotten now.
    */
   async restore(): Promise<void> {
-    const held = (await this.host.store.readHeld?.(this.game)) ?? [];
+    // In arrival order: a set's deadline is its first envelope's `until` (the set's first arrival + timeoutMs).
+    const held = ((await this.host.store.readHeld?.(this.game)) ?? []).sort((x, y) => x.receipt.time - y.receipt.time);
     const done: string[] = [];
     for (const h of held) {
       const env = parse(h.text);
@@ -139,7 +140,9 @@ export class SealedRoom {
         return true;
       case 'hold': {
         if (!check.ok || check.duplicate) return false;
-        const receipt = signHoldingReceipt({ v: 1, game: this.game, hash, time: now, until: a.until }, this.host.secretKey, nativeSign);
+        // The promise runs from this envelope's own arrival, not the set's first: it is never earlier than the
+        // set's deadline, and it tells the author nothing of when (or whether) anyone else committed.
+        const receipt = signHoldingReceipt({ v: 1, game: this.game, hash, time: now, until: now + this.sealer.rule.timeoutMs }, this.host.secretKey, nativeSign);
         this.receipts.set(hash, receipt);
         const release = this.sealer.hold({ set: a.set, from: env.from, seq: env.seq, hash, text, time: now, until: a.until });
         if (release !== null) {
