@@ -49,7 +49,16 @@ function sealedBeacon(n: number, timeoutMs: number, sealedMs: number): { setupLi
 }
 
 function seat(url: string, game: string, relayKey: string, p: { id: string; keys: KeyPair }, socket: SocketConstructor = WebSocket): RelayGame {
-  const g = joinGame({ relayUrl: url, gameId: game, id: p.id, keys: p.keys, random: randomBytes, WebSocket: socket, relayKey, backoffMs: { min: 50, max: 200 } });
+  const g = joinGame({
+    relayUrl: url,
+    gameId: game,
+    id: p.id,
+    keys: p.keys,
+    random: randomBytes,
+    WebSocket: socket,
+    relayKey,
+    backoffMs: { min: 50, max: 200 },
+  });
   seats.push(g);
   return g;
 }
@@ -117,7 +126,13 @@ describe('sealed mode with the client', () => {
     const lines = [...victim.lines.slice(0, late.line), found.lines[0]!.text];
     const { chain, lie: chainLie } = ReceiptChain.replay(made.game, made.relay, lines, victim.receipts.slice(0, late.line + 1));
     expect(chainLie).toBeNull();
-    expect(lostHeldProof(holding, chain.receipts[late.line]!, chain.receipts.map((x) => x.hash))).toMatch(/promised/);
+    expect(
+      lostHeldProof(
+        holding,
+        chain.receipts[late.line]!,
+        chain.receipts.map((x) => x.hash),
+      ),
+    ).toMatch(/promised/);
     // The others, served an honest-looking log, see no lie.
     for (const o of others) expect(o.lie).toBeNull();
   });

@@ -71,7 +71,9 @@ const transcript = async (r: Relay, g: TestGame): Promise<string[]> => (await (a
 const entries = (c: WireClient): unknown[] => c.messages.filter((m) => m.kind === 'entry');
 /** The relay's counters in /metrics (not the connection gauge, memory or time): a held envelope must not move them. */
 const counters = async (r: Relay): Promise<string[]> =>
-  (await (await fetch(`${r.url}/metrics`)).text()).split('\n').filter((l) => /^fairtable_relay_(lines|refusals|games|store_appended)/.test(l) || /_count /.test(l));
+  (await (await fetch(`${r.url}/metrics`)).text())
+    .split('\n')
+    .filter((l) => /^fairtable_relay_(lines|refusals|games|store_appended)/.test(l) || /_count /.test(l));
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('sealed mode on the relay', () => {
@@ -125,7 +127,12 @@ describe('sealed mode on the relay', () => {
 
   it("the release order is the seats' order whatever the arrival order", async () => {
     const r = await relay();
-    for (const [k, order] of [[0, 1, 2], [2, 1, 0], [1, 2, 0], [1, 0, 2]].entries()) {
+    for (const [k, order] of [
+      [0, 1, 2],
+      [2, 1, 0],
+      [1, 2, 0],
+      [1, 0, 2],
+    ].entries()) {
       const g = sealedBeacon(3, 10 + k, 60_000);
       await createGame(r.url, g.setupLine);
       const c = await Promise.all([0, 1, 2].map((i) => WireClient.join(r.url, g, i)));
@@ -171,7 +178,17 @@ describe('sealed mode on the relay', () => {
     const round2 = (i: number, prev: string): string =>
       envelopeLine(
         signEnvelope(
-          { v: 1, game: g.id, from: g.ids[i]!, seq: 1, prev: hashOf(prev), at: 3, head: hashOf(lines[1]!), time: 2, body: { type: 'commit', round: 2, commitment: toHex(new Uint8Array(32).fill(60 + i)) } },
+          {
+            v: 1,
+            game: g.id,
+            from: g.ids[i]!,
+            seq: 1,
+            prev: hashOf(prev),
+            at: 3,
+            head: hashOf(lines[1]!),
+            time: 2,
+            body: { type: 'commit', round: 2, commitment: toHex(new Uint8Array(32).fill(60 + i)) },
+          },
           g.keys[i]!.secretKey,
         ),
       );

@@ -99,11 +99,22 @@ export class SealedRoom {
         continue;
       }
       if (env === null || check === null || !check.ok)
-        throw new FairtableError('bad_journal', `game ${this.game}: a held envelope does not pass the door again (${check?.ok === false ? check.code : 'unreadable'})`);
+        throw new FairtableError(
+          'bad_journal',
+          `game ${this.game}: a held envelope does not pass the door again (${check?.ok === false ? check.code : 'unreadable'})`,
+        );
       const a = this.sealer.arrive({ from: env.from, seq: env.seq, hash: check.hash, body: env.body }, h.receipt.time);
       if (a.kind !== 'hold') throw new FairtableError('bad_journal', `game ${this.game}: a held envelope of ${env.from} cannot be held again (${a.kind})`);
       this.receipts.set(check.hash, h.receipt);
-      const release = this.sealer.hold({ set: a.set, from: env.from, seq: env.seq, hash: check.hash, text: h.text, time: h.receipt.time, until: h.receipt.until });
+      const release = this.sealer.hold({
+        set: a.set,
+        from: env.from,
+        seq: env.seq,
+        hash: check.hash,
+        text: h.text,
+        time: h.receipt.time,
+        until: h.receipt.until,
+      });
       if (release !== null) this.release(release);
     }
     if (done.length > 0) await this.host.store.unhold?.(this.game, done);
@@ -142,7 +153,11 @@ export class SealedRoom {
         if (!check.ok || check.duplicate) return false;
         // The promise runs from this envelope's own arrival, not the set's first: it is never earlier than the
         // set's deadline, and it tells the author nothing of when (or whether) anyone else committed.
-        const receipt = signHoldingReceipt({ v: 1, game: this.game, hash, time: now, until: now + this.sealer.rule.timeoutMs }, this.host.secretKey, nativeSign);
+        const receipt = signHoldingReceipt(
+          { v: 1, game: this.game, hash, time: now, until: now + this.sealer.rule.timeoutMs },
+          this.host.secretKey,
+          nativeSign,
+        );
         this.receipts.set(hash, receipt);
         const release = this.sealer.hold({ set: a.set, from: env.from, seq: env.seq, hash, text, time: now, until: a.until });
         if (release !== null) {
@@ -194,10 +209,13 @@ export class SealedRoom {
     this.timer = null;
     const next = this.sealer.nextDeadline();
     if (next === null || this.stopped) return;
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.releaseDue();
-    }, Math.max(0, next - this.host.clock()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.releaseDue();
+      },
+      Math.max(0, next - this.host.clock()),
+    );
     this.timer.unref();
   }
 }

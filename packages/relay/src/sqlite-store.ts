@@ -88,7 +88,9 @@ export class SqliteStore implements Store {
   }
 
   hold(game: string, held: HeldLine): Promise<void> {
-    this.db.prepare('INSERT OR IGNORE INTO held (game, hash, text, receipt) VALUES (?, ?, ?, ?)').run(game, held.receipt.hash, held.text, JSON.stringify(held.receipt));
+    this.db
+      .prepare('INSERT OR IGNORE INTO held (game, hash, text, receipt) VALUES (?, ?, ?, ?)')
+      .run(game, held.receipt.hash, held.text, JSON.stringify(held.receipt));
     return Promise.resolve();
   }
 

@@ -40,7 +40,17 @@ describe('sealed rule (docs/spec/sealed.md §1)', () => {
     expect(sealedRule(SETUP)).toEqual({ types: ['commit'], key: 'round', timeoutMs: 1000 });
     expect(sealedRule(setupOf({ sealed: { types: ['orders'], key: 'phase', timeoutMs: 5 } }))).toEqual({ types: ['orders'], key: 'phase', timeoutMs: 5 });
     expect(sealedRule(setupOf({ sealed: { types: ['commit'] } }))!.timeoutMs).toBe(30_000);
-    for (const bad of [[], 'commit', { types: [] }, { types: ['deadline'] }, { types: ['setup'] }, { types: ['a', 'a'] }, { types: ['a'], key: 'type' }, { types: ['a'], x: 1 }, { types: ['a'], timeoutMs: 0 }])
+    for (const bad of [
+      [],
+      'commit',
+      { types: [] },
+      { types: ['deadline'] },
+      { types: ['setup'] },
+      { types: ['a', 'a'] },
+      { types: ['a'], key: 'type' },
+      { types: ['a'], x: 1 },
+      { types: ['a'], timeoutMs: 0 },
+    ])
       expect(() => sealedRule(setupOf({ sealed: bad }))).toThrow(/params\.sealed/);
   });
 
