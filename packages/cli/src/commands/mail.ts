@@ -36,6 +36,7 @@ export function register(program: Command): void {
     .option('--timeout <duration>', 'how long each phase waits for a player: 3d, 12h, 90m, 30s, 1d12h', DEFAULT_TIMEOUT)
     .option('--recorder <id>', 'who orders the lines: a participant of --players who does not play (default: you)')
     .option('--game <name>', 'chain, keyed-stream: the game played (dice, snakes, monopoly)')
+    .option('--sealed <types>', 'message types the recorder collects sealed, comma-separated (e.g. commit): held until all are in')
     .action((protocol: string, o: Record<string, string | undefined>) => {
       try {
         const turns = integer(o.turns, '--turns');
@@ -49,6 +50,7 @@ export function register(program: Command): void {
             ...(turns === undefined ? {} : { turns }),
             ...(o.recorder === undefined ? {} : { recorder: o.recorder }),
             ...(o.game === undefined ? {} : { game: o.game }),
+            ...(o.sealed === undefined ? {} : { sealed: o.sealed.split(',').filter((t) => t.length > 0) }),
           }),
         );
       } catch (e) {

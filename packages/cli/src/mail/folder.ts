@@ -11,6 +11,10 @@
  * (named in the setup, so it is part of the game id) and continues the running log hash, and only if the
  * line passes their own copy of the door: a recorder that forks or alters a line is caught with its own
  * signature as evidence.
+ *
+ * Sealed mode (docs/spec/sealed.md §7): in a game whose setup seals some message types, the recorder holds
+ * those submissions out of the log with core's `Sealer`, as the relay does, keeps them in `sealed.jsonl`,
+ * mails each author alone a holding receipt, and records a set in seat order once it is complete or due.
  */
 import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,7 +24,9 @@ import { envelopeHash, envelopeLine, type Envelope } from '@fairtable/core/envel
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
+import { holdingReceiptError, lostHeldProof, signHoldingReceipt, type HoldingReceipt } from '@fairtable/core/order/holding.js';
 import { checkReceipt, firstLogHash, forkProof, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
+import { Sealer, type Release } from '@fairtable/core/order/sealer.js';
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
 import { Seat, seatRandom, type JournalEntry } from '@fairtable/core/seat/seat.js';
@@ -82,6 +88,8 @@ const F = {
   inflight: 'in-flight.jsonl',
   pending: 'pending.jsonl',
   held: 'held.jsonl',
+  sealed: 'sealed.jsonl',
+  holdings: 'holdings.jsonl',
   problems: 'problems.jsonl',
   outbox: 'outbox',
 } as const;
@@ -124,6 +132,11 @@ export class GameFolder {
   private report: Report = { notes: [], written: [] };
   /** True once this folder holds evidence against the recorder: no more lines are taken from it. */
   private recorderFault: boolean;
+  /** Recorder of a sealed game: the rule, and the sealed submissions it holds with their holding receipts. */
+  private readonly sealer: Sealer | null = null;
+  private sealedHeld: { text: string; receipt: HoldingReceipt }[] = [];
+  /** Player: holding receipts for this player's sealed envelopes not yet seen in the log. */
+  private holdings: HoldingReceipt[];
 
   private constructor(dir: string, config: FolderConfig, keys: KeyPair, clock: () => number) {
     this.dir = dir;
@@ -141,6 +154,7 @@ export class GameFolder {
     this.recorderFault = this.problems.some((p) => p.code.startsWith('recorder_'));
     this.journal = readJsonLines<JournalEntry>(folderFile(dir, 'journal'));
     this.inflight = readLines(folderFile(dir, 'inflight'))[0] ?? null;
+    this.holdings = readJsonLines<HoldingReceipt>(folderFile(dir, 'holdings'));
 
     // Replay what this folder already checked, trusting its own signature checks.
     const gameId = config.game;
@@ -155,6 +169,10 @@ export class GameFolder {
         if (!admitted.ok || admitted.duplicate)
           throw new FairtableError('bad_input', `${dir}: line ${n} of the folder's transcript does not pass the door again`);
       }
+    if (this.door !== null) {
+      this.sealer = Sealer.of(this.door.checker.setup);
+      if (this.sealer !== null) this.restoreSealed();
+    }
     if (config.role === 'recorder') this.seat = null;
     else {
       const secret = JSON.parse(readText(folderFile(dir, 'secret')) ?? 'null') as { secret?: string } | null;
@@ -278,11 +296,111 @@ export class GameFolder {
       case 'entries':
         if (this.config.role === 'player') this.entries(m.first, m.lines, m.receipts);
         return;
+      case 'holding':
+        if (this.config.role === 'player' && m.to === this.config.me) this.holding(m.receipt);
+        return;
+    }
+  }
+
+  /**
+   * Recorder of a sealed game: takes back the sealed submissions it holds (in arrival order, so a set's
+   * deadline is its first one's), forgetting those already in the log.
+   */
+  private restoreSealed(): void {
+    const kept = readJsonLines<{ text: string; receipt: HoldingReceipt }>(folderFile(this.dir, 'sealed')).sort((a, b) => a.receipt.time - b.receipt.time);
+    for (let n = 1; n < this.log.length; n++) {
+      const e = JSON.parse(this.log[n]!) as Envelope;
+      this.sealer!.observe(e.from, e.body);
+    }
+    for (const h of kept) {
+      const e = JSON.parse(h.text) as Envelope;
+      const check = this.door!.check(h.text, e.from);
+      if (check.ok && check.duplicate) continue;
+      const a = this.sealer!.arrive({ from: e.from, seq: e.seq, hash: h.receipt.hash, body: e.body }, h.receipt.time);
+      if (!check.ok || a.kind !== 'hold') throw new FairtableError('bad_input', `${this.dir}: a sealed submission the recorder holds cannot be held again`);
+      this.sealedHeld.push(h);
+      const r = this.sealer!.hold({ set: a.set, from: e.from, seq: e.seq, hash: h.receipt.hash, text: h.text, time: h.receipt.time, until: h.receipt.until });
+      if (r !== null) this.recordRelease(r);
+    }
+  }
+
+  /** Recorder: a line the door admitted goes into the log, receipted at `time`. */
+  private recordLine(text: string, hash: string, time: number): void {
+    this.logHash = nextLogHash(this.logHash, hash);
+    const n = this.log.length;
+    this.log.push(text);
+    this.recordReceipt(n, this.logHash, time);
+    this.seat?.receive(n, text);
+    if (this.sealer !== null) {
+      const e = JSON.parse(text) as Envelope;
+      this.sealer.observe(e.from, e.body);
+    }
+  }
+
+  /** Recorder: a sealed set goes into the log, in seat order, each line receipted at the release's time. */
+  private recordRelease(r: Release): void {
+    for (const e of r.envelopes) {
+      const admitted = this.door!.admit(e.text, e.from);
+      if (admitted.ok && !admitted.duplicate) this.recordLine(e.text, admitted.hash, r.time);
+    }
+    const out = new Set(r.envelopes.map((e) => e.hash));
+    this.sealedHeld = this.sealedHeld.filter((h) => !out.has(h.receipt.hash));
+    this.note(
+      `released sealed set ${r.set} (${r.reason}): ${r.envelopes.map((e) => e.from).join(', ')}${r.missing.length > 0 ? `; missing ${r.missing.join(', ')}` : ''}`,
+    );
+  }
+
+  /**
+   * Recorder of a sealed game: what to do with a submission before the door records it (sealed.md §2).
+   * `door`: the door handles it as usual; `taken`: held, or a resend of a held one (nothing to do);
+   * `wait`: its author's earlier sealed envelope is held, so it waits like a gap; `released`: it completed its set.
+   */
+  private sealedArrival(text: string): 'door' | 'taken' | 'wait' | 'released' {
+    let e: Envelope;
+    try {
+      e = JSON.parse(text) as Envelope;
+    } catch {
+      return 'door';
+    }
+    if (e === null || typeof e !== 'object' || typeof e.from !== 'string' || typeof e.body?.type !== 'string' || typeof e.seq !== 'number') return 'door';
+    const check = this.door!.check(text, e.from);
+    if (!check.ok && check.code !== 'bad_position' && check.code !== 'equivocation') return 'door';
+    const hash = check.ok ? check.hash : hashOfLine(text);
+    const now = this.clock();
+    const a = this.sealer!.arrive({ from: e.from, seq: e.seq, hash, body: e.body }, now);
+    switch (a.kind) {
+      case 'pass':
+        return 'door';
+      case 'again':
+        return 'taken';
+      case 'pending':
+        return 'wait';
+      case 'equivocation':
+        this.problem({ code: 'equivocation', player: e.from, message: `${e.from} sent another envelope for the position its held sealed envelope takes` });
+        return 'taken';
+      case 'hold': {
+        if (!check.ok || check.duplicate) return 'door';
+        const receipt = signHoldingReceipt(
+          { v: 1, game: this.config.game, hash, time: now, until: now + this.sealer!.rule.timeoutMs },
+          this.keys.secretKey,
+          nativeSign,
+        );
+        const release = this.sealer!.hold({ set: a.set, from: e.from, seq: e.seq, hash, text, time: now, until: a.until });
+        if (release !== null) {
+          this.recordRelease(release);
+          return 'released';
+        }
+        this.sealedHeld.push({ text, receipt });
+        // For its author alone: a holding message on the list would tell everyone that someone has committed.
+        if (e.from !== this.config.me) this.outbox({ kind: 'holding', game: this.config.game, to: e.from, receipt });
+        return 'taken';
+      }
     }
   }
 
   /** Recorder: passes submissions through the door; keeps those that wait for an earlier one (a gap). */
   private submit(texts: readonly string[]): void {
+    if (this.sealer !== null) for (const r of this.sealer.due(this.clock())) this.recordRelease(r);
     const queue = [...this.held, ...texts];
     this.held = [];
     let progress = true;
@@ -290,14 +408,16 @@ export class GameFolder {
       progress = false;
       const rest: string[] = [];
       for (const text of queue) {
+        if (this.sealer !== null) {
+          const sealed = this.sealedArrival(text);
+          if (sealed === 'released') progress = true;
+          if (sealed === 'wait') rest.push(text);
+          if (sealed !== 'door') continue;
+        }
         const admitted = this.door!.admit(text, fromOf(text));
         if (admitted.ok) {
           if (admitted.duplicate) continue;
-          this.logHash = nextLogHash(this.logHash, admitted.hash);
-          const n = this.log.length;
-          this.log.push(text);
-          this.recordReceipt(n, this.logHash);
-          this.seat?.receive(n, text);
+          this.recordLine(text, admitted.hash, this.clock());
           progress = true;
         } else if (admitted.code === 'bad_position') rest.push(text);
         else
@@ -320,9 +440,31 @@ export class GameFolder {
     this.held = [...new Set(queue)].slice(-1000);
   }
 
-  private recordReceipt(n: number, log: string): void {
+  private recordReceipt(n: number, log: string, time = this.clock()): void {
     const hash = n === 0 ? hashOf(readSetupLine(this.setupLine).envelope) : hashOfLine(this.log[n]!);
-    this.receipts.set(n, signReceipt({ v: 1, game: this.config.game, line: n, hash, log, time: this.clock() }, this.keys.secretKey, nativeSign));
+    this.receipts.set(n, signReceipt({ v: 1, game: this.config.game, line: n, hash, log, time }, this.keys.secretKey, nativeSign));
+  }
+
+  /** Player: the recorder's holding receipt for this player's sealed envelope (sealed.md §3), kept until the envelope is in the log. */
+  private holding(receipt: HoldingReceipt): void {
+    const why = holdingReceiptError(receipt, fromHex(this.config.recorder.key, 'recorder key', 32), nativeVerify);
+    if (why !== null) return this.note(`ignored a holding receipt that is not the recorder's: ${why}`);
+    if (receipt.game !== this.config.game || this.holdings.some((h) => h.hash === receipt.hash)) return;
+    if ([...this.receipts.values()].some((r) => r.hash === receipt.hash)) return;
+    this.holdings.push(receipt);
+    this.note(`the recorder holds your sealed move until every player's is in (at the latest ${new Date(receipt.until).toISOString()})`);
+  }
+
+  /** Player: a line receipted after a holding receipt's `until`, on a log without its envelope, convicts the recorder. */
+  private checkHoldings(n: number, receipt: Receipt): void {
+    this.holdings = this.holdings.filter((h) => h.hash !== receipt.hash);
+    if (this.holdings.length === 0) return;
+    const hashes = Array.from({ length: n + 1 }, (_, i) => this.receipts.get(i)?.hash ?? '');
+    for (const h of this.holdings) {
+      const proof = lostHeldProof(h, receipt, hashes);
+      if (proof !== null)
+        return this.problem({ code: 'recorder_lost_sealed', line: n, message: proof, evidence: { holding: h, receipt } as unknown as JsonValue });
+    }
   }
 
   /** Player: ordered lines from the recorder, checked, in any order, repeated or not. */
@@ -413,6 +555,7 @@ export class GameFolder {
       this.logHash = log;
       this.log.push(text);
       this.receipts.set(n, receipt);
+      this.checkHoldings(n, receipt);
       this.seat?.receive(n, text);
     }
   }
@@ -471,12 +614,13 @@ export class GameFolder {
       this.seat.tick();
       this.flushSeat();
     }
-    if (this.isRecorder && this.held.length > 0) this.submit([]);
+    if (this.isRecorder && (this.held.length > 0 || (this.sealer?.size ?? 0) > 0)) this.submit([]);
   }
 
   private outbox(m: MailMessage): void {
     const n = ++this.state.outboxCount;
-    const detail = m.kind === 'submission' ? `${m.from}` : m.kind === 'entries' ? `${m.first}-${m.first + m.lines.length - 1}` : '';
+    const detail =
+      m.kind === 'submission' ? `${m.from}` : m.kind === 'entries' ? `${m.first}-${m.first + m.lines.length - 1}` : m.kind === 'holding' ? `for-${m.to}` : '';
     const name = `${String(n).padStart(4, '0')}-${m.kind}${detail === '' ? '' : `-${detail}`}.txt`;
     writeAtomic(join(this.dir, F.outbox, name), mailText(m));
     this.report.written.push(join(F.outbox, name));
@@ -504,6 +648,10 @@ export class GameFolder {
     writeAtomic(folderFile(d, 'receipts'), linesText([...this.receipts.values()].sort((a, b) => a.line - b.line).map((r) => JSON.stringify(r))));
     writeAtomic(folderFile(d, 'pending'), linesText([...this.pending.values()].map((p) => JSON.stringify(p))));
     writeAtomic(folderFile(d, 'held'), linesText(this.held));
+    if (this.sealer !== null || existsSync(folderFile(d, 'sealed')))
+      writeAtomic(folderFile(d, 'sealed'), linesText(this.sealedHeld.map((h) => JSON.stringify(h))));
+    if (this.holdings.length > 0 || existsSync(folderFile(d, 'holdings')))
+      writeAtomic(folderFile(d, 'holdings'), linesText(this.holdings.map((h) => JSON.stringify(h))));
     writeAtomic(folderFile(d, 'problems'), linesText(this.problems.map((p) => JSON.stringify(p))));
     writeAtomic(folderFile(d, 'journal'), linesText(this.journal.map((c) => JSON.stringify(c))));
     writeAtomic(folderFile(d, 'inflight'), linesText(this.inflight === null ? [] : [this.inflight]));

@@ -38,6 +38,8 @@ export interface MailNewOptions {
   readonly recorder?: string;
   /** chain, keyed-stream: the game played. */
   readonly game?: string;
+  /** Message types the recorder collects sealed (docs/spec/sealed.md): held until every player's is in. */
+  readonly sealed?: readonly string[];
   readonly clock?: () => number;
 }
 
@@ -107,7 +109,12 @@ export function mailNew(o: MailNewOptions): MailResult {
   const setup: GameSetup = {
     protocol: shape.protocol,
     game: shape.game,
-    params: { ...shape.params, timeoutMs, recorder: { id: recorder.id, key: recorder.key } },
+    params: {
+      ...shape.params,
+      timeoutMs,
+      recorder: { id: recorder.id, key: recorder.key },
+      ...(o.sealed === undefined || o.sealed.length === 0 ? {} : { sealed: { types: [...o.sealed] } }),
+    },
     players: players.map((p) => ({ id: p.id, key: p.key })),
     nonce: toHex(randomBytes(32)),
     created: clock(),
@@ -162,7 +169,7 @@ export function mailRead(
     folder.note(`joined game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) as ${folder.config.me} (${folder.config.role})`);
   }
   // Invitations first, then what the recorder takes (submissions), then the ordered lines.
-  const rank = { invitation: 0, submission: 1, entries: 2 } as const;
+  const rank = { invitation: 0, submission: 1, entries: 2, holding: 3 } as const;
   for (const m of [...messages].sort((a, b) => rank[a.kind] - rank[b.kind])) folder.take(m);
   folder.tick();
   for (const r of refused) folder.note(`refused ${r}`);

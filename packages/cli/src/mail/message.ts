@@ -6,10 +6,12 @@
  *   invitation  {fairtable: "mail/v1", kind: "invitation", game}                       + the setup line
  *   submission  {fairtable: "mail/v1", kind: "submission", game, from}                 + one envelope line
  *   entries     {fairtable: "mail/v1", kind: "entries", game, first, receipts: [...]}  + lines first … first+k−1
+ *   holding     {fairtable: "mail/v1", kind: "holding", game, to, receipt}             (no lines; for `to` only: sealed.md §7)
  */
 import { armor, dearmor } from '@fairtable/core/armor.js';
 import { fromUtf8, isHex, utf8 } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
+import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 
 export const MAIL_VERSION = 'mail/v1';
@@ -17,7 +19,8 @@ export const MAIL_VERSION = 'mail/v1';
 export type MailMessage =
   | { readonly kind: 'invitation'; readonly game: string; readonly setupLine: string }
   | { readonly kind: 'submission'; readonly game: string; readonly from: string; readonly line: string }
-  | { readonly kind: 'entries'; readonly game: string; readonly first: number; readonly lines: readonly string[]; readonly receipts: readonly Receipt[] };
+  | { readonly kind: 'entries'; readonly game: string; readonly first: number; readonly lines: readonly string[]; readonly receipts: readonly Receipt[] }
+  | { readonly kind: 'holding'; readonly game: string; readonly to: string; readonly receipt: HoldingReceipt };
 
 function payloadOf(m: MailMessage): { header: Record<string, unknown>; lines: readonly string[] } {
   switch (m.kind) {
@@ -27,6 +30,8 @@ function payloadOf(m: MailMessage): { header: Record<string, unknown>; lines: re
       return { header: { fairtable: MAIL_VERSION, kind: m.kind, game: m.game, from: m.from }, lines: [m.line] };
     case 'entries':
       return { header: { fairtable: MAIL_VERSION, kind: m.kind, game: m.game, first: m.first, receipts: m.receipts }, lines: m.lines };
+    case 'holding':
+      return { header: { fairtable: MAIL_VERSION, kind: m.kind, game: m.game, to: m.to, receipt: m.receipt }, lines: [] };
   }
 }
 
@@ -46,6 +51,8 @@ export function describe(m: MailMessage): string {
       return `fairtable: ${m.from}'s move in game ${game}…, for the recorder`;
     case 'entries':
       return `fairtable: game ${game}…, recorded lines ${m.first} to ${m.first + m.lines.length - 1}`;
+    case 'holding':
+      return `fairtable: FOR ${m.to} ONLY (do not send to the list): the recorder holds ${m.to}'s sealed move in game ${game}… until all are in`;
   }
 }
 
@@ -84,6 +91,11 @@ function parsePayload(text: string): MailMessage {
       if (!Array.isArray(header.receipts) || header.receipts.length !== body.length) throw bad('entries carry one receipt per line');
       return { kind: 'entries', game, first, lines: body, receipts: header.receipts as Receipt[] };
     }
+    case 'holding':
+      if (body.length !== 0) throw bad('a holding message carries no lines');
+      if (typeof header.to !== 'string') throw bad('header.to must be a player id');
+      if (header.receipt === null || typeof header.receipt !== 'object') throw bad('header.receipt must be a holding receipt');
+      return { kind: 'holding', game, to: header.to, receipt: header.receipt as HoldingReceipt };
     default:
       throw bad(`unknown message kind ${JSON.stringify(header.kind)}`);
   }

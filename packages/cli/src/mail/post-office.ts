@@ -75,8 +75,10 @@ export class PostOffice {
       renameSync(join(outbox, f), join(sent, f));
       this.bytesSent.set(from.id, (this.bytesSent.get(from.id) ?? 0) + text.length);
       this.messages.sent++;
+      // A message for one participant (`…-for-ID.txt`, a sealed move's holding receipt) goes to that one alone.
+      const only = /-for-(.+)\.txt$/.exec(f)?.[1];
       for (const to of this.participants) {
-        if (to.id === from.id) continue;
+        if (to.id === from.id || (only !== undefined && to.id !== only)) continue;
         const n = this.count++;
         const body = this.delivery.wrap?.(text, from.id, to.id, n) ?? text;
         const at = this.round + (this.delivery.hold?.(n) ?? 0);
