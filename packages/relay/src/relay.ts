@@ -607,7 +607,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   idleCheck.unref();
 
   // Games holding sealed envelopes come back into memory at once, so that their deadlines run.
-  for (const id of (await store.gamesHolding?.()) ?? []) await loadGame(id);
+  for (const id of (await store.gamesHolding?.()) ?? [])
+    await loadGame(id).catch((e: unknown) => log.error({ err: e, game: id }, 'cannot load a game holding sealed envelopes'));
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e) =>
