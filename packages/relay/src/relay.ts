@@ -492,7 +492,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         const g = sealedGames.get(id)!;
         const a = g.door.admit(text, author);
         if (!a.ok || a.duplicate) {
-          // Only a view that fell out of the checker's window while held gets here (sealed.md §6): the relay
+          // Only a view that fell out of the checker's window while held gets here (sealed.md §8): the relay
           // cannot keep its promise, and the author's holding receipt says so.
           log.error({ game: id, player: author, code: a.ok ? 'duplicate' : a.code }, 'a released sealed envelope no longer passes the door');
           return;

@@ -355,7 +355,7 @@ export class GameFolder {
    * `door`: the door handles it as usual; `taken`: held, or a resend of a held one (nothing to do);
    * `wait`: its author's earlier sealed envelope is held, so it waits like a gap; `released`: it completed its set.
    */
-  private sealedArrival(text: string): 'door' | 'taken' | 'wait' | 'released' {
+  private sealedArrival(text: string, now: number): 'door' | 'taken' | 'wait' | 'released' {
     let e: Envelope;
     try {
       e = JSON.parse(text) as Envelope;
@@ -366,7 +366,6 @@ export class GameFolder {
     const check = this.door!.check(text, e.from);
     if (!check.ok && check.code !== 'bad_position' && check.code !== 'equivocation') return 'door';
     const hash = check.ok ? check.hash : hashOfLine(text);
-    const now = this.clock();
     const a = this.sealer!.arrive({ from: e.from, seq: e.seq, hash, body: e.body }, now);
     switch (a.kind) {
       case 'pass':
@@ -400,7 +399,9 @@ export class GameFolder {
 
   /** Recorder: passes submissions through the door; keeps those that wait for an earlier one (a gap). */
   private submit(texts: readonly string[]): void {
-    if (this.sealer !== null) for (const r of this.sealer.due(this.clock())) this.recordRelease(r);
+    // One time for the whole command: a set due by then is recorded before any line receipted at it (sealed.md §2).
+    const now = this.clock();
+    if (this.sealer !== null) for (const r of this.sealer.due(now)) this.recordRelease(r);
     const queue = [...this.held, ...texts];
     this.held = [];
     let progress = true;
@@ -409,7 +410,7 @@ export class GameFolder {
       const rest: string[] = [];
       for (const text of queue) {
         if (this.sealer !== null) {
-          const sealed = this.sealedArrival(text);
+          const sealed = this.sealedArrival(text, now);
           if (sealed === 'released') progress = true;
           if (sealed === 'wait') rest.push(text);
           if (sealed !== 'door') continue;
@@ -417,7 +418,7 @@ export class GameFolder {
         const admitted = this.door!.admit(text, fromOf(text));
         if (admitted.ok) {
           if (admitted.duplicate) continue;
-          this.recordLine(text, admitted.hash, this.clock());
+          this.recordLine(text, admitted.hash, now);
           progress = true;
         } else if (admitted.code === 'bad_position') rest.push(text);
         else
