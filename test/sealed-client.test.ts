@@ -86,6 +86,31 @@ describe('sealed mode with the client', () => {
     }
   });
 
+  it('with a player absent, the set comes out at its deadline and the ordinary deadline claims name the absent player', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fairtable-sealed-absent-'));
+    dirs.push(dir);
+    const r = await relayOn(dir);
+    const { setupLine, players } = sealedBeacon(3, 800, 800);
+    const made = await createGame(r.url, setupLine);
+    const games = players.slice(0, 2).map((p) => seat(r.url, made.game, made.relay, p));
+    const held: HoldingReceipt[] = [];
+    for (const g of games) g.on('held', (h) => held.push(h));
+    const outcomes = await Promise.all(games.map((g) => g.finished));
+    expect(outcomes[0]!.forfeits).toEqual([{ player: 'p2', code: 'withheld' }]);
+    expect(held).toHaveLength(2);
+    const g = games[0]!;
+    // The two commitments are consecutive lines in seat order, receipted together at the set's deadline.
+    const commits = g.lines.map((t, i) => [i, JSON.parse(t) as { from: string; body: { type: string } }] as const).filter(([, e]) => e.body.type === 'commit');
+    expect(commits.slice(0, 2).map(([, e]) => e.from)).toEqual(['p0', 'p1']);
+    expect(commits[1]![0] - commits[0]![0]).toBe(1);
+    const deadline = Math.min(...held.map((h) => h.until));
+    expect(g.receipts[commits[0]![0]]!.time).toBe(deadline);
+    expect(g.receipts[commits[1]![0]]!.time).toBe(deadline);
+    const verdict = g.audit();
+    expect(verdict.violations.map((v) => [v.code, v.player])).toEqual([['withheld', 'p2']]);
+    expect(verdict.lie).toBeNull();
+  });
+
   it('a relay that loses a held commitment is caught by its holding receipt', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'fairtable-sealed-lost-'));
     dirs.push(dir);
