@@ -78,6 +78,8 @@ function setupFor(
     game ??= 'dice';
     if (turns !== undefined) params[game === 'snakes' ? 'maxRounds' : 'rounds'] = turns;
   }
+  // Sealed mode (docs/spec/sealed.md): the relay holds these message types until every player's is in.
+  if (opts.sealed !== undefined) params.sealed = { types: opts.sealed.split(',').filter((t) => t.length > 0) };
   const setup: GameSetup = { protocol: name, game, params, players, nonce: toHex(randomBytes(32)), created: Date.now() };
   return prove === undefined ? { setup } : { setup, prove };
 }
@@ -187,6 +189,7 @@ export function register(program: Command): void {
     .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')
     .option('--hash <name>', 'rochambeau: sha-256, sha-384, sha-512 or sha3-256', 'sha-256')
     .option('--timeout-ms <ms>', 'deadline of each phase', '30000')
+    .option('--sealed <types>', 'message types the relay holds until every player has sent one, comma-separated (e.g. commit)')
     .option('--hand <n>', 'rochambeau: the state this player plays (default: random)')
     .option('--bet <bet>', 'signidice: the bet every round, e.g. red:10, straight:17:5, pass (default: random)')
     .option('--vrf-secret <hex>', 'signidice, the house creating: its ECVRF secret key (random if absent)')
