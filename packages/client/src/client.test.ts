@@ -217,7 +217,8 @@ describe('time and restarts', () => {
   });
 
   it("the machines take each line's time from its receipt (receiptTimedRegistry), not from its author's claim", async () => {
-    const { games } = await play('chain', 'dice', { rounds: 1, timeoutMs: 300 }, 3, true, { only: ['p0', 'p1'] });
+    // The deadline is long enough that the line before the claim is receipted before it even on a loaded machine.
+    const { games } = await play('chain', 'dice', { rounds: 1, timeoutMs: 2_000 }, 3, true, { only: ['p0', 'p1'] });
     await Promise.all(games.map((g) => g.finished));
     const g = games[0]!;
     const claims = g.lines.map((t, i) => [i, t] as const).filter(([, t]) => t.includes('"type":"deadline"'));
