@@ -1,0 +1,187 @@
+/**
+ * The game page (docs/spec/web.md §4): plays this browser's seat through the relay, resumed from the stored copy
+ * after a reload, draws the table from an observer's replay of the log, asks the player's decisions, and audits
+ * the game on demand. A page with no seat in the game only watches and audits.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { RelayGame } from '@fairtable/client';
+import { randomBytes } from '@fairtable/core/bytes.js';
+import type { Verdict } from '@fairtable/core/audit.js';
+import type { Violation } from '@fairtable/core/errors.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
+import { Referee } from '@fairtable/core/referee.js';
+import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
+import { readTranscript } from './api.js';
+import { auditTranscriptText, VerdictView } from './audit.js';
+import { Table, type TableView } from './board.js';
+import { DecisionForm } from './decision.js';
+import { keyFor, startSeat } from './session.js';
+import { getGame, type GameRecord } from './store.js';
+
+/** The observer's replay of a log, fed line by line as the seat receives them. */
+class Observer {
+  private referee: Referee | null = null;
+  private fed = 0;
+  constructor(private readonly timeOf: (line: number) => number | undefined) {}
+  feed(lines: readonly string[]): void {
+    if (lines.length === 0) return;
+    if (this.referee === null) {
+      this.referee = new Referee(lines[0]!, null, undefined, { keepEvents: true, timeOf: this.timeOf });
+      this.fed = 1;
+    }
+    for (; this.fed < lines.length; this.fed++) this.referee.feedText(this.fed, lines[this.fed]!);
+  }
+  view(): TableView | null {
+    const r = this.referee;
+    if (r === null) return null;
+    const setup = r.checker.setup;
+    return { protocol: setup.protocol, game: setup.game, players: setup.players.map((p) => p.id), state: r.state, events: r.events };
+  }
+}
+
+/** The e2e tests' hook (`?cheat=wrong-opening` on the game's address): this page's own seat cheats once, to be caught. */
+async function cheatFor(name: string | null, me: string): Promise<OutgoingHook | undefined> {
+  if (name !== 'wrong-opening') return undefined;
+  const { cheatHook } = await import('@fairtable/core/testing');
+  const { keys } = await keyFor(me);
+  return cheatHook('wrong-opening', { keys, random: randomBytes });
+}
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/jsonl' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export function GamePage({ gameId, cheat }: { gameId: string; cheat: string | null }) {
+  const [record, setRecord] = useState<GameRecord | null | undefined>(undefined);
+  const [, setTick] = useState(0);
+  const [decision, setDecision] = useState<Decision | null>(null);
+  const [status, setStatus] = useState('loading');
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [violations, setViolations] = useState<Violation[]>([]);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [verdict, setVerdict] = useState<Verdict | null>(null);
+  const [watched, setWatched] = useState<string[]>([]);
+  const game = useRef<RelayGame | null>(null);
+  const observer = useRef(new Observer((line) => game.current?.receipts[line]?.time));
+
+  useEffect(() => {
+    let stopped = false;
+    void (async () => {
+      const r = await getGame(gameId);
+      if (stopped) return;
+      setRecord(r ?? null);
+      if (r === undefined) {
+        // Not a seat of ours: watch the log as the relay serves it.
+        try {
+          const lines = (await readTranscript(gameId)).split('\n').filter((l) => l.trim() !== '');
+          observer.current.feed(lines);
+          setWatched(lines);
+          setStatus('watching');
+        } catch (e) {
+          setProblem((e as Error).message);
+        }
+        return;
+      }
+      const g = await startSeat(r, await cheatFor(cheat, r.me));
+      if (stopped) return g.close();
+      game.current = g;
+      const refresh = () => {
+        observer.current.feed(g.lines);
+        setDecision(g.decision());
+        setOutcome(g.outcome());
+        setViolations([...g.violations]);
+        setTick((t) => t + 1);
+      };
+      g.on('line', refresh);
+      g.on('decision', refresh);
+      g.on('violation', refresh);
+      g.on('outcome', refresh);
+      g.on('status', (s) => {
+        setStatus(s.status);
+        refresh();
+      });
+      g.on('refused', (x) => setProblem(`the relay refused a line of ours: [${x.code}] ${x.message}`));
+      g.finished.catch((e: Error) => setProblem(e.message));
+      refresh();
+    })();
+    return () => {
+      stopped = true;
+      game.current?.close();
+    };
+  }, [gameId]);
+
+  const view = observer.current.view();
+  const g = game.current;
+  const lines = g?.lines ?? watched;
+  const decide = (choice: JsonValue): string | null => {
+    try {
+      g?.decide(choice);
+      setDecision(g?.decision() ?? null);
+      return null;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  const audit = () => {
+    if (g !== null && g.lines.length > 0) {
+      setVerdict(g.audit());
+      return;
+    }
+    const r = auditTranscriptText(lines.join('\n'));
+    if ('verdict' in r) setVerdict(r.verdict);
+    else setProblem(r.error);
+  };
+
+  if (record === undefined) return <p>Loading…</p>;
+  return (
+    <main>
+      <h2>
+        {view === null ? 'Game' : view.game === null ? view.protocol : view.game} <small>game {gameId.slice(0, 12)}…</small>
+      </h2>
+      <p class="status" role="status" aria-live="polite" data-testid="status">
+        {record === null ? 'You have no seat in this game: watching.' : `You play ${record.me}. Connection: ${status}.`} {lines.length} lines.
+      </p>
+      {problem === null ? null : (
+        <p role="alert" class="error">
+          {problem}
+        </p>
+      )}
+      {view === null ? null : <Table view={view} />}
+      {decision !== null && outcome === null ? <DecisionForm key={JSON.stringify([lines.length, decision])} decision={decision} onDecide={decide} /> : null}
+      {decision === null && outcome === null && record !== null ? <p class="waiting">Waiting for the other players…</p> : null}
+      {outcome === null ? null : (
+        <section class="outcome" aria-label="Outcome" data-testid="outcome">
+          <h3>Game over: {outcome.winners.length === 0 ? 'no winner' : `${outcome.winners.join(', ')} won`}</h3>
+          {outcome.forfeits.length > 0 ? <p>Forfeits: {outcome.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}</p> : null}
+        </section>
+      )}
+      {violations.length > 0 ? (
+        <section aria-label="Rule breaking seen" class="violations-live">
+          <h3>Rule breaking seen</h3>
+          <ul>
+            {violations.map((v, i) => (
+              <li key={i}>
+                {v.code} by {v.player ?? 'nobody named'} at line {v.seq}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <div class="actions">
+        <button type="button" class="primary" onClick={audit} disabled={lines.length === 0}>
+          Audit
+        </button>
+        <button type="button" onClick={() => download(`fairtable-${gameId.slice(0, 12)}.jsonl`, lines.join('\n') + '\n')} disabled={lines.length === 0}>
+          Download the transcript
+        </button>
+      </div>
+      {verdict === null ? null : <VerdictView verdict={verdict} />}
+    </main>
+  );
+}
