@@ -27,6 +27,10 @@ afterAll(async () => {
 
 interface Setup {
   readonly game: string;
+  /** The seat whose page is made to send a wrong opening (the test hook). */
+  readonly cheater?: string;
+  /** The seat played on a phone-sized screen. */
+  readonly phone?: string;
   readonly rounds?: number;
   readonly states?: number;
   readonly creator?: string;
@@ -48,7 +52,8 @@ async function startGame(s: Setup): Promise<Page[]> {
   const pages = [page];
   for (const name of s.others) {
     const invite = await page.getByTestId(`invite-${name}`).inputValue();
-    const other = await player(browser);
+    const other = await player(browser, name === s.phone ? { width: 390, height: 844 } : undefined);
+    if (name === s.cheater) await other.context.addInitScript(() => ((globalThis as { __fairtableCheat?: string }).__fairtableCheat = 'wrong-opening'));
     await other.page.goto(invite);
     await other.page.getByRole('button', { name: `Join as ${name}` }).click();
     pages.push(other.page);
@@ -98,7 +103,8 @@ describe('the web app in Chromium', () => {
     const [ann, bob] = pages as [Page, Page];
     await ann.getByRole('button', { name: 'Roll the dice' }).click();
     await bob.getByRole('button', { name: 'Roll the dice' }).click();
-    await expect.poll(async () => Number(/(\d+) lines/.exec((await bob.getByTestId('status').textContent()) ?? '')?.[1] ?? 0), { timeout: 15_000 }).toBeGreaterThan(4);
+    await expect.poll(async () => Number(/(\d+) lines/.exec((await bob.getByTestId('status').textContent()) ?? '')?.[1] ?? 0), { timeout: 15_000 }).toBeGreaterThan(6);
+    expect(await bob.getByTestId('outcome').isVisible()).toBe(false);
     await bob.reload();
     await bob.getByTestId('status').waitFor();
     await playToEnd(pages);
@@ -108,4 +114,75 @@ describe('the web app in Chromium', () => {
     await ann.screenshot({ path: join(SHOTS, 'web-audit.png'), fullPage: true });
     await close(pages);
   }, 120_000);
+
+  it('plays Rochambeau between three browsers, each choosing its state, one on a phone-sized screen', async () => {
+    const pages = await startGame({ game: 'rochambeau', states: 5, others: ['bob', 'cy'], phone: 'cy' });
+    await playToEnd(pages, async (page, i) => {
+      await page.getByRole('radio', { name: String(1 + ((i * 2) % 4)) }).check();
+    });
+    await pages[2]!.screenshot({ path: join(SHOTS, 'web-phone.png'), fullPage: true });
+    for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    await close(pages);
+  }, 150_000);
+
+  it('plays Signidice roulette against a house in a browser: bets chosen on the page, every spin proved', async () => {
+    const pages = await startGame({ game: 'signidice', rounds: 2, others: ['ann', 'bob'] });
+    await playToEnd(pages, async (page, i) => {
+      if (i !== 1) return; // bob keeps the first option (red, 1); ann bets 5 on black
+      const form = page.getByRole('form', { name: 'Your decision' });
+      await form.getByRole('radio', { name: 'red / black / odd / even' }).check();
+      await form.getByLabel('kind').selectOption('"black"');
+      await form.getByLabel(/amount/).fill('5');
+    });
+    const text = (await pages[1]!.getByRole('region', { name: 'Roulette table' }).textContent()) ?? '';
+    expect(text).toContain('ann bet 5 on black');
+    expect(text).toContain('bob bet 1 on red');
+    await pages[0]!.screenshot({ path: join(SHOTS, 'web-roulette.png'), fullPage: true });
+    for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    await close(pages);
+  }, 150_000);
+
+  it('plays Snakes & Ladders on its board to a valid audit', async () => {
+    const pages = await startGame({ game: 'snakes', rounds: 4, others: ['bob'] });
+    await playToEnd(pages);
+    expect(await pages[0]!.getByRole('grid', { name: 'Squares 1 to 100' }).isVisible()).toBe(true);
+    await pages[0]!.screenshot({ path: join(SHOTS, 'web-snakes.png'), fullPage: true });
+    for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    await close(pages);
+  }, 150_000);
+
+  it("plays Monopoly's dice and cards on its board to a valid audit", async () => {
+    const pages = await startGame({ game: 'monopoly', rounds: 4, others: ['bob'] });
+    await playToEnd(pages);
+    const board = (await pages[1]!.getByRole('region', { name: 'Monopoly board' }).textContent()) ?? '';
+    expect(board).toMatch(/Chance pile: \d+ of 16 cards left/);
+    await pages[1]!.screenshot({ path: join(SHOTS, 'web-monopoly.png'), fullPage: true });
+    for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    await close(pages);
+  }, 150_000);
+
+  it('names a seat that sends a wrong opening in the verdict, on every page and on a dropped transcript', async () => {
+    const pages = await startGame({ game: 'dice', rounds: 2, others: ['bob'], cheater: 'bob' });
+    await playToEnd(pages);
+    for (const p of pages) {
+      const verdict = await auditOn(p);
+      expect(verdict).toContain('Not valid: bob broke the rules');
+    }
+    await pages[0]!.screenshot({ path: join(SHOTS, 'web-cheat.png'), fullPage: true });
+    // The transcript, as anyone can fetch it from the relay, dropped onto a fresh page's drop zone.
+    const game = /#\/game\/([0-9a-f]{64})/.exec(pages[0]!.url())![1]!;
+    const transcript = await (await fetch(`${relay.url}/games/${game}/transcript`)).text();
+    const reader = await player(browser);
+    await reader.page.goto(relay.url + '/');
+    await reader.page.getByTestId('dropzone').waitFor();
+    await reader.page.evaluate((text) => {
+      const data = new DataTransfer();
+      data.items.add(new File([text], 'game.jsonl', { type: 'application/jsonl' }));
+      document.querySelector('[data-testid=dropzone]')!.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, transcript);
+    const verdict = reader.page.getByRole('region', { name: 'Audit verdict' });
+    await verdict.waitFor();
+    expect(await verdict.textContent()).toContain('Not valid: bob broke the rules');
+    await close([...pages, reader.page]);
+  }, 150_000);
 });

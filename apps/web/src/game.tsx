@@ -40,9 +40,13 @@ class Observer {
   }
 }
 
-/** The e2e tests' hook (`?cheat=wrong-opening` on the game's address): this page's own seat cheats once, to be caught. */
-async function cheatFor(name: string | null, me: string): Promise<OutgoingHook | undefined> {
-  if (name !== 'wrong-opening') return undefined;
+/**
+ * The e2e tests' hook: a page whose script set `globalThis.__fairtableCheat = 'wrong-opening'` before the app loaded
+ * makes its own seat send one wrong opening, for the others and the audit to catch. The simulator's cheats are
+ * loaded only then, in a chunk of their own.
+ */
+async function cheatFor(me: string): Promise<OutgoingHook | undefined> {
+  if ((globalThis as { __fairtableCheat?: unknown }).__fairtableCheat !== 'wrong-opening') return undefined;
   const { cheatHook } = await import('@fairtable/core/testing');
   const { keys } = await keyFor(me);
   return cheatHook('wrong-opening', { keys, random: randomBytes });
@@ -57,7 +61,7 @@ function download(name: string, text: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
-export function GamePage({ gameId, cheat }: { gameId: string; cheat: string | null }) {
+export function GamePage({ gameId }: { gameId: string }) {
   const [record, setRecord] = useState<GameRecord | null | undefined>(undefined);
   const [, setTick] = useState(0);
   const [decision, setDecision] = useState<Decision | null>(null);
@@ -88,7 +92,7 @@ export function GamePage({ gameId, cheat }: { gameId: string; cheat: string | nu
         }
         return;
       }
-      const g = await startSeat(r, await cheatFor(cheat, r.me));
+      const g = await startSeat(r, await cheatFor(r.me));
       if (stopped) return g.close();
       game.current = g;
       const refresh = () => {

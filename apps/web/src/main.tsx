@@ -10,12 +10,11 @@ import { CreatePage, LobbyPage } from './lobby.js';
 import './styles.css';
 
 function route(hash: string) {
-  const [path = '', query = ''] = hash.replace(/^#/, '').split('?');
+  const path = hash.replace(/^#/, '').split('?')[0] ?? '';
   const parts = path.split('/').filter((p) => p !== '');
-  const params = new URLSearchParams(query);
   if (parts[0] === 'new') return <CreatePage />;
   if (parts[0] === 'lobby' && parts[1] !== undefined) return <LobbyPage key={path} lobbyId={parts[1]} seat={parts[2] === undefined ? null : decodeURIComponent(parts[2])} />;
-  if (parts[0] === 'game' && parts[1] !== undefined) return <GamePage key={path} gameId={parts[1]} cheat={params.get('cheat')} />;
+  if (parts[0] === 'game' && parts[1] !== undefined) return <GamePage key={path} gameId={parts[1]} />;
   return <HomePage />;
 }
 
