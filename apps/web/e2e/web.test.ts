@@ -111,6 +111,14 @@ describe('the web app in Chromium', () => {
     mkdirSync(SHOTS, { recursive: true });
     await ann.screenshot({ path: join(SHOTS, 'web-game.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    // The chart of the outcomes, and where each roll came from, every input checked in the page.
+    expect(await ann.getByRole('region', { name: 'Outcomes against their expected distribution' }).isVisible()).toBe(true);
+    const rolls = ann.getByRole('region', { name: 'Where did each outcome come from?' }).locator('details');
+    expect(await rolls.count()).toBe(6);
+    await rolls.first().locator('summary').click();
+    const first = (await rolls.first().textContent()) ?? '';
+    expect(first).toContain('✓ checked');
+    expect(first).not.toContain('✗');
     await ann.screenshot({ path: join(SHOTS, 'web-audit.png'), fullPage: true });
     await close(pages);
   }, 120_000);

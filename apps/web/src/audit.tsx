@@ -1,12 +1,68 @@
 /**
- * Auditing in the browser (docs/spec/web.md §5): the verdict of the core's transcript checker, shown as valid or
- * as the violations it found, each naming the player and the lines that prove it; and a drop zone that audits a
- * transcript file played anywhere.
+ * Auditing in the browser (docs/spec/web.md §5): the whole transcript re-checked by the CLI's auditor, in slices with
+ * progress (`auditTranscript` of @fairtable/client/explain), signatures through WebCrypto where the page has it and
+ * noble otherwise; the verdict shown as valid or as the violations found, each naming the player and the lines that
+ * prove it, with the outcome chart; and a drop zone that audits a transcript file played anywhere.
  */
 import { useState } from 'preact/hooks';
-import { auditText, type Verdict } from '@fairtable/core/audit.js';
+import { auditTranscript, nobleVerifier, webCryptoVerifier, type AuditResult, type AuditVerdict, type Verifier } from '@fairtable/client/explain';
+import { DistributionCharts } from './explain.js';
 
-export function VerdictView({ verdict }: { verdict: Verdict }) {
+let verifier: Promise<Verifier> | null = null;
+
+/** WebCrypto's Ed25519 when this page has it (a secure context in a browser that offers it), noble otherwise. */
+function pageVerifier(): Promise<Verifier> {
+  verifier ??= webCryptoVerifier()
+    .then((v) => v ?? nobleVerifier)
+    .catch(() => nobleVerifier);
+  return verifier;
+}
+
+export interface AuditRun {
+  readonly result: AuditResult;
+  readonly verifier: string;
+  readonly ms: number;
+  readonly text: string;
+}
+
+/** Audits a transcript's text, reporting progress as a fraction. */
+export async function runAudit(text: string, onProgress: (fraction: number) => void): Promise<AuditRun> {
+  const v = await pageVerifier();
+  const start = performance.now();
+  const result = await auditTranscript(text, { verifier: v, onProgress: (done, total) => onProgress(total === 0 ? 1 : done / total) });
+  return { result, verifier: v.name, ms: performance.now() - start, text };
+}
+
+export function AuditRunView({ run }: { run: AuditRun }) {
+  if ('error' in run.result)
+    return (
+      <p role="alert" class="error">
+        This transcript cannot be audited: [{run.result.error.code}] {run.result.error.message}
+      </p>
+    );
+  const lines = run.text.split('\n').filter((l) => l.trim() !== '');
+  return (
+    <>
+      <VerdictView verdict={run.result} />
+      <p class="hint">
+        Checked in this page in {Math.round(run.ms)} ms, signatures by {run.verifier}.
+      </p>
+      <DistributionCharts lines={lines} />
+    </>
+  );
+}
+
+export function Progress({ fraction }: { fraction: number | null }) {
+  if (fraction === null) return null;
+  return (
+    <label class="field">
+      Auditing…
+      <progress max={1} value={fraction} />
+    </label>
+  );
+}
+
+export function VerdictView({ verdict }: { verdict: AuditVerdict }) {
   const named = [...new Set(verdict.violations.map((v) => v.player).filter((p): p is string => p !== null))];
   return (
     <section class={`verdict ${verdict.valid ? 'valid' : 'invalid'}`} aria-label="Audit verdict" aria-live="polite">
@@ -18,7 +74,7 @@ export function VerdictView({ verdict }: { verdict: Verdict }) {
             : 'Not valid: the transcript shows a problem that names nobody'}
       </h3>
       <p>
-        {verdict.lines} lines of game <code>{verdict.gameId.slice(0, 16)}…</code> ({verdict.protocol}).
+        {verdict.lines} lines of game <code>{verdict.game.slice(0, 16)}…</code> ({verdict.protocol}).
         {verdict.outcome === null ? ' The game is not over.' : ` Winners: ${verdict.outcome.winners.join(', ') || 'none'}.`}
         {verdict.alteredAt === null ? '' : ` The log was altered at line ${verdict.alteredAt}.`}
       </p>
@@ -50,22 +106,17 @@ export function VerdictView({ verdict }: { verdict: Verdict }) {
   );
 }
 
-/** Audits a transcript's text; a transcript that cannot be read at all is an error with its message. */
-export function auditTranscriptText(text: string): { verdict: Verdict } | { error: string } {
-  try {
-    return { verdict: auditText(text) };
-  } catch (e) {
-    return { error: (e as Error).message };
-  }
-}
-
 export function DropAudit() {
-  const [result, setResult] = useState<{ name: string; verdict?: Verdict; error?: string } | null>(null);
+  const [result, setResult] = useState<{ name: string; run: AuditRun } | null>(null);
+  const [progress, setProgress] = useState<number | null>(null);
   const [over, setOver] = useState(false);
   const take = async (file: File | undefined) => {
     if (file === undefined) return;
-    const r = auditTranscriptText(await file.text());
-    setResult('verdict' in r ? { name: file.name, verdict: r.verdict } : { name: file.name, error: r.error });
+    setResult(null);
+    setProgress(0);
+    const run = await runAudit(await file.text(), setProgress);
+    setProgress(null);
+    setResult({ name: file.name, run });
   };
   return (
     <section aria-labelledby="drop-title">
@@ -90,15 +141,12 @@ export function DropAudit() {
           <input type="file" accept=".jsonl,.json,.txt,application/json" onChange={(e) => void take((e.target as HTMLInputElement).files?.[0])} />
         </label>
       </div>
-      {result === null ? null : result.verdict !== undefined ? (
+      <Progress fraction={progress} />
+      {result === null ? null : (
         <div>
           <p>{result.name}:</p>
-          <VerdictView verdict={result.verdict} />
+          <AuditRunView run={result.run} />
         </div>
-      ) : (
-        <p role="alert" class="error">
-          {result.name} cannot be audited: {result.error}
-        </p>
       )}
     </section>
   );

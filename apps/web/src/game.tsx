@@ -6,16 +6,16 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RelayGame } from '@fairtable/client';
 import { randomBytes } from '@fairtable/core/bytes.js';
-import type { Verdict } from '@fairtable/core/audit.js';
 import type { Violation } from '@fairtable/core/errors.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
 import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { readTranscript } from './api.js';
-import { auditTranscriptText, VerdictView } from './audit.js';
+import { AuditRunView, Progress, runAudit, type AuditRun } from './audit.js';
 import { Table, type TableView } from './board.js';
 import { DecisionForm } from './decision.js';
+import { ProvenancePanel } from './explain.js';
 import { keyFor, startSeat } from './session.js';
 import { getGame, type GameRecord } from './store.js';
 
@@ -69,7 +69,8 @@ export function GamePage({ gameId }: { gameId: string }) {
   const [outcome, setOutcome] = useState<Outcome | null>(null);
   const [violations, setViolations] = useState<Violation[]>([]);
   const [problem, setProblem] = useState<string | null>(null);
-  const [verdict, setVerdict] = useState<Verdict | null>(null);
+  const [audit, setAudit] = useState<AuditRun | null>(null);
+  const [progress, setProgress] = useState<number | null>(null);
   const [watched, setWatched] = useState<string[]>([]);
   const game = useRef<RelayGame | null>(null);
   const observer = useRef(new Observer((line) => game.current?.receipts[line]?.time));
@@ -132,14 +133,13 @@ export function GamePage({ gameId }: { gameId: string }) {
       return (e as Error).message;
     }
   };
-  const audit = () => {
-    if (g !== null && g.lines.length > 0) {
-      setVerdict(g.audit());
-      return;
-    }
-    const r = auditTranscriptText(lines.join('\n'));
-    if ('verdict' in r) setVerdict(r.verdict);
-    else setProblem(r.error);
+  // The one-click audit re-checks the whole game from its transcript, as a third party would.
+  const runIt = async () => {
+    setAudit(null);
+    setProgress(0);
+    const run = await runAudit(lines.join('\n'), setProgress);
+    setProgress(null);
+    setAudit(run);
   };
 
   if (record === undefined) return <p>Loading…</p>;
@@ -178,14 +178,16 @@ export function GamePage({ gameId }: { gameId: string }) {
         </section>
       ) : null}
       <div class="actions">
-        <button type="button" class="primary" onClick={audit} disabled={lines.length === 0}>
+        <button type="button" class="primary" onClick={() => void runIt()} disabled={lines.length === 0 || progress !== null}>
           Audit
         </button>
         <button type="button" onClick={() => download(`fairtable-${gameId.slice(0, 12)}.jsonl`, lines.join('\n') + '\n')} disabled={lines.length === 0}>
           Download the transcript
         </button>
       </div>
-      {verdict === null ? null : <VerdictView verdict={verdict} />}
+      <Progress fraction={progress} />
+      {audit === null ? null : <AuditRunView run={audit} />}
+      <ProvenancePanel lines={lines} />
     </main>
   );
 }
