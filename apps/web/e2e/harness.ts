@@ -56,8 +56,14 @@ export async function startRelay(): Promise<RunningRelay> {
   };
 }
 
+/**
+ * A name that resolves to this machine but is not "localhost": pages loaded through it are not a secure context,
+ * as on a LAN address over plain HTTP, so the browser offers them no `crypto.subtle`.
+ */
+export const LAN_HOST = 'fairtable-lan.test';
+
 export function launch(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`] });
 }
 
 /** A player: a browser context of its own (its own IndexedDB, so its own keys) and one page. */
