@@ -4,7 +4,7 @@
  * decisions on the page, and audit it with the Audit button; a reload mid-game carries on; a seat made to send a
  * wrong opening is named in the verdict; a transcript file dropped onto the page is audited.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -65,7 +65,11 @@ async function startGame(s: Setup): Promise<Page[]> {
 }
 
 /** Answers every decision shown, as a player would, until every page shows the outcome. */
-async function playToEnd(pages: readonly Page[], answer: (page: Page, index: number) => Promise<void> = async () => undefined, budgetMs = 90_000): Promise<void> {
+async function playToEnd(
+  pages: readonly Page[],
+  answer: (page: Page, index: number) => Promise<void> = async () => undefined,
+  budgetMs = 90_000,
+): Promise<void> {
   const end = Date.now() + budgetMs;
   for (;;) {
     let over = 0;
@@ -78,11 +82,15 @@ async function playToEnd(pages: readonly Page[], answer: (page: Page, index: num
       const form = p.getByRole('form', { name: 'Your decision' });
       if (await form.isVisible()) {
         await answer(p, i);
-        await form.locator('button[type=submit]').click({ timeout: 5_000 }).catch(() => undefined);
+        await form
+          .locator('button[type=submit]')
+          .click({ timeout: 5_000 })
+          .catch(() => undefined);
       }
     }
     if (over === pages.length) return;
-    if (Date.now() > end) throw new Error(`the game did not end in ${budgetMs} ms: ${(await Promise.all(pages.map((p) => p.getByTestId('status').textContent()))).join(' | ')}`);
+    if (Date.now() > end)
+      throw new Error(`the game did not end in ${budgetMs} ms: ${(await Promise.all(pages.map((p) => p.getByTestId('status').textContent()))).join(' | ')}`);
     await pages[0]!.waitForTimeout(150);
   }
 }
@@ -105,7 +113,9 @@ describe('the web app in Chromium', () => {
     const [ann, bob] = pages as [Page, Page];
     await ann.getByRole('button', { name: 'Roll the dice' }).click();
     await bob.getByRole('button', { name: 'Roll the dice' }).click();
-    await expect.poll(async () => Number(/(\d+) lines/.exec((await bob.getByTestId('status').textContent()) ?? '')?.[1] ?? 0), { timeout: 15_000 }).toBeGreaterThan(6);
+    await expect
+      .poll(async () => Number(/(\d+) lines/.exec((await bob.getByTestId('status').textContent()) ?? '')?.[1] ?? 0), { timeout: 15_000 })
+      .toBeGreaterThan(6);
     expect(await bob.getByTestId('outcome').isVisible()).toBe(false);
     await bob.reload();
     await bob.getByTestId('status').waitFor();

@@ -54,7 +54,8 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
 export const openLobby = (offer: Offer, seats: readonly string[], creator: string, key: string): Promise<LobbyView> =>
   call('POST', '/lobbies', { offer, seats, creator, key });
 export const readLobby = (lobby: string): Promise<LobbyView> => call('GET', `/lobbies/${lobby}`);
-export const takeSeat = (lobby: string, seat: string, key: string): Promise<LobbyView> => call('PUT', `/lobbies/${lobby}/seats/${encodeURIComponent(seat)}`, { key });
+export const takeSeat = (lobby: string, seat: string, key: string): Promise<LobbyView> =>
+  call('PUT', `/lobbies/${lobby}/seats/${encodeURIComponent(seat)}`, { key });
 export const setLobbyGame = (lobby: string, game: string): Promise<LobbyView> => call('PUT', `/lobbies/${lobby}/game`, { game });
 export const readGameInfo = (game: string): Promise<{ game: string; protocol: string; players: { id: string; key: string }[]; lines: number }> =>
   call('GET', `/games/${game}`);

@@ -82,7 +82,12 @@ function Snakes({ view }: { view: TableView }) {
               const ladder = LADDERS[sq];
               const snake = SNAKES[sq];
               return (
-                <div role="gridcell" key={sq} class={`sq${ladder ? ' ladder' : ''}${snake ? ' snake' : ''}`} aria-label={`square ${sq}${ladder ? `, ladder to ${ladder}` : ''}${snake ? `, snake to ${snake}` : ''}${here.length ? `: ${here.join(', ')}` : ''}`}>
+                <div
+                  role="gridcell"
+                  key={sq}
+                  class={`sq${ladder ? ' ladder' : ''}${snake ? ' snake' : ''}`}
+                  aria-label={`square ${sq}${ladder ? `, ladder to ${ladder}` : ''}${snake ? `, snake to ${snake}` : ''}${here.length ? `: ${here.join(', ')}` : ''}`}
+                >
                   <span class="n">{sq}</span>
                   {ladder ? <span class="mark">↑{ladder}</span> : null}
                   {snake ? <span class="mark">↓{snake}</span> : null}
@@ -132,14 +137,20 @@ function Monopoly({ view }: { view: TableView }) {
   const positions = (g.positions ?? {}) as Record<string, number>;
   const cash = (g.cash ?? {}) as Record<string, number>;
   const piles = (g.piles ?? { chance: [], chest: [] }) as { chance: number[]; chest: number[] };
-  const draws = turns(view.events).flatMap((t) => ((t.summary.events ?? []) as { card?: string; pile?: string }[]).filter((e) => e.card !== undefined).map((e) => ({ ...e, player: t.player, turn: t.turn })));
+  const draws = turns(view.events).flatMap((t) =>
+    ((t.summary.events ?? []) as { card?: string; pile?: string }[]).filter((e) => e.card !== undefined).map((e) => ({ ...e, player: t.player, turn: t.turn })),
+  );
   return (
     <section aria-label="Monopoly board" class="board">
       <ol class="monopoly" aria-label="The 40 squares">
         {Array.from({ length: 40 }, (_, n) => {
           const here = view.players.filter((p) => positions[p] === n);
           return (
-            <li key={n} class={`msq${CHANCE_SQUARES.includes(n) ? ' chance' : ''}${CHEST_SQUARES.includes(n) ? ' chest' : ''}`} aria-label={`${squareName(n)}${here.length ? `: ${here.join(', ')}` : ''}`}>
+            <li
+              key={n}
+              class={`msq${CHANCE_SQUARES.includes(n) ? ' chance' : ''}${CHEST_SQUARES.includes(n) ? ' chest' : ''}`}
+              aria-label={`${squareName(n)}${here.length ? `: ${here.join(', ')}` : ''}`}
+            >
               <span class="n">{n}</span>
               {here.map((p) => (
                 <span key={p} class="token" style={{ background: COLORS[view.players.indexOf(p) % COLORS.length] }} title={p}>
@@ -234,7 +245,13 @@ function Rochambeau({ view }: { view: TableView }) {
 const RED = new Set([1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36]);
 
 function Signidice({ view }: { view: TableView }) {
-  const spins = view.events.filter((e) => e.type === 'spin') as unknown as { round: number; player: string; lucky: number; bet: { amount: number; kind: string; pick: number | null }; won: number }[];
+  const spins = view.events.filter((e) => e.type === 'spin') as unknown as {
+    round: number;
+    player: string;
+    lucky: number;
+    bet: { amount: number; kind: string; pick: number | null };
+    won: number;
+  }[];
   const balances = (view.state?.balances ?? {}) as Record<string, number>;
   const last = spins.at(-1);
   return (

@@ -86,7 +86,14 @@ function ChoiceInput(props: { choices: Choices; value: JsonValue; onChange: (v: 
       return (
         <div class="record">
           {Object.entries(c.fields).map(([name, f]) => (
-            <ChoiceInput key={name} id={`${id}-${name}`} label={name} choices={f} value={record[name] ?? null} onChange={(v) => onChange({ ...record, [name]: v })} />
+            <ChoiceInput
+              key={name}
+              id={`${id}-${name}`}
+              label={name}
+              choices={f}
+              value={record[name] ?? null}
+              onChange={(v) => onChange({ ...record, [name]: v })}
+            />
           ))}
         </div>
       );
@@ -99,7 +106,13 @@ function ChoiceInput(props: { choices: Choices; value: JsonValue; onChange: (v: 
             checkChoice(o, value);
             return true;
           } catch {
-            return o.type === 'record' && value !== null && typeof value === 'object' && !Array.isArray(value) && optionMatches(o, value as Record<string, JsonValue>);
+            return (
+              o.type === 'record' &&
+              value !== null &&
+              typeof value === 'object' &&
+              !Array.isArray(value) &&
+              optionMatches(o, value as Record<string, JsonValue>)
+            );
           }
         }),
       );

@@ -77,7 +77,13 @@ function Chart({ d }: { d: Distribution }) {
   const w = d.categories.length * width;
   return (
     <figure class="chart">
-      <svg viewBox={`0 0 ${w} ${height + 18}`} role="img" aria-label={`${d.label}: observed bars against expected marks`} width="100%" style={{ maxWidth: `${Math.max(w, 200)}px` }}>
+      <svg
+        viewBox={`0 0 ${w} ${height + 18}`}
+        role="img"
+        aria-label={`${d.label}: observed bars against expected marks`}
+        width="100%"
+        style={{ maxWidth: `${Math.max(w, 200)}px` }}
+      >
         {d.categories.map((c, i) => {
           const bar = (c.observed / max) * height;
           const exp = (c.expected / max) * height;

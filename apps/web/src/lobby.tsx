@@ -124,7 +124,8 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
           // Follow the game only if its setup gives this seat this browser's key.
           const info = await readGameInfo(l.game);
           const { keys } = await keyFor(me);
-          if (!info.players.some((p) => p.id === me && p.key === toHex(keys.publicKey))) throw new Error(`the game made from this lobby does not give ${me} your key: not joining`);
+          if (!info.players.some((p) => p.id === me && p.key === toHex(keys.publicKey)))
+            throw new Error(`the game made from this lobby does not give ${me} your key: not joining`);
           const relay = await relayKeyOf(location.origin, l.game, globalThis.WebSocket);
           await newRecord(l.game, me, l.offer.protocol, relay, l.lobby, null);
         }
@@ -187,15 +188,26 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
     }
   };
 
-  if (lobby === null) return <main>{error === null ? <p>Loading the lobby…</p> : <p role="alert" class="error">{error}</p>}</main>;
+  if (lobby === null)
+    return (
+      <main>
+        {error === null ? (
+          <p>Loading the lobby…</p>
+        ) : (
+          <p role="alert" class="error">
+            {error}
+          </p>
+        )}
+      </main>
+    );
   const missing = lobby.seats.filter((s) => s.key === null);
   const invite = (s: string) => `${location.origin}/#/lobby/${lobby.lobby}/${encodeURIComponent(s)}`;
   return (
     <main>
       <h2>Lobby: {GAMES.find((g) => g.value === lobby.offer.protocol)?.label ?? lobby.offer.protocol}</h2>
       <p>
-        {lobby.offer.protocol === 'rochambeau' ? `${lobby.offer.states} states` : `${lobby.offer.rounds} rounds`}, {lobby.offer.timeoutMs / 1000} s to act. Created by{' '}
-        {lobby.creator}.
+        {lobby.offer.protocol === 'rochambeau' ? `${lobby.offer.states} states` : `${lobby.offer.rounds} rounds`}, {lobby.offer.timeoutMs / 1000} s to act.
+        Created by {lobby.creator}.
       </p>
       {mine === null && seat !== null && lobby.seats.some((s) => s.id === seat && s.key === null) ? (
         <button type="button" class="primary" onClick={() => void join(seat)}>
@@ -220,7 +232,13 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
               <td>
                 {s.key === null ? (
                   <span class="invite">
-                    <input readOnly value={invite(s.id)} aria-label={`invite link for ${s.id}`} data-testid={`invite-${s.id}`} onFocus={(e) => (e.target as HTMLInputElement).select()} />
+                    <input
+                      readOnly
+                      value={invite(s.id)}
+                      aria-label={`invite link for ${s.id}`}
+                      data-testid={`invite-${s.id}`}
+                      onFocus={(e) => (e.target as HTMLInputElement).select()}
+                    />
                     <button
                       type="button"
                       onClick={() => {

@@ -13,7 +13,8 @@ function route(hash: string) {
   const path = hash.replace(/^#/, '').split('?')[0] ?? '';
   const parts = path.split('/').filter((p) => p !== '');
   if (parts[0] === 'new') return <CreatePage />;
-  if (parts[0] === 'lobby' && parts[1] !== undefined) return <LobbyPage key={path} lobbyId={parts[1]} seat={parts[2] === undefined ? null : decodeURIComponent(parts[2])} />;
+  if (parts[0] === 'lobby' && parts[1] !== undefined)
+    return <LobbyPage key={path} lobbyId={parts[1]} seat={parts[2] === undefined ? null : decodeURIComponent(parts[2])} />;
   if (parts[0] === 'game' && parts[1] !== undefined) return <GamePage key={path} gameId={parts[1]} />;
   return <HomePage />;
 }

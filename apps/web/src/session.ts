@@ -28,7 +28,11 @@ export async function keyFor(name: string): Promise<{ name: string; keys: KeyPai
 }
 
 /** The setup line of a new game from a lobby's offer and the keys gathered there, signed by the creator. */
-export function setupLine(offer: Offer, players: readonly { id: string; key: string }[], creator: { name: string; keys: KeyPair }): { line: string; vrfSecret: string | null } {
+export function setupLine(
+  offer: Offer,
+  players: readonly { id: string; key: string }[],
+  creator: { name: string; keys: KeyPair },
+): { line: string; vrfSecret: string | null } {
   const params: Record<string, JsonValue> = { timeoutMs: offer.timeoutMs };
   let protocol = 'chain';
   let game: string | null = offer.protocol;
@@ -54,7 +58,14 @@ export function setupLine(offer: Offer, players: readonly { id: string; key: str
 }
 
 /** A fresh record for a seat this page is about to play. */
-export async function newRecord(game: string, me: string, protocol: string, relayKey: string, lobby: string | null, vrfSecret: string | null): Promise<GameRecord> {
+export async function newRecord(
+  game: string,
+  me: string,
+  protocol: string,
+  relayKey: string,
+  lobby: string | null,
+  vrfSecret: string | null,
+): Promise<GameRecord> {
   const record: GameRecord = {
     game,
     me,
@@ -78,9 +89,7 @@ export async function startSeat(record: GameRecord, outgoing?: OutgoingHook): Pr
   const me = await keyFor(record.me);
   const prover = record.vrfSecret === null ? undefined : ecvrfHouse('ecvrf-ell2', fromHex(record.vrfSecret, 'vrfSecret', 32)).prove;
   const resume =
-    record.lines.length > 0
-      ? { resume: { lines: record.lines, receipts: record.receipts, journal: record.journal, inFlight: record.inFlight } }
-      : {};
+    record.lines.length > 0 ? { resume: { lines: record.lines, receipts: record.receipts, journal: record.journal, inFlight: record.inFlight } } : {};
   const game = joinGame({
     relayUrl: location.origin,
     gameId: record.game,

@@ -16,7 +16,10 @@ const G = 'c'.repeat(64);
 function lobbies(clock: () => number = () => 0, limits?: Parameters<typeof lobbyRoutes>[1]) {
   const routes = lobbyRoutes(clock, limits);
   const call = async (method: string, path: string, body?: unknown) => {
-    const r = await routes.request(path, { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }) });
+    const r = await routes.request(path, {
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
     return { status: r.status, body: (await r.json()) as any };
   };
   return call;
