@@ -4,7 +4,9 @@
  * decisions on the page, and audit it with the Audit button; a reload mid-game carries on; a seat made to send a
  * wrong opening is named in the verdict; a transcript file dropped onto the page is audited.
  */
-import { mkdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -208,5 +210,49 @@ describe('the web app in Chromium', () => {
     await verdict.waitFor();
     expect(await verdict.textContent()).toContain('Not valid: bob broke the rules');
     await close([...pages, reader.page]);
+  }, 150_000);
+
+  it('plays roulette against a house that is a fairtable play process, with a key made by the CLI, imported into the page and exported again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fairtable-web-cli-'));
+    const cli = join(ROOT, 'packages/cli/dist/main.js');
+    for (const name of ['house', 'ann']) {
+      const made = spawnSync(process.execPath, [cli, 'keygen', '--name', name, '--out', join(dir, `${name}.json`)], { encoding: 'utf8' });
+      expect(made.status).toBe(0);
+      writeFileSync(join(dir, `${name}.pub.json`), made.stdout);
+    }
+    const { page } = await player(browser);
+    await page.goto(relay.url + '/');
+    await page.getByLabel('Import a key file').setInputFiles(join(dir, 'ann.json'));
+    await page.getByText('Imported the key of ann.').waitFor();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: "Export ann's key file" }).click();
+    const exported = JSON.parse(readFileSync((await (await download).path())!, 'utf8')) as unknown;
+    expect(exported).toEqual(JSON.parse(readFileSync(join(dir, 'ann.json'), 'utf8')));
+
+    const house = spawn(
+      process.execPath,
+      [cli, 'play', 'signidice', '--relay', relay.url, '--key', join(dir, 'house.json'), '--players', `${join(dir, 'house.pub.json')},${join(dir, 'ann.pub.json')}`, '--turns', '2'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    house.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => house.on('exit', resolve));
+    await expect.poll(() => out.includes('\n'), { timeout: 20_000 }).toBe(true);
+    const [game, invite] = out.split('\n')[0]!.split(' ') as [string, string];
+    expect(invite).toBe(`${relay.url}/games/${game}`);
+    // The invite the CLI prints, opened in the browser: the app, which offers the seat whose key the page holds.
+    await page.goto(invite);
+    await page.getByRole('button', { name: 'Play as ann' }).click();
+    await playToEnd([page], async () => {
+      const form = page.getByRole('form', { name: 'Your decision' });
+      await form.getByRole('radio', { name: 'dozen' }).check();
+      await form.getByLabel(/amount/).fill('3');
+    });
+    expect(await exited).toBe(0);
+    const outcome = JSON.parse(out.trim().split('\n').at(-1)!) as { game: string; violations: unknown[] };
+    expect([outcome.game, outcome.violations]).toEqual([game, []]);
+    expect((await page.getByRole('region', { name: 'Roulette table' }).textContent()) ?? '').toMatch(/Round 2: ann bet 3 on dozen 1/);
+    expect(await auditOn(page)).toContain('Valid');
+    await close([page]);
   }, 150_000);
 });

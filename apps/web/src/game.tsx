@@ -11,13 +11,14 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
 import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
-import { readTranscript } from './api.js';
+import { relayKeyOf } from '@fairtable/client';
+import { readGameInfo, readTranscript } from './api.js';
 import { AuditRunView, Progress, runAudit, type AuditRun } from './audit.js';
 import { Table, type TableView } from './board.js';
 import { DecisionForm } from './decision.js';
 import { ProvenancePanel } from './explain.js';
-import { keyFor, startSeat } from './session.js';
-import { getGame, type GameRecord } from './store.js';
+import { HOUSE, keyFor, newRecord, startSeat } from './session.js';
+import { allKeys, getGame, type GameRecord } from './store.js';
 
 /** The observer's replay of a log, fed line by line as the seat receives them. */
 class Observer {
@@ -72,25 +73,47 @@ export function GamePage({ gameId }: { gameId: string }) {
   const [audit, setAudit] = useState<AuditRun | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
   const [watched, setWatched] = useState<string[]>([]);
+  /** Seats of this game whose key this browser holds (imported from the CLI, say), when it plays none yet. */
+  const [claimable, setClaimable] = useState<string[]>([]);
+  const [attempt, setAttempt] = useState(0);
   const game = useRef<RelayGame | null>(null);
   const observer = useRef(new Observer((line) => game.current?.receipts[line]?.time));
 
   useEffect(() => {
     let stopped = false;
+    let stopWatching = (): void => undefined;
     void (async () => {
       const r = await getGame(gameId);
       if (stopped) return;
       setRecord(r ?? null);
       if (r === undefined) {
-        // Not a seat of ours: watch the log as the relay serves it.
+        // Not a seat of ours yet: watch the log as the relay serves it, and offer the seats whose keys we hold.
         try {
-          const lines = (await readTranscript(gameId)).split('\n').filter((l) => l.trim() !== '');
-          observer.current.feed(lines);
-          setWatched(lines);
-          setStatus('watching');
+          const [info, keys] = await Promise.all([readGameInfo(gameId), allKeys()]);
+          setClaimable(
+            info.players
+              // The house of a game made elsewhere holds its wheel's secret there: this page cannot prove its spins.
+              .filter((p) => !(info.protocol === 'signidice' && p.id === HOUSE))
+              .filter((p) => keys.some((k) => k.name === p.id && k.publicKey === p.key))
+              .map((p) => p.id),
+          );
         } catch (e) {
           setProblem((e as Error).message);
         }
+        const watch = async () => {
+          try {
+            const lines = (await readTranscript(gameId)).split('\n').filter((l) => l.trim() !== '');
+            if (stopped) return;
+            observer.current.feed(lines);
+            setWatched(lines);
+            setStatus('watching');
+          } catch (e) {
+            setProblem((e as Error).message);
+          }
+        };
+        await watch();
+        const timer = setInterval(() => void watch(), 2000);
+        stopWatching = () => clearInterval(timer);
         return;
       }
       const g = await startSeat(r, await cheatFor(r.me));
@@ -117,9 +140,23 @@ export function GamePage({ gameId }: { gameId: string }) {
     })();
     return () => {
       stopped = true;
+      stopWatching();
       game.current?.close();
     };
-  }, [gameId]);
+  }, [gameId, attempt]);
+
+  const claim = async (seat: string) => {
+    try {
+      const relay = await relayKeyOf(location.origin, gameId, globalThis.WebSocket);
+      const info = await readGameInfo(gameId);
+      await newRecord(gameId, seat, info.protocol, relay, null, null);
+      setClaimable([]);
+      observer.current = new Observer((line) => game.current?.receipts[line]?.time);
+      setAttempt((a) => a + 1);
+    } catch (e) {
+      setProblem((e as Error).message);
+    }
+  };
 
   const view = observer.current.view();
   const g = game.current;
@@ -151,6 +188,15 @@ export function GamePage({ gameId }: { gameId: string }) {
       <p class="status" role="status" aria-live="polite" data-testid="status">
         {record === null ? 'You have no seat in this game: watching.' : `You play ${record.me}. Connection: ${status}.`} {lines.length} lines.
       </p>
+      {record === null && claimable.length > 0 ? (
+        <p>
+          {claimable.map((seat) => (
+            <button key={seat} type="button" class="primary" onClick={() => void claim(seat)}>
+              Play as {seat}
+            </button>
+          ))}
+        </p>
+      ) : null}
       {problem === null ? null : (
         <p role="alert" class="error">
           {problem}

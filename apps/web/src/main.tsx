@@ -16,6 +16,9 @@ function route(hash: string) {
   if (parts[0] === 'lobby' && parts[1] !== undefined)
     return <LobbyPage key={path} lobbyId={parts[1]} seat={parts[2] === undefined ? null : decodeURIComponent(parts[2])} />;
   if (parts[0] === 'game' && parts[1] !== undefined) return <GamePage key={path} gameId={parts[1]} />;
+  // The relay serves the app at a game's own address (the invite `fairtable play` prints).
+  const atGame = /^\/games\/([0-9a-f]{64})$/.exec(location.pathname);
+  if (atGame !== null) return <GamePage key={atGame[1]} gameId={atGame[1]!} />;
   return <HomePage />;
 }
 

@@ -97,3 +97,17 @@ describe('the page', () => {
     expect(await (await app.request('/')).text()).toContain(`The relay's key: <code>${A}</code>`);
   });
 });
+
+describe("a game's address", () => {
+  it('is the app for a browser and left to the JSON route for everyone else', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fairtable-page-'));
+    writeFileSync(join(dir, 'index.html'), '<!doctype html><title>app</title>');
+    const app = new Hono();
+    servePage(app, A, dir);
+    app.get('/games/:game', (c) => c.json({ game: c.req.param('game') }));
+    const html = await app.request(`/games/${G}`, { headers: { accept: 'text/html,application/xhtml+xml' } });
+    expect(await html.text()).toContain('<title>app</title>');
+    expect(await (await app.request(`/games/${G}`)).json()).toEqual({ game: G });
+    expect(await (await app.request('/games/nothex', { headers: { accept: 'text/html' } })).json()).toEqual({ game: 'nothex' });
+  });
+});

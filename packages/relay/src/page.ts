@@ -34,6 +34,12 @@ export function servePage(app: Hono, relayKey: string, webDir: string = defaultW
     if (!existsSync(index)) return c.html(homePage(relayKey));
     return c.html(await readFile(index, 'utf8'), 200, { 'cache-control': 'no-cache' });
   });
+  // An invite the CLI prints is the game's address (/games/ID): a browser following it gets the app, which
+  // shows the game; every other client gets the JSON of docs/spec/relay.md §3 from the route after this one.
+  app.get('/games/:game', async (c, next) => {
+    if (!/^[0-9a-f]{64}$/.test(c.req.param('game')) || !(c.req.header('accept') ?? '').includes('text/html') || !existsSync(index)) return next();
+    return c.html(await readFile(index, 'utf8'), 200, { 'cache-control': 'no-cache', vary: 'accept' });
+  });
   app.get('/assets/*', async (c) => {
     const path = resolve(root, '.' + decodeURIComponent(c.req.path));
     const type = TYPES[extname(path)];
