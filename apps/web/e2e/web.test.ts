@@ -142,6 +142,9 @@ describe('the web app in Chromium', () => {
     await playToEnd(pages, async (page, i) => {
       await page.getByRole('radio', { name: String(1 + ((i * 2) % 4)) }).check();
     });
+    // The draft's rounds, judged in the page: each player's assigned state and score.
+    const table = pages[0]!.getByRole('region', { name: 'Rochambeau table' });
+    expect(await table.getByRole('table', { name: 'Round 1: assigned states and scores' }).isVisible()).toBe(true);
     await pages[2]!.screenshot({ path: join(SHOTS, 'web-phone.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
     await close(pages);
@@ -231,7 +234,19 @@ describe('the web app in Chromium', () => {
 
     const house = spawn(
       process.execPath,
-      [cli, 'play', 'signidice', '--relay', relay.url, '--key', join(dir, 'house.json'), '--players', `${join(dir, 'house.pub.json')},${join(dir, 'ann.pub.json')}`, '--turns', '2'],
+      [
+        cli,
+        'play',
+        'signidice',
+        '--relay',
+        relay.url,
+        '--key',
+        join(dir, 'house.json'),
+        '--players',
+        `${join(dir, 'house.pub.json')},${join(dir, 'ann.pub.json')}`,
+        '--turns',
+        '2',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let out = '';

@@ -5,6 +5,8 @@
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 import { LADDERS, SNAKES } from '@fairtable/core/games/snakes.js';
 import { CHANCE, COMMUNITY_CHEST, CHANCE_SQUARES, CHEST_SQUARES } from '@fairtable/core/games/monopoly.js';
+import { fromHex } from '@fairtable/core/bytes.js';
+import { judge, type Verdict as JudgeVerdict } from '@fairtable/core/rochambeau/judge.js';
 
 export interface TableView {
   readonly protocol: string;
@@ -201,11 +203,39 @@ function Monopoly({ view }: { view: TableView }) {
   );
 }
 
+/**
+ * The draft's rounds for an attempt whose reveals are all in, judged here as the machine judges them (the same
+ * `judge`, the same order of arrival), so the page can show each round's assigned states and scores.
+ */
+function rounds(s: {
+  N?: string;
+  hash?: string;
+  gameId?: string;
+  arrival?: string[];
+  commits?: Record<string, { payload: string }>;
+  reveals?: Record<string, { payload: string }>;
+}): { ids: string[]; verdict: JudgeVerdict } | null {
+  const ids = s.arrival ?? [];
+  if (ids.length === 0 || s.N === undefined || ids.some((id) => s.reveals?.[id] === undefined || s.commits?.[id] === undefined)) return null;
+  try {
+    const verdict = judge({
+      N: s.N,
+      ...(s.hash === undefined ? {} : { hash: s.hash as never }),
+      ...(s.gameId === undefined ? {} : { gameId: s.gameId }),
+      players: ids.map((id) => ({ id, commit: fromHex(s.commits![id]!.payload), reveal: fromHex(s.reveals![id]!.payload) })),
+    });
+    return { ids, verdict };
+  } catch {
+    return null;
+  }
+}
+
 function Rochambeau({ view }: { view: TableView }) {
   const s = view.state ?? {};
   const commits = Object.keys(s.commits ?? {});
   const reveals = Object.keys(s.reveals ?? {});
   const over = view.events.find((e) => e.type === 'game-over');
+  const judged = rounds(s);
   return (
     <section aria-label="Rochambeau table" class="board">
       <p>
@@ -237,6 +267,29 @@ function Rochambeau({ view }: { view: TableView }) {
             {e.type}: {JSON.stringify(e)}
           </p>
         ))}
+      {judged === null
+        ? null
+        : judged.verdict.rounds.map((r) => (
+            <table class="scores" key={r.round}>
+              <caption>Round {r.round}: assigned states and scores</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Player</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Score</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Array.from(r.players, (at, i) => (
+                  <tr key={at}>
+                    <th scope="row">{judged.ids[at]}</th>
+                    <td>{String(r.states[i])}</td>
+                    <td>{String(r.scores[i])}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ))}
       {over ? <p>Decided after {String(over.rounds ?? 1)} round(s).</p> : null}
     </section>
   );
