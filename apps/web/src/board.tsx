@@ -134,6 +134,14 @@ function squareName(n: number): string {
   return `Square ${n}`;
 }
 
+/** Where square n sits on an 11 × 11 ring, Go in the bottom right corner, play running clockwise. */
+function ringCell(n: number): { gridRow: number; gridColumn: number } {
+  if (n <= 10) return { gridRow: 11, gridColumn: 11 - n };
+  if (n <= 20) return { gridRow: 21 - n, gridColumn: 1 };
+  if (n <= 30) return { gridRow: 1, gridColumn: n - 19 };
+  return { gridRow: n - 29, gridColumn: 11 };
+}
+
 function Monopoly({ view }: { view: TableView }) {
   const g = view.state?.game ?? {};
   const positions = (g.positions ?? {}) as Record<string, number>;
@@ -150,6 +158,7 @@ function Monopoly({ view }: { view: TableView }) {
           return (
             <li
               key={n}
+              style={ringCell(n)}
               class={`msq${CHANCE_SQUARES.includes(n) ? ' chance' : ''}${CHEST_SQUARES.includes(n) ? ' chest' : ''}`}
               aria-label={`${squareName(n)}${here.length ? `: ${here.join(', ')}` : ''}`}
             >
