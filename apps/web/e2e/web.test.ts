@@ -5,7 +5,7 @@
  * wrong opening is named in the verdict; a transcript file dropped onto the page is audited.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -18,6 +18,9 @@ const SHOTS = join(ROOT, 'docs/images');
 
 beforeAll(async () => {
   buildApp();
+  // openpgp.js stays out of the page: nothing the app imports reaches @fairtable/pgp.
+  const assets = join(ROOT, 'apps/web/dist/assets');
+  for (const f of readdirSync(assets)) expect(readFileSync(join(assets, f), 'utf8').includes('openpgp'), f).toBe(false);
   relay = await startRelay();
   browser = await launch();
 }, 120_000);
@@ -39,6 +42,8 @@ interface Setup {
   readonly others: readonly string[];
   /** Where the pages load the app from (default: the relay's loopback address). */
   readonly base?: string;
+  /** Where to save a screenshot of the creator's lobby once the first invite is open. */
+  readonly lobbyShot?: string;
 }
 
 /** The creator opens a lobby; every other player opens its invite link and joins; all pages land in the game. */
@@ -54,6 +59,7 @@ async function startGame(s: Setup): Promise<Page[]> {
   await page.getByRole('button', { name: 'Create the game' }).click();
   await page.waitForURL(/#\/lobby\//);
   const pages = [page];
+  if (s.lobbyShot !== undefined) await page.screenshot({ path: join(SHOTS, s.lobbyShot), fullPage: true });
   for (const name of s.others) {
     const invite = await page.getByTestId(`invite-${name}`).inputValue();
     const other = await player(browser, name === s.phone ? { width: 390, height: 844 } : undefined);
@@ -66,10 +72,13 @@ async function startGame(s: Setup): Promise<Page[]> {
   return pages;
 }
 
-/** Answers every decision shown, as a player would, until every page shows the outcome. */
+/**
+ * Answers every decision shown, as a player would, until every page shows the outcome. `answer` fills the form in;
+ * it returns true when it has sent the answer itself (from the keyboard), else the form's button is clicked.
+ */
 async function playToEnd(
   pages: readonly Page[],
-  answer: (page: Page, index: number) => Promise<void> = async () => undefined,
+  answer: (page: Page, index: number) => Promise<boolean | void> = async () => undefined,
   budgetMs = 90_000,
 ): Promise<void> {
   const end = Date.now() + budgetMs;
@@ -83,7 +92,7 @@ async function playToEnd(
       }
       const form = p.getByRole('form', { name: 'Your decision' });
       if (await form.isVisible()) {
-        await answer(p, i);
+        if ((await answer(p, i)) === true) continue;
         await form
           .locator('button[type=submit]')
           .click({ timeout: 5_000 })
@@ -138,14 +147,38 @@ describe('the web app in Chromium', () => {
   }, 120_000);
 
   it('plays Rochambeau between three browsers, each choosing its state, one on a phone-sized screen', async () => {
-    const pages = await startGame({ game: 'rochambeau', states: 5, others: ['bob', 'cy'], phone: 'cy' });
+    const pages = await startGame({ game: 'rochambeau', states: 5, others: ['bob', 'cy'], phone: 'cy', lobbyShot: 'web-lobby.png' });
     await playToEnd(pages, async (page, i) => {
+      if (i === 0) {
+        // ann plays from the keyboard alone: into the state's radio group, one state on, Enter sends the form.
+        await page.getByRole('radio', { name: '1' }).focus();
+        await page.keyboard.press('ArrowRight');
+        expect(await page.getByRole('radio', { name: '2' }).isChecked()).toBe(true);
+        await page.keyboard.press('Enter');
+        return true;
+      }
       await page.getByRole('radio', { name: String(1 + ((i * 2) % 4)) }).check();
+      return false;
     });
     // The draft's rounds, judged in the page: each player's assigned state and score.
     const table = pages[0]!.getByRole('region', { name: 'Rochambeau table' });
     expect(await table.getByRole('table', { name: 'Round 1: assigned states and scores' }).isVisible()).toBe(true);
     await pages[2]!.screenshot({ path: join(SHOTS, 'web-phone.png'), fullPage: true });
+    for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    await close(pages);
+  }, 150_000);
+
+  it('carries a choice on when the page reloads the moment its player made it: no second hand', async () => {
+    const pages = await startGame({ game: 'rochambeau', states: 7, others: ['bob'] });
+    const [ann] = pages as [Page, Page];
+    const form = ann.getByRole('form', { name: 'Your decision' });
+    await form.waitFor();
+    await form.getByRole('radio', { name: '5' }).check();
+    await form.locator('button[type=submit]').click();
+    await ann.reload();
+    // A resumed seat that decided again would sign a second Commit for the same position: the door refuses it
+    // and the game would never end. Here it ends, and the audit finds nothing.
+    await playToEnd(pages);
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
     await close(pages);
   }, 150_000);

@@ -14,7 +14,7 @@ import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import type { Offer } from './api.js';
-import { getKey, putGame, putKey, type GameRecord } from './store.js';
+import { getKey, loadJournal, putGame, putKey, saveJournal, type GameRecord } from './store.js';
 
 export { HOUSE };
 
@@ -87,6 +87,7 @@ export async function newRecord(
 /** Starts (or resumes) the seat of `record`. `outgoing` is the e2e tests' cheating hook, never set by the app itself. */
 export async function startSeat(record: GameRecord, outgoing?: OutgoingHook): Promise<RelayGame> {
   const me = await keyFor(record.me);
+  Object.assign(record, loadJournal(record));
   const prover = record.vrfSecret === null ? undefined : ecvrfHouse('ecvrf-ell2', fromHex(record.vrfSecret, 'vrfSecret', 32)).prove;
   const resume =
     record.lines.length > 0 ? { resume: { lines: record.lines, receipts: record.receipts, journal: record.journal, inFlight: record.inFlight } } : {};
@@ -109,10 +110,12 @@ export async function startSeat(record: GameRecord, outgoing?: OutgoingHook): Pr
     },
     onDecision: (entry) => {
       record.journal.push(entry);
+      saveJournal(record);
       void putGame(record);
     },
     onSubmit: (text) => {
       record.inFlight = text;
+      saveJournal(record);
       void putGame(record);
     },
   });

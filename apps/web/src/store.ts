@@ -75,3 +75,28 @@ export function putGame(record: GameRecord): Promise<void> {
   writes = next.catch(() => undefined);
   return next;
 }
+
+/**
+ * The journal of decisions and the envelope in flight, also written synchronously to localStorage: the client
+ * reports a decision and then sends its envelope at once, before an IndexedDB write could land, and a page
+ * reloaded in between must not decide again (a different hand would be a second envelope for one position).
+ */
+export function saveJournal(record: GameRecord): void {
+  try {
+    localStorage.setItem(`fairtable/journal/${record.game}`, JSON.stringify({ journal: record.journal, inFlight: record.inFlight }));
+  } catch {
+    // Storage full or refused: IndexedDB's copy still follows.
+  }
+}
+
+/** The longer of the two journals kept for a game (they agree on what both hold). */
+export function loadJournal(record: GameRecord): Pick<GameRecord, 'journal' | 'inFlight'> {
+  try {
+    const kept = JSON.parse(localStorage.getItem(`fairtable/journal/${record.game}`) ?? 'null') as Pick<GameRecord, 'journal' | 'inFlight'> | null;
+    if (kept !== null && Array.isArray(kept.journal) && kept.journal.length >= record.journal.length)
+      return { journal: kept.journal, inFlight: kept.inFlight ?? null };
+  } catch {
+    // unreadable: IndexedDB's copy
+  }
+  return { journal: record.journal, inFlight: record.inFlight };
+}
