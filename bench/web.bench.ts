@@ -95,7 +95,9 @@ type PlaywrightCore = {
 };
 let playwright: PlaywrightCore | null = null;
 try {
-  playwright = (await import('playwright-core')) as unknown as PlaywrightCore;
+  // Named through a variable: playwright-core is the web app's dependency, and this file must typecheck without it.
+  const name = 'playwright-core';
+  playwright = (await import(name)) as PlaywrightCore;
 } catch {
   playwright = null;
 }

@@ -187,3 +187,17 @@ describe('outcomeDistributions', () => {
     expect(faces!.chiSquare).toBeLessThan(20.5);
   });
 });
+
+describe('browser-safe', () => {
+  it('no module of explain/ imports Node or a Node-only package', async () => {
+    const { readdirSync, readFileSync } = await import('node:fs');
+    const here = new URL('.', import.meta.url);
+    const sources = readdirSync(here).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+    expect(sources.length).toBeGreaterThanOrEqual(6);
+    for (const f of sources) {
+      const text = readFileSync(new URL(f, here), 'utf8');
+      expect(text, f).not.toMatch(/from '(node:[a-z/_]+|ws|fs|net|http|crypto|@fairtable\/(node|relay|cli)[^']*)'/);
+      expect(text, f).not.toMatch(/@fairtable\/core\/testing/);
+    }
+  });
+});
