@@ -30,7 +30,7 @@ describe('explainOutcomes on honest games', () => {
 
   for (const name of ['dice', 'snakes', 'monopoly'] as const) {
     it(`${name} (chain): one entry per turn, the opening, the fresh values and the draws checked`, () => {
-      const sim = game(name, `explain-${name}`);
+      const sim = game(name, `explain-${name}`, { turns: name === 'monopoly' ? 8 : 4 });
       const entries = explainOutcomes(sim.lines);
       expect(entries).toHaveLength((sim.outcome!.summary as { turns: number }).turns);
       for (const e of entries) {
@@ -43,6 +43,18 @@ describe('explainOutcomes on honest games', () => {
         const totals: Record<string, number> = {};
         for (const e of entries) totals[e.player!] = (totals[e.player!] ?? 0) + (e.detail as { sum: number }).sum;
         expect(totals).toEqual((sim.outcome!.summary as { state: { scores: Record<string, number> } }).state.scores);
+      }
+      if (name === 'monopoly') {
+        // Each roll and each card of the summary has its draw shown; the cards by their wording.
+        let cards = 0;
+        for (const e of entries) {
+          const events = (e.detail as { events: { roll?: number[]; card?: string }[] }).events;
+          expect(e.inputs.filter((i) => i.label === 'dice').map((i) => i.value)).toEqual(events.filter((v) => v.roll).map((v) => v.roll!.join(', ')));
+          const shown = e.inputs.filter((i) => i.label.endsWith(' card')).map((i) => i.value);
+          expect(shown).toEqual(events.filter((v) => v.card).map((v) => v.card));
+          cards += shown.length;
+        }
+        expect(cards).toBeGreaterThan(0);
       }
       if (name === 'snakes') {
         const last: Record<string, number> = {};
