@@ -10,6 +10,7 @@
 import { Auditor, emptyTranscript, setupText, type Verdict } from '@fairtable/core/audit.js';
 import type { Evidence, ViolationCode } from '@fairtable/core/errors.js';
 import { verify as nobleVerify } from '@fairtable/core/identity.js';
+import { parseJson, type JsonValue } from '@fairtable/core/jcs.js';
 import { LineSplitter, splitText, type TranscriptLine } from '@fairtable/core/lines.js';
 import type { Outcome } from '@fairtable/core/protocols/machine.js';
 import { prepareLine, unreadableLine, type PreparedLine } from '@fairtable/core/transcript.js';
@@ -82,7 +83,7 @@ export function verdictJson(verdict: Verdict): AuditVerdict {
 /** How long one slice may hold the thread before the page gets it back (ms): about one frame. */
 const SLICE_MS = 12;
 /** Lines prepared together: their signatures go to the verifier at once, so an asynchronous one can overlap them. */
-const BATCH_LINES = 128;
+const BATCH_LINES = 32;
 /** Bytes of a file handed to the line splitter at a time. */
 const CHUNK_BYTES = 1 << 18;
 
@@ -194,6 +195,44 @@ async function runAudit(input: string | Uint8Array, options: AuditOptions): Prom
 }
 
 /**
+ * Puts in the envelope of every evidence line that names only its line number, as the file auditor's
+ * second pass does, read by the strict reader (a line named as evidence may be anything).
+ */
+async function fillEvidence(input: string | Uint8Array, verdict: Verdict, options: AuditOptions): Promise<Verdict> {
+  const wanted = new Set<number>();
+  for (const v of verdict.violations)
+    for (const e of v.evidence) if (e.line !== undefined && e.envelope === undefined && e.note === undefined) wanted.add(e.line);
+  if (wanted.size === 0) return verdict;
+  const found = new Map<number, { envelope: JsonValue } | { note: string }>();
+  let n = 0;
+  let sliceStart = clock();
+  for (const { line } of linesOf(input)) {
+    if (wanted.has(n)) {
+      try {
+        if (line.problem !== null) throw new Error(line.problem);
+        found.set(n, { envelope: parseJson(line.text, `line ${n}`) });
+      } catch {
+        found.set(n, { note: line.text.slice(0, 200) });
+      }
+    }
+    n++;
+    if ((n & 1023) === 0 && clock() - sliceStart >= SLICE_MS) {
+      await yieldToPage();
+      options.signal?.throwIfAborted();
+      sliceStart = clock();
+    }
+  }
+  const violations = verdict.violations.map((v) => ({
+    ...v,
+    evidence: v.evidence.map((e) => {
+      const filled = e.line !== undefined && e.envelope === undefined && e.note === undefined ? found.get(e.line) : undefined;
+      return filled === undefined ? e : ({ ...e, ...filled } as Evidence);
+    }),
+  }));
+  return { ...verdict, violations };
+}
+
+/**
  * Audits a whole transcript (its text, or the bytes of its file) by the rules of `fairtable audit`, in
  * slices that give the page the thread back about every frame. Resolves to the CLI's --json object: the
  * verdict, or `{valid: false, error}` when the transcript cannot be audited at all (no readable setup).
@@ -201,7 +240,7 @@ async function runAudit(input: string | Uint8Array, options: AuditOptions): Prom
  */
 export async function auditTranscript(input: string | Uint8Array, options: AuditOptions = {}): Promise<AuditResult> {
   try {
-    return verdictJson(await runAudit(input, options));
+    return verdictJson(await fillEvidence(input, await runAudit(input, options), options));
   } catch (e) {
     if (options.signal?.aborted === true && e === options.signal.reason) throw e;
     const err = e as { code?: unknown; message?: unknown };

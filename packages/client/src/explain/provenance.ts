@@ -92,6 +92,45 @@ export function describeTurn(game: string, summary: JsonValue): string {
   return json(summary);
 }
 
+/**
+ * What each draw of a turn became, in the game's words: dice are below(sides) + 1, a card is below(Y), the
+ * index among the Y cards left in its pile in the pile's canonical order (docs/SPEC.md §8.3). Derived from
+ * draws already checked, so these inputs carry no check of their own.
+ */
+export function drawBreakdown(game: string, summary: JsonValue, draws: readonly (readonly [number, number])[]): ProvenanceInput[] {
+  const s = summary as Record<string, JsonValue> | null;
+  if (s === null || typeof s !== 'object') return [];
+  const dice = (faces: readonly JsonValue[], used: readonly (readonly [number, number])[], label: string): ProvenanceInput =>
+    input(label, faces.join(', '), undefined, undefined, `Each die is below(n) + 1 on the seed's stream: draws ${json(used)}.`);
+  if ((game === 'dice' || game === 'snakes') && draws.length > 0) {
+    const faces = Array.isArray(s.roll) ? s.roll : [s.roll ?? null];
+    return faces.length === draws.length ? [dice(faces, draws, game === 'dice' ? 'dice' : 'die')] : [];
+  }
+  if (game !== 'monopoly' || !Array.isArray(s.events)) return [];
+  const out: ProvenanceInput[] = [];
+  let next = 0;
+  for (const e of s.events) {
+    const ev = e as Record<string, JsonValue>;
+    if (Array.isArray(ev.roll)) {
+      out.push(dice(ev.roll, draws.slice(next, next + ev.roll.length), 'dice'));
+      next += ev.roll.length;
+    } else if (typeof ev.card === 'string') {
+      const [n, v] = draws[next++] ?? [0, 0];
+      const pile = ev.pile === 'chance' ? 'Chance' : 'Community Chest';
+      out.push(
+        input(
+          `${pile} card`,
+          ev.card,
+          undefined,
+          undefined,
+          `below(${n}) = ${v}: card ${v + 1} of the ${n} left in the ${pile} pile, in its canonical (alphabetical) order.`,
+        ),
+      );
+    }
+  }
+  return next === draws.length ? out : [];
+}
+
 // ---------------------------------------------------------------- beacon (§7.1)
 
 function beaconExplainer(gameId: string, out: Provenance[], samples: Samples): (step: Step<BeaconState>) => void {
@@ -259,6 +298,7 @@ function chainExplainer(gameId: string, params: { readonly [k: string]: JsonValu
       ),
     );
     if (same) {
+      inputs.push(...drawBreakdown(before.gameName, played.summary, played.draws));
       samples.turns.push({ game: before.gameName, params, summary: played.summary });
       commitLine.set(from, line);
       freshLine.set(from, line);
@@ -283,6 +323,13 @@ function opsOf(list: OpList | null): Op[] {
   return ops.reverse();
 }
 
+/** The last `count` numbers of a list, oldest first: what one line added, without walking the whole history. */
+function newestOps(list: OpList | null, count: number): Op[] {
+  const ops: Op[] = [];
+  for (let x = list; x !== null && ops.length < count; x = x.rest) ops.push(x.op);
+  return ops.reverse();
+}
+
 function keyedExplainer(params: { readonly [k: string]: JsonValue }, out: Provenance[], samples: Samples): (step: Step<KeyedState>) => void {
   const keyLine = new Map<string, number>();
   /**
@@ -301,7 +348,7 @@ function keyedExplainer(params: { readonly [k: string]: JsonValue }, out: Proven
       refs.set(from, []);
     }
     if (body.type === 'turn') {
-      const newOps = opsOf(history(after, from)).slice(history(before, from)?.length ?? 0);
+      const newOps = newestOps(history(after, from), (history(after, from)?.length ?? 0) - (history(before, from)?.length ?? 0));
       const mine = refs.get(from) ?? [];
       refs.set(from, mine);
       for (const op of newOps) {
@@ -333,6 +380,7 @@ function keyedExplainer(params: { readonly [k: string]: JsonValue }, out: Proven
           let detail: JsonValue = draws as JsonValue;
           if (turnEvent !== undefined && before.active.includes(mover)) {
             const summary = before.rules.play(before.game, mover, new ScriptedChance(draws), null).summary;
+            inputs.push(...drawBreakdown(before.gameName, summary, draws));
             samples.turns.push({ game: before.gameName, params, summary });
             outcome = describeTurn(before.gameName, summary);
             detail = summary;
