@@ -80,9 +80,12 @@ async function playToEnd(
   pages: readonly Page[],
   answer: (page: Page, index: number) => Promise<boolean | void> = async () => undefined,
   budgetMs = 90_000,
+  /** Stops early, before the end, once this holds. */
+  stopWhen: () => Promise<boolean> = async () => false,
 ): Promise<void> {
   const end = Date.now() + budgetMs;
   for (;;) {
+    if (await stopWhen()) return;
     let over = 0;
     for (let i = 0; i < pages.length; i++) {
       const p = pages[i]!;
@@ -184,14 +187,21 @@ describe('the web app in Chromium', () => {
   }, 150_000);
 
   it('plays Signidice roulette against a house in a browser: bets chosen on the page, every spin proved', async () => {
-    const pages = await startGame({ game: 'signidice', rounds: 2, others: ['ann', 'bob'] });
-    await playToEnd(pages, async (page, i) => {
+    const pages = await startGame({ game: 'signidice', rounds: 3, others: ['ann', 'bob'] });
+    const bets = async (page: Page, i: number) => {
       if (i !== 1) return; // bob keeps the first option (red, 1); ann bets 5 on black
       const form = page.getByRole('form', { name: 'Your decision' });
       await form.getByRole('radio', { name: 'red / black / odd / even' }).check();
       await form.getByLabel('kind').selectOption('"black"');
       await form.getByLabel(/amount/).fill('5');
-    });
+    };
+    // Once round 1 has been spun, the house's page reloads: its wheel's key comes back from the page's store.
+    const house = pages[0]!;
+    const spun = async () => ((await house.locator('main').textContent()) ?? '').includes('Round 1: ann bet');
+    await playToEnd(pages, bets, 90_000, spun);
+    expect(await house.getByTestId('outcome').isVisible()).toBe(false);
+    await house.reload();
+    await playToEnd(pages, bets);
     const text = (await pages[1]!.getByRole('region', { name: 'Roulette table' }).textContent()) ?? '';
     expect(text).toContain('ann bet 5 on black');
     expect(text).toContain('bob bet 1 on red');
