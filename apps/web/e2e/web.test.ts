@@ -66,10 +66,16 @@ async function startGame(s: Setup): Promise<Page[]> {
     if (name === s.cheater) await other.context.addInitScript(() => ((globalThis as { __fairtableCheat?: string }).__fairtableCheat = 'wrong-opening'));
     await other.page.goto(invite);
     await other.page.getByRole('button', { name: `Join as ${name}` }).click();
+    if (name === s.phone) await fitsWidth(other.page);
     pages.push(other.page);
   }
   for (const p of pages) await p.waitForURL(/#\/game\//, { timeout: 20_000 });
   return pages;
+}
+
+/** The page is no wider than its screen: nothing to scroll sideways. */
+async function fitsWidth(page: Page): Promise<void> {
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
 }
 
 /**
@@ -166,6 +172,7 @@ describe('the web app in Chromium', () => {
     // The draft's rounds, judged in the page: each player's assigned state and score.
     const table = pages[0]!.getByRole('region', { name: 'Rochambeau table' });
     expect(await table.getByRole('table', { name: 'Round 1: assigned states and scores' }).isVisible()).toBe(true);
+    await fitsWidth(pages[2]!);
     await pages[2]!.screenshot({ path: join(SHOTS, 'web-phone.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
     await close(pages);
