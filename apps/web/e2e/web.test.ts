@@ -152,6 +152,10 @@ describe('the web app in Chromium', () => {
     expect(first).toContain('✓ checked');
     expect(first).not.toContain('✗');
     await ann.screenshot({ path: join(SHOTS, 'web-audit.png'), fullPage: true });
+    // The home page lists the game (and no longer its lobby).
+    await ann.goto(relay.url + '/#/');
+    await ann.getByRole('link', { name: 'dice as ann' }).waitFor();
+    expect(await ann.getByText('Lobbies you opened').count()).toBe(0);
     await close(pages);
   }, 120_000);
 

@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { fromKeyFile, toKeyFile, type KeyFile } from '@fairtable/core/identity.js';
 import { DropAudit } from './audit.js';
-import { allGames, allKeys, putKey, type GameRecord } from './store.js';
+import { allGames, allKeys, openedLobbies, putKey, type GameRecord } from './store.js';
 
 function saveFile(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/json' }));
@@ -59,6 +59,8 @@ function Keys() {
 
 export function HomePage() {
   const [games, setGames] = useState<GameRecord[]>([]);
+  // A lobby that made a game is listed as that game.
+  const lobbies = openedLobbies().filter((l) => !games.some((g) => g.lobby === l.lobby));
   useEffect(() => void allGames().then((g) => setGames(g.sort((a, b) => b.created - a.created))), []);
   return (
     <main>
@@ -84,6 +86,18 @@ export function HomePage() {
               </li>
             ))}
           </ul>
+        ) : null}
+        {lobbies.length > 0 ? (
+          <>
+            <h3>Lobbies you opened</h3>
+            <ul class="games">
+              {lobbies.map((l) => (
+                <li key={l.lobby}>
+                  <a href={`#/lobby/${l.lobby}`}>{l.protocol} lobby</a> <small>{new Date(l.created).toLocaleString()}</small>
+                </li>
+              ))}
+            </ul>
+          </>
         ) : null}
       </section>
       <DropAudit />

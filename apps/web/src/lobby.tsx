@@ -10,7 +10,7 @@ import { toHex } from '@fairtable/core/bytes.js';
 import { isPlayerId } from '@fairtable/core/envelope.js';
 import { openLobby, readGameInfo, readLobby, setLobbyGame, takeSeat, type LobbyView, type Offer } from './api.js';
 import { HOUSE, keyFor, newRecord, setupLine } from './session.js';
-import { allGames, allKeys, getGame } from './store.js';
+import { allGames, allKeys, getGame, noteLobby } from './store.js';
 
 const GAMES: { value: Offer['protocol']; label: string }[] = [
   { value: 'dice', label: 'Dice (highest total wins)' },
@@ -45,6 +45,7 @@ export function CreatePage() {
     try {
       const mine = await keyFor(myName);
       const lobby = await openLobby({ protocol, rounds, states, timeoutMs: timeout * 1000 }, seats, myName, toHex(mine.keys.publicKey));
+      noteLobby({ lobby: lobby.lobby, protocol, created: Date.now() });
       go(`#/lobby/${lobby.lobby}`);
     } catch (err) {
       setError((err as Error).message);

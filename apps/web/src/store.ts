@@ -100,3 +100,27 @@ export function loadJournal(record: GameRecord): Pick<GameRecord, 'journal' | 'i
   }
   return { journal: record.journal, inFlight: record.inFlight };
 }
+
+export interface LobbyNote {
+  readonly lobby: string;
+  readonly protocol: string;
+  readonly created: number;
+}
+
+/** The lobbies this browser opened, newest first (at most 20), so that a creator who closed the tab finds them. */
+export function openedLobbies(): LobbyNote[] {
+  try {
+    const v = JSON.parse(localStorage.getItem('fairtable/lobbies') ?? '[]') as unknown;
+    return Array.isArray(v) ? (v as LobbyNote[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+export function noteLobby(note: LobbyNote): void {
+  try {
+    localStorage.setItem('fairtable/lobbies', JSON.stringify([note, ...openedLobbies().filter((l) => l.lobby !== note.lobby)].slice(0, 20)));
+  } catch {
+    // storage refused: the lobby's address still works
+  }
+}
