@@ -200,6 +200,19 @@ describe('outcomeDistributions', () => {
   });
 });
 
+describe('one walk for both', () => {
+  it('reuses the walk for the same lines, and walks again when lines are added or an answer is changed', () => {
+    const lines = game('dice', 'explain-cache').lines;
+    const growing = lines.slice(0, 12);
+    const first = explainOutcomes(growing);
+    first[0]!.inputs[0]!.ok = false;
+    expect(explainOutcomes(growing)[0]!.inputs[0]!.ok).toBeUndefined();
+    growing.push(...lines.slice(12));
+    expect(explainOutcomes(growing).length).toBeGreaterThan(first.length);
+    expect(explainOutcomes(growing)).toEqual(explainOutcomes([...lines]));
+  });
+});
+
 describe('browser-safe', () => {
   it('no module of explain/ imports Node or a Node-only package', async () => {
     const { readdirSync, readFileSync } = await import('node:fs');

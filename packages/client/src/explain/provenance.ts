@@ -670,8 +670,22 @@ function signidiceExplainer(gameId: string, out: Provenance[], samples: Samples)
 
 // ---------------------------------------------------------------- the walk
 
+/**
+ * The last analysis, kept for the one after it: a page asks for the provenance and the chart of the same
+ * lines in turn, and both come from one walk. Reused only for the very same array, unchanged in length
+ * and last line (a page appending lines as a game goes on gets a fresh walk), and the same `verify`.
+ */
+let last: { lines: readonly string[]; length: number; tail: string | undefined; verify: VerifyFn | undefined; analysis: Analysis } | null = null;
+
 /** Explains every random outcome of a transcript and gathers the samples the chart counts. */
 export function analyse(lines: readonly string[], verify?: VerifyFn): Analysis {
+  if (last !== null && last.lines === lines && last.length === lines.length && last.tail === lines.at(-1) && last.verify === verify) return last.analysis;
+  const analysis = walkAndExplain(lines, verify);
+  last = { lines, length: lines.length, tail: lines.at(-1), verify, analysis };
+  return analysis;
+}
+
+function walkAndExplain(lines: readonly string[], verify?: VerifyFn): Analysis {
   const provenance: Provenance[] = [];
   const samples: Samples = { turns: [], lucky: [], seeds: [], states: [] };
   let visit: ((step: Step<unknown>) => void) | null = null;
@@ -706,5 +720,6 @@ export function analyse(lines: readonly string[], verify?: VerifyFn): Analysis {
 
 /** Every random outcome of a transcript with its inputs, each recomputed and checked (docs/spec/explain.md §2). */
 export function explainOutcomes(lines: readonly string[], options: { verify?: VerifyFn } = {}): Provenance[] {
-  return analyse(lines, options.verify).provenance;
+  // A copy: a caller may change what it was given, and the cached walk must not change with it.
+  return analyse(lines, options.verify).provenance.map((p) => ({ ...p, inputs: p.inputs.map((i) => ({ ...i })) }));
 }
