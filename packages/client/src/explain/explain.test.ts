@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { utf8 } from '@fairtable/core/bytes.js';
-import { simulate, type Cheat, type SimProtocol } from '@fairtable/core/testing';
+import { CHEATS, cheatApplies, simulate, type Cheat, type SimProtocol } from '@fairtable/core/testing';
 import { explainOutcomes } from './provenance.js';
 import { diceSumProbabilities, distribution, outcomeDistributions } from './distributions.js';
 import type { Provenance, ProvenanceInput } from './types.js';
@@ -198,6 +198,41 @@ describe('outcomeDistributions', () => {
     // 600 faces of a d6: the 99.9th percentile of chi-square with 5 degrees of freedom is 20.5.
     expect(faces!.chiSquare).toBeLessThan(20.5);
   });
+});
+
+describe('hostile transcripts', () => {
+  it('explain and chart what they can and never crash', async () => {
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { writeHostile } = await import('../../../../bench/lib/hostile-transcripts.js');
+    const honest = game('dice', 'explain-hostile').lines;
+    const files = writeHostile(mkdtempSync(join(tmpdir(), 'fairtable-explain-')), honest, false);
+    expect(files.length).toBeGreaterThan(5);
+    for (const h of files) {
+      const lines = readFileSync(h.file, 'utf8').split('\n');
+      expect(() => explainOutcomes(lines), h.name).not.toThrow();
+      expect(() => outcomeDistributions([...lines]), h.name).not.toThrow();
+    }
+  });
+});
+
+describe('every cheat of the simulator', () => {
+  for (const protocol of ['beacon', 'dice', 'keyed-stream', 'signidice', 'rochambeau'] as const) {
+    it(`${protocol}: explained without a crash, and an honest seat's outcome has no failed input unless a cheat touched it`, () => {
+      for (const cheat of CHEATS) {
+        const cheater = cheat.startsWith('house-') ? 'house' : 'p1';
+        if (cheatApplies(cheat, protocol, cheater) !== null) continue;
+        const sim = game(protocol, `explain-all-${protocol}-${cheat}`, { cheat, cheater, turns: 2 });
+        const entries = explainOutcomes(sim.lines);
+        for (const { entry } of failed(entries)) {
+          // A failed input is always on an outcome the cheater had a hand in.
+          expect(JSON.stringify(entry), `${protocol} ${cheat}`).toContain(cheater === 'house' ? "the house's proof" : `${cheater}'s`);
+        }
+        expect(() => outcomeDistributions([...sim.lines])).not.toThrow();
+      }
+    });
+  }
 });
 
 describe('one walk for both', () => {

@@ -11,6 +11,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { equalBytes, fromHex, isHex, toHex } from '@fairtable/core/bytes.js';
 import { ScriptedChance } from '@fairtable/core/chance.js';
 import { opens } from '@fairtable/core/commitment.js';
+import { FairtableError } from '@fairtable/core/errors.js';
 import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
 import { beaconSeed, commitSetHash, type BeaconState } from '@fairtable/core/protocols/beacon.js';
 import { playTurn, turnSeed, type ChainState } from '@fairtable/core/protocols/chain.js';
@@ -541,6 +542,8 @@ function signidiceExplainer(gameId: string, out: Provenance[], samples: Samples)
   const lines = new Map<string, number>();
   const proofs = new Map<string, string>();
   const openings = new Map<string, JsonValue>();
+  /** HR openings that open their commitments, which the arbiter takes (the others forfeit their bets). */
+  const taken = new Set<string>();
   const k = (type: string, round: number, player: string): string => `${type}/${round}/${player}`;
   return ({ line, envelope, before, events }) => {
     if (envelope !== null) {
@@ -587,7 +590,10 @@ function signidiceExplainer(gameId: string, out: Provenance[], samples: Samples)
       if (body.type === 'hr' && before.phase === 'hr' && body.round === before.round && before.bets[from] !== undefined && before.hrs[from] === undefined) {
         lines.set(k('hr', before.round, from), line);
         openings.set(k('hr', before.round, from), body.opening as JsonValue);
-        const ok = opens({ game: gameId, player: from, purpose: hrPurpose(before.round) }, before.bets[from].hr, body.opening);
+        const ok =
+          opens({ game: gameId, player: from, purpose: hrPurpose(before.round) }, before.bets[from].hr, body.opening) &&
+          isHex((body.opening as { value?: unknown }).value, 20);
+        if (ok) taken.add(k('hr', before.round, from));
         if (!ok) {
           out.push(
             entry(
@@ -613,7 +619,8 @@ function signidiceExplainer(gameId: string, out: Provenance[], samples: Samples)
       if (placed === undefined) continue;
       const hrPlayers = [...before.hrOrder];
       const hrValues: Record<string, string> = { ...before.hrs };
-      if (envelope !== null && envelope.body.type === 'hr' && before.hrs[envelope.from] === undefined) {
+      // This line's HR counts when it opened its commitment: a refused one settles the round without it.
+      if (envelope !== null && envelope.body.type === 'hr' && taken.has(k('hr', round, envelope.from)) && before.hrs[envelope.from] === undefined) {
         hrPlayers.push(envelope.from);
         hrValues[envelope.from] = String((envelope.body.opening as { value?: unknown }).value);
       }
@@ -710,7 +717,14 @@ function walkAndExplain(lines: readonly string[], verify?: VerifyFn): Analysis {
                     : () => undefined;
         visit = explain as (step: Step<unknown>) => void;
       }
-      visit(step);
+      try {
+        visit(step);
+      } catch (e) {
+        // A signed body the machine could not read either (the referee names its author unexpected_message)
+        // has no outcome to explain; anything else is a fault of this module and must show.
+        if (!(e instanceof FairtableError) && !(e instanceof TypeError) && !(e instanceof RangeError) && !(e instanceof SyntaxError)) throw e;
+        if (step.violations.length === 0) throw e;
+      }
     },
     verify,
   );
