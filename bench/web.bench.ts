@@ -134,24 +134,34 @@ if (!existsSync(CHROMIUM) || playwright === null) {
     const inPage = `(async (runs) => {
       const api = globalThis.fairtableExplain;
       const t = await (await fetch('/transcript.jsonl')).text();
+      let longest = 0;
       const time = async (verifier) => {
         const times = [];
         for (let i = 0; i < runs; i++) {
           const t0 = performance.now();
-          const v = await api.auditTranscript(t, { verifier });
+          let lastReport = t0;
+          const onProgress = () => {
+            const now = performance.now();
+            longest = Math.max(longest, now - lastReport);
+            lastReport = now;
+          };
+          const v = await api.auditTranscript(t, { verifier, onProgress });
           times.push(performance.now() - t0);
           if (!v.valid) throw new Error('invalid');
         }
         return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
       };
       const web = await api.webCryptoVerifier();
-      return { secure: isSecureContext, noble: await time(api.nobleVerifier), webcrypto: web === undefined ? null : await time(web) };
+      const noble = await time(api.nobleVerifier);
+      const webcrypto = web === undefined ? null : await time(web);
+      return { secure: isSecureContext, noble, webcrypto, longest };
     })(${RUNS})`;
-    const result = (await page.evaluate(inPage)) as { secure: boolean; noble: number; webcrypto: number | null };
+    const result = (await page.evaluate(inPage)) as { secure: boolean; noble: number; webcrypto: number | null; longest: number };
     print(`headless Chromium ${browser.version()} (secure context: ${result.secure}):`);
     print(`  auditTranscript, noble alone (the plain-HTTP LAN page): ${ms(result.noble)} (${(result.noble / cli).toFixed(2)}× fairtable audit)`);
     if (result.webcrypto === null) print('  WebCrypto Ed25519: not available in this page');
     else print(`  auditTranscript, WebCrypto: ${ms(result.webcrypto)} (${(result.webcrypto / cli).toFixed(2)}× fairtable audit)`);
+    print(`  longest time between two progress reports (the page's thread held): ${ms(result.longest)}`);
   } finally {
     await browser.close();
     server.close();

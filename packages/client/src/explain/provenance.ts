@@ -456,8 +456,16 @@ function rochambeauExplainer(gameId: string, out: Provenance[], samples: Samples
     if (before.phase !== 'reveal' || (after.attempt === before.attempt && after.phase !== 'done')) return;
     // The judge ran on this line: on the Commits in arrival order and every Reveal in, this one included.
     const reveals: Record<string, string> = Object.fromEntries(Object.entries(before.reveals).map(([p, s]) => [p, s.payload]));
-    if (envelope !== null && envelope.body.type === 'reveal' && envelope.body.attempt === before.attempt && before.commits[envelope.from] !== undefined) {
-      reveals[envelope.from] ??= envelope.body.payload as string;
+    const body = envelope?.body;
+    if (
+      envelope !== null &&
+      body?.type === 'reveal' &&
+      body.attempt === before.attempt &&
+      isHex(body.payload) &&
+      before.commits[envelope.from] !== undefined &&
+      !before.out.includes(envelope.from)
+    ) {
+      reveals[envelope.from] ??= body.payload;
     }
     const players = before.arrival.map((id) => ({
       id,
