@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { utf8 } from '@fairtable/core/bytes.js';
-import { CHEATS, cheatApplies, simulate, type Cheat, type SimProtocol } from '@fairtable/core/testing';
+import { CHEATS, cheatApplies, simKeys, simulate, type Cheat, type SimProtocol } from '@fairtable/core/testing';
+import { envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
 import { explainOutcomes } from './provenance.js';
 import { diceSumProbabilities, distribution, outcomeDistributions } from './distributions.js';
 import type { Provenance, ProvenanceInput } from './types.js';
@@ -214,6 +216,29 @@ describe('hostile transcripts', () => {
       expect(() => explainOutcomes(lines), h.name).not.toThrow();
       expect(() => outcomeDistributions([...lines]), h.name).not.toThrow();
     }
+  });
+});
+
+describe('a transcript tampered after the game', () => {
+  it("a move's opening changed and signed again by its author fails on exactly that input", () => {
+    const seed = 'explain-tampered';
+    const lines = game('dice', seed, { players: 2 }).lines;
+    const at = lines.findIndex((l) => (JSON.parse(l) as Envelope).body.type === 'move');
+    const envelope = JSON.parse(lines[at]!) as Envelope;
+    const opening = envelope.body.opening as { nonce: string; value: JsonValue };
+    const { sig: _sig, ...unsigned } = envelope;
+    const player = Number(envelope.from.slice(1));
+    const altered = signEnvelope(
+      { ...unsigned, body: { ...envelope.body, opening: { ...opening, nonce: (opening.nonce[0] === 'a' ? 'b' : 'a') + opening.nonce.slice(1) } } },
+      simKeys(utf8(seed), player).secretKey,
+    );
+    const tampered = [...lines.slice(0, at), envelopeLine(altered), ...lines.slice(at + 1)];
+    expect(failed(explainOutcomes(lines))).toHaveLength(0);
+    const bad = failed(explainOutcomes(tampered));
+    expect(bad).toHaveLength(1);
+    expect(bad[0]!.input).toMatchObject({ label: `${envelope.from}'s opening`, line: at, ok: false });
+    // The outcomes before it stand, explained and checked.
+    expect(explainOutcomes(tampered).filter((e) => e.line < at)).toEqual(explainOutcomes(lines).filter((e) => e.line < at));
   });
 });
 
