@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTranscript } from './lib/make-transcript.ts';
@@ -73,7 +74,8 @@ if (nodeWeb !== undefined) {
   const t0 = performance.now();
   const entries = explainOutcomes(lines, trusted);
   const t1 = performance.now();
-  const charts = outcomeDistributions(lines, trusted);
+  // A copy of the array: the same array would reuse the walk explainOutcomes just made.
+  const charts = outcomeDistributions([...lines], trusted);
   const t2 = performance.now();
   print(
     `Node, explainOutcomes (signatures already checked): ${entries.length} outcomes in ${ms(t1 - t0)}; outcomeDistributions: ${charts.length} charts in ${ms(t2 - t1)}`,
@@ -135,22 +137,56 @@ if (!existsSync(CHROMIUM) || playwright === null) {
       const t = await (await fetch('/transcript.jsonl')).text();
       const time = async (verifier) => {
         const times = [];
+        let longest = 0;
         for (let i = 0; i < runs; i++) {
           const t0 = performance.now();
-          const v = await api.auditTranscript(t, { verifier });
+          let lastReport = t0;
+          const onProgress = () => {
+            const now = performance.now();
+            longest = Math.max(longest, now - lastReport);
+            lastReport = now;
+          };
+          const v = await api.auditTranscript(t, { verifier, onProgress });
           times.push(performance.now() - t0);
           if (!v.valid) throw new Error('invalid');
         }
-        return times.sort((a, b) => a - b)[Math.floor(runs / 2)];
+        return { median: times.sort((a, b) => a - b)[Math.floor(runs / 2)], longest };
       };
       const web = await api.webCryptoVerifier();
-      return { secure: isSecureContext, noble: await time(api.nobleVerifier), webcrypto: web === undefined ? null : await time(web) };
+      const noble = await time(api.nobleVerifier);
+      const webcrypto = web === undefined ? null : await time(web);
+      return { secure: isSecureContext, noble, webcrypto };
     })(${RUNS})`;
-    const result = (await page.evaluate(inPage)) as { secure: boolean; noble: number; webcrypto: number | null };
+    type Timed = { median: number; longest: number };
+    const result = (await page.evaluate(inPage)) as { secure: boolean; noble: Timed; webcrypto: Timed | null };
+    const held = (t: Timed): string => `; the page's thread held at most ${ms(t.longest)} between two progress reports`;
     print(`headless Chromium ${browser.version()} (secure context: ${result.secure}):`);
-    print(`  auditTranscript, noble alone (the plain-HTTP LAN page): ${ms(result.noble)} (${(result.noble / cli).toFixed(2)}× fairtable audit)`);
-    if (result.webcrypto === null) print('  WebCrypto Ed25519: not available in this page');
-    else print(`  auditTranscript, WebCrypto: ${ms(result.webcrypto)} (${(result.webcrypto / cli).toFixed(2)}× fairtable audit)`);
+    const { noble, webcrypto } = result;
+    print(`  auditTranscript, noble alone (the plain-HTTP LAN page): ${ms(noble.median)} (${(noble.median / cli).toFixed(2)}× fairtable audit)${held(noble)}`);
+    if (webcrypto === null) print('  WebCrypto Ed25519: not available in this page');
+    else print(`  auditTranscript, WebCrypto: ${ms(webcrypto.median)} (${(webcrypto.median / cli).toFixed(2)}× fairtable audit)${held(webcrypto)}`);
+    // The same page from the machine's own LAN address over plain HTTP: not a secure context, so no
+    // crypto.subtle, and webCryptoVerifier must say so (the page then audits with noble).
+    const lan = Object.values(networkInterfaces())
+      .flat()
+      .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
+    if (lan === undefined) print('  plain HTTP on a LAN address: no non-loopback IPv4 address here to try');
+    else {
+      const lanServer = createServer(server.listeners('request')[0] as Parameters<typeof createServer>[1]);
+      await new Promise<void>((resolve) => lanServer.listen(0, lan, resolve));
+      try {
+        const lanPage = await browser.newPage();
+        await lanPage.goto(`http://${lan}:${(lanServer.address() as AddressInfo).port}/`);
+        const seen = (await lanPage.evaluate(
+          `(async () => ({ secure: isSecureContext, subtle: globalThis.crypto?.subtle !== undefined, web: (await globalThis.fairtableExplain.webCryptoVerifier()) !== undefined }))()`,
+        )) as { secure: boolean; subtle: boolean; web: boolean };
+        print(
+          `  plain HTTP on ${lan}: secure context ${seen.secure}, crypto.subtle ${seen.subtle ? 'present' : 'absent'}, webCryptoVerifier ${seen.web ? 'found' : 'undefined (noble is used)'}`,
+        );
+      } finally {
+        lanServer.close();
+      }
+    }
   } finally {
     await browser.close();
     server.close();

@@ -84,6 +84,11 @@ export function verdictJson(verdict: Verdict): AuditVerdict {
 const SLICE_MS = 12;
 /** Lines prepared together: their signatures go to the verifier at once, so an asynchronous one can overlap them. */
 const BATCH_LINES = 32;
+/**
+ * Lines between looks at the clock when the verifier answers at once (noble: over a millisecond a line in a
+ * page): nothing is gained by gathering its answers, and 32 of them would hold the page for a frame or more.
+ */
+const SYNC_BATCH_LINES = 4;
 /** Bytes of a file handed to the line splitter at a time. */
 const CHUNK_BYTES = 1 << 18;
 
@@ -140,7 +145,7 @@ async function prepareBatch(
   batch: readonly { line: TranscriptLine; n: number }[],
   keys: ReadonlyMap<string, Uint8Array>,
   verifier: Verifier,
-): Promise<PreparedLine[]> {
+): Promise<{ prepared: PreparedLine[]; synchronous: boolean }> {
   const answers: (boolean | Promise<boolean>)[] = [];
   const prepared = batch.map(({ line, n }) => {
     if (line.problem !== null) return { prepared: unreadableLine(n, line.text, line.problem), answer: -1 };
@@ -151,8 +156,9 @@ async function prepareBatch(
     });
     return { prepared: p, answer };
   });
-  const settled = answers.some((a) => typeof a !== 'boolean') ? await Promise.all(answers) : (answers as boolean[]);
-  return prepared.map(({ prepared: p, answer }) => (answer < 0 ? p : { ...p, sigOk: settled[answer] === true }));
+  const synchronous = answers.every((a) => typeof a === 'boolean');
+  const settled = synchronous ? (answers as boolean[]) : await Promise.all(answers);
+  return { prepared: prepared.map(({ prepared: p, answer }) => (answer < 0 ? p : { ...p, sigOk: settled[answer] === true })), synchronous };
 }
 
 async function runAudit(input: string | Uint8Array, options: AuditOptions): Promise<Verdict> {
@@ -162,10 +168,12 @@ async function runAudit(input: string | Uint8Array, options: AuditOptions): Prom
   let batch: { line: TranscriptLine; n: number }[] = [];
   let sliceStart = clock();
   let done = 0;
+  let batchLines = BATCH_LINES;
   const flush = async (): Promise<void> => {
     if (batch.length === 0 || auditor === null) return;
-    const prepared = await prepareBatch(batch, auditor.referee.checker.keys, verifier);
+    const { prepared, synchronous } = await prepareBatch(batch, auditor.referee.checker.keys, verifier);
     batch = [];
+    batchLines = synchronous ? SYNC_BATCH_LINES : BATCH_LINES;
     for (const p of prepared) auditor.addPrepared(p);
   };
   const pause = async (): Promise<void> => {
@@ -182,7 +190,7 @@ async function runAudit(input: string | Uint8Array, options: AuditOptions): Prom
       continue;
     }
     batch.push({ line, n: auditor.nextLine + batch.length });
-    if (batch.length >= BATCH_LINES) {
+    if (batch.length >= batchLines) {
       await flush();
       if (clock() - sliceStart >= SLICE_MS) await pause();
     }

@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { utf8 } from '@fairtable/core/bytes.js';
-import { simulate, type Cheat, type SimProtocol } from '@fairtable/core/testing';
+import { CHEATS, cheatApplies, simKeys, simulate, type Cheat, type SimProtocol } from '@fairtable/core/testing';
+import { envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
 import { explainOutcomes } from './provenance.js';
 import { diceSumProbabilities, distribution, outcomeDistributions } from './distributions.js';
 import type { Provenance, ProvenanceInput } from './types.js';
@@ -197,6 +199,77 @@ describe('outcomeDistributions', () => {
     const [faces] = outcomeDistributions(sim.lines);
     // 600 faces of a d6: the 99.9th percentile of chi-square with 5 degrees of freedom is 20.5.
     expect(faces!.chiSquare).toBeLessThan(20.5);
+  });
+});
+
+describe('hostile transcripts', () => {
+  it('explain and chart what they can and never crash', async () => {
+    const { mkdtempSync, readFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { writeHostile } = await import('../../../../bench/lib/hostile-transcripts.js');
+    const honest = game('dice', 'explain-hostile').lines;
+    const files = writeHostile(mkdtempSync(join(tmpdir(), 'fairtable-explain-')), honest, false);
+    expect(files.length).toBeGreaterThan(5);
+    for (const h of files) {
+      const lines = readFileSync(h.file, 'utf8').split('\n');
+      expect(() => explainOutcomes(lines), h.name).not.toThrow();
+      expect(() => outcomeDistributions([...lines]), h.name).not.toThrow();
+    }
+  });
+});
+
+describe('a transcript tampered after the game', () => {
+  it("a move's opening changed and signed again by its author fails on exactly that input", () => {
+    const seed = 'explain-tampered';
+    const lines = game('dice', seed, { players: 2 }).lines;
+    const at = lines.findIndex((l) => (JSON.parse(l) as Envelope).body.type === 'move');
+    const envelope = JSON.parse(lines[at]!) as Envelope;
+    const opening = envelope.body.opening as { nonce: string; value: JsonValue };
+    const { sig: _sig, ...unsigned } = envelope;
+    const player = Number(envelope.from.slice(1));
+    const altered = signEnvelope(
+      { ...unsigned, body: { ...envelope.body, opening: { ...opening, nonce: (opening.nonce[0] === 'a' ? 'b' : 'a') + opening.nonce.slice(1) } } },
+      simKeys(utf8(seed), player).secretKey,
+    );
+    const tampered = [...lines.slice(0, at), envelopeLine(altered), ...lines.slice(at + 1)];
+    expect(failed(explainOutcomes(lines))).toHaveLength(0);
+    const bad = failed(explainOutcomes(tampered));
+    expect(bad).toHaveLength(1);
+    expect(bad[0]!.input).toMatchObject({ label: `${envelope.from}'s opening`, line: at, ok: false });
+    // The outcomes before it stand, explained and checked.
+    expect(explainOutcomes(tampered).filter((e) => e.line < at)).toEqual(explainOutcomes(lines).filter((e) => e.line < at));
+  });
+});
+
+describe('every cheat of the simulator', () => {
+  for (const protocol of ['beacon', 'dice', 'keyed-stream', 'signidice', 'rochambeau'] as const) {
+    it(`${protocol}: explained without a crash, and an honest seat's outcome has no failed input unless a cheat touched it`, () => {
+      for (const cheat of CHEATS) {
+        const cheater = cheat.startsWith('house-') ? 'house' : 'p1';
+        if (cheatApplies(cheat, protocol, cheater) !== null) continue;
+        const sim = game(protocol, `explain-all-${protocol}-${cheat}`, { cheat, cheater, turns: 2 });
+        const entries = explainOutcomes(sim.lines);
+        for (const { entry } of failed(entries)) {
+          // A failed input is always on an outcome the cheater had a hand in.
+          expect(JSON.stringify(entry), `${protocol} ${cheat}`).toContain(cheater === 'house' ? "the house's proof" : `${cheater}'s`);
+        }
+        expect(() => outcomeDistributions([...sim.lines])).not.toThrow();
+      }
+    });
+  }
+});
+
+describe('one walk for both', () => {
+  it('reuses the walk for the same lines, and walks again when lines are added or an answer is changed', () => {
+    const lines = game('dice', 'explain-cache').lines;
+    const growing = lines.slice(0, 12);
+    const first = explainOutcomes(growing);
+    first[0]!.inputs[0]!.ok = false;
+    expect(explainOutcomes(growing)[0]!.inputs[0]!.ok).toBeUndefined();
+    growing.push(...lines.slice(12));
+    expect(explainOutcomes(growing).length).toBeGreaterThan(first.length);
+    expect(explainOutcomes(growing)).toEqual(explainOutcomes([...lines]));
   });
 });
 

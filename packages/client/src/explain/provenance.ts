@@ -11,6 +11,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { equalBytes, fromHex, isHex, toHex } from '@fairtable/core/bytes.js';
 import { ScriptedChance } from '@fairtable/core/chance.js';
 import { opens } from '@fairtable/core/commitment.js';
+import { FairtableError } from '@fairtable/core/errors.js';
 import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
 import { beaconSeed, commitSetHash, type BeaconState } from '@fairtable/core/protocols/beacon.js';
 import { playTurn, turnSeed, type ChainState } from '@fairtable/core/protocols/chain.js';
@@ -455,8 +456,16 @@ function rochambeauExplainer(gameId: string, out: Provenance[], samples: Samples
     if (before.phase !== 'reveal' || (after.attempt === before.attempt && after.phase !== 'done')) return;
     // The judge ran on this line: on the Commits in arrival order and every Reveal in, this one included.
     const reveals: Record<string, string> = Object.fromEntries(Object.entries(before.reveals).map(([p, s]) => [p, s.payload]));
-    if (envelope !== null && envelope.body.type === 'reveal' && envelope.body.attempt === before.attempt && before.commits[envelope.from] !== undefined) {
-      reveals[envelope.from] ??= envelope.body.payload as string;
+    const body = envelope?.body;
+    if (
+      envelope !== null &&
+      body?.type === 'reveal' &&
+      body.attempt === before.attempt &&
+      isHex(body.payload) &&
+      before.commits[envelope.from] !== undefined &&
+      !before.out.includes(envelope.from)
+    ) {
+      reveals[envelope.from] ??= body.payload;
     }
     const players = before.arrival.map((id) => ({
       id,
@@ -541,6 +550,8 @@ function signidiceExplainer(gameId: string, out: Provenance[], samples: Samples)
   const lines = new Map<string, number>();
   const proofs = new Map<string, string>();
   const openings = new Map<string, JsonValue>();
+  /** HR openings that open their commitments, which the arbiter takes (the others forfeit their bets). */
+  const taken = new Set<string>();
   const k = (type: string, round: number, player: string): string => `${type}/${round}/${player}`;
   return ({ line, envelope, before, events }) => {
     if (envelope !== null) {
@@ -587,7 +598,10 @@ function signidiceExplainer(gameId: string, out: Provenance[], samples: Samples)
       if (body.type === 'hr' && before.phase === 'hr' && body.round === before.round && before.bets[from] !== undefined && before.hrs[from] === undefined) {
         lines.set(k('hr', before.round, from), line);
         openings.set(k('hr', before.round, from), body.opening as JsonValue);
-        const ok = opens({ game: gameId, player: from, purpose: hrPurpose(before.round) }, before.bets[from].hr, body.opening);
+        const ok =
+          opens({ game: gameId, player: from, purpose: hrPurpose(before.round) }, before.bets[from].hr, body.opening) &&
+          isHex((body.opening as { value?: unknown }).value, 20);
+        if (ok) taken.add(k('hr', before.round, from));
         if (!ok) {
           out.push(
             entry(
@@ -613,7 +627,8 @@ function signidiceExplainer(gameId: string, out: Provenance[], samples: Samples)
       if (placed === undefined) continue;
       const hrPlayers = [...before.hrOrder];
       const hrValues: Record<string, string> = { ...before.hrs };
-      if (envelope !== null && envelope.body.type === 'hr' && before.hrs[envelope.from] === undefined) {
+      // This line's HR counts when it opened its commitment: a refused one settles the round without it.
+      if (envelope !== null && envelope.body.type === 'hr' && taken.has(k('hr', round, envelope.from)) && before.hrs[envelope.from] === undefined) {
         hrPlayers.push(envelope.from);
         hrValues[envelope.from] = String((envelope.body.opening as { value?: unknown }).value);
       }
@@ -670,8 +685,22 @@ function signidiceExplainer(gameId: string, out: Provenance[], samples: Samples)
 
 // ---------------------------------------------------------------- the walk
 
+/**
+ * The last analysis, kept for the one after it: a page asks for the provenance and the chart of the same
+ * lines in turn, and both come from one walk. Reused only for the very same array, unchanged in length
+ * and last line (a page appending lines as a game goes on gets a fresh walk), and the same `verify`.
+ */
+let last: { lines: readonly string[]; length: number; tail: string | undefined; verify: VerifyFn | undefined; analysis: Analysis } | null = null;
+
 /** Explains every random outcome of a transcript and gathers the samples the chart counts. */
 export function analyse(lines: readonly string[], verify?: VerifyFn): Analysis {
+  if (last !== null && last.lines === lines && last.length === lines.length && last.tail === lines.at(-1) && last.verify === verify) return last.analysis;
+  const analysis = walkAndExplain(lines, verify);
+  last = { lines, length: lines.length, tail: lines.at(-1), verify, analysis };
+  return analysis;
+}
+
+function walkAndExplain(lines: readonly string[], verify?: VerifyFn): Analysis {
   const provenance: Provenance[] = [];
   const samples: Samples = { turns: [], lucky: [], seeds: [], states: [] };
   let visit: ((step: Step<unknown>) => void) | null = null;
@@ -696,7 +725,14 @@ export function analyse(lines: readonly string[], verify?: VerifyFn): Analysis {
                     : () => undefined;
         visit = explain as (step: Step<unknown>) => void;
       }
-      visit(step);
+      try {
+        visit(step);
+      } catch (e) {
+        // A signed body the machine could not read either (the referee names its author unexpected_message)
+        // has no outcome to explain; anything else is a fault of this module and must show.
+        if (!(e instanceof FairtableError) && !(e instanceof TypeError) && !(e instanceof RangeError) && !(e instanceof SyntaxError)) throw e;
+        if (step.violations.length === 0) throw e;
+      }
     },
     verify,
   );
@@ -706,5 +742,6 @@ export function analyse(lines: readonly string[], verify?: VerifyFn): Analysis {
 
 /** Every random outcome of a transcript with its inputs, each recomputed and checked (docs/spec/explain.md §2). */
 export function explainOutcomes(lines: readonly string[], options: { verify?: VerifyFn } = {}): Provenance[] {
-  return analyse(lines, options.verify).provenance;
+  // A copy: a caller may change what it was given, and the cached walk must not change with it.
+  return analyse(lines, options.verify).provenance.map((p) => ({ ...p, inputs: p.inputs.map((i) => ({ ...i })) }));
 }
