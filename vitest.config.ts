@@ -15,7 +15,7 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts'],
+    include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts', 'apps/web/e2e/**/*.test.ts'],
     // The CLI tests run the built command; the build happens once, here, not in parallel workers.
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,

@@ -17,7 +17,7 @@ import { holdingReceiptError, lostHeldProof, type HoldingReceipt } from '@fairta
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 import type { Ctx, Decision, GameEvent, Outcome } from '@fairtable/core/protocols/machine.js';
 import { DEFAULT_REGISTRY, type AnyMachine, type Registry } from '@fairtable/core/registry.js';
-import { Seat, type JournalEntry, type SeatOptions, type SignFn } from '@fairtable/core/seat/seat.js';
+import { Seat, type JournalEntry, type OutgoingHook, type SeatOptions, type SignFn } from '@fairtable/core/seat/seat.js';
 import { gameIdOf } from '@fairtable/core/setup.js';
 import { readSetupLine, type Accepted, type VerifyFn } from '@fairtable/core/transcript.js';
 import { Auditor, type Verdict } from '@fairtable/core/audit.js';
@@ -283,6 +283,8 @@ export interface JoinOptions {
   readonly onLine?: (line: number, text: string, receipt: Receipt) => void;
   readonly onDecision?: (entry: JournalEntry) => void;
   readonly onSubmit?: (text: string) => void;
+  /** Rewrites what the seat sends (the simulator's cheats, for tests that need a cheating seat): honest seats have none. */
+  readonly outgoing?: OutgoingHook;
 }
 
 type Listener<K extends keyof ClientEvents> = (value: ClientEvents[K]) => void;
@@ -756,6 +758,7 @@ export class RelayGame {
       ...(o.prover === undefined ? {} : { prover: o.prover }),
       ...(o.onDecision === undefined ? {} : { onDecision: o.onDecision }),
       ...(o.onSubmit === undefined ? {} : { onSubmit: o.onSubmit }),
+      ...(o.outgoing === undefined ? {} : { outgoing: o.outgoing }),
     };
   }
 

@@ -1,7 +1,57 @@
 /**
- * The page `GET /` serves until the web app exists (docs/spec/relay.md §3): what this relay is and how
- * to play through it with the `fairtable` command.
+ * What the relay serves at `/` (docs/spec/relay.md §3, docs/spec/web.md §1): the web app from apps/web/dist when it
+ * has been built, otherwise a page saying what this relay is and how to play through it with the `fairtable` command.
  */
+import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { extname, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Hono } from 'hono';
+
+/** Where `npm run build` puts the web app, seen from this module (src/ or dist/ of packages/relay). */
+export function defaultWebDir(): string {
+  return fileURLToPath(new URL('../../../apps/web/dist/', import.meta.url));
+}
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.webmanifest': 'application/manifest+json',
+};
+
+/**
+ * Serves `/` and the app's files. The app's assets carry a content hash in their names, so they are cached for
+ * good; index.html is read on each request, so a rebuild shows without a restart.
+ */
+export function servePage(app: Hono, relayKey: string, webDir: string = defaultWebDir()): void {
+  const root = resolve(webDir);
+  const index = resolve(root, 'index.html');
+  app.get('/', async (c) => {
+    if (!existsSync(index)) return c.html(homePage(relayKey));
+    return c.html(await readFile(index, 'utf8'), 200, { 'cache-control': 'no-cache' });
+  });
+  // An invite the CLI prints is the game's address (/games/ID): a browser following it gets the app, which
+  // shows the game; every other client gets the JSON of docs/spec/relay.md §3 from the route after this one.
+  app.get('/games/:game', async (c, next) => {
+    if (!/^[0-9a-f]{64}$/.test(c.req.param('game')) || !(c.req.header('accept') ?? '').includes('text/html') || !existsSync(index)) return next();
+    return c.html(await readFile(index, 'utf8'), 200, { 'cache-control': 'no-cache', vary: 'accept' });
+  });
+  app.get('/assets/*', async (c) => {
+    const path = resolve(root, '.' + decodeURIComponent(c.req.path));
+    const type = TYPES[extname(path)];
+    // Only files under the app's directory, of the kinds a build makes.
+    if (!path.startsWith(root + sep) || type === undefined) return c.notFound();
+    try {
+      return c.body(await readFile(path), 200, { 'content-type': type, 'cache-control': 'public, max-age=31536000, immutable' });
+    } catch {
+      return c.notFound();
+    }
+  });
+}
 
 export function homePage(relayKey: string): string {
   return `<!doctype html>

@@ -24,7 +24,8 @@ const relays: Relay[] = [];
 async function relay(options: Partial<RelayOptions> = {}): Promise<Relay> {
   const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-'));
   dirs.push(dataDir);
-  const r = await startRelay({ host: '127.0.0.1', port: 0, dataDir, logger: pino({ level: 'silent' }), ...options });
+  // webDir: an empty directory, so `/` is the command-line page whether or not the web app was built.
+  const r = await startRelay({ host: '127.0.0.1', port: 0, dataDir, webDir: dataDir, logger: pino({ level: 'silent' }), ...options });
   relays.push(r);
   return r;
 }

@@ -30,7 +30,8 @@ import { firstLogHash, nextLogHash, signReceipt, type Receipt } from '@fairtable
 import { sealedRule } from '@fairtable/core/order/sealer.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { Metrics } from './metrics.js';
-import { homePage } from './page.js';
+import { lobbyRoutes } from './lobby.js';
+import { servePage } from './page.js';
 import { SealedRoom, type RoomHost } from './sealed.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { LineToStore, Store } from './store.js';
@@ -83,6 +84,8 @@ export interface RelayOptions {
    * process (exit code 70) so that a restart rebuilds every door from what was stored.
    */
   readonly onStoreFailure?: (error: unknown) => void;
+  /** The built web app served at `/` (default apps/web/dist of this checkout; the CLI's page when absent). */
+  readonly webDir?: string;
 }
 
 export interface Relay {
@@ -295,7 +298,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     return c.json(failure('internal', 'the relay could not answer this request'), 500);
   });
   app.notFound((c) => c.json(failure('not_found', `no such route: ${c.req.method} ${c.req.path}`), 404));
-  app.get('/', (c) => c.html(homePage(publicKey)));
+  servePage(app, publicKey, options.webDir);
+  app.route('/lobbies', lobbyRoutes(clock));
   app.get('/health', (c) => c.json({ ok: !closing }, closing ? 503 : 200));
   app.get('/metrics', (c) =>
     c.text(metrics.render({ connections: connections.size, games: loadedGames }), 200, { 'content-type': 'text/plain; version=0.0.4' }),

@@ -1,0 +1,327 @@
+/**
+ * The web app end to end in a real browser (docs/spec/web.md §7): two or three browser contexts, each with its own
+ * keys, create a game through the lobby, join from the invite links, play it to the end by answering their
+ * decisions on the page, and audit it with the Audit button; a reload mid-game carries on; a seat made to send a
+ * wrong opening is named in the verdict; a transcript file dropped onto the page is audited.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, LAN_HOST, launch, player, ROOT, startRelay, type RunningRelay } from './harness.js';
+
+let relay: RunningRelay;
+let browser: Browser;
+const SHOTS = join(ROOT, 'docs/images');
+
+beforeAll(async () => {
+  buildApp();
+  // openpgp.js stays out of the page: nothing the app imports reaches @fairtable/pgp.
+  const assets = join(ROOT, 'apps/web/dist/assets');
+  for (const f of readdirSync(assets)) expect(readFileSync(join(assets, f), 'utf8').includes('openpgp'), f).toBe(false);
+  relay = await startRelay();
+  browser = await launch();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await relay?.stop();
+});
+
+interface Setup {
+  readonly game: string;
+  /** The seat whose page is made to send a wrong opening (the test hook). */
+  readonly cheater?: string;
+  /** The seat played on a phone-sized screen. */
+  readonly phone?: string;
+  readonly rounds?: number;
+  readonly states?: number;
+  readonly creator?: string;
+  readonly others: readonly string[];
+  /** Where the pages load the app from (default: the relay's loopback address). */
+  readonly base?: string;
+  /** Where to save a screenshot of the creator's lobby once the first invite is open. */
+  readonly lobbyShot?: string;
+}
+
+/** The creator opens a lobby; every other player opens its invite link and joins; all pages land in the game. */
+async function startGame(s: Setup): Promise<Page[]> {
+  const creator = await player(browser);
+  const page = creator.page;
+  await page.goto((s.base ?? relay.url) + '/#/new');
+  await page.getByLabel('Game').selectOption(s.game);
+  if (s.states !== undefined) await page.getByLabel('Number of states').fill(String(s.states));
+  if (s.rounds !== undefined) await page.getByLabel(/Rounds|Most rounds/).fill(String(s.rounds));
+  if (s.creator !== undefined) await page.getByLabel('Your name').fill(s.creator);
+  await page.getByLabel('The other seats').fill(s.others.join(' '));
+  await page.getByRole('button', { name: 'Create the game' }).click();
+  await page.waitForURL(/#\/lobby\//);
+  const pages = [page];
+  if (s.lobbyShot !== undefined) await page.screenshot({ path: join(SHOTS, s.lobbyShot), fullPage: true });
+  for (const name of s.others) {
+    const invite = await page.getByTestId(`invite-${name}`).inputValue();
+    const other = await player(browser, name === s.phone ? { width: 390, height: 844 } : undefined);
+    if (name === s.cheater) await other.context.addInitScript(() => ((globalThis as { __fairtableCheat?: string }).__fairtableCheat = 'wrong-opening'));
+    await other.page.goto(invite);
+    await other.page.getByRole('button', { name: `Join as ${name}` }).click();
+    if (name === s.phone) await fitsWidth(other.page);
+    pages.push(other.page);
+  }
+  for (const p of pages) await p.waitForURL(/#\/game\//, { timeout: 20_000 });
+  return pages;
+}
+
+/** The page is no wider than its screen: nothing to scroll sideways. */
+async function fitsWidth(page: Page): Promise<void> {
+  expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
+}
+
+/**
+ * Answers every decision shown, as a player would, until every page shows the outcome. `answer` fills the form in;
+ * it returns true when it has sent the answer itself (from the keyboard), else the form's button is clicked.
+ */
+async function playToEnd(
+  pages: readonly Page[],
+  answer: (page: Page, index: number) => Promise<boolean | void> = async () => undefined,
+  budgetMs = 90_000,
+  /** Stops early, before the end, once this holds. */
+  stopWhen: () => Promise<boolean> = async () => false,
+): Promise<void> {
+  const end = Date.now() + budgetMs;
+  for (;;) {
+    if (await stopWhen()) return;
+    let over = 0;
+    for (let i = 0; i < pages.length; i++) {
+      const p = pages[i]!;
+      if (await p.getByTestId('outcome').isVisible()) {
+        over++;
+        continue;
+      }
+      const form = p.getByRole('form', { name: 'Your decision' });
+      if (await form.isVisible()) {
+        if ((await answer(p, i)) === true) continue;
+        await form
+          .locator('button[type=submit]')
+          .click({ timeout: 5_000 })
+          .catch(() => undefined);
+      }
+    }
+    if (over === pages.length) return;
+    if (Date.now() > end)
+      throw new Error(`the game did not end in ${budgetMs} ms: ${(await Promise.all(pages.map((p) => p.getByTestId('status').textContent()))).join(' | ')}`);
+    await pages[0]!.waitForTimeout(150);
+  }
+}
+
+async function auditOn(page: Page): Promise<string> {
+  await page.getByRole('button', { name: 'Audit', exact: true }).click();
+  const verdict = page.getByRole('region', { name: 'Audit verdict' });
+  await verdict.waitFor();
+  return (await verdict.textContent()) ?? '';
+}
+
+async function close(pages: readonly Page[]): Promise<void> {
+  for (const p of pages) await p.context().close();
+}
+
+describe('the web app in Chromium', () => {
+  it('plays a game of dice between two browsers to a valid audit, one of them reloading mid-game', async () => {
+    const pages = await startGame({ game: 'dice', rounds: 3, others: ['bob'] });
+    // A few turns, then bob's page reloads and carries on from its stored copy.
+    const [ann, bob] = pages as [Page, Page];
+    await ann.getByRole('button', { name: 'Roll the dice' }).click();
+    await bob.getByRole('button', { name: 'Roll the dice' }).click();
+    await expect
+      .poll(async () => Number(/(\d+) lines/.exec((await bob.getByTestId('status').textContent()) ?? '')?.[1] ?? 0), { timeout: 15_000 })
+      .toBeGreaterThan(6);
+    expect(await bob.getByTestId('outcome').isVisible()).toBe(false);
+    await bob.reload();
+    await bob.getByTestId('status').waitFor();
+    await playToEnd(pages);
+    mkdirSync(SHOTS, { recursive: true });
+    await ann.screenshot({ path: join(SHOTS, 'web-game.png'), fullPage: true });
+    for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    // The chart of the outcomes, and where each roll came from, every input checked in the page.
+    expect(await ann.getByRole('region', { name: 'Outcomes against their expected distribution' }).isVisible()).toBe(true);
+    const rolls = ann.getByRole('region', { name: 'Where did each outcome come from?' }).locator('details');
+    expect(await rolls.count()).toBe(6);
+    await rolls.first().locator('summary').click();
+    const first = (await rolls.first().textContent()) ?? '';
+    expect(first).toContain('✓ checked');
+    expect(first).not.toContain('✗');
+    await ann.screenshot({ path: join(SHOTS, 'web-audit.png'), fullPage: true });
+    // The home page lists the game (and no longer its lobby).
+    await ann.goto(relay.url + '/#/');
+    await ann.getByRole('link', { name: 'dice as ann' }).waitFor();
+    expect(await ann.getByText('Lobbies you opened').count()).toBe(0);
+    await close(pages);
+  }, 120_000);
+
+  it('plays Rochambeau between three browsers, each choosing its state, one on a phone-sized screen', async () => {
+    const pages = await startGame({ game: 'rochambeau', states: 5, others: ['bob', 'cy'], phone: 'cy', lobbyShot: 'web-lobby.png' });
+    await playToEnd(pages, async (page, i) => {
+      if (i === 0) {
+        // ann plays from the keyboard alone: into the state's radio group, one state on, Enter sends the form.
+        await page.getByRole('radio', { name: '1' }).focus();
+        await page.keyboard.press('ArrowRight');
+        expect(await page.getByRole('radio', { name: '2' }).isChecked()).toBe(true);
+        await page.keyboard.press('Enter');
+        return true;
+      }
+      await page.getByRole('radio', { name: String(1 + ((i * 2) % 4)) }).check();
+      return false;
+    });
+    // The draft's rounds, judged in the page: each player's assigned state and score.
+    const table = pages[0]!.getByRole('region', { name: 'Rochambeau table' });
+    expect(await table.getByRole('table', { name: 'Round 1: assigned states and scores' }).isVisible()).toBe(true);
+    await fitsWidth(pages[2]!);
+    await pages[2]!.screenshot({ path: join(SHOTS, 'web-phone.png'), fullPage: true });
+    for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    await close(pages);
+  }, 150_000);
+
+  it('carries a choice on when the page reloads the moment its player made it: no second hand', async () => {
+    const pages = await startGame({ game: 'rochambeau', states: 7, others: ['bob'] });
+    const [ann] = pages as [Page, Page];
+    const form = ann.getByRole('form', { name: 'Your decision' });
+    await form.waitFor();
+    await form.getByRole('radio', { name: '5' }).check();
+    await form.locator('button[type=submit]').click();
+    await ann.reload();
+    // A resumed seat that decided again would sign a second Commit for the same position: the door refuses it
+    // and the game would never end. Here it ends, and the audit finds nothing.
+    await playToEnd(pages);
+    for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    await close(pages);
+  }, 150_000);
+
+  it('plays Signidice roulette against a house in a browser: bets chosen on the page, every spin proved', async () => {
+    const pages = await startGame({ game: 'signidice', rounds: 3, others: ['ann', 'bob'] });
+    const bets = async (page: Page, i: number) => {
+      if (i !== 1) return; // bob keeps the first option (red, 1); ann bets 5 on black
+      const form = page.getByRole('form', { name: 'Your decision' });
+      await form.getByRole('radio', { name: 'red / black / odd / even' }).check();
+      await form.getByLabel('kind').selectOption('"black"');
+      await form.getByLabel(/amount/).fill('5');
+    };
+    // Once round 1 has been spun, the house's page reloads: its wheel's key comes back from the page's store.
+    const house = pages[0]!;
+    const spun = async () => ((await house.locator('main').textContent()) ?? '').includes('Round 1: ann bet');
+    await playToEnd(pages, bets, 90_000, spun);
+    expect(await house.getByTestId('outcome').isVisible()).toBe(false);
+    await house.reload();
+    await playToEnd(pages, bets);
+    const text = (await pages[1]!.getByRole('region', { name: 'Roulette table' }).textContent()) ?? '';
+    expect(text).toContain('ann bet 5 on black');
+    expect(text).toContain('bob bet 1 on red');
+    await pages[0]!.screenshot({ path: join(SHOTS, 'web-roulette.png'), fullPage: true });
+    for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    await close(pages);
+  }, 150_000);
+
+  it('plays Snakes & Ladders on its board to a valid audit over plain HTTP on a non-local name, with no crypto.subtle', async () => {
+    const pages = await startGame({ game: 'snakes', rounds: 4, others: ['bob'], base: relay.url.replace('127.0.0.1', LAN_HOST) });
+    for (const p of pages) expect(await p.evaluate(() => [isSecureContext, typeof crypto.subtle, typeof indexedDB])).toEqual([false, 'undefined', 'object']);
+    await playToEnd(pages);
+    expect(await pages[0]!.getByRole('grid', { name: 'Squares 1 to 100' }).isVisible()).toBe(true);
+    await pages[0]!.screenshot({ path: join(SHOTS, 'web-snakes.png'), fullPage: true });
+    for (const p of pages) {
+      expect(await auditOn(p)).toContain('Valid');
+      expect(await p.getByText('signatures by noble').isVisible()).toBe(true);
+    }
+    await close(pages);
+  }, 150_000);
+
+  it("plays Monopoly's dice and cards on its board to a valid audit", async () => {
+    const pages = await startGame({ game: 'monopoly', rounds: 4, others: ['bob'] });
+    await playToEnd(pages);
+    const board = (await pages[1]!.getByRole('region', { name: 'Monopoly board' }).textContent()) ?? '';
+    expect(board).toMatch(/Chance pile: \d+ of 16 cards left/);
+    await pages[1]!.screenshot({ path: join(SHOTS, 'web-monopoly.png'), fullPage: true });
+    for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    await close(pages);
+  }, 150_000);
+
+  it('names a seat that sends a wrong opening in the verdict, on every page and on a dropped transcript', async () => {
+    const pages = await startGame({ game: 'dice', rounds: 2, others: ['bob'], cheater: 'bob' });
+    await playToEnd(pages);
+    for (const p of pages) {
+      const verdict = await auditOn(p);
+      expect(verdict).toContain('Not valid: bob broke the rules');
+    }
+    await pages[0]!.screenshot({ path: join(SHOTS, 'web-cheat.png'), fullPage: true });
+    // The transcript, as anyone can fetch it from the relay, dropped onto a fresh page's drop zone.
+    const game = /#\/game\/([0-9a-f]{64})/.exec(pages[0]!.url())![1]!;
+    const transcript = await (await fetch(`${relay.url}/games/${game}/transcript`)).text();
+    const reader = await player(browser);
+    await reader.page.goto(relay.url + '/');
+    await reader.page.getByTestId('dropzone').waitFor();
+    await reader.page.evaluate((text) => {
+      const data = new DataTransfer();
+      data.items.add(new File([text], 'game.jsonl', { type: 'application/jsonl' }));
+      document.querySelector('[data-testid=dropzone]')!.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, transcript);
+    const verdict = reader.page.getByRole('region', { name: 'Audit verdict' });
+    await verdict.waitFor();
+    expect(await verdict.textContent()).toContain('Not valid: bob broke the rules');
+    await close([...pages, reader.page]);
+  }, 150_000);
+
+  it('plays roulette against a house that is a fairtable play process, with a key made by the CLI, imported into the page and exported again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fairtable-web-cli-'));
+    const cli = join(ROOT, 'packages/cli/dist/main.js');
+    for (const name of ['house', 'ann']) {
+      const made = spawnSync(process.execPath, [cli, 'keygen', '--name', name, '--out', join(dir, `${name}.json`)], { encoding: 'utf8' });
+      expect(made.status).toBe(0);
+      writeFileSync(join(dir, `${name}.pub.json`), made.stdout);
+    }
+    const { page } = await player(browser);
+    await page.goto(relay.url + '/');
+    await page.getByLabel('Import a key file').setInputFiles(join(dir, 'ann.json'));
+    await page.getByText('Imported the key of ann.').waitFor();
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: "Export ann's key file" }).click();
+    const exported = JSON.parse(readFileSync((await (await download).path())!, 'utf8')) as unknown;
+    expect(exported).toEqual(JSON.parse(readFileSync(join(dir, 'ann.json'), 'utf8')));
+
+    const house = spawn(
+      process.execPath,
+      [
+        cli,
+        'play',
+        'signidice',
+        '--relay',
+        relay.url,
+        '--key',
+        join(dir, 'house.json'),
+        '--players',
+        `${join(dir, 'house.pub.json')},${join(dir, 'ann.pub.json')}`,
+        '--turns',
+        '2',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    house.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => house.on('exit', resolve));
+    await expect.poll(() => out.includes('\n'), { timeout: 20_000 }).toBe(true);
+    const [game, invite] = out.split('\n')[0]!.split(' ') as [string, string];
+    expect(invite).toBe(`${relay.url}/games/${game}`);
+    // The invite the CLI prints, opened in the browser: the app, which offers the seat whose key the page holds.
+    await page.goto(invite);
+    await page.getByRole('button', { name: 'Play as ann' }).click();
+    await playToEnd([page], async () => {
+      const form = page.getByRole('form', { name: 'Your decision' });
+      await form.getByRole('radio', { name: 'dozen' }).check();
+      await form.getByLabel(/amount/).fill('3');
+    });
+    expect(await exited).toBe(0);
+    const outcome = JSON.parse(out.trim().split('\n').at(-1)!) as { game: string; violations: unknown[] };
+    expect([outcome.game, outcome.violations]).toEqual([game, []]);
+    expect((await page.getByRole('region', { name: 'Roulette table' }).textContent()) ?? '').toMatch(/Round 2: ann bet 3 on dozen 1/);
+    expect(await auditOn(page)).toContain('Valid');
+    await close([page]);
+  }, 150_000);
+});

@@ -1,0 +1,359 @@
+/**
+ * The table of each game (docs/spec/web.md §4), drawn from an observer's view of the log: the observer referee's
+ * state and events, the same the auditor computes, so what the page shows is what the transcript says.
+ */
+import type { GameEvent } from '@fairtable/core/protocols/machine.js';
+import { LADDERS, SNAKES } from '@fairtable/core/games/snakes.js';
+import { CHANCE, COMMUNITY_CHEST, CHANCE_SQUARES, CHEST_SQUARES } from '@fairtable/core/games/monopoly.js';
+import { fromHex } from '@fairtable/core/bytes.js';
+import { judge, type Verdict as JudgeVerdict } from '@fairtable/core/rochambeau/judge.js';
+
+export interface TableView {
+  readonly protocol: string;
+  readonly game: string | null;
+  readonly players: readonly string[];
+  // Each machine's own state shape, read defensively: the board shows what is there.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly state: any;
+  readonly events: readonly GameEvent[];
+}
+
+const FACES = ['⚀', '⚁', '⚂', '⚃', '⚄', '⚅'];
+const face = (n: number): string => FACES[n - 1] ?? String(n);
+
+type Turn = { turn: number; player: string; summary: Record<string, unknown> };
+const turns = (events: readonly GameEvent[]): Turn[] => events.filter((e) => e.type === 'turn') as unknown as Turn[];
+
+function Dice({ view }: { view: TableView }) {
+  const scores = (view.state?.game?.scores ?? {}) as Record<string, number>;
+  const list = turns(view.events);
+  return (
+    <section aria-label="Dice table" class="board">
+      <table class="scores">
+        <caption>Scores</caption>
+        <thead>
+          <tr>
+            <th scope="col">Player</th>
+            <th scope="col">Score</th>
+          </tr>
+        </thead>
+        <tbody>
+          {view.players.map((p) => (
+            <tr key={p}>
+              <th scope="row">{p}</th>
+              <td>{scores[p] ?? 0}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <ol class="rolls" aria-label="Rolls">
+        {list.map((t) => {
+          const roll = (t.summary.roll ?? []) as number[];
+          return (
+            <li key={t.turn}>
+              <strong>{t.player}</strong>{' '}
+              <span class="dice" aria-label={`rolled ${roll.join(' and ')}`}>
+                {roll.map(face).join(' ')}
+              </span>{' '}
+              = {String(t.summary.sum)}
+            </li>
+          );
+        })}
+      </ol>
+    </section>
+  );
+}
+
+const COLORS = ['#1b5e20', '#0d47a1', '#b71c1c', '#4a148c', '#e65100', '#006064'];
+
+function Snakes({ view }: { view: TableView }) {
+  const positions = (view.state?.game?.positions ?? {}) as Record<string, number>;
+  const rows: number[][] = [];
+  for (let r = 9; r >= 0; r--) {
+    const row = Array.from({ length: 10 }, (_, i) => r * 10 + i + 1);
+    rows.push(r % 2 === 1 ? row.reverse() : row);
+  }
+  const last = turns(view.events).at(-1);
+  return (
+    <section aria-label="Snakes and Ladders board" class="board">
+      <div class="snakes" role="grid" aria-label="Squares 1 to 100">
+        {rows.map((row, i) => (
+          <div role="row" class="snakes-row" key={i}>
+            {row.map((sq) => {
+              const here = view.players.filter((p) => positions[p] === sq);
+              const ladder = LADDERS[sq];
+              const snake = SNAKES[sq];
+              return (
+                <div
+                  role="gridcell"
+                  key={sq}
+                  class={`sq${ladder ? ' ladder' : ''}${snake ? ' snake' : ''}`}
+                  aria-label={`square ${sq}${ladder ? `, ladder to ${ladder}` : ''}${snake ? `, snake to ${snake}` : ''}${here.length ? `: ${here.join(', ')}` : ''}`}
+                >
+                  <span class="n">{sq}</span>
+                  {ladder ? <span class="mark">↑{ladder}</span> : null}
+                  {snake ? <span class="mark">↓{snake}</span> : null}
+                  {here.map((p) => (
+                    <span key={p} class="token" style={{ background: COLORS[view.players.indexOf(p) % COLORS.length] }} title={p}>
+                      {p.slice(0, 1).toUpperCase()}
+                    </span>
+                  ))}
+                </div>
+              );
+            })}
+          </div>
+        ))}
+      </div>
+      <ul class="legend">
+        {view.players.map((p, i) => (
+          <li key={p}>
+            <span class="token" style={{ background: COLORS[i % COLORS.length] }} aria-hidden="true">
+              {p.slice(0, 1).toUpperCase()}
+            </span>{' '}
+            {p}: square {positions[p] ?? 0}
+          </li>
+        ))}
+      </ul>
+      {last ? (
+        <p>
+          Last: {last.player} rolled {String(last.summary.roll)}, {String(last.summary.from)} → {String(last.summary.to)}
+          {last.summary.via === null ? '' : ` (via ${String(last.summary.via)})`}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function squareName(n: number): string {
+  if (n === 0) return 'Go';
+  if (n === 10) return 'Jail';
+  if (n === 20) return 'Free Parking';
+  if (n === 30) return 'Go to Jail';
+  if (CHANCE_SQUARES.includes(n)) return 'Chance';
+  if (CHEST_SQUARES.includes(n)) return 'Community Chest';
+  return `Square ${n}`;
+}
+
+/** Where square n sits on an 11 × 11 ring, Go in the bottom right corner, play running clockwise. */
+function ringCell(n: number): { gridRow: number; gridColumn: number } {
+  if (n <= 10) return { gridRow: 11, gridColumn: 11 - n };
+  if (n <= 20) return { gridRow: 21 - n, gridColumn: 1 };
+  if (n <= 30) return { gridRow: 1, gridColumn: n - 19 };
+  return { gridRow: n - 29, gridColumn: 11 };
+}
+
+function Monopoly({ view }: { view: TableView }) {
+  const g = view.state?.game ?? {};
+  const positions = (g.positions ?? {}) as Record<string, number>;
+  const cash = (g.cash ?? {}) as Record<string, number>;
+  const piles = (g.piles ?? { chance: [], chest: [] }) as { chance: number[]; chest: number[] };
+  const draws = turns(view.events).flatMap((t) =>
+    ((t.summary.events ?? []) as { card?: string; pile?: string }[]).filter((e) => e.card !== undefined).map((e) => ({ ...e, player: t.player, turn: t.turn })),
+  );
+  return (
+    <section aria-label="Monopoly board" class="board">
+      <ol class="monopoly" aria-label="The 40 squares">
+        {Array.from({ length: 40 }, (_, n) => {
+          const here = view.players.filter((p) => positions[p] === n);
+          return (
+            <li
+              key={n}
+              style={ringCell(n)}
+              class={`msq${CHANCE_SQUARES.includes(n) ? ' chance' : ''}${CHEST_SQUARES.includes(n) ? ' chest' : ''}`}
+              aria-label={`${squareName(n)}${here.length ? `: ${here.join(', ')}` : ''}`}
+            >
+              <span class="n">{n}</span>
+              {here.map((p) => (
+                <span key={p} class="token" style={{ background: COLORS[view.players.indexOf(p) % COLORS.length] }} title={p}>
+                  {p.slice(0, 1).toUpperCase()}
+                </span>
+              ))}
+            </li>
+          );
+        })}
+      </ol>
+      <table class="scores">
+        <caption>Players</caption>
+        <thead>
+          <tr>
+            <th scope="col">Player</th>
+            <th scope="col">Square</th>
+            <th scope="col">Cash</th>
+          </tr>
+        </thead>
+        <tbody>
+          {view.players.map((p) => (
+            <tr key={p}>
+              <th scope="row">{p}</th>
+              <td>{squareName(positions[p] ?? 0)}</td>
+              <td>${cash[p] ?? 1500}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="piles">
+        <p>
+          Chance pile: {piles.chance.length} of {CHANCE.length} cards left
+        </p>
+        <p>
+          Community Chest pile: {piles.chest.length} of {COMMUNITY_CHEST.length} cards left
+        </p>
+      </div>
+      {draws.length ? (
+        <ol class="rolls" aria-label="Cards drawn">
+          {draws.map((d, i) => (
+            <li key={i}>
+              {d.player} drew from {d.pile === 'chance' ? 'Chance' : 'Community Chest'}: “{d.card}”
+            </li>
+          ))}
+        </ol>
+      ) : null}
+    </section>
+  );
+}
+
+/**
+ * The draft's rounds for an attempt whose reveals are all in, judged here as the machine judges them (the same
+ * `judge`, the same order of arrival), so the page can show each round's assigned states and scores.
+ */
+function rounds(s: {
+  N?: string;
+  hash?: string;
+  gameId?: string;
+  arrival?: string[];
+  commits?: Record<string, { payload: string }>;
+  reveals?: Record<string, { payload: string }>;
+}): { ids: string[]; verdict: JudgeVerdict } | null {
+  const ids = s.arrival ?? [];
+  if (ids.length === 0 || s.N === undefined || ids.some((id) => s.reveals?.[id] === undefined || s.commits?.[id] === undefined)) return null;
+  try {
+    const verdict = judge({
+      N: s.N,
+      ...(s.hash === undefined ? {} : { hash: s.hash as never }),
+      ...(s.gameId === undefined ? {} : { gameId: s.gameId }),
+      players: ids.map((id) => ({ id, commit: fromHex(s.commits![id]!.payload), reveal: fromHex(s.reveals![id]!.payload) })),
+    });
+    return { ids, verdict };
+  } catch {
+    return null;
+  }
+}
+
+function Rochambeau({ view }: { view: TableView }) {
+  const s = view.state ?? {};
+  const commits = Object.keys(s.commits ?? {});
+  const reveals = Object.keys(s.reveals ?? {});
+  const over = view.events.find((e) => e.type === 'game-over');
+  const judged = rounds(s);
+  return (
+    <section aria-label="Rochambeau table" class="board">
+      <p>
+        {String(s.N ?? '?')} states; attempt {String(s.attempt ?? 1)}; phase: {String(s.phase ?? '…')}
+      </p>
+      <table class="scores">
+        <caption>This attempt</caption>
+        <thead>
+          <tr>
+            <th scope="col">Player</th>
+            <th scope="col">Committed</th>
+            <th scope="col">Revealed</th>
+          </tr>
+        </thead>
+        <tbody>
+          {view.players.map((p) => (
+            <tr key={p}>
+              <th scope="row">{p}</th>
+              <td>{commits.includes(p) ? 'yes' : '—'}</td>
+              <td>{reveals.includes(p) ? 'yes' : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {view.events
+        .filter((e) => e.type !== 'game-over')
+        .map((e, i) => (
+          <p key={i} class="event">
+            {e.type}: {JSON.stringify(e)}
+          </p>
+        ))}
+      {judged === null
+        ? null
+        : judged.verdict.rounds.map((r) => (
+            <table class="scores" key={r.round}>
+              <caption>Round {r.round}: assigned states and scores</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Player</th>
+                  <th scope="col">State</th>
+                  <th scope="col">Score</th>
+                </tr>
+              </thead>
+              <tbody>
+                {Array.from(r.players, (at, i) => (
+                  <tr key={at}>
+                    <th scope="row">{judged.ids[at]}</th>
+                    <td>{String(r.states[i])}</td>
+                    <td>{String(r.scores[i])}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ))}
+      {over ? <p>Decided after {String(over.rounds ?? 1)} round(s).</p> : null}
+    </section>
+  );
+}
+
+const RED = new Set([1, 3, 5, 7, 9, 12, 14, 16, 18, 19, 21, 23, 25, 27, 30, 32, 34, 36]);
+
+function Signidice({ view }: { view: TableView }) {
+  const spins = view.events.filter((e) => e.type === 'spin') as unknown as {
+    round: number;
+    player: string;
+    lucky: number;
+    bet: { amount: number; kind: string; pick: number | null };
+    won: number;
+  }[];
+  const balances = (view.state?.balances ?? {}) as Record<string, number>;
+  const last = spins.at(-1);
+  return (
+    <section aria-label="Roulette table" class="board">
+      {last ? (
+        <div class={`wheel ${last.lucky === 0 ? 'green' : RED.has(last.lucky) ? 'red' : 'black'}`} role="img" aria-label={`the wheel shows ${last.lucky}`}>
+          {last.lucky}
+        </div>
+      ) : (
+        <div class="wheel green" role="img" aria-label="the wheel has not turned yet">
+          ?
+        </div>
+      )}
+      <table class="scores">
+        <caption>Balances</caption>
+        <tbody>
+          {Object.entries(balances).map(([p, b]) => (
+            <tr key={p}>
+              <th scope="row">{p}</th>
+              <td>{b}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <ol class="rolls" aria-label="Spins">
+        {spins.map((s, i) => (
+          <li key={i}>
+            Round {s.round}: {s.player} bet {s.bet.amount} on {s.bet.kind}
+            {s.bet.pick === null ? '' : ` ${s.bet.pick}`}, the wheel gave {s.lucky}: {s.won >= 0 ? `won ${s.won}` : `lost ${-s.won}`}
+          </li>
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+export function Table({ view }: { view: TableView }) {
+  if (view.protocol === 'rochambeau') return <Rochambeau view={view} />;
+  if (view.protocol === 'signidice') return <Signidice view={view} />;
+  if (view.game === 'snakes') return <Snakes view={view} />;
+  if (view.game === 'monopoly') return <Monopoly view={view} />;
+  return <Dice view={view} />;
+}

@@ -1,0 +1,176 @@
+/**
+ * The player's decision as a form (docs/spec/web.md §4; docs/SPEC.md §7.5): the machine's `Choices` rendered as
+ * inputs, the answer checked with the core's `checkChoice` before it is handed to the seat.
+ */
+import { useState } from 'preact/hooks';
+import { checkChoice, type Choices, type Decision } from '@fairtable/core/protocols/machine.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+
+/** A first answer for a choice: the smallest integer, the first value, each field's first, the first option's. */
+function initial(c: Choices): JsonValue {
+  switch (c.type) {
+    case 'integer':
+      return Number(c.min);
+    case 'one-of':
+      return c.values[0] ?? null;
+    case 'record':
+      return Object.fromEntries(Object.entries(c.fields).map(([k, f]) => [k, initial(f)]));
+    case 'any-of':
+      return c.options[0] === undefined ? null : initial(c.options[0]);
+  }
+}
+
+/** A few words naming one option of an any-of, for its radio button. */
+function optionName(c: Choices): string {
+  if (c.type === 'one-of') return c.values.length === 1 && c.values[0] === null ? 'pass' : c.values.map((v) => String(v)).join(' / ');
+  if (c.type === 'record') {
+    const kind = c.fields.kind;
+    if (kind?.type === 'one-of') return kind.values.map((v) => String(v)).join(' / ');
+    return Object.keys(c.fields).join(', ');
+  }
+  return c.type;
+}
+
+function ChoiceInput(props: { choices: Choices; value: JsonValue; onChange: (v: JsonValue) => void; label: string; id: string }) {
+  const { choices: c, value, onChange, label, id } = props;
+  switch (c.type) {
+    case 'integer': {
+      const small = BigInt(c.max) - BigInt(c.min) < 12n;
+      if (small) {
+        const values: number[] = [];
+        for (let n = Number(c.min); n <= Number(c.max); n++) values.push(n);
+        return (
+          <fieldset class="choice">
+            <legend>{label}</legend>
+            {values.map((n) => (
+              <label key={n} class="pill">
+                <input type="radio" name={id} checked={value === n} onChange={() => onChange(n)} /> {n}
+              </label>
+            ))}
+          </fieldset>
+        );
+      }
+      return (
+        <label class="field">
+          {label} ({c.min}–{c.max})
+          <input
+            type="number"
+            inputMode="numeric"
+            min={c.min}
+            max={c.max}
+            value={String(value)}
+            onInput={(e) => {
+              const t = (e.target as HTMLInputElement).value;
+              onChange(/^-?\d+$/.test(t) && Number.isSafeInteger(Number(t)) ? Number(t) : t);
+            }}
+          />
+        </label>
+      );
+    }
+    case 'one-of':
+      if (c.values.length <= 1) return null;
+      return (
+        <label class="field">
+          {label}
+          <select value={JSON.stringify(value)} onChange={(e) => onChange(JSON.parse((e.target as HTMLSelectElement).value) as JsonValue)}>
+            {c.values.map((v) => (
+              <option key={JSON.stringify(v)} value={JSON.stringify(v)}>
+                {v === null ? '—' : String(v)}
+              </option>
+            ))}
+          </select>
+        </label>
+      );
+    case 'record': {
+      const record = (value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {}) as Record<string, JsonValue>;
+      return (
+        <div class="record">
+          {Object.entries(c.fields).map(([name, f]) => (
+            <ChoiceInput
+              key={name}
+              id={`${id}-${name}`}
+              label={name}
+              choices={f}
+              value={record[name] ?? null}
+              onChange={(v) => onChange({ ...record, [name]: v })}
+            />
+          ))}
+        </div>
+      );
+    }
+    case 'any-of': {
+      const at = Math.max(
+        0,
+        c.options.findIndex((o) => {
+          try {
+            checkChoice(o, value);
+            return true;
+          } catch {
+            return (
+              o.type === 'record' &&
+              value !== null &&
+              typeof value === 'object' &&
+              !Array.isArray(value) &&
+              optionMatches(o, value as Record<string, JsonValue>)
+            );
+          }
+        }),
+      );
+      const chosen = c.options[at]!;
+      return (
+        <div>
+          <fieldset class="choice">
+            <legend>{label}</legend>
+            {c.options.map((o, i) => (
+              <label key={i} class="pill">
+                <input type="radio" name={id} checked={i === at} onChange={() => onChange(initial(o))} /> {optionName(o)}
+              </label>
+            ))}
+          </fieldset>
+          <ChoiceInput id={`${id}-${at}`} label={optionName(chosen)} choices={chosen} value={value} onChange={onChange} />
+        </div>
+      );
+    }
+  }
+}
+
+function optionMatches(o: Choices & { type: 'record' }, value: Record<string, JsonValue>): boolean {
+  const kind = o.fields.kind;
+  return kind?.type === 'one-of' && kind.values.some((v) => v === value.kind);
+}
+
+const VERB: Record<string, string> = { move: 'Roll', hand: 'Play this state', bet: 'Place the bet' };
+
+export function DecisionForm(props: { decision: Decision; onDecide: (choice: JsonValue) => string | null }) {
+  const { decision } = props;
+  const [value, setValue] = useState<JsonValue>(() => initial(decision.choices));
+  const [error, setError] = useState<string | null>(null);
+  const fixed = decision.choices.type === 'one-of' && decision.choices.values.length === 1;
+  return (
+    <form
+      class="decision"
+      aria-label="Your decision"
+      onSubmit={(e) => {
+        e.preventDefault();
+        try {
+          checkChoice(decision.choices, value);
+        } catch (err) {
+          setError((err as Error).message);
+          return;
+        }
+        setError(props.onDecide(value));
+      }}
+    >
+      <p class="prompt">{decision.prompt}</p>
+      {fixed ? null : <ChoiceInput id="decision" label={decision.kind} choices={decision.choices} value={value} onChange={setValue} />}
+      <button type="submit" class="primary">
+        {fixed && decision.kind === 'move' ? 'Roll the dice' : (VERB[decision.kind] ?? 'Send')}
+      </button>
+      {error === null ? null : (
+        <p role="alert" class="error">
+          {error}
+        </p>
+      )}
+    </form>
+  );
+}

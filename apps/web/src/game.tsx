@@ -1,0 +1,239 @@
+/**
+ * The game page (docs/spec/web.md §4): plays this browser's seat through the relay, resumed from the stored copy
+ * after a reload, draws the table from an observer's replay of the log, asks the player's decisions, and audits
+ * the game on demand. A page with no seat in the game only watches and audits.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { RelayGame } from '@fairtable/client';
+import { randomBytes } from '@fairtable/core/bytes.js';
+import type { Violation } from '@fairtable/core/errors.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
+import { Referee } from '@fairtable/core/referee.js';
+import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
+import { relayKeyOf } from '@fairtable/client';
+import { readGameInfo, readTranscript } from './api.js';
+import { AuditRunView, Progress, runAudit, type AuditRun } from './audit.js';
+import { Table, type TableView } from './board.js';
+import { DecisionForm } from './decision.js';
+import { ProvenancePanel } from './explain.js';
+import { HOUSE, keyFor, newRecord, startSeat } from './session.js';
+import { allKeys, getGame, type GameRecord } from './store.js';
+
+/** The observer's replay of a log, fed line by line as the seat receives them. */
+class Observer {
+  private referee: Referee | null = null;
+  private fed = 0;
+  constructor(private readonly timeOf: (line: number) => number | undefined) {}
+  feed(lines: readonly string[]): void {
+    if (lines.length === 0) return;
+    if (this.referee === null) {
+      this.referee = new Referee(lines[0]!, null, undefined, { keepEvents: true, timeOf: this.timeOf });
+      this.fed = 1;
+    }
+    for (; this.fed < lines.length; this.fed++) this.referee.feedText(this.fed, lines[this.fed]!);
+  }
+  view(): TableView | null {
+    const r = this.referee;
+    if (r === null) return null;
+    const setup = r.checker.setup;
+    return { protocol: setup.protocol, game: setup.game, players: setup.players.map((p) => p.id), state: r.state, events: r.events };
+  }
+}
+
+/**
+ * The e2e tests' hook: a page whose script set `globalThis.__fairtableCheat = 'wrong-opening'` before the app loaded
+ * makes its own seat send one wrong opening, for the others and the audit to catch. The simulator's cheats are
+ * loaded only then, in a chunk of their own.
+ */
+async function cheatFor(me: string): Promise<OutgoingHook | undefined> {
+  if ((globalThis as { __fairtableCheat?: unknown }).__fairtableCheat !== 'wrong-opening') return undefined;
+  const { cheatHook } = await import('@fairtable/core/testing');
+  const { keys } = await keyFor(me);
+  return cheatHook('wrong-opening', { keys, random: randomBytes });
+}
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/jsonl' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export function GamePage({ gameId }: { gameId: string }) {
+  const [record, setRecord] = useState<GameRecord | null | undefined>(undefined);
+  const [, setTick] = useState(0);
+  const [decision, setDecision] = useState<Decision | null>(null);
+  const [status, setStatus] = useState('loading');
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [violations, setViolations] = useState<Violation[]>([]);
+  const [problem, setProblem] = useState<string | null>(null);
+  const [audit, setAudit] = useState<AuditRun | null>(null);
+  const [progress, setProgress] = useState<number | null>(null);
+  const [watched, setWatched] = useState<string[]>([]);
+  /** Seats of this game whose key this browser holds (imported from the CLI, say), when it plays none yet. */
+  const [claimable, setClaimable] = useState<string[]>([]);
+  const [attempt, setAttempt] = useState(0);
+  const game = useRef<RelayGame | null>(null);
+  const observer = useRef(new Observer((line) => game.current?.receipts[line]?.time));
+
+  useEffect(() => {
+    let stopped = false;
+    let stopWatching = (): void => undefined;
+    void (async () => {
+      const r = await getGame(gameId);
+      if (stopped) return;
+      setRecord(r ?? null);
+      if (r === undefined) {
+        // Not a seat of ours yet: watch the log as the relay serves it, and offer the seats whose keys we hold.
+        try {
+          const [info, keys] = await Promise.all([readGameInfo(gameId), allKeys()]);
+          setClaimable(
+            info.players
+              // The house of a game made elsewhere holds its wheel's secret there: this page cannot prove its spins.
+              .filter((p) => !(info.protocol === 'signidice' && p.id === HOUSE))
+              .filter((p) => keys.some((k) => k.name === p.id && k.publicKey === p.key))
+              .map((p) => p.id),
+          );
+        } catch (e) {
+          setProblem((e as Error).message);
+        }
+        const watch = async () => {
+          try {
+            const lines = (await readTranscript(gameId)).split('\n').filter((l) => l.trim() !== '');
+            if (stopped) return;
+            observer.current.feed(lines);
+            setWatched(lines);
+            setStatus('watching');
+          } catch (e) {
+            setProblem((e as Error).message);
+          }
+        };
+        await watch();
+        const timer = setInterval(() => void watch(), 2000);
+        stopWatching = () => clearInterval(timer);
+        return;
+      }
+      const g = await startSeat(r, await cheatFor(r.me));
+      if (stopped) return g.close();
+      game.current = g;
+      const refresh = () => {
+        observer.current.feed(g.lines);
+        setDecision(g.decision());
+        setOutcome(g.outcome());
+        setViolations([...g.violations]);
+        setTick((t) => t + 1);
+      };
+      g.on('line', refresh);
+      g.on('decision', refresh);
+      g.on('violation', refresh);
+      g.on('outcome', refresh);
+      g.on('status', (s) => {
+        setStatus(s.status);
+        refresh();
+      });
+      g.on('refused', (x) => setProblem(`the relay refused a line of ours: [${x.code}] ${x.message}`));
+      g.finished.catch((e: Error) => setProblem(e.message));
+      refresh();
+    })();
+    return () => {
+      stopped = true;
+      stopWatching();
+      game.current?.close();
+    };
+  }, [gameId, attempt]);
+
+  const claim = async (seat: string) => {
+    try {
+      const relay = await relayKeyOf(location.origin, gameId, globalThis.WebSocket);
+      const info = await readGameInfo(gameId);
+      await newRecord(gameId, seat, info.protocol, relay, null, null);
+      setClaimable([]);
+      observer.current = new Observer((line) => game.current?.receipts[line]?.time);
+      setAttempt((a) => a + 1);
+    } catch (e) {
+      setProblem((e as Error).message);
+    }
+  };
+
+  const view = observer.current.view();
+  const g = game.current;
+  const lines = g?.lines ?? watched;
+  const decide = (choice: JsonValue): string | null => {
+    try {
+      g?.decide(choice);
+      setDecision(g?.decision() ?? null);
+      return null;
+    } catch (e) {
+      return (e as Error).message;
+    }
+  };
+  // The one-click audit re-checks the whole game from its transcript, as a third party would.
+  const runIt = async () => {
+    setAudit(null);
+    setProgress(0);
+    const run = await runAudit(lines.join('\n'), setProgress);
+    setProgress(null);
+    setAudit(run);
+  };
+
+  if (record === undefined) return <p>Loading…</p>;
+  return (
+    <main>
+      <h2>
+        {view === null ? 'Game' : view.game === null ? view.protocol : view.game} <small>game {gameId.slice(0, 12)}…</small>
+      </h2>
+      <p class="status" role="status" aria-live="polite" data-testid="status">
+        {record === null ? 'You have no seat in this game: watching.' : `You play ${record.me}. Connection: ${status}.`} {lines.length} lines.
+      </p>
+      {record === null && claimable.length > 0 ? (
+        <p>
+          {claimable.map((seat) => (
+            <button key={seat} type="button" class="primary" onClick={() => void claim(seat)}>
+              Play as {seat}
+            </button>
+          ))}
+        </p>
+      ) : null}
+      {problem === null ? null : (
+        <p role="alert" class="error">
+          {problem}
+        </p>
+      )}
+      {view === null ? null : <Table view={view} />}
+      {decision !== null && outcome === null ? <DecisionForm key={JSON.stringify([lines.length, decision])} decision={decision} onDecide={decide} /> : null}
+      {decision === null && outcome === null && record !== null ? <p class="waiting">Waiting for the other players…</p> : null}
+      {outcome === null ? null : (
+        <section class="outcome" aria-label="Outcome" data-testid="outcome">
+          <h3>Game over: {outcome.winners.length === 0 ? 'no winner' : `${outcome.winners.join(', ')} won`}</h3>
+          {outcome.forfeits.length > 0 ? <p>Forfeits: {outcome.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}</p> : null}
+        </section>
+      )}
+      {violations.length > 0 ? (
+        <section aria-label="Rule breaking seen" class="violations-live">
+          <h3>Rule breaking seen</h3>
+          <ul>
+            {violations.map((v, i) => (
+              <li key={i}>
+                {v.code} by {v.player ?? 'nobody named'} at line {v.seq}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      <div class="actions">
+        <button type="button" class="primary" onClick={() => void runIt()} disabled={lines.length === 0 || progress !== null}>
+          Audit
+        </button>
+        <button type="button" onClick={() => download(`fairtable-${gameId.slice(0, 12)}.jsonl`, lines.join('\n') + '\n')} disabled={lines.length === 0}>
+          Download the transcript
+        </button>
+      </div>
+      <Progress fraction={progress} />
+      {audit === null ? null : <AuditRunView run={audit} />}
+      <ProvenancePanel lines={lines} />
+    </main>
+  );
+}

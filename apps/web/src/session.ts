@@ -1,0 +1,123 @@
+/**
+ * A seat this page plays (docs/spec/web.md §4): the setup built from a lobby's offer, and the relay client started
+ * from the stored record (resumed from its lines, receipts and journal after a reload), with every verified line,
+ * decision and outgoing envelope written back to the record as it happens.
+ */
+import { joinGame, type RelayGame } from '@fairtable/client';
+import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
+import { envelopeLine } from '@fairtable/core/envelope.js';
+import { fromKeyFile, generateKeyPair, toKeyFile, type KeyPair } from '@fairtable/core/identity.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
+import { seatRandom } from '@fairtable/core/seat/seat.js';
+import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
+import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
+import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
+import type { Offer } from './api.js';
+import { getKey, loadJournal, putGame, putKey, saveJournal, type GameRecord } from './store.js';
+
+export { HOUSE };
+
+/** The player's key for a name, made (and kept in the browser) the first time it is asked for. */
+export async function keyFor(name: string): Promise<{ name: string; keys: KeyPair }> {
+  const held = await getKey(name);
+  if (held !== undefined) return fromKeyFile(held);
+  const keys = generateKeyPair();
+  await putKey(toKeyFile(name, keys));
+  return { name, keys };
+}
+
+/** The setup line of a new game from a lobby's offer and the keys gathered there, signed by the creator. */
+export function setupLine(
+  offer: Offer,
+  players: readonly { id: string; key: string }[],
+  creator: { name: string; keys: KeyPair },
+): { line: string; vrfSecret: string | null } {
+  const params: Record<string, JsonValue> = { timeoutMs: offer.timeoutMs };
+  let protocol = 'chain';
+  let game: string | null = offer.protocol;
+  let vrfSecret: string | null = null;
+  if (offer.protocol === 'rochambeau') {
+    protocol = 'rochambeau';
+    game = null;
+    params.N = String(offer.states);
+    params.hash = 'sha-256';
+  } else if (offer.protocol === 'signidice') {
+    protocol = 'signidice';
+    game = null;
+    // The house's unique-signature key is made by the house's own page and never leaves it.
+    vrfSecret = toHex(randomBytes(32));
+    params.houseKey = ecvrfHouse('ecvrf-ell2', fromHex(vrfSecret, 'vrfSecret', 32)).key as unknown as JsonValue;
+    params.rounds = offer.rounds;
+    params.maxPlayers = Math.max(players.length - 1, 1);
+  } else {
+    params[offer.protocol === 'snakes' ? 'maxRounds' : 'rounds'] = offer.rounds;
+  }
+  const setup: GameSetup = { protocol, game, params, players, nonce: toHex(randomBytes(32)), created: Date.now() };
+  return { line: envelopeLine(createSetupEnvelope(setup, creator.name, creator.keys)), vrfSecret };
+}
+
+/** A fresh record for a seat this page is about to play. */
+export async function newRecord(
+  game: string,
+  me: string,
+  protocol: string,
+  relayKey: string,
+  lobby: string | null,
+  vrfSecret: string | null,
+): Promise<GameRecord> {
+  const record: GameRecord = {
+    game,
+    me,
+    protocol,
+    relayKey,
+    lobby,
+    secret: toHex(randomBytes(32)),
+    vrfSecret,
+    lines: [],
+    receipts: [],
+    journal: [],
+    inFlight: null,
+    created: Date.now(),
+  };
+  await putGame(record);
+  return record;
+}
+
+/** Starts (or resumes) the seat of `record`. `outgoing` is the e2e tests' cheating hook, never set by the app itself. */
+export async function startSeat(record: GameRecord, outgoing?: OutgoingHook): Promise<RelayGame> {
+  const me = await keyFor(record.me);
+  Object.assign(record, loadJournal(record));
+  const prover = record.vrfSecret === null ? undefined : ecvrfHouse('ecvrf-ell2', fromHex(record.vrfSecret, 'vrfSecret', 32)).prove;
+  const resume =
+    record.lines.length > 0 ? { resume: { lines: record.lines, receipts: record.receipts, journal: record.journal, inFlight: record.inFlight } } : {};
+  const game = joinGame({
+    relayUrl: location.origin,
+    gameId: record.game,
+    id: record.me,
+    keys: me.keys,
+    random: seatRandom(fromHex(record.secret, 'secret', 32), record.game),
+    WebSocket: globalThis.WebSocket,
+    relayKey: record.relayKey,
+    ...resume,
+    ...(prover === undefined ? {} : { prover }),
+    ...(outgoing === undefined ? {} : { outgoing }),
+    onLine: (line, text, receipt) => {
+      if (line !== record.lines.length) return;
+      record.lines.push(text);
+      record.receipts.push(receipt);
+      void putGame(record);
+    },
+    onDecision: (entry) => {
+      record.journal.push(entry);
+      saveJournal(record);
+      void putGame(record);
+    },
+    onSubmit: (text) => {
+      record.inFlight = text;
+      saveJournal(record);
+      void putGame(record);
+    },
+  });
+  return game;
+}
