@@ -14,7 +14,10 @@ import { buildApp, LAN_HOST, launch, player, ROOT, startRelay, type RunningRelay
 
 let relay: RunningRelay;
 let browser: Browser;
-const SHOTS = join(ROOT, 'docs/images');
+// Screenshots go to a temporary folder, so a test run leaves the tree clean; SCREENSHOTS_DIR=docs/images
+// refreshes the README's pictures.
+const SHOTS = process.env.SCREENSHOTS_DIR ?? join(tmpdir(), 'fairtable-web-shots');
+mkdirSync(SHOTS, { recursive: true });
 
 beforeAll(async () => {
   buildApp();
