@@ -51,7 +51,13 @@ export type Choices =
   | { readonly type: 'integer'; readonly min: string; readonly max: string }
   | { readonly type: 'one-of'; readonly values: readonly JsonValue[] }
   | { readonly type: 'record'; readonly fields: { readonly [name: string]: Choices } }
-  | { readonly type: 'any-of'; readonly options: readonly Choices[] };
+  | { readonly type: 'any-of'; readonly options: readonly Choices[] }
+  /**
+   * Free text matching `pattern` (anchored), at most `maxLength` characters: what no list can hold (a
+   * Diplomacy preference list). `examples` are legal answers a strategy may draw from; the machine may
+   * check the text further in `decide`.
+   */
+  | { readonly type: 'text'; readonly pattern: string; readonly maxLength: number; readonly examples: readonly string[] };
 
 /** What the local player must decide before its machine can go on (docs/SPEC.md §7.5). */
 export interface Decision {
@@ -274,6 +280,13 @@ export function checkChoice(choices: Choices, value: JsonValue, field = 'choice'
         }
       }
       bad(`matches none of the allowed forms (${reasons.join('; ')})`);
+      return;
+    }
+    case 'text': {
+      if (typeof value !== 'string') return bad('expected text');
+      if (value.length > choices.maxLength) bad(`longer than ${choices.maxLength} characters`);
+      if (!new RegExp(`^(?:${choices.pattern})$`).test(value)) bad(`does not match ${choices.pattern}`);
+      return;
     }
   }
 }
