@@ -14,6 +14,7 @@ import type { JsonValue } from '../jcs.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import type { MessageSchemas } from './messages.js';
+import type { SealedShare } from '../escrow/vss.js';
 
 export interface Ctx {
   /** Milliseconds; the caller's clock (simulated in tests). */
@@ -22,6 +23,11 @@ export interface Ctx {
   readonly random: (length: number) => Uint8Array;
   /** The local player's unique-signature prover, when it holds one (the Signidice house). */
   readonly prover?: (alpha: Uint8Array) => Uint8Array;
+  /**
+   * Opens an escrow share sealed to the local player's key (docs/spec/escrow.md §1), without handing the
+   * machine the key itself; throws FairtableError('bad_share') when the box does not open. Seats provide it.
+   */
+  readonly openShare?: (sealed: SealedShare, context: string) => string;
 }
 
 export interface GameEvent {

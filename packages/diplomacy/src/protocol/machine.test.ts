@@ -3,14 +3,14 @@
  * and each rule broken on purpose is caught, with the cheater named and the evidence given.
  */
 import { describe, expect, it } from 'vitest';
-import { simulate, simKeys, type SimExtension } from '@fairtable/core/testing';
+import { randomChoice, simulate, simKeys, type SimExtension } from '@fairtable/core/testing';
 import { Auditor, auditLines } from '@fairtable/core/audit.js';
 import { commit } from '@fairtable/core/commitment.js';
 import { toHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope } from '@fairtable/core/setup.js';
-import { Seat } from '@fairtable/core/seat/seat.js';
+import { Seat, type OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 import { diplomacyRegistry } from './index.js';
@@ -157,7 +157,8 @@ describe('diplomacy machine: every cheat is caught and its cheater named', () =>
 });
 
 /** A table without a network: every seat's submissions are appended and delivered at once. */
-function table(params: Record<string, JsonValue>) {
+function table(params: Record<string, JsonValue>, hooks: Record<string, OutgoingHook> = {}) {
+  const clock = { now: 0 };
   const ids = Array.from({ length: 7 }, (_, i) => `p${i}`);
   const keys = ids.map((_, i) => simKeys(seed(8), i));
   const setupLine = envelopeLine(
@@ -171,7 +172,16 @@ function table(params: Record<string, JsonValue>) {
   const pending: string[] = [];
   const seats = ids.map((id, i) => {
     const stream = new RandomStream(seed(20 + i), 'player');
-    return new Seat({ id, keys: keys[i]!, setupLine, registry, random: (n) => stream.bytes(n), clock: () => 0, transport: { submit: (t) => pending.push(t), sync: () => undefined } });
+    return new Seat({
+      id,
+      keys: keys[i]!,
+      setupLine,
+      registry,
+      random: (n) => stream.bytes(n),
+      clock: () => clock.now,
+      transport: { submit: (t) => pending.push(t), sync: () => undefined },
+      ...(hooks[id] === undefined ? {} : { outgoing: hooks[id] }),
+    });
   });
   const flush = (): void => {
     while (pending.length > 0) {
@@ -181,7 +191,7 @@ function table(params: Record<string, JsonValue>) {
       for (const s of seats) s.receive(log.length - 1, t);
     }
   };
-  return { seats, log, flush };
+  return { seats, log, flush, clock };
 }
 
 describe('orders written by hand, as a gpg player writes its file', () => {
@@ -218,4 +228,60 @@ describe('orders written by hand, as a gpg player writes its file', () => {
       expect(army).toBeDefined();
     });
   }
+});
+
+describe('threshold escrow: a withheld reveal is opened by k of the others', () => {
+  it('the withholder is named, its committed orders are opened and adjudicated', () => {
+    const r = play({ cheat: 'withhold', params: { escrow: 'threshold' } });
+    const v = auditLines(r.lines, { registry });
+    expect(v.violations.map((x) => [x.code, x.player])).toEqual([['withheld', 'p1']]);
+    const ev = events(r.lines);
+    const opened = ev.find((e) => e.type === 'escrow-opened')!;
+    expect(opened).toMatchObject({ player: 'p1', power: 'england' });
+    expect((opened.orders as string[]).length).toBe(3);
+    // The phase finished with England's committed orders, not the defaults.
+    const first = ev.find((e) => e.type === 'adjudicated')!;
+    expect((first.results as { power: string; order: string }[]).filter((x) => x.power === 'england').map((x) => x.order)).toEqual(opened.orders);
+    // Four shares (a majority of the six others) were needed; all six honest players sent theirs.
+    expect(r.lines.filter((l) => l.includes('"type":"share"')).length).toBe(6);
+  });
+
+  it('honest play with escrow: valid, and no share is ever published', () => {
+    const r = play({ params: { escrow: 'threshold', threshold: 3 } });
+    expect(auditLines(r.lines, { registry }).valid).toBe(true);
+    expect(r.lines.some((l) => l.includes('"type":"share"'))).toBe(false);
+  });
+
+  it('a share that does not match its dealer\'s commitments is named; k good ones still open the orders', () => {
+    // p1 withholds its reveal; p2 publishes a share that is not the one dealt to it.
+    const t = table(
+      { escrow: 'threshold' },
+      {
+        p1: { body: (b) => (b.type === 'reveal' ? null : b) },
+        p2: { body: (b) => (b.type === 'share' && typeof b.share === 'string' ? { ...b, share: (b.share[0] === '0' ? '1' : '0') + b.share.slice(1) } : b) },
+      },
+    );
+    const random = new RandomStream(seed(30), 'strategy');
+    const answer = (): void => {
+      for (const st of t.seats) {
+        for (let d = st.decision(); d !== null; d = st.decision()) st.decide(randomChoice(d.choices, random));
+        t.flush();
+      }
+    };
+    answer();
+    expect((t.seats[0]!.referee.state as DiplomacyState).phase).toBe('reveal');
+    t.clock.now = 10_000;
+    for (const st of t.seats) st.tick();
+    t.flush();
+    const referee = t.seats[0]!.referee;
+    expect(referee.violations.map((x) => [x.code, x.player])).toEqual([
+      ['withheld', 'p1'],
+      ['bad_share', 'p2'],
+    ]);
+    expect(referee.violations[1]!.evidence[0]!.envelope).toBeDefined();
+    const state = referee.state as DiplomacyState;
+    // The phase was adjudicated with England's committed orders, opened from four good shares.
+    expect([state.phase, state.round]).toEqual(['commit', 2]);
+    expect(state.forfeits).toEqual([{ player: 'p1', code: 'withheld' }]);
+  });
 });

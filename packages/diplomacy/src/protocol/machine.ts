@@ -36,6 +36,9 @@ import {
 } from '@fairtable/core/protocols/machine.js';
 import type { GameSetup } from '@fairtable/core/setup.js';
 import { RandomStream } from '@fairtable/core/stream.js';
+import { canonicalize } from '@fairtable/core/jcs.js';
+import { utf8 } from '@fairtable/core/bytes.js';
+import { deal, openEscrowedValue, randomScalar, reconstruct, sealShare, sealValue, verifyShare, type SealedShare } from '@fairtable/core/escrow/vss.js';
 import type { Accepted } from '@fairtable/core/transcript.js';
 import { adjudicate, type OrderResult } from '../adjudicate.js';
 import { assignPowers, formatPreferences, parsePreferences, POWER_LETTERS, type Contest, type Preferences } from '../assign.js';
@@ -44,7 +47,17 @@ import { positionHash, startingPosition, type Position } from '../position.js';
 import { standardMap } from '../standard.js';
 import { orderChoices } from './options.js';
 
-export type Step = 'commit' | 'claim' | 'reveal' | 'sign' | 'done';
+export type Step = 'commit' | 'claim' | 'reveal' | 'open' | 'sign' | 'done';
+
+/** What a committer publishes with its commitment when escrow is on (docs/spec/escrow.md §1). */
+export interface EscrowBody {
+  /** Feldman commitments C_0 … C_{k−1}, hex. */
+  readonly commitments: readonly string[];
+  /** One sealed share per other player, in the setup's order (seat i is the i-th other player). */
+  readonly shares: readonly SealedShare[];
+  /** The opening, sealed under the key of the shared secret. */
+  readonly sealed: string;
+}
 export type AssignMethod = 'fixed' | 'weighted' | 'serial';
 export type TypoRule = 'ignore-unit-letter' | 'strict';
 
@@ -58,6 +71,10 @@ export interface DiplomacyState {
   readonly typos: TypoRule;
   /** Game years played before the game ends in a draw among the powers left. */
   readonly years: number;
+  /** Threshold escrow of every orders commitment: k of the other players open a withheld reveal; null when off. */
+  readonly escrow: { readonly k: number } | null;
+  /** Each player's fairtable public key (hex), to seal escrow shares to. */
+  readonly keys: Readonly<Record<string, string>>;
   /** The players in seat order; a player's number in the preference notation is its seat + 1. */
   readonly players: readonly string[];
   active: string[];
@@ -84,6 +101,10 @@ export interface DiplomacyState {
   /** Players who take no further part in this round's commit, claim and reveal (named for missing a step). */
   excused: Record<string, true>;
   signs: Record<string, string>;
+  /** This round's escrows, by committer. */
+  escrows: Record<string, EscrowBody>;
+  /** Withheld reveals being opened: by dealer, its power, the valid shares by opener, and who has answered. */
+  opening: Record<string, { power: string; shares: Record<string, string>; answered: string[] }>;
   contests: Contest[];
   forfeits: { player: string; code: ViolationCode }[];
   me: string | null;
@@ -105,6 +126,8 @@ function copy(s: DiplomacyState): DiplomacyState {
     orders: { ...s.orders },
     excused: { ...s.excused },
     signs: { ...s.signs },
+    escrows: { ...s.escrows },
+    opening: Object.fromEntries(Object.entries(s.opening).map(([d, o]) => [d, { ...o, shares: { ...o.shares }, answered: [...o.answered] }])),
     contests: [...s.contests],
     forfeits: [...s.forfeits],
   };
@@ -152,6 +175,10 @@ function missing(s: DiplomacyState): string[] {
       return s.active.filter((p) => s.commits[p] !== undefined && s.claims[p] === undefined && !s.excused[p]);
     case 'reveal':
       return s.active.filter((p) => s.claims[p] !== undefined && s.reveals[p] === undefined && !s.excused[p]);
+    case 'open':
+      return s.active.filter((p) =>
+        Object.entries(s.opening).some(([dealer, o]) => p !== dealer && !o.answered.includes(p) && Object.keys(o.shares).length < s.escrow!.k),
+      );
     case 'sign':
       return s.active.filter((p) => s.signs[p] === undefined);
     case 'done':
@@ -180,6 +207,8 @@ function startRound(s: DiplomacyState, time: number): void {
   s.orders = {};
   s.excused = {};
   s.signs = {};
+  s.escrows = {};
+  s.opening = {};
   s.next = null;
 }
 
@@ -219,9 +248,12 @@ function advance(s: DiplomacyState, st: Stepper, time: number): void {
       enter(s, 'reveal', time);
       if (s.me !== null && s.claims[s.me] !== undefined && s.mine !== null && s.mine.round === s.round)
         st.send({ type: 'reveal', round: s.round, opening: s.mine.opening as unknown as JsonValue });
-    } else if (s.phase === 'reveal') {
+    } else if (s.phase === 'reveal' || s.phase === 'open') {
       if (s.stage === 'assign') finishAssignment(s, st, time);
-      else resolvePhase(s, st, time);
+      else {
+        if (s.phase === 'open') openEscrows(s, st);
+        resolvePhase(s, st, time);
+      }
     } else if (s.phase === 'sign') {
       const next = s.next!;
       s.position = next.position;
@@ -234,6 +266,93 @@ function advance(s: DiplomacyState, st: Stepper, time: number): void {
       }
       s.round++;
       startRound(s, time);
+    }
+  }
+}
+
+/** The escrow parameter: `escrow: "threshold"` with `threshold` k (default: a majority of the other players). */
+function escrowParam(params: { readonly [key: string]: JsonValue }, players: number): { k: number } | null {
+  const kind = params.escrow ?? 'none';
+  if (kind === 'none') return null;
+  if (kind !== 'threshold') throw new FairtableError('bad_input', 'parameter escrow must be "none" or "threshold"', { field: 'escrow' });
+  const others = players - 1;
+  if (others < 1) throw new FairtableError('out_of_range', 'escrow needs at least two players', { field: 'escrow' });
+  return { k: intParam(params, 'threshold', Math.floor(others / 2) + 1, 1, others) };
+}
+
+const shareContext = (s: DiplomacyState, round: number, dealer: string, seat: string): string => `diplomacy/${s.gameId}/${round}/${dealer}/${seat}`;
+const valueContext = (s: DiplomacyState, round: number, dealer: string): string => `diplomacy/${s.gameId}/${round}/${dealer}`;
+
+/** The local player's escrow of its opening: a fresh secret shared k of n among the others, the opening sealed under it. */
+function escrowOf(s: DiplomacyState, opening: Opening, ctx: Ctx): EscrowBody {
+  const others = s.players.filter((p) => p !== s.me);
+  const secret = randomScalar(ctx.random);
+  const dealing = deal(secret, s.escrow!.k, others.length, ctx.random);
+  return {
+    commitments: dealing.commitments,
+    shares: others.map((p, i) => sealShare(dealing.shares[i]!, fromHex(s.keys[p]!, 'key', 32), shareContext(s, s.round, s.me!, p), ctx.random)),
+    sealed: sealValue(utf8(canonicalize(opening as unknown as JsonValue)), secret, valueContext(s, s.round, s.me!)),
+  };
+}
+
+function isEscrowBody(value: unknown, k: number, n: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const e = value as Partial<EscrowBody>;
+  const hex = (x: unknown): boolean => typeof x === 'string' && /^(?:[0-9a-f]{2})+$/.test(x);
+  return (
+    Array.isArray(e.commitments) &&
+    e.commitments.length === k &&
+    e.commitments.every(hex) &&
+    Array.isArray(e.shares) &&
+    e.shares.length === n &&
+    e.shares.every((x) => x !== null && typeof x === 'object' && hex(x.ephemeral) && hex(x.box)) &&
+    hex(e.sealed)
+  );
+}
+
+/** The local player's shares of every escrow being opened: decrypted, checked, published (null when its box does not open or its share is bad). */
+function sendShares(s: DiplomacyState, st: Stepper, ctx: Ctx): void {
+  if (s.me === null || !s.active.includes(s.me)) return;
+  for (const dealer of Object.keys(s.opening)) {
+    if (dealer === s.me) continue;
+    const others = s.players.filter((p) => p !== dealer);
+    const seat = others.indexOf(s.me) + 1;
+    const sealed = s.escrows[dealer]!.shares[seat - 1]!;
+    let share: string | null = null;
+    try {
+      share = ctx.openShare?.(sealed, shareContext(s, s.round, dealer, s.me)) ?? null;
+    } catch (e) {
+      if (!(e instanceof FairtableError)) throw e;
+    }
+    if (share !== null && !verifyShare(seat, share, s.escrows[dealer]!.commitments)) share = null;
+    st.send({ type: 'share', round: s.round, dealer, share });
+  }
+}
+
+/** Opens each withheld reveal from k valid shares and checks it against its commitment; a power whose escrow fails gets the defaults. */
+function openEscrows(s: DiplomacyState, st: Stepper): void {
+  for (const [dealer, o] of Object.entries(s.opening)) {
+    const others = s.players.filter((p) => p !== dealer);
+    const shares = Object.entries(o.shares)
+      .slice(0, s.escrow!.k)
+      .map(([p, share]) => ({ seat: others.indexOf(p) + 1, share }));
+    if (shares.length < s.escrow!.k) {
+      st.emit({ type: 'escrow-failed', player: dealer, power: o.power, shares: shares.length });
+      continue;
+    }
+    let opening: unknown = null;
+    try {
+      const secret = reconstruct(shares);
+      opening = JSON.parse(new TextDecoder().decode(openEscrowedValue(s.escrows[dealer]!.sealed, secret, valueContext(s, s.round, dealer))));
+    } catch (e) {
+      if (!(e instanceof FairtableError) && !(e instanceof SyntaxError)) throw e;
+    }
+    const value = (opening as { value?: unknown } | null)?.value;
+    if (opens({ game: s.gameId, player: dealer, purpose: purpose(s.round) }, s.commits[dealer]!, opening) && typeof value === 'string') {
+      s.orders[o.power] = ordersIn(value);
+      st.emit({ type: 'escrow-opened', player: dealer, power: o.power, orders: s.orders[o.power]! });
+    } else {
+      st.emit({ type: 'escrow-failed', player: dealer, power: o.power, shares: shares.length });
     }
   }
 }
@@ -361,6 +480,8 @@ export const diplomacy: Machine<DiplomacyState> = {
       method,
       typos,
       years: intParam(setup.params, 'years', 2, 1, 200),
+      escrow: escrowParam(setup.params, players.length),
+      keys: Object.fromEntries(setup.players.map((p) => [p.id, p.key])),
       players,
       active: [...players],
       stage: 'assign',
@@ -377,6 +498,8 @@ export const diplomacy: Machine<DiplomacyState> = {
       claims: {},
       reveals: {},
       signs: {},
+      escrows: {},
+      opening: {},
       contests: [],
       orders: {},
       excused: {},
@@ -414,11 +537,18 @@ export const diplomacy: Machine<DiplomacyState> = {
       }
       const c = commit({ game: s.gameId, player: s.me!, purpose: purpose(s.round) }, value, ctx.random);
       s.mine = { round: s.round, opening: c.opening };
-      st.send({ type: 'commit', round: s.round, label: s.stage === 'assign' ? 'powers' : phaseLabel(s.position), commitment: c.commitment });
+      const escrow = s.stage === 'play' && s.escrow !== null ? escrowOf(s, c.opening, ctx) : null;
+      st.send({
+        type: 'commit',
+        round: s.round,
+        label: s.stage === 'assign' ? 'powers' : phaseLabel(s.position),
+        commitment: c.commitment,
+        ...(escrow === null ? {} : { escrow: escrow as unknown as JsonValue }),
+      });
     });
   },
 
-  step(state: DiplomacyState, msg: Accepted): StepResult<DiplomacyState> {
+  step(state: DiplomacyState, msg: Accepted, ctx: Ctx): StepResult<DiplomacyState> {
     const st = new Stepper();
     const { envelope } = msg;
     const from = envelope.from;
@@ -442,10 +572,33 @@ export const diplomacy: Machine<DiplomacyState> = {
         else if (s.commits[from] !== undefined) st.violation('duplicate_commit', from, msg, `${from} committed twice in round ${round}`);
         else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment) || body.label !== label)
           st.violation('unexpected_message', from, msg, `${from}'s commitment is not 32 bytes of hex for ${label}`);
+        else if (s.stage === 'play' && s.escrow !== null && !isEscrowBody(body.escrow, s.escrow.k, s.players.length - 1))
+          st.violation('unexpected_message', from, msg, `${from}'s commitment carries no escrow of ${s.escrow.k} commitments and ${s.players.length - 1} sealed shares`);
         else if (Object.values(s.commits).includes(body.commitment)) {
           st.violation('copied_commitment', from, msg, `${from} copied another player's commitment in round ${round}`);
         } else {
           s.commits[from] = body.commitment;
+          if (s.stage === 'play' && s.escrow !== null) s.escrows[from] = body.escrow as unknown as EscrowBody;
+          advance(s, st, time);
+        }
+        break;
+      }
+      case 'share': {
+        if (wrongRound()) break;
+        const dealer = typeof body.dealer === 'string' ? body.dealer : '';
+        const o = s.opening[dealer];
+        // Shares still on their way when k good ones had opened the orders: a race, held against nobody.
+        if (o !== undefined && s.phase !== 'open' && from !== dealer && !o.answered.includes(from)) break;
+        if (s.phase !== 'open' || o === undefined || from === dealer)
+          st.violation('out_of_turn', from, msg, `${from} sent an escrow share of ${dealer}'s orders, which nobody is opening now`);
+        else if (o.answered.includes(from)) st.violation('unexpected_message', from, msg, `${from} sent its share of ${dealer}'s escrow twice`);
+        else {
+          o.answered.push(from);
+          const seat = s.players.filter((p) => p !== dealer).indexOf(from) + 1;
+          if (body.share !== null) {
+            if (typeof body.share === 'string' && verifyShare(seat, body.share, s.escrows[dealer]!.commitments)) o.shares[from] = body.share;
+            else st.violation('bad_share', from, msg, `${from}'s share of ${dealer}'s escrow does not match ${dealer}'s published commitments (seat ${seat})`);
+          }
           advance(s, st, time);
         }
         break;
@@ -549,8 +702,19 @@ export const diplomacy: Machine<DiplomacyState> = {
             // Missing orders (or a commitment nobody vouched for): this phase the power's units take the defaults.
             for (const p of late) s.excused[p] = true;
           } else if (step === 'reveal') {
-            // A withheld reveal is the last revealer's option to choose between its orders and the defaults: it forfeits.
-            for (const p of late) forfeit(s, st, p, 'withheld');
+            // A withheld reveal is the last revealer's option to choose between its orders and the defaults: it forfeits,
+            // and with escrow the others open the orders it committed to, so the choice is gone.
+            for (const p of late) {
+              const power = s.powers[p];
+              forfeit(s, st, p, 'withheld');
+              if (s.escrow !== null && power !== undefined && s.escrows[p] !== undefined) s.opening[p] = { power, shares: {}, answered: [] };
+            }
+            if (Object.keys(s.opening).length > 0) {
+              enter(s, 'open', time);
+              sendShares(s, st, ctx);
+            }
+          } else if (step === 'open') {
+            for (const p of late) for (const o of Object.values(s.opening)) if (!o.answered.includes(p)) o.answered.push(p);
           } else if (step === 'sign') {
             for (const p of late) s.signs[p] = '';
           }
