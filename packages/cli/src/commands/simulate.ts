@@ -66,6 +66,8 @@ export function register(program: Command): void {
     .option('--audit-every <k>', 'keyed-stream: honest players ask for an audit of the last roller every k turns (default: never)')
     .option('--years <y>', 'diplomacy: game years to play (default 2)')
     .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)', 'weighted')
+    .option('--escrow <kind>', 'diplomacy: none | threshold (k of the others open a withheld reveal)', 'none')
+    .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)', 'ignore-unit-letter')
     .option('--cheat <kind>', `one of: ${ALL_CHEATS.join(', ')} (the last ${DIPLOMACY_CHEATS.length}: diplomacy only)`)
     .option('--cheater <id>', `which player cheats (default p1; the house for the house's cheats)`)
@@ -79,6 +81,8 @@ export function register(program: Command): void {
       if (!isDiplomacy && opts.years !== undefined) fail('[bad_input] --years is for diplomacy');
       if (isDiplomacy && !['weighted', 'serial', 'fixed'].includes(opts.assign!)) fail('[bad_input] --assign must be weighted, serial or fixed');
       if (isDiplomacy && !['ignore-unit-letter', 'strict'].includes(opts.typos!)) fail('[bad_input] --typos must be ignore-unit-letter or strict');
+      if (isDiplomacy && !['none', 'threshold'].includes(opts.escrow!)) fail('[bad_input] --escrow must be none or threshold');
+      if (opts.threshold !== undefined && opts.escrow !== 'threshold') fail('[bad_input] --threshold needs --escrow threshold');
       if (opts.cheater !== undefined && opts.cheat === undefined) fail('[bad_input] --cheater needs --cheat');
       if (opts.game !== undefined && protocol !== 'keyed-stream' && protocol !== 'chain') fail('[bad_input] --game is for keyed-stream and chain');
       if (opts.game !== undefined && !BUILTIN_GAMES.has(opts.game))
@@ -97,9 +101,10 @@ export function register(program: Command): void {
         const turns = num(opts.turns, '--turns', 1, 1_000_000);
         const auditEvery = num(opts.auditEvery, '--audit-every', 1, 1_000_000);
         const years = num(opts.years, '--years', 1, 200);
+        const threshold = num(opts.threshold, '--threshold', 1, 15);
         result = simulate({
           protocol,
-          ...(isDiplomacy ? { extension: diplomacySim, ...registry, params: { years: years ?? 2, assign: opts.assign!, typos: opts.typos! } } : {}),
+          ...(isDiplomacy ? { extension: diplomacySim, ...registry, params: { years: years ?? 2, assign: opts.assign!, typos: opts.typos!, escrow: opts.escrow!, ...(threshold === undefined ? {} : { threshold }) } } : {}),
           players: num(opts.players, '--players', isDiplomacy ? 1 : 2, isDiplomacy ? 16 : 1000)!,
           seed,
           ...(turns !== undefined ? { turns } : {}),
