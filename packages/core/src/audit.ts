@@ -151,9 +151,9 @@ export function auditLines(lines: readonly string[], options: RefereeOptions = {
 }
 
 /** Audits a whole transcript, as text or as the bytes of its file (by the same line rule as the file auditor). */
-export function auditText(input: string | Uint8Array): Verdict {
-  if (typeof input === 'string') return auditLines([input]);
-  const audit = new WholeAudit();
+export function auditText(input: string | Uint8Array, options: RefereeOptions = {}): Verdict {
+  if (typeof input === 'string') return auditLines([input], options);
+  const audit = new WholeAudit(options);
   const splitter = new LineSplitter();
   splitter.push(input, audit.take);
   splitter.end(audit.take);
