@@ -14,6 +14,9 @@ import { Seat, type OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 import { diplomacyRegistry } from './index.js';
+import { fromHex } from '@fairtable/core/bytes.js';
+import { beaconSeed } from '@fairtable/core/protocols/beacon.js';
+import { assignPowers, parsePreferences } from '../assign.js';
 import { diplomacySim } from './sim.js';
 import type { DiplomacyState } from './machine.js';
 
@@ -157,9 +160,9 @@ describe('diplomacy machine: every cheat is caught and its cheater named', () =>
 });
 
 /** A table without a network: every seat's submissions are appended and delivered at once. */
-function table(params: Record<string, JsonValue>, hooks: Record<string, OutgoingHook> = {}) {
+function table(params: Record<string, JsonValue>, hooks: Record<string, OutgoingHook> = {}, players = 7) {
   const clock = { now: 0 };
-  const ids = Array.from({ length: 7 }, (_, i) => `p${i}`);
+  const ids = Array.from({ length: players }, (_, i) => `p${i}`);
   const keys = ids.map((_, i) => simKeys(seed(8), i));
   const setupLine = envelopeLine(
     createSetupEnvelope(
@@ -285,3 +288,40 @@ describe('threshold escrow: a withheld reveal is opened by k of the others', () 
     expect(state.forfeits).toEqual([{ player: 'p1', code: 'withheld' }]);
   });
 });
+
+describe('power assignment inside the game (seed 003)', () => {
+  it("the seed's eight lists: committed, revealed, and the lotteries drawn from the joint random number with below(k)", () => {
+    const lists = ['AE(GI)R', 'FRG', '(EFG)TI(AR)', 'E', '', 'FRA', 'GRA', '%REG'];
+    const t = table({ assign: 'weighted' }, {}, 8);
+    t.seats.forEach((st, i) => {
+      expect(st.decision()?.kind).toBe('preferences');
+      st.decide(lists[i]!);
+      t.flush();
+    });
+    const referee = t.seats[0]!.referee;
+    expect(referee.violations).toEqual([]);
+    const state = referee.state as DiplomacyState;
+    expect(state.stage).toBe('play');
+    // Anyone can recompute it from the log: the revealed random values give the beacon's seed, the seed a stream.
+    const reveals = t.log.map((l) => JSON.parse(l) as { from: string; body: { type: string; opening?: { value: { prefs: string; random: string } } } }).filter((e) => e.body.type === 'reveal');
+    const values = Object.fromEntries(reveals.map((e) => [e.from, e.body.opening!.value.random]));
+    const players = t.seats.map((x) => x.id);
+    const stream = new RandomStream(fromHex(beaconSeed(t.seats[0]!.gameId, 0, players, values), 'seed', 32), 'diplomacy-lottery');
+    const prefs = parsePreferences(lists.map((l, i) => `${i + 1} ${l}`).join('\n'));
+    const expected = assignPowers(prefs, 'weighted', (k) => stream.below(k));
+    expect(Object.fromEntries(Object.entries(expected.assignment).map(([n, power]) => [players[Number(n) - 1]!, power]))).toEqual(state.powers);
+    expect(state.contests).toEqual(expected.contests);
+    // Player 1's Austria is unopposed; France is contested first with the seed's seven outcomes; the reserve waits.
+    expect(state.powers.p0).toBe('austria');
+    expect(state.contests[0]).toMatchObject({ power: 'france', outcomes: 7, chances: { '2': 3, '3': 1, '6': 3 } });
+    expect(state.powers.p7).toBeUndefined();
+    expect(state.reserves.p7).toEqual(['russia', 'england', 'germany']);
+  });
+
+  it('a preference list that is not in the notation is refused as an illegal choice', () => {
+    const t = table({ assign: 'weighted' });
+    expect(() => t.seats[0]!.decide('AXE')).toThrow(/illegal_choice|does not match/);
+    expect(() => t.seats[0]!.decide('(AE')).toThrow(/bracket/);
+  });
+});
+
