@@ -187,6 +187,9 @@ const escrowNoble = phaseFigures('  the same with threshold escrow (4 of 6)', un
 configure({ sha256: nativeSha256 });
 const phaseNative = phaseFigures('S1901M, 7 players, Node native SHA-256 and Ed25519', nativeVerify, false);
 const escrowNative = phaseFigures('  the same with threshold escrow (4 of 6)', nativeVerify, true);
-line('escrow cost per player (dealing: 4 commitments, 6 sealed shares)', `${(escrowNoble - phaseNoble).toFixed(1)} ms noble, ${(escrowNative - phaseNative).toFixed(1)} ms native`);
+line(
+  'escrow cost per player (dealing: 4 commitments, 6 sealed shares)',
+  `${(escrowNoble - phaseNoble).toFixed(1)} ms noble, ${(escrowNative - phaseNative).toFixed(1)} ms native`,
+);
 // The median player, in each path; the max above shows this shared machine's noise (GC, other processes).
 line('target: under 200 ms of computation per player with escrow (median)', escrowNoble < 200 && escrowNative < 200 ? 'met' : 'NOT met');

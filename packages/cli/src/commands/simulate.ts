@@ -76,7 +76,8 @@ export function register(program: Command): void {
     .option('--max-delay <ms>', 'largest network delay; a spread reorders messages', '20')
     .action((protocol: string, opts: Record<string, string | undefined>) => {
       if (!PROTOCOLS.includes(protocol)) fail(`[unknown_protocol] "${protocol}": choose one of ${PROTOCOLS.join(', ')}`);
-      if (opts.cheat !== undefined && !ALL_CHEATS.includes(opts.cheat)) fail(`[bad_input] unknown cheat "${opts.cheat}": choose one of ${ALL_CHEATS.join(', ')}`);
+      if (opts.cheat !== undefined && !ALL_CHEATS.includes(opts.cheat))
+        fail(`[bad_input] unknown cheat "${opts.cheat}": choose one of ${ALL_CHEATS.join(', ')}`);
       const isDiplomacy = protocol === 'diplomacy';
       if (!isDiplomacy && opts.years !== undefined) fail('[bad_input] --years is for diplomacy');
       if (isDiplomacy && !['weighted', 'serial', 'fixed'].includes(opts.assign!)) fail('[bad_input] --assign must be weighted, serial or fixed');
@@ -104,7 +105,19 @@ export function register(program: Command): void {
         const threshold = num(opts.threshold, '--threshold', 1, 15);
         result = simulate({
           protocol,
-          ...(isDiplomacy ? { extension: diplomacySim, ...registry, params: { years: years ?? 2, assign: opts.assign!, typos: opts.typos!, escrow: opts.escrow!, ...(threshold === undefined ? {} : { threshold }) } } : {}),
+          ...(isDiplomacy
+            ? {
+                extension: diplomacySim,
+                ...registry,
+                params: {
+                  years: years ?? 2,
+                  assign: opts.assign!,
+                  typos: opts.typos!,
+                  escrow: opts.escrow!,
+                  ...(threshold === undefined ? {} : { threshold }),
+                },
+              }
+            : {}),
           players: num(opts.players, '--players', isDiplomacy ? 1 : 2, isDiplomacy ? 16 : 1000)!,
           seed,
           ...(turns !== undefined ? { turns } : {}),

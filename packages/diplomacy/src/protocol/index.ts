@@ -5,7 +5,18 @@
 import { createRegistry, type Registry } from '@fairtable/core/registry.js';
 import { diplomacy } from './machine.js';
 
-export { diplomacy, phaseLabel, ordersFile, ordersIn, commitSetHash, MAX_VALUE_CHARS, type DiplomacyState, type AssignMethod, type TypoRule, type Step } from './machine.js';
+export {
+  diplomacy,
+  phaseLabel,
+  ordersFile,
+  ordersIn,
+  commitSetHash,
+  MAX_VALUE_CHARS,
+  type DiplomacyState,
+  type AssignMethod,
+  type TypoRule,
+  type Step,
+} from './machine.js';
 export { orderChoices } from './options.js';
 
 /** The built-in machines and Diplomacy's. */

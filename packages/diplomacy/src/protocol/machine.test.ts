@@ -166,7 +166,14 @@ function table(params: Record<string, JsonValue>, hooks: Record<string, Outgoing
   const keys = ids.map((_, i) => simKeys(seed(8), i));
   const setupLine = envelopeLine(
     createSetupEnvelope(
-      { protocol: 'diplomacy', game: null, params: { timeoutMs: 1000, assign: 'fixed', years: 1, ...params }, players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })), nonce: '00'.repeat(32), created: 0 },
+      {
+        protocol: 'diplomacy',
+        game: null,
+        params: { timeoutMs: 1000, assign: 'fixed', years: 1, ...params },
+        players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
+        nonce: '00'.repeat(32),
+        created: 0,
+      },
       'p0',
       keys[0]!,
     ),
@@ -213,7 +220,7 @@ describe('orders written by hand, as a gpg player writes its file', () => {
       for (const s of t.seats) {
         const d = s.decision();
         if (s.id === 'p2' || d === null || d.choices.type !== 'record') continue;
-        s.decide(Object.fromEntries(Object.entries(d.choices.fields).map(([k, f]) => [k, (f as { values: JsonValue[] }).values[0]!])));
+        s.decide(Object.fromEntries(Object.entries(d.choices.fields).map(([k, f]) => [k, (f as unknown as { values: JsonValue[] }).values[0]!])));
         t.flush();
       }
       // Every seat, France's too, claimed its commitment on its own once the set was complete; France reveals its file by hand.
@@ -255,7 +262,7 @@ describe('threshold escrow: a withheld reveal is opened by k of the others', () 
     expect(r.lines.some((l) => l.includes('"type":"share"'))).toBe(false);
   });
 
-  it('a share that does not match its dealer\'s commitments is named; k good ones still open the orders', () => {
+  it("a share that does not match its dealer's commitments is named; k good ones still open the orders", () => {
     // p1 withholds its reveal; p2 publishes a share that is not the one dealt to it.
     const t = table(
       { escrow: 'threshold' },
@@ -303,7 +310,9 @@ describe('power assignment inside the game (seed 003)', () => {
     const state = referee.state as DiplomacyState;
     expect(state.stage).toBe('play');
     // Anyone can recompute it from the log: the revealed random values give the beacon's seed, the seed a stream.
-    const reveals = t.log.map((l) => JSON.parse(l) as { from: string; body: { type: string; opening?: { value: { prefs: string; random: string } } } }).filter((e) => e.body.type === 'reveal');
+    const reveals = t.log
+      .map((l) => JSON.parse(l) as { from: string; body: { type: string; opening?: { value: { prefs: string; random: string } } } })
+      .filter((e) => e.body.type === 'reveal');
     const values = Object.fromEntries(reveals.map((e) => [e.from, e.body.opening!.value.random]));
     const players = t.seats.map((x) => x.id);
     const stream = new RandomStream(fromHex(beaconSeed(t.seats[0]!.gameId, 0, players, values), 'seed', 32), 'diplomacy-lottery');
@@ -324,4 +333,3 @@ describe('power assignment inside the game (seed 003)', () => {
     expect(() => t.seats[0]!.decide('(AE')).toThrow(/bracket/);
   });
 });
-

@@ -258,7 +258,10 @@ function advance(s: DiplomacyState, st: Stepper, time: number): void {
       const next = s.next!;
       s.position = next.position;
       st.emit({ type: 'agreed', round: s.round, phase: phaseLabel(next.position), hash: next.hash });
-      if (next.position.winner !== null || (next.position.phase.type === 'movement' && next.position.phase.season === 'spring' && next.position.phase.year >= 1901 + s.years)) {
+      if (
+        next.position.winner !== null ||
+        (next.position.phase.type === 'movement' && next.position.phase.season === 'spring' && next.position.phase.year >= 1901 + s.years)
+      ) {
         s.stage = 'done';
         enter(s, 'done', time);
         st.emit({ type: 'game-over', phase: phaseLabel(next.position), winner: next.position.winner });
@@ -426,7 +429,8 @@ function decision(s: DiplomacyState): Decision | null {
   if (s.stage === 'assign') {
     return {
       kind: 'preferences',
-      prompt: 'Your preference list in the seed-003 notation: powers best first (A E F G I R T), a bracket for equal preference, % first for a reserve, or nothing',
+      prompt:
+        'Your preference list in the seed-003 notation: powers best first (A E F G I R T), a bracket for equal preference, % first for a reserve, or nothing',
       choices: { type: 'text', pattern: PREFERENCE_PATTERN, maxLength: 40, examples: preferenceExamples(s.players.indexOf(s.me)) },
       deadline,
     };
@@ -465,7 +469,8 @@ export const diplomacy: Machine<DiplomacyState> = {
 
   init(setup: GameSetup, gameId: string, me: string | null): StepResult<DiplomacyState> {
     const players = setup.players.map((p) => p.id);
-    if (players.length < 1 || players.length > 16) throw new FairtableError('out_of_range', 'a Diplomacy game has 1 to 16 players (7 powers, the rest reserves)', { field: 'players' });
+    if (players.length < 1 || players.length > 16)
+      throw new FairtableError('out_of_range', 'a Diplomacy game has 1 to 16 players (7 powers, the rest reserves)', { field: 'players' });
     const method = setup.params.assign ?? 'weighted';
     if (method !== 'fixed' && method !== 'weighted' && method !== 'serial')
       throw new FairtableError('bad_input', 'parameter assign must be "fixed", "weighted" or "serial"', { field: 'assign' });
@@ -573,7 +578,12 @@ export const diplomacy: Machine<DiplomacyState> = {
         else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment) || body.label !== label)
           st.violation('unexpected_message', from, msg, `${from}'s commitment is not 32 bytes of hex for ${label}`);
         else if (s.stage === 'play' && s.escrow !== null && !isEscrowBody(body.escrow, s.escrow.k, s.players.length - 1))
-          st.violation('unexpected_message', from, msg, `${from}'s commitment carries no escrow of ${s.escrow.k} commitments and ${s.players.length - 1} sealed shares`);
+          st.violation(
+            'unexpected_message',
+            from,
+            msg,
+            `${from}'s commitment carries no escrow of ${s.escrow.k} commitments and ${s.players.length - 1} sealed shares`,
+          );
         else if (Object.values(s.commits).includes(body.commitment)) {
           st.violation('copied_commitment', from, msg, `${from} copied another player's commitment in round ${round}`);
         } else {
@@ -626,7 +636,8 @@ export const diplomacy: Machine<DiplomacyState> = {
       }
       case 'reveal': {
         if (wrongRound()) break;
-        if (s.phase !== 'reveal') st.violation('out_of_turn', from, msg, `${from} revealed in the ${s.phase} step of round ${round}, before every claim was in`);
+        if (s.phase !== 'reveal')
+          st.violation('out_of_turn', from, msg, `${from} revealed in the ${s.phase} step of round ${round}, before every claim was in`);
         else if (s.claims[from] === undefined || s.reveals[from] !== undefined)
           st.violation('unexpected_message', from, msg, `${from} has nothing to reveal in round ${round}`);
         else {

@@ -95,7 +95,8 @@ function adjustmentFields(map: GameMap, position: Position, power: string): Reco
     if (map.canStand('army', at)) builds.push({ kind: 'build', unit: 'army', at });
     const p = map.province(at);
     const fleetAt = p === undefined || p.kind !== 'coastal' ? [] : p.coasts.length === 0 ? [at] : p.coasts.map((c) => `${at}/${c}`);
-    for (const l of fleetAt) if (map.canStand('fleet', l) && (coastOf(l) !== null || map.fleetNeighbours(l).size > 0)) builds.push({ kind: 'build', unit: 'fleet', at: l });
+    for (const l of fleetAt)
+      if (map.canStand('fleet', l) && (coastOf(l) !== null || map.fleetNeighbours(l).size > 0)) builds.push({ kind: 'build', unit: 'fleet', at: l });
   }
   // A power with more builds due than free home centres can use at most as many as it has centres to build on.
   const usable = Math.min(due, builds.length - 1);
@@ -106,6 +107,11 @@ function adjustmentFields(map: GameMap, position: Position, power: string): Reco
 /** The choices of `power`'s orders in `position`'s phase: a record of one-of fields, possibly with none. */
 export function orderChoices(map: GameMap, position: Position, power: string): Extract<Choices, { type: 'record' }> {
   const type = position.phase.type;
-  const fields = type === 'movement' ? movementFields(map, position, power) : type === 'retreat' ? retreatFields(map, position, power) : adjustmentFields(map, position, power);
+  const fields =
+    type === 'movement'
+      ? movementFields(map, position, power)
+      : type === 'retreat'
+        ? retreatFields(map, position, power)
+        : adjustmentFields(map, position, power);
   return { type: 'record', fields };
 }
