@@ -333,3 +333,61 @@ describe('power assignment inside the game (seed 003)', () => {
     expect(() => t.seats[0]!.decide('(AE')).toThrow(/bracket/);
   });
 });
+
+describe('lossy networks name no honest player', () => {
+  for (const [n, cheat, params] of [
+    [11, undefined, { assign: 'serial' }],
+    [12, 'withhold', { assign: 'fixed', escrow: 'threshold' }],
+    [13, 'tampered-orders', { assign: 'fixed' }],
+  ] as const) {
+    it(`${cheat ?? 'honest'}, a fifth of all messages lost, some duplicated, all reordered`, () => {
+      const r = simulate({
+        protocol: 'diplomacy',
+        extension: diplomacySim,
+        registry,
+        players: 7,
+        seed: seed(n),
+        params: { years: 1, ...params },
+        drop: 0.2,
+        duplicate: 0.1,
+        maxDelay: 100,
+        ...(cheat === undefined ? {} : { cheat, cheater: 'p4' }),
+      });
+      const v = auditLines(r.lines, { registry });
+      expect(v.outcome).not.toBeNull();
+      for (const x of v.violations) expect(x.player).toBe('p4');
+      expect(v.violations.length).toBe(cheat === undefined ? 0 : 1);
+    });
+  }
+});
+
+describe("reserve players (seed 003's %)", () => {
+  it('a reserve takes over the power of a player who forfeits, in the order of its list', () => {
+    // Seven lists that give every power, and a reserve who wants Russia, England or Germany.
+    const lists = ['A', 'E', 'F', 'G', 'I', 'R', 'T', '%REG'];
+    const t = table(
+      { assign: 'weighted' },
+      { p5: { body: (b) => (b.type === 'reveal' && typeof (b.opening as { value?: unknown }).value === 'string' ? null : b) } },
+      8,
+    );
+    t.seats.forEach((st, i) => {
+      st.decide(lists[i]!);
+      t.flush();
+    });
+    const random = new RandomStream(seed(31), 'strategy');
+    for (const st of t.seats) {
+      for (let d = st.decision(); d !== null; d = st.decision()) st.decide(randomChoice(d.choices, random));
+      t.flush();
+    }
+    // p5 (Russia) withholds its reveal; the deadline names it and it forfeits.
+    t.clock.now = 100_000;
+    for (const st of t.seats) st.tick();
+    t.flush();
+    const state = t.seats[0]!.referee.state as DiplomacyState;
+    expect(state.forfeits).toEqual([{ player: 'p5', code: 'withheld' }]);
+    expect(state.powers.p7).toBe('russia');
+    expect(state.round).toBe(2);
+    // The reserve now orders Russia.
+    expect(t.seats[7]!.decision()?.prompt).toMatch(/russia/);
+  });
+});
