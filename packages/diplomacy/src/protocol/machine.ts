@@ -560,6 +560,9 @@ export const diplomacy: Machine<DiplomacyState> = {
     const body = envelope.body;
     if (body.type === 'setup' || !state.active.includes(from) || state.phase === 'done') return st.result(state);
     if (typeof body.round === 'number' && body.round < state.round) return st.result(state); // overtaken: stale, not a fault
+    // A player the deadline already named for this round takes no further part in it: what it sends late changes nothing.
+    if (body.round === state.round && state.excused[from] === true && body.type !== 'sign' && body.type !== 'share' && body.type !== 'deadline')
+      return st.result(state);
     const s = copy(state);
     const time = msg.time;
     const round = s.round;
