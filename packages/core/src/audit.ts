@@ -128,8 +128,9 @@ export function setupText(line: TranscriptLine): string {
 /** Takes the lines of a whole transcript as lines.ts cuts them: the first is the setup. */
 class WholeAudit {
   private auditor: Auditor | null = null;
+  constructor(private readonly options: RefereeOptions = {}) {}
   readonly take = (line: TranscriptLine): void => {
-    if (this.auditor === null) this.auditor = new Auditor(setupText(line));
+    if (this.auditor === null) this.auditor = new Auditor(setupText(line), this.options);
     else this.auditor.addLine(line);
   };
   verdict(): Verdict {
@@ -140,18 +141,19 @@ class WholeAudit {
 
 /**
  * Audits a transcript given as its lines: the same as auditing `lines.join("\n")`
- * (an element holding LFs is several lines, blank ones are skipped: §4.5).
+ * (an element holding LFs is several lines, blank ones are skipped: §4.5). `options.registry` holds
+ * machines from outside the core (a Diplomacy game).
  */
-export function auditLines(lines: readonly string[]): Verdict {
-  const audit = new WholeAudit();
+export function auditLines(lines: readonly string[], options: RefereeOptions = {}): Verdict {
+  const audit = new WholeAudit(options);
   for (let i = 0; i < lines.length; i++) for (const line of splitText(lines[i]!, i === 0)) audit.take(line);
   return audit.verdict();
 }
 
 /** Audits a whole transcript, as text or as the bytes of its file (by the same line rule as the file auditor). */
-export function auditText(input: string | Uint8Array): Verdict {
-  if (typeof input === 'string') return auditLines([input]);
-  const audit = new WholeAudit();
+export function auditText(input: string | Uint8Array, options: RefereeOptions = {}): Verdict {
+  if (typeof input === 'string') return auditLines([input], options);
+  const audit = new WholeAudit(options);
   const splitter = new LineSplitter();
   splitter.push(input, audit.take);
   splitter.end(audit.take);

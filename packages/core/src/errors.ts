@@ -109,7 +109,11 @@ export type ViolationCode =
   | 'reused_r'
   | 'rejected_bet'
   // Rochambeau (docs/spec/rochambeau.md)
-  | 'bad_payload';
+  | 'bad_payload'
+  // Diplomacy (docs/spec/diplomacy.md §10): a seat signed another position than the one the revealed orders give
+  | 'position_mismatch'
+  // escrow (docs/spec/escrow.md): a published share that does not match its dealer's commitments
+  | 'bad_share';
 
 export interface Evidence {
   /** 0-based line of the transcript the envelope stands on, when known. */

@@ -21,3 +21,4 @@ export {
   type OrderResult,
   type OrderStatus,
 } from './adjudicate.js';
+export * from './protocol/index.js';

@@ -2,15 +2,33 @@
  * `fairtable audit FILE`: replays a whole game and prints the verdict
  * (docs/SPEC.md §9). Exit 0 valid, 1 violation found, 2 unreadable input; with
  * `--json`, exit 2 still prints one JSON object so that scripts can tell.
+ * A game whose machine lives outside the core (Diplomacy) is audited in this
+ * process with its registry.
  */
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import type { Command } from 'commander';
 import { auditFile } from '@fairtable/node/audit-file.js';
-import type { Verdict } from '@fairtable/core/audit.js';
+import { auditText, type Verdict } from '@fairtable/core/audit.js';
+import type { Registry } from '@fairtable/core/registry.js';
+import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { fail, progressBar } from '../io.js';
 
 /** More verifying threads than this only adds memory; a typo such as 400 is refused rather than obeyed. */
 const MAX_WORKERS = 64;
+
+/** The registry for a transcript whose setup names a protocol from outside the core, or null. */
+function externalRegistry(file: string): Registry | null {
+  const fd = openSync(file, 'r');
+  const head = Buffer.alloc(1 << 20);
+  const n = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  try {
+    const setup = (JSON.parse(head.subarray(0, n).toString('utf8').split('\n')[0]!) as { body?: { setup?: { protocol?: unknown } } }).body?.setup;
+    return setup?.protocol === 'diplomacy' ? diplomacyRegistry : null;
+  } catch {
+    return null; // the file auditor reports what is wrong with line 0
+  }
+}
 
 function printHuman(verdict: Verdict): void {
   const out: string[] = [];
@@ -64,10 +82,14 @@ export function register(program: Command): void {
       const bar = progressBar('auditing');
       let verdict: Verdict;
       try {
-        verdict = await auditFile(file, {
-          ...(workers !== undefined ? { workers } : {}),
-          onProgress: (done, total, lines) => bar.update(done, total, `${lines} lines`),
-        });
+        const registry = externalRegistry(file);
+        verdict =
+          registry !== null
+            ? auditText(readFileSync(file), { registry })
+            : await auditFile(file, {
+                ...(workers !== undefined ? { workers } : {}),
+                onProgress: (done, total, lines) => bar.update(done, total, `${lines} lines`),
+              });
       } catch (e) {
         bar.finish();
         const err = e as { code?: string; message?: string };

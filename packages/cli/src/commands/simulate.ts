@@ -4,12 +4,16 @@
  * in the protocol: the house's cheats are the house's (and default to it), the
  * players' Signidice cheats are a player's, and a cheat that leaves no trace
  * in the transcript (nothing the auditor names the cheater for) is refused
- * with `bad_cheater` rather than written as an honest game.
+ * with `bad_cheater` rather than written as an honest game. `diplomacy` is
+ * simulated through the core's simulator with the Diplomacy machine, its
+ * registry and its own cheats injected (docs/spec/diplomacy.md §10.7).
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
-import { simulate, SIM_PROTOCOLS, CHEATS, GENERIC_CHEATS, type Cheat, type SimProtocol } from '@fairtable/core/testing';
+import { simulate, SIM_PROTOCOLS, CHEATS, GENERIC_CHEATS, type Cheat } from '@fairtable/core/testing';
+import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
+import { diplomacySim, DIPLOMACY_CHEATS } from '@fairtable/diplomacy/protocol/sim.js';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
@@ -20,7 +24,14 @@ import { fail, failWith } from '../io.js';
  * for them), the players' Signidice cheats a player's, and either kind exists
  * only in Signidice. Exits with `bad_cheater` for a cheat its cheater cannot commit.
  */
-function cheaterFor(protocol: string, cheat: Cheat, cheater: string | undefined): string {
+const PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy'];
+const ALL_CHEATS: readonly string[] = [...CHEATS, ...DIPLOMACY_CHEATS];
+
+function cheaterFor(protocol: string, cheat: string, cheater: string | undefined): string {
+  if ((DIPLOMACY_CHEATS as readonly string[]).includes(cheat)) {
+    if (protocol !== 'diplomacy') fail(`[bad_cheater] "${cheat}" is a Diplomacy cheat; ${protocol} has no such move`);
+    return cheater ?? 'p1';
+  }
   const generic = (GENERIC_CHEATS as readonly string[]).includes(cheat);
   if (!generic && protocol !== 'signidice') fail(`[bad_cheater] "${cheat}" is a Signidice cheat; ${protocol} has no such move`);
   if (cheat.startsWith('house-')) {
@@ -43,8 +54,8 @@ function num(value: string | undefined, name: string, min: number, max: number, 
 export function register(program: Command): void {
   program
     .command('simulate')
-    .description(`run simulated players on the in-memory network and write the transcript (protocols: ${SIM_PROTOCOLS.join(', ')})`)
-    .argument('<protocol>', SIM_PROTOCOLS.join(' | '))
+    .description(`run simulated players on the in-memory network and write the transcript (protocols: ${PROTOCOLS.join(', ')})`)
+    .argument('<protocol>', PROTOCOLS.join(' | '))
     .requiredOption('--players <n>', 'number of players, named p0 … p{n-1}')
     .requiredOption('--out <file>', 'where to write the transcript (JSON Lines)')
     .option('--seed <hex>', '32-byte seed (64 hex digits) that fixes keys, moves and the network; random if absent')
@@ -53,15 +64,26 @@ export function register(program: Command): void {
     .option('--hash <name>', 'rochambeau: sha-256, sha-384, sha-512 or sha3-256', 'sha-256')
     .option('--game <name>', `keyed-stream, chain: the game played (${[...BUILTIN_GAMES.keys()].join(', ')}; default dice)`)
     .option('--audit-every <k>', 'keyed-stream: honest players ask for an audit of the last roller every k turns (default: never)')
-    .option('--cheat <kind>', `one of: ${CHEATS.join(', ')}`)
+    .option('--years <y>', 'diplomacy: game years to play (default 2)')
+    .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)', 'weighted')
+    .option('--escrow <kind>', 'diplomacy: none | threshold (k of the others open a withheld reveal)', 'none')
+    .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
+    .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)', 'ignore-unit-letter')
+    .option('--cheat <kind>', `one of: ${ALL_CHEATS.join(', ')} (the last ${DIPLOMACY_CHEATS.length}: diplomacy only)`)
     .option('--cheater <id>', `which player cheats (default p1; the house for the house's cheats)`)
     .option('--drop <p>', 'probability a message is lost', '0')
     .option('--duplicate <p>', 'probability a message is delivered twice', '0')
     .option('--max-delay <ms>', 'largest network delay; a spread reorders messages', '20')
     .action((protocol: string, opts: Record<string, string | undefined>) => {
-      if (!(SIM_PROTOCOLS as readonly string[]).includes(protocol)) fail(`[unknown_protocol] "${protocol}": choose one of ${SIM_PROTOCOLS.join(', ')}`);
-      if (opts.cheat !== undefined && !(CHEATS as readonly string[]).includes(opts.cheat))
-        fail(`[bad_input] unknown cheat "${opts.cheat}": choose one of ${CHEATS.join(', ')}`);
+      if (!PROTOCOLS.includes(protocol)) fail(`[unknown_protocol] "${protocol}": choose one of ${PROTOCOLS.join(', ')}`);
+      if (opts.cheat !== undefined && !ALL_CHEATS.includes(opts.cheat))
+        fail(`[bad_input] unknown cheat "${opts.cheat}": choose one of ${ALL_CHEATS.join(', ')}`);
+      const isDiplomacy = protocol === 'diplomacy';
+      if (!isDiplomacy && opts.years !== undefined) fail('[bad_input] --years is for diplomacy');
+      if (isDiplomacy && !['weighted', 'serial', 'fixed'].includes(opts.assign!)) fail('[bad_input] --assign must be weighted, serial or fixed');
+      if (isDiplomacy && !['ignore-unit-letter', 'strict'].includes(opts.typos!)) fail('[bad_input] --typos must be ignore-unit-letter or strict');
+      if (isDiplomacy && !['none', 'threshold'].includes(opts.escrow!)) fail('[bad_input] --escrow must be none or threshold');
+      if (opts.threshold !== undefined && opts.escrow !== 'threshold') fail('[bad_input] --threshold needs --escrow threshold');
       if (opts.cheater !== undefined && opts.cheat === undefined) fail('[bad_input] --cheater needs --cheat');
       if (opts.game !== undefined && protocol !== 'keyed-stream' && protocol !== 'chain') fail('[bad_input] --game is for keyed-stream and chain');
       if (opts.game !== undefined && !BUILTIN_GAMES.has(opts.game))
@@ -74,13 +96,29 @@ export function register(program: Command): void {
         fail(`[bad_hex] ${(e as Error).message}`);
       }
       const cheat = opts.cheat as Cheat | undefined;
+      const registry = isDiplomacy ? { registry: diplomacyRegistry } : {};
       let result: ReturnType<typeof simulate>;
       try {
         const turns = num(opts.turns, '--turns', 1, 1_000_000);
         const auditEvery = num(opts.auditEvery, '--audit-every', 1, 1_000_000);
+        const years = num(opts.years, '--years', 1, 200);
+        const threshold = num(opts.threshold, '--threshold', 1, 15);
         result = simulate({
-          protocol: protocol as SimProtocol,
-          players: num(opts.players, '--players', 2, 1000)!,
+          protocol,
+          ...(isDiplomacy
+            ? {
+                extension: diplomacySim,
+                ...registry,
+                params: {
+                  years: years ?? 2,
+                  assign: opts.assign!,
+                  typos: opts.typos!,
+                  escrow: opts.escrow!,
+                  ...(threshold === undefined ? {} : { threshold }),
+                },
+              }
+            : {}),
+          players: num(opts.players, '--players', isDiplomacy ? 1 : 2, isDiplomacy ? 16 : 1000)!,
           seed,
           ...(turns !== undefined ? { turns } : {}),
           ...(cheat !== undefined ? { cheat, cheater: cheaterFor(protocol, cheat, opts.cheater) } : {}),
@@ -100,7 +138,7 @@ export function register(program: Command): void {
         const named =
           result.refusals.some((r) => r.player === cheater) ||
           result.violations.some((v) => v.player === cheater) ||
-          auditLines(result.lines).violations.some((v) => v.player === cheater);
+          auditLines(result.lines, registry).violations.some((v) => v.player === cheater);
         if (!named)
           fail(
             `[bad_cheater] ${cheater}'s "${cheat}" left no trace in this ${protocol} game (no chance to commit it, or the network lost it); no transcript written`,
@@ -118,5 +156,17 @@ export function register(program: Command): void {
             .map((r) => `refused at the table's door: ${r.code} by ${r.player}: ${r.message}\n`)
             .join(''),
       );
+      if (isDiplomacy) {
+        // The whole game audited as anyone would audit the file: valid, or each player named with the rule broken.
+        const verdict = auditLines(result.lines, registry);
+        process.stderr.write(
+          verdict.valid
+            ? `audit: valid (${JSON.stringify(o?.summary ?? null)})\n`
+            : `audit: ${verdict.violations.length} violation(s)\n${verdict.violations
+                .slice(0, 10)
+                .map((v) => `  line ${v.seq}: ${v.code} by ${v.player ?? 'nobody'}: ${v.message}\n`)
+                .join('')}`,
+        );
+      }
     });
 }

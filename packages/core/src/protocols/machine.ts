@@ -14,6 +14,7 @@ import type { JsonValue } from '../jcs.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import type { MessageSchemas } from './messages.js';
+import type { SealedShare } from '../escrow/vss.js';
 
 export interface Ctx {
   /** Milliseconds; the caller's clock (simulated in tests). */
@@ -22,6 +23,11 @@ export interface Ctx {
   readonly random: (length: number) => Uint8Array;
   /** The local player's unique-signature prover, when it holds one (the Signidice house). */
   readonly prover?: (alpha: Uint8Array) => Uint8Array;
+  /**
+   * Opens an escrow share sealed to the local player's key (docs/spec/escrow.md §1), without handing the
+   * machine the key itself; throws FairtableError('bad_share') when the box does not open. Seats provide it.
+   */
+  readonly openShare?: (sealed: SealedShare, context: string) => string;
 }
 
 export interface GameEvent {
@@ -51,7 +57,13 @@ export type Choices =
   | { readonly type: 'integer'; readonly min: string; readonly max: string }
   | { readonly type: 'one-of'; readonly values: readonly JsonValue[] }
   | { readonly type: 'record'; readonly fields: { readonly [name: string]: Choices } }
-  | { readonly type: 'any-of'; readonly options: readonly Choices[] };
+  | { readonly type: 'any-of'; readonly options: readonly Choices[] }
+  /**
+   * Free text matching `pattern` (anchored), at most `maxLength` characters: what no list can hold (a
+   * Diplomacy preference list). `examples` are legal answers a strategy may draw from; the machine may
+   * check the text further in `decide`.
+   */
+  | { readonly type: 'text'; readonly pattern: string; readonly maxLength: number; readonly examples: readonly string[] };
 
 /** What the local player must decide before its machine can go on (docs/SPEC.md §7.5). */
 export interface Decision {
@@ -274,6 +286,13 @@ export function checkChoice(choices: Choices, value: JsonValue, field = 'choice'
         }
       }
       bad(`matches none of the allowed forms (${reasons.join('; ')})`);
+      return;
+    }
+    case 'text': {
+      if (typeof value !== 'string') return bad('expected text');
+      if (value.length > choices.maxLength) bad(`longer than ${choices.maxLength} characters`);
+      if (!new RegExp(`^(?:${choices.pattern})$`).test(value)) bad(`does not match ${choices.pattern}`);
+      return;
     }
   }
 }

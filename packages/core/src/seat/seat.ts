@@ -24,6 +24,7 @@ import { RandomStream } from '../stream.js';
 import { toHex } from '../bytes.js';
 import { Referee } from '../referee.js';
 import type { Registry } from '../registry.js';
+import { openShare as openSealedShare, type SealedShare } from '../escrow/vss.js';
 import type { Ctx, Decision, GameEvent, Outcome } from '../protocols/machine.js';
 import { prepareLine, type VerifyFn } from '../transcript.js';
 
@@ -155,7 +156,10 @@ export class Seat {
 
   private ctx(): Ctx {
     const now = this.options.clock();
-    return this.options.prover === undefined ? { now, random: this.options.random } : { now, random: this.options.random, prover: this.options.prover };
+    const openShare = (sealed: SealedShare, context: string): string => openSealedShare(sealed, this.options.keys.secretKey, context);
+    return this.options.prover === undefined
+      ? { now, random: this.options.random, openShare }
+      : { now, random: this.options.random, prover: this.options.prover, openShare };
   }
 
   get gameId(): string {

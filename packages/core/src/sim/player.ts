@@ -9,7 +9,7 @@ import type { Body } from '../envelope.js';
 import type { KeyPair } from '../identity.js';
 import type { Registry } from '../registry.js';
 import { Referee } from '../referee.js';
-import { Seat, type JournalEntry, type SeatOptions, type SignFn } from '../seat/seat.js';
+import { Seat, type JournalEntry, type OutgoingHook, type SeatOptions, type SignFn } from '../seat/seat.js';
 import type { VerifyFn } from '../transcript.js';
 import { cheatHook, earlyMove, type Cheat } from './cheats.js';
 import type { Link, NetNode } from './network.js';
@@ -25,6 +25,10 @@ export interface SimPlayerOptions {
   readonly cpuClock?: () => number;
   /** Resume the seat from its copy of the log (and its journal of decisions): Seat.resume. */
   readonly resume?: { readonly lines: readonly string[]; readonly journal?: readonly JournalEntry[]; readonly inFlight?: string | null };
+  /** A cheat from outside the core (SimExtension): the hook on what this seat sends. */
+  readonly hook?: OutgoingHook;
+  /** The out-of-turn message of a protocol from outside the core, when the core's earlyMove knows none. */
+  readonly earlyMove?: (seat: Seat) => Body | null;
 }
 
 export class SimPlayer implements NetNode {
@@ -35,6 +39,7 @@ export class SimPlayer implements NetNode {
   private readonly strategy: Strategy;
   private readonly cpuClock: () => number;
   private cheated = false;
+  private readonly extensionEarlyMove: ((seat: Seat) => Body | null) | undefined;
 
   constructor(
     readonly id: string,
@@ -51,8 +56,10 @@ export class SimPlayer implements NetNode {
     this.strategy = options.strategy ?? simStrategy(random(32));
     this.cpuClock = options.cpuClock ?? ((): number => 0);
     const t0 = this.cpuClock();
+    this.extensionEarlyMove = options.earlyMove;
     const hook =
-      cheat === null ? undefined : cheatHook(cheat, { random, ...(prover === undefined ? {} : { prover }), ...(sign === undefined ? {} : { sign }), keys });
+      options.hook ??
+      (cheat === null ? undefined : cheatHook(cheat, { random, ...(prover === undefined ? {} : { prover }), ...(sign === undefined ? {} : { sign }), keys }));
     const seatOptions: SeatOptions = {
       id,
       keys,
@@ -108,7 +115,7 @@ export class SimPlayer implements NetNode {
     if (early) this.seat.hold(true);
     for (let d = this.seat.decision(); d !== null; d = this.seat.decision()) this.seat.decide(this.strategy(d));
     if (early) {
-      const body: Body | null = earlyMove(this.seat);
+      const body: Body | null = earlyMove(this.seat) ?? this.extensionEarlyMove?.(this.seat) ?? null;
       if (body !== null) {
         this.cheated = true;
         this.seat.sendUnasked(body);

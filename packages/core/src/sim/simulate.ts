@@ -23,16 +23,34 @@ import { SimPlayer } from './player.js';
 import { CHEATS, cheatApplies, tamperedCopy, type Cheat } from './cheats.js';
 import type { Registry } from '../registry.js';
 import type { Strategy } from './strategies.js';
+import type { Body } from '../envelope.js';
+import type { OutgoingHook, Seat } from '../seat/seat.js';
+import type { CheatDeps } from './cheats.js';
+
+/**
+ * A protocol from outside the core, simulated without the core knowing it (docs/SPEC.md §10.3): its
+ * machine is in the `registry` passed with it; it brings its own cheats (each a hook on what the cheater's
+ * seat sends) and its out-of-turn message. The generic cheats apply to it as to any protocol.
+ */
+export interface SimExtension {
+  readonly protocol: string;
+  readonly cheats?: Readonly<Record<string, (deps: CheatDeps) => OutgoingHook>>;
+  /** The message the out-of-turn cheater sends early, read from its seat's state; null while it has none. */
+  readonly earlyMove?: (seat: Seat) => Body | null;
+}
 
 export const SIM_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'signidice', 'rochambeau'] as const;
 export type SimProtocol = (typeof SIM_PROTOCOLS)[number];
 
 export interface SimOptions {
-  readonly protocol: SimProtocol;
+  /** One of SIM_PROTOCOLS, or the protocol of `extension`. */
+  readonly protocol: SimProtocol | (string & { readonly __protocol?: never });
+  readonly extension?: SimExtension;
   readonly players: number;
   readonly seed: Uint8Array;
   readonly turns?: number;
-  readonly cheat?: Cheat;
+  /** A cheat of CHEATS, or one of the extension's. */
+  readonly cheat?: Cheat | (string & { readonly __cheat?: never });
   readonly cheater?: string;
   readonly drop?: number;
   readonly duplicate?: number;
@@ -81,6 +99,8 @@ function setupFor(options: SimOptions, keys: KeyPair[], ids: readonly string[], 
     if (turns !== undefined) params.rounds = turns;
   } else if (options.protocol === 'rochambeau') {
     params.N ??= '3';
+  } else if (options.extension !== undefined && options.protocol === options.extension.protocol) {
+    game = options.game ?? null;
   } else if (options.protocol === 'signidice') {
     params.houseKey = houseKey as unknown as JsonValue;
     params.rounds = turns ?? 3;
@@ -108,8 +128,15 @@ export function simulate(options: SimOptions): SimResult {
   if (!Number.isInteger(options.players) || options.players < fewest || options.players > 1000) {
     throw new FairtableError('out_of_range', `--players must be an integer from ${fewest} to 1000`, { field: 'players' });
   }
-  if (options.cheat !== undefined && !CHEATS.includes(options.cheat)) {
-    throw new FairtableError('bad_input', `unknown cheat "${options.cheat}" (known: ${CHEATS.join(', ')})`, { field: 'cheat' });
+  const external = options.extension !== undefined && options.protocol === options.extension.protocol;
+  if (!external && !(SIM_PROTOCOLS as readonly string[]).includes(options.protocol)) {
+    throw new FairtableError('unknown_protocol', `unknown protocol "${options.protocol}" (known: ${SIM_PROTOCOLS.join(', ')})`, { field: 'protocol' });
+  }
+  const extensionCheats = external ? (options.extension?.cheats ?? {}) : {};
+  const isCoreCheat = (c: string): c is Cheat => (CHEATS as readonly string[]).includes(c);
+  if (options.cheat !== undefined && !isCoreCheat(options.cheat) && !Object.hasOwn(extensionCheats, options.cheat)) {
+    const known = [...CHEATS, ...Object.keys(extensionCheats)];
+    throw new FairtableError('bad_input', `unknown cheat "${options.cheat}" (known: ${known.join(', ')})`, { field: 'cheat' });
   }
   const isSignidice = options.protocol === 'signidice';
   const houseCheat = options.cheat?.startsWith('house-') === true;
@@ -118,7 +145,7 @@ export function simulate(options: SimOptions): SimResult {
   const keys = ids.map((_, i) => simKeys(options.seed, i));
   if (cheater !== null && !ids.includes(cheater))
     throw new FairtableError('bad_input', `--cheater must be one of ${ids[0]} … ${ids[ids.length - 1]}`, { field: 'cheater' });
-  if (cheater !== null && options.cheat !== undefined) {
+  if (cheater !== null && options.cheat !== undefined && isCoreCheat(options.cheat)) {
     const why = cheatApplies(options.cheat, options.protocol === 'signidice' ? 'signidice' : options.protocol, cheater);
     if (why !== null) throw new FairtableError('bad_cheater', `--cheat ${options.cheat}: ${why}`, { field: 'cheat' });
   }
@@ -136,7 +163,9 @@ export function simulate(options: SimOptions): SimResult {
   net.add(table);
   const players = ids.map((id, i) => {
     const stream = new RandomStream(taggedHash('sim-random', options.seed, utf8(id)), 'player');
-    const cheat = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;
+    const chosen = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;
+    const cheat = chosen !== null && isCoreCheat(chosen) ? chosen : null;
+    const extensionHook = chosen !== null && !isCoreCheat(chosen) ? extensionCheats[chosen] : undefined;
     const prover = id === HOUSE ? house?.prove : undefined;
     const player = new SimPlayer(
       id,
@@ -152,6 +181,8 @@ export function simulate(options: SimOptions): SimResult {
         ...(options.strategy === undefined ? {} : { strategy: options.strategy(id) }),
         ...(options.registry === undefined ? {} : { registry: options.registry }),
         ...(options.cpuClock === undefined ? {} : { cpuClock: options.cpuClock }),
+        ...(extensionHook === undefined ? {} : { hook: extensionHook({ keys: keys[i]!, random: (n) => stream.bytes(n) }) }),
+        ...(external && options.extension?.earlyMove !== undefined ? { earlyMove: options.extension.earlyMove } : {}),
       },
     );
     net.add(player);

@@ -43,6 +43,10 @@ export function randomChoice(choices: Choices, stream: RandomStream): JsonValue 
     }
     case 'any-of':
       return randomChoice(choices.options[stream.below(choices.options.length)]!, stream);
+    case 'text':
+      if (choices.examples.length === 0)
+        throw new FairtableError('bad_input', 'a text decision without examples has no automatic answer', { field: 'choices' });
+      return choices.examples[stream.below(choices.examples.length)]!;
   }
 }
 

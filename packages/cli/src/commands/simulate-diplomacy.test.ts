@@ -1,0 +1,54 @@
+/**
+ * `fairtable simulate diplomacy` and `fairtable audit` on its transcript, end to end (docs/spec/diplomacy.md
+ * §10.7): an honest game audits valid; a cheat is named by the simulator's audit and by `fairtable audit`.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const scratch = mkdtempSync(join(tmpdir(), 'fairtable-simulate-diplomacy-'));
+const SEED = '07'.repeat(32);
+
+function cli(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [MAIN, ...args], { encoding: 'utf8' });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+describe('fairtable simulate diplomacy', () => {
+  it('an honest game of two years with power assignment audits valid, here and with fairtable audit', () => {
+    const out = join(scratch, 'honest.jsonl');
+    const r = cli(['simulate', 'diplomacy', '--players', '7', '--years', '2', '--seed', SEED, '--out', out]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/audit: valid .*"phase":"S1903M"/);
+    const a = cli(['audit', out, '--json']);
+    expect(a.status).toBe(0);
+    expect(JSON.parse(a.stdout)).toMatchObject({ valid: true, protocol: 'diplomacy' });
+  });
+
+  for (const [cheat, code, extra] of [
+    ['tampered-orders', 'commit_mismatch', []],
+    ['disagree', 'position_mismatch', []],
+    ['withhold', 'withheld', ['--assign', 'fixed', '--escrow', 'threshold']],
+  ] as const) {
+    it(`--cheat ${cheat}: p1 named ${code}`, () => {
+      const out = join(scratch, `${cheat}.jsonl`);
+      const r = cli(['simulate', 'diplomacy', '--players', '7', '--years', '1', '--seed', SEED, '--out', out, '--cheat', cheat, ...extra]);
+      expect(r.status).toBe(0);
+      expect(r.stderr).toContain(`${code} by p1`);
+      const a = cli(['audit', out, '--json']);
+      expect(a.status).toBe(1);
+      const verdict = JSON.parse(a.stdout) as { violations: { code: string; player: string }[] };
+      expect(verdict.violations[0]).toMatchObject({ code, player: 'p1' });
+    });
+  }
+
+  it('a Diplomacy cheat in another protocol is refused', () => {
+    const r = cli(['simulate', 'beacon', '--players', '3', '--out', join(scratch, 'x.jsonl'), '--cheat', 'disagree']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('[bad_cheater]');
+  });
+});

@@ -1,0 +1,777 @@
+/**
+ * Diplomacy without a GameMaster (seed 003; docs/spec/diplomacy.md §10): the `diplomacy` protocol machine.
+ *
+ * A game is a sequence of rounds, each four steps: every player commits (salted) to a value; once every
+ * commitment is in, every player publicly claims its own commitment on the agreed commit set; once every
+ * claim is in, every player reveals; every value is checked against its commitment. Round 0 (and any rerun
+ * of it) assigns the powers: the value is a preference list in the seed's notation and 32 random bytes, and
+ * the lotteries draw from the joint random number of those bytes (the beacon's construction). Every later
+ * round is one phase of the game: the value is the power's orders file; once it is checked, every seat
+ * adjudicates with the engine and signs the hash of the resulting position, and the next round starts from
+ * that position. Orders that do not open their commitment (the seed's "Bad signature") leave all of that
+ * power's units to the rules' defaults (hold, disband, waive) and name the player; a player who sends
+ * nothing is named by the deadline mechanism and its power gets the same defaults; a seat that signs
+ * another position is named (`position_mismatch`). The machine never sees how the commitments were
+ * collected: sealed or not, it waits for all of them.
+ */
+import { toHex } from '@fairtable/core/bytes.js';
+import { commit, opens, type Opening } from '@fairtable/core/commitment.js';
+import { FairtableError, type ViolationCode } from '@fairtable/core/errors.js';
+import { fromHex } from '@fairtable/core/bytes.js';
+import { hashJsonHex } from '@fairtable/core/hash.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import { beaconSeed } from '@fairtable/core/protocols/beacon.js';
+import {
+  decideBy,
+  deadlineTick,
+  intParam,
+  isDeadlineBody,
+  settleClaim,
+  Stepper,
+  type Ctx,
+  type Decision,
+  type Machine,
+  type Outcome,
+  type StepResult,
+} from '@fairtable/core/protocols/machine.js';
+import type { GameSetup } from '@fairtable/core/setup.js';
+import { RandomStream } from '@fairtable/core/stream.js';
+import { canonicalize } from '@fairtable/core/jcs.js';
+import { utf8 } from '@fairtable/core/bytes.js';
+import { deal, openEscrowedValue, randomScalar, reconstruct, sealShare, sealValue, verifyShare, type SealedShare } from '@fairtable/core/escrow/vss.js';
+import type { Accepted } from '@fairtable/core/transcript.js';
+import { adjudicate, type OrderResult } from '../adjudicate.js';
+import { assignPowers, formatPreferences, parsePreferences, POWER_LETTERS, type Contest, type Preferences } from '../assign.js';
+import type { GameMap } from '../map.js';
+import { positionHash, startingPosition, type Position } from '../position.js';
+import { standardMap } from '../standard.js';
+import { orderChoices } from './options.js';
+
+export type Step = 'commit' | 'claim' | 'reveal' | 'open' | 'sign' | 'done';
+
+/** What a committer publishes with its commitment when escrow is on (docs/spec/escrow.md §1). */
+export interface EscrowBody {
+  /** Feldman commitments C_0 … C_{k−1}, hex. */
+  readonly commitments: readonly string[];
+  /** One sealed share per other player, in the setup's order (seat i is the i-th other player). */
+  readonly shares: readonly SealedShare[];
+  /** The opening, sealed under the key of the shared secret. */
+  readonly sealed: string;
+}
+export type AssignMethod = 'fixed' | 'weighted' | 'serial';
+export type TypoRule = 'ignore-unit-letter' | 'strict';
+
+/** The longest orders file or preference value a reveal may carry (characters of its canonical JSON). */
+export const MAX_VALUE_CHARS = 16_384;
+
+export interface DiplomacyState {
+  readonly gameId: string;
+  readonly timeoutMs: number;
+  readonly method: AssignMethod;
+  readonly typos: TypoRule;
+  /** Game years played before the game ends in a draw among the powers left. */
+  readonly years: number;
+  /** Threshold escrow of every orders commitment: k of the other players open a withheld reveal; null when off. */
+  readonly escrow: { readonly k: number } | null;
+  /** Each player's fairtable public key (hex), to seal escrow shares to. */
+  readonly keys: Readonly<Record<string, string>>;
+  /** The players in seat order; a player's number in the preference notation is its seat + 1. */
+  readonly players: readonly string[];
+  active: string[];
+  stage: 'assign' | 'play' | 'done';
+  phase: Step;
+  /** One counter for every round of commitments, assignment reruns included; deadline claims name it. */
+  round: number;
+  phaseStart: number;
+  claimed: string | null;
+  /** Power by player. */
+  powers: Record<string, string>;
+  /** Reserve players' lists (seed 003's `%`), by player, for powers that fall vacant. */
+  reserves: Record<string, string[]>;
+  position: Position;
+  /** The position the revealed orders give, once adjudicated, and its hash. */
+  next: { position: Position; hash: string } | null;
+  commits: Record<string, string>;
+  commitSet: string | null;
+  claims: Record<string, true>;
+  /** Checked values by player: orders as lines (an empty list for orders that did not open), or an assignment value. */
+  reveals: Record<string, JsonValue>;
+  /** The revealed orders by power, as they stand when revealed (a later forfeit does not take them back). */
+  orders: Record<string, string[]>;
+  /** Players who take no further part in this round's commit, claim and reveal (named for missing a step). */
+  excused: Record<string, true>;
+  signs: Record<string, string>;
+  /** This round's escrows, by committer. */
+  escrows: Record<string, EscrowBody>;
+  /** Withheld reveals being opened: by dealer, its power, the valid shares by opener, and who has answered. */
+  opening: Record<string, { power: string; shares: Record<string, string>; answered: string[] }>;
+  contests: Contest[];
+  forfeits: { player: string; code: ViolationCode }[];
+  me: string | null;
+  mine: { round: number; opening: Opening } | null;
+}
+
+const purpose = (round: number): string => `diplomacy/${round}`;
+const map: GameMap = standardMap;
+
+function copy(s: DiplomacyState): DiplomacyState {
+  return {
+    ...s,
+    active: [...s.active],
+    powers: { ...s.powers },
+    reserves: { ...s.reserves },
+    commits: { ...s.commits },
+    claims: { ...s.claims },
+    reveals: { ...s.reveals },
+    orders: { ...s.orders },
+    excused: { ...s.excused },
+    signs: { ...s.signs },
+    escrows: { ...s.escrows },
+    opening: Object.fromEntries(Object.entries(s.opening).map(([d, o]) => [d, { ...o, shares: { ...o.shares }, answered: [...o.answered] }])),
+    contests: [...s.contests],
+    forfeits: [...s.forfeits],
+  };
+}
+
+/** The phase's short name, as players write it: S1901M, F1901R, W1901A. */
+export function phaseLabel(position: Position): string {
+  const { season, year, type } = position.phase;
+  return type === 'adjustment' ? `W${year}A` : `${season === 'spring' ? 'S' : 'F'}${year}${type === 'movement' ? 'M' : 'R'}`;
+}
+
+/** The canonical orders file a player commits to: one canonical order a line. */
+export function ordersFile(orders: readonly string[]): string {
+  return orders.join('\n');
+}
+
+/** The orders in a revealed file: one a line, blank lines and `#` comments skipped. */
+export function ordersIn(file: string): string[] {
+  return file
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'));
+}
+
+/** A power is in the game while it has a unit, a unit to retreat or a centre. */
+function alive(position: Position, power: string): boolean {
+  return (
+    position.units.some((u) => u.power === power) ||
+    position.dislodged.some((d) => d.power === power) ||
+    position.supplyCenterOwners.some((o) => o.power === power)
+  );
+}
+
+/** Who must commit this round. */
+function required(s: DiplomacyState): string[] {
+  if (s.stage === 'assign') return s.active;
+  return s.active.filter((p) => s.powers[p] !== undefined && alive(s.position, s.powers[p]!));
+}
+
+function missing(s: DiplomacyState): string[] {
+  switch (s.phase) {
+    case 'commit':
+      return required(s).filter((p) => s.commits[p] === undefined && !s.excused[p]);
+    case 'claim':
+      return s.active.filter((p) => s.commits[p] !== undefined && s.claims[p] === undefined && !s.excused[p]);
+    case 'reveal':
+      return s.active.filter((p) => s.claims[p] !== undefined && s.reveals[p] === undefined && !s.excused[p]);
+    case 'open':
+      return s.active.filter((p) =>
+        Object.entries(s.opening).some(([dealer, o]) => p !== dealer && !o.answered.includes(p) && Object.keys(o.shares).length < s.escrow!.k),
+      );
+    case 'sign':
+      return s.active.filter((p) => s.signs[p] === undefined);
+    case 'done':
+      return [];
+  }
+}
+
+export function commitSetHash(gameId: string, round: number, commits: Record<string, string>): string {
+  return hashJsonHex('commit-set', {
+    game: gameId,
+    round,
+    commits: Object.keys(commits)
+      .sort()
+      .map((p) => [p, commits[p]!]),
+  });
+}
+
+function startRound(s: DiplomacyState, time: number): void {
+  s.phase = 'commit';
+  s.phaseStart = time;
+  s.claimed = null;
+  s.commits = {};
+  s.commitSet = null;
+  s.claims = {};
+  s.reveals = {};
+  s.orders = {};
+  s.excused = {};
+  s.signs = {};
+  s.escrows = {};
+  s.opening = {};
+  s.next = null;
+}
+
+function enter(s: DiplomacyState, phase: Step, time: number): void {
+  s.phase = phase;
+  s.phaseStart = time;
+  s.claimed = null;
+}
+
+function forfeit(s: DiplomacyState, st: Stepper, player: string, code: ViolationCode): void {
+  if (!s.active.includes(player)) return;
+  s.active = s.active.filter((p) => p !== player);
+  s.forfeits.push({ player, code });
+  st.emit({ type: 'forfeit', player, code });
+  const power = s.powers[player];
+  if (power === undefined || s.stage !== 'play') return;
+  delete s.powers[player];
+  // Seed 003's reserve players take a vacant power in the order of their lists; the lowest number first.
+  const taker = s.players.find((p) => s.active.includes(p) && s.reserves[p]?.includes(power) === true && s.powers[p] === undefined);
+  if (taker !== undefined) {
+    s.powers[taker] = power;
+    delete s.reserves[taker];
+    st.emit({ type: 'reserve', player: taker, power });
+  } else st.emit({ type: 'civil-disorder', power });
+}
+
+/** Moves the round on while nobody is missing; sends the local player's part of each step it enters. */
+function advance(s: DiplomacyState, st: Stepper, time: number): void {
+  for (;;) {
+    if (s.phase === 'done' || missing(s).length > 0) return;
+    if (s.phase === 'commit') {
+      s.commitSet = commitSetHash(s.gameId, s.round, s.commits);
+      enter(s, 'claim', time);
+      if (s.me !== null && s.active.includes(s.me) && s.commits[s.me] !== undefined && !s.excused[s.me])
+        st.send({ type: 'claim', round: s.round, commitment: s.commits[s.me]!, commitSet: s.commitSet });
+    } else if (s.phase === 'claim') {
+      enter(s, 'reveal', time);
+      if (s.me !== null && s.claims[s.me] !== undefined && s.mine !== null && s.mine.round === s.round)
+        st.send({ type: 'reveal', round: s.round, opening: s.mine.opening as unknown as JsonValue });
+    } else if (s.phase === 'reveal' || s.phase === 'open') {
+      if (s.stage === 'assign') finishAssignment(s, st, time);
+      else {
+        if (s.phase === 'open') openEscrows(s, st);
+        resolvePhase(s, st, time);
+      }
+    } else if (s.phase === 'sign') {
+      const next = s.next!;
+      s.position = next.position;
+      st.emit({ type: 'agreed', round: s.round, phase: phaseLabel(next.position), hash: next.hash });
+      if (
+        next.position.winner !== null ||
+        (next.position.phase.type === 'movement' && next.position.phase.season === 'spring' && next.position.phase.year >= 1901 + s.years)
+      ) {
+        s.stage = 'done';
+        enter(s, 'done', time);
+        st.emit({ type: 'game-over', phase: phaseLabel(next.position), winner: next.position.winner });
+        return;
+      }
+      s.round++;
+      startRound(s, time);
+    }
+  }
+}
+
+/** The escrow parameter: `escrow: "threshold"` with `threshold` k (default: a majority of the other players). */
+function escrowParam(params: { readonly [key: string]: JsonValue }, players: number): { k: number } | null {
+  const kind = params.escrow ?? 'none';
+  if (kind === 'none') return null;
+  if (kind !== 'threshold') throw new FairtableError('bad_input', 'parameter escrow must be "none" or "threshold"', { field: 'escrow' });
+  const others = players - 1;
+  if (others < 1) throw new FairtableError('out_of_range', 'escrow needs at least two players', { field: 'escrow' });
+  return { k: intParam(params, 'threshold', Math.floor(others / 2) + 1, 1, others) };
+}
+
+const shareContext = (s: DiplomacyState, round: number, dealer: string, seat: string): string => `diplomacy/${s.gameId}/${round}/${dealer}/${seat}`;
+const valueContext = (s: DiplomacyState, round: number, dealer: string): string => `diplomacy/${s.gameId}/${round}/${dealer}`;
+
+/** The local player's escrow of its opening: a fresh secret shared k of n among the others, the opening sealed under it. */
+function escrowOf(s: DiplomacyState, opening: Opening, ctx: Ctx): EscrowBody {
+  const others = s.players.filter((p) => p !== s.me);
+  const secret = randomScalar(ctx.random);
+  const dealing = deal(secret, s.escrow!.k, others.length, ctx.random);
+  return {
+    commitments: dealing.commitments,
+    shares: others.map((p, i) => sealShare(dealing.shares[i]!, fromHex(s.keys[p]!, 'key', 32), shareContext(s, s.round, s.me!, p), ctx.random)),
+    sealed: sealValue(utf8(canonicalize(opening as unknown as JsonValue)), secret, valueContext(s, s.round, s.me!)),
+  };
+}
+
+function isEscrowBody(value: unknown, k: number, n: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const e = value as Partial<EscrowBody>;
+  const hex = (x: unknown): boolean => typeof x === 'string' && /^(?:[0-9a-f]{2})+$/.test(x);
+  return (
+    Array.isArray(e.commitments) &&
+    e.commitments.length === k &&
+    e.commitments.every(hex) &&
+    Array.isArray(e.shares) &&
+    e.shares.length === n &&
+    e.shares.every((x) => x !== null && typeof x === 'object' && hex(x.ephemeral) && hex(x.box)) &&
+    hex(e.sealed)
+  );
+}
+
+/** The local player's shares of every escrow being opened: decrypted, checked, published (null when its box does not open or its share is bad). */
+function sendShares(s: DiplomacyState, st: Stepper, ctx: Ctx): void {
+  if (s.me === null || !s.active.includes(s.me)) return;
+  for (const dealer of Object.keys(s.opening)) {
+    if (dealer === s.me) continue;
+    const others = s.players.filter((p) => p !== dealer);
+    const seat = others.indexOf(s.me) + 1;
+    const sealed = s.escrows[dealer]!.shares[seat - 1]!;
+    let share: string | null = null;
+    try {
+      share = ctx.openShare?.(sealed, shareContext(s, s.round, dealer, s.me)) ?? null;
+    } catch (e) {
+      if (!(e instanceof FairtableError)) throw e;
+    }
+    if (share !== null && !verifyShare(seat, share, s.escrows[dealer]!.commitments)) share = null;
+    st.send({ type: 'share', round: s.round, dealer, share });
+  }
+}
+
+/** Opens each withheld reveal from k valid shares and checks it against its commitment; a power whose escrow fails gets the defaults. */
+function openEscrows(s: DiplomacyState, st: Stepper): void {
+  for (const [dealer, o] of Object.entries(s.opening)) {
+    const others = s.players.filter((p) => p !== dealer);
+    const shares = Object.entries(o.shares)
+      .slice(0, s.escrow!.k)
+      .map(([p, share]) => ({ seat: others.indexOf(p) + 1, share }));
+    if (shares.length < s.escrow!.k) {
+      st.emit({ type: 'escrow-failed', player: dealer, power: o.power, shares: shares.length });
+      continue;
+    }
+    let opening: unknown = null;
+    try {
+      const secret = reconstruct(shares);
+      opening = JSON.parse(new TextDecoder().decode(openEscrowedValue(s.escrows[dealer]!.sealed, secret, valueContext(s, s.round, dealer))));
+    } catch (e) {
+      if (!(e instanceof FairtableError) && !(e instanceof SyntaxError)) throw e;
+    }
+    const value = (opening as { value?: unknown } | null)?.value;
+    if (opens({ game: s.gameId, player: dealer, purpose: purpose(s.round) }, s.commits[dealer]!, opening) && typeof value === 'string') {
+      s.orders[o.power] = ordersIn(value);
+      st.emit({ type: 'escrow-opened', player: dealer, power: o.power, orders: s.orders[o.power]! });
+    } else {
+      st.emit({ type: 'escrow-failed', player: dealer, power: o.power, shares: shares.length });
+    }
+  }
+}
+
+function resolvePhase(s: DiplomacyState, st: Stepper, time: number): void {
+  const orders: { power: string; text: string }[] = [];
+  for (const power of map.powers) for (const text of s.orders[power] ?? []) orders.push({ power, text });
+  const result = adjudicate(map, s.position, orders, { strictUnitType: s.typos === 'strict' });
+  const hash = positionHash(map, result.position);
+  s.next = { position: result.position, hash };
+  st.emit({
+    type: 'adjudicated',
+    round: s.round,
+    phase: phaseLabel(s.position),
+    results: result.results.map((r: OrderResult) => ({ power: r.power, order: r.order ?? r.text, status: r.status, reason: r.reason })),
+    next: phaseLabel(result.position),
+    hash,
+  });
+  enter(s, 'sign', time);
+  if (s.me !== null && s.active.includes(s.me)) st.send({ type: 'sign', round: s.round, position: hash });
+}
+
+function finishAssignment(s: DiplomacyState, st: Stepper, time: number): void {
+  const revealers = s.active.filter((p) => s.reveals[p] !== undefined);
+  const values: Record<string, string> = {};
+  const prefs: Preferences[] = [];
+  for (const p of revealers) {
+    const v = s.reveals[p] as unknown as { prefs: Preferences; random: string };
+    values[p] = v.random;
+    prefs.push(v.prefs);
+  }
+  const seed = beaconSeed(s.gameId, s.round, revealers, values);
+  const stream = new RandomStream(fromHex(seed, 'seed', 32), 'diplomacy-lottery');
+  const result = assignPowers(prefs, s.method === 'serial' ? 'serial' : 'weighted', (k) => stream.below(k));
+  for (const [number, power] of Object.entries(result.assignment)) s.powers[s.players[Number(number) - 1]!] = power;
+  for (const p of prefs) if (p.reserve) s.reserves[s.players[p.player - 1]!] = p.groups.flat();
+  s.contests = [...result.contests];
+  st.emit({
+    type: 'assignment',
+    method: s.method,
+    seed,
+    contests: result.contests as unknown as JsonValue,
+    ...(result.order === undefined ? {} : { order: result.order.map((n) => s.players[n - 1]!) }),
+    powers: { ...s.powers },
+  });
+  startPlay(s, time);
+}
+
+function startPlay(s: DiplomacyState, time: number): void {
+  s.stage = 'play';
+  s.round++;
+  startRound(s, time);
+}
+
+/** A preference list as a player types it, without its number: `AE(GI)R`, `%REG`, or nothing. */
+const PREFERENCE_PATTERN = '%?[AEFGIRTaefgirt() ]*';
+
+/** Example lists an automatic player draws from: each power first once, a bracket, a reserve and no preference. */
+function preferenceExamples(seat: number): string[] {
+  const letters = Object.keys(POWER_LETTERS);
+  const rotated = (k: number): string => [...letters.slice(k), ...letters.slice(0, k)].join('');
+  const examples = letters.map((_, k) => rotated((k + seat) % letters.length).slice(0, 3));
+  examples.push(`(${rotated(seat % 7).slice(0, 3)})${rotated((seat + 3) % 7).slice(0, 2)}`, '');
+  return examples;
+}
+
+function decision(s: DiplomacyState): Decision | null {
+  if (s.me === null || s.phase !== 'commit' || s.commits[s.me] !== undefined || (s.mine !== null && s.mine.round === s.round)) return null;
+  if (!required(s).includes(s.me)) return null;
+  const deadline = s.phaseStart + s.timeoutMs;
+  if (s.stage === 'assign') {
+    return {
+      kind: 'preferences',
+      prompt:
+        'Your preference list in the seed-003 notation: powers best first (A E F G I R T), a bracket for equal preference, % first for a reserve, or nothing',
+      choices: { type: 'text', pattern: PREFERENCE_PATTERN, maxLength: 40, examples: preferenceExamples(s.players.indexOf(s.me)) },
+      deadline,
+    };
+  }
+  const power = s.powers[s.me]!;
+  return {
+    kind: 'orders',
+    prompt: `Your orders for ${power}, ${phaseLabel(s.position)}: one per unit${s.position.phase.type === 'adjustment' ? ' (or build, removal, waive)' : ''}`,
+    choices: orderChoices(map, s.position, power),
+    deadline,
+  };
+}
+
+function readAssignValue(s: DiplomacyState, player: string, value: unknown): { prefs: Preferences; random: string } | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
+  const v = value as { prefs?: unknown; random?: unknown };
+  if (typeof v.prefs !== 'string' || typeof v.random !== 'string' || !/^[0-9a-f]{64}$/.test(v.random)) return null;
+  const number = s.players.indexOf(player) + 1;
+  try {
+    const [prefs] = parsePreferences(`${number} ${v.prefs}`);
+    return prefs === undefined ? null : { prefs, random: v.random };
+  } catch (e) {
+    if (e instanceof FairtableError) return null;
+    throw e;
+  }
+}
+
+/** The rerun after an assignment reveal that failed: the values already revealed are public now (as in the beacon). */
+function rerunAssignment(s: DiplomacyState, time: number): void {
+  s.round++;
+  startRound(s, time);
+}
+
+export const diplomacy: Machine<DiplomacyState> = {
+  protocol: 'diplomacy',
+
+  init(setup: GameSetup, gameId: string, me: string | null): StepResult<DiplomacyState> {
+    const players = setup.players.map((p) => p.id);
+    if (players.length < 1 || players.length > 16)
+      throw new FairtableError('out_of_range', 'a Diplomacy game has 1 to 16 players (7 powers, the rest reserves)', { field: 'players' });
+    const method = setup.params.assign ?? 'weighted';
+    if (method !== 'fixed' && method !== 'weighted' && method !== 'serial')
+      throw new FairtableError('bad_input', 'parameter assign must be "fixed", "weighted" or "serial"', { field: 'assign' });
+    const typos = setup.params.typos ?? 'ignore-unit-letter';
+    if (typos !== 'ignore-unit-letter' && typos !== 'strict')
+      throw new FairtableError('bad_input', 'parameter typos must be "ignore-unit-letter" or "strict"', { field: 'typos' });
+    if (method === 'fixed' && players.length > map.powers.length)
+      throw new FairtableError('out_of_range', `assign "fixed" seats at most ${map.powers.length} players`, { field: 'players' });
+    const s: DiplomacyState = {
+      gameId,
+      timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
+      method,
+      typos,
+      years: intParam(setup.params, 'years', 2, 1, 200),
+      escrow: escrowParam(setup.params, players.length),
+      keys: Object.fromEntries(setup.players.map((p) => [p.id, p.key])),
+      players,
+      active: [...players],
+      stage: 'assign',
+      phase: 'commit',
+      round: 0,
+      phaseStart: setup.created,
+      claimed: null,
+      powers: {},
+      reserves: {},
+      position: startingPosition(map),
+      next: null,
+      commits: {},
+      commitSet: null,
+      claims: {},
+      reveals: {},
+      signs: {},
+      escrows: {},
+      opening: {},
+      contests: [],
+      orders: {},
+      excused: {},
+      forfeits: [],
+      me,
+      mine: null,
+    };
+    if (method === 'fixed') {
+      players.forEach((p, i) => (s.powers[p] = map.powers[i]!));
+      s.stage = 'play';
+      s.round = 1;
+    }
+    return new Stepper().result(s);
+  },
+
+  decision,
+
+  decide(state: DiplomacyState, choice: JsonValue, ctx: Ctx): StepResult<DiplomacyState> {
+    return decideBy(state, decision, choice, copy, (s, st, answer) => {
+      let value: JsonValue;
+      if (s.stage === 'assign') {
+        const number = s.players.indexOf(s.me!) + 1;
+        let prefs: Preferences[];
+        try {
+          prefs = parsePreferences(`${number} ${answer as string}`);
+        } catch (e) {
+          if (e instanceof FairtableError) throw new FairtableError('illegal_choice', `preferences: ${e.message}`, { field: 'preferences' });
+          throw e;
+        }
+        value = { prefs: formatPreferences(prefs).replace(/^\d+ ?/, ''), random: toHex(ctx.random(32)) };
+      } else {
+        const fields = Object.keys(orderChoices(map, s.position, s.powers[s.me!]!).fields);
+        const chosen = answer as Record<string, JsonValue>;
+        value = ordersFile(fields.map((f) => chosen[f] as string));
+      }
+      const c = commit({ game: s.gameId, player: s.me!, purpose: purpose(s.round) }, value, ctx.random);
+      s.mine = { round: s.round, opening: c.opening };
+      const escrow = s.stage === 'play' && s.escrow !== null ? escrowOf(s, c.opening, ctx) : null;
+      st.send({
+        type: 'commit',
+        round: s.round,
+        label: s.stage === 'assign' ? 'powers' : phaseLabel(s.position),
+        commitment: c.commitment,
+        ...(escrow === null ? {} : { escrow: escrow as unknown as JsonValue }),
+      });
+    });
+  },
+
+  step(state: DiplomacyState, msg: Accepted, ctx: Ctx): StepResult<DiplomacyState> {
+    const st = new Stepper();
+    const { envelope } = msg;
+    const from = envelope.from;
+    const body = envelope.body;
+    if (body.type === 'setup' || !state.active.includes(from) || state.phase === 'done') return st.result(state);
+    if (typeof body.round === 'number' && body.round < state.round) return st.result(state); // overtaken: stale, not a fault
+    // A player the deadline already named for this round takes no further part in it: what it sends late changes nothing.
+    if (body.round === state.round && state.excused[from] === true && body.type !== 'sign' && body.type !== 'share' && body.type !== 'deadline')
+      return st.result(state);
+    const s = copy(state);
+    const time = msg.time;
+    const round = s.round;
+    const wrongRound = (): boolean => {
+      if (body.round === round) return false;
+      st.violation('out_of_turn', from, msg, `${from}'s ${body.type} is for round ${String(body.round)}; the game is in round ${round}`);
+      return true;
+    };
+    switch (body.type) {
+      case 'commit': {
+        if (wrongRound()) break;
+        const label = s.stage === 'assign' ? 'powers' : phaseLabel(s.position);
+        if (s.phase !== 'commit') st.violation('out_of_turn', from, msg, `${from} committed in round ${round} after the commit set was fixed`);
+        else if (!required(s).includes(from)) st.violation('unexpected_message', from, msg, `${from} has no power to order in ${label}`);
+        else if (s.commits[from] !== undefined) st.violation('duplicate_commit', from, msg, `${from} committed twice in round ${round}`);
+        else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment) || body.label !== label)
+          st.violation('unexpected_message', from, msg, `${from}'s commitment is not 32 bytes of hex for ${label}`);
+        else if (s.stage === 'play' && s.escrow !== null && !isEscrowBody(body.escrow, s.escrow.k, s.players.length - 1))
+          st.violation(
+            'unexpected_message',
+            from,
+            msg,
+            `${from}'s commitment carries no escrow of ${s.escrow.k} commitments and ${s.players.length - 1} sealed shares`,
+          );
+        else if (Object.values(s.commits).includes(body.commitment)) {
+          st.violation('copied_commitment', from, msg, `${from} copied another player's commitment in round ${round}`);
+        } else {
+          s.commits[from] = body.commitment;
+          if (s.stage === 'play' && s.escrow !== null) s.escrows[from] = body.escrow as unknown as EscrowBody;
+          advance(s, st, time);
+        }
+        break;
+      }
+      case 'share': {
+        if (wrongRound()) break;
+        const dealer = typeof body.dealer === 'string' ? body.dealer : '';
+        const o = s.opening[dealer];
+        // Shares still on their way when k good ones had opened the orders: a race, held against nobody.
+        if (o !== undefined && s.phase !== 'open' && from !== dealer && !o.answered.includes(from)) break;
+        if (s.phase !== 'open' || o === undefined || from === dealer)
+          st.violation('out_of_turn', from, msg, `${from} sent an escrow share of ${dealer}'s orders, which nobody is opening now`);
+        else if (o.answered.includes(from)) st.violation('unexpected_message', from, msg, `${from} sent its share of ${dealer}'s escrow twice`);
+        else {
+          o.answered.push(from);
+          const seat = s.players.filter((p) => p !== dealer).indexOf(from) + 1;
+          if (body.share !== null) {
+            if (typeof body.share === 'string' && verifyShare(seat, body.share, s.escrows[dealer]!.commitments)) o.shares[from] = body.share;
+            else st.violation('bad_share', from, msg, `${from}'s share of ${dealer}'s escrow does not match ${dealer}'s published commitments (seat ${seat})`);
+          }
+          advance(s, st, time);
+        }
+        break;
+      }
+      case 'claim': {
+        if (wrongRound()) break;
+        if (s.phase !== 'claim') st.violation('out_of_turn', from, msg, `${from} claimed its commitment in the ${s.phase} step of round ${round}`);
+        else if (s.commits[from] === undefined) st.violation('unexpected_message', from, msg, `${from} claimed a commitment it never made in round ${round}`);
+        else if (s.claims[from] !== undefined) st.violation('unexpected_message', from, msg, `${from} claimed twice in round ${round}`);
+        else if (body.commitment !== s.commits[from] || body.commitSet !== s.commitSet) {
+          // It does not vouch for the published set: it takes no part in this round's reveal (its power's units get the defaults).
+          st.violation(
+            'commit_set_mismatch',
+            from,
+            msg,
+            `${from} claimed commitment ${String(body.commitment)} on set ${String(body.commitSet)}; the log has ${s.commits[from]} on ${s.commitSet}`,
+          );
+          s.excused[from] = true;
+          advance(s, st, time);
+        } else {
+          s.claims[from] = true;
+          advance(s, st, time);
+        }
+        break;
+      }
+      case 'reveal': {
+        if (wrongRound()) break;
+        if (s.phase !== 'reveal')
+          st.violation('out_of_turn', from, msg, `${from} revealed in the ${s.phase} step of round ${round}, before every claim was in`);
+        else if (s.claims[from] === undefined || s.reveals[from] !== undefined)
+          st.violation('unexpected_message', from, msg, `${from} has nothing to reveal in round ${round}`);
+        else {
+          const good = opens({ game: s.gameId, player: from, purpose: purpose(round) }, s.commits[from]!, body.opening);
+          const value = good ? (body.opening as unknown as Opening).value : null;
+          const size = good ? JSON.stringify(value).length : 0;
+          if (s.stage === 'assign') {
+            const read = good && size <= MAX_VALUE_CHARS ? readAssignValue(s, from, value) : null;
+            if (read === null) {
+              st.violation(
+                good ? 'unexpected_message' : 'commit_mismatch',
+                from,
+                msg,
+                good
+                  ? `${from}'s revealed preferences are not a list in the seed's notation with 32 random bytes`
+                  : `${from}'s reveal does not open its commitment ${s.commits[from]} (round ${round}): bad signature`,
+              );
+              forfeit(s, st, from, good ? 'unexpected_message' : 'commit_mismatch');
+              rerunAssignment(s, time);
+            } else {
+              s.reveals[from] = read as unknown as JsonValue;
+              advance(s, st, time);
+            }
+          } else {
+            const power = s.powers[from]!;
+            if (!good || typeof value !== 'string' || size > MAX_VALUE_CHARS) {
+              // Seed 003: "In the event of a bad signature the player's units would be deemed to have all been ordered to stand."
+              st.violation(
+                'commit_mismatch',
+                from,
+                msg,
+                `${from}'s orders for ${power} in ${phaseLabel(s.position)} do not match its commitment ${s.commits[from]}: all of ${power}'s units take the rules' defaults (hold, disband, waive)`,
+              );
+              s.reveals[from] = [];
+            } else s.reveals[from] = ordersIn(value);
+            s.orders[power] = s.reveals[from] as string[];
+            advance(s, st, time);
+          }
+        }
+        break;
+      }
+      case 'sign': {
+        if (wrongRound()) break;
+        if (s.phase !== 'sign') st.violation('out_of_turn', from, msg, `${from} signed a position in the ${s.phase} step of round ${round}`);
+        else if (s.signs[from] !== undefined) st.violation('unexpected_message', from, msg, `${from} signed twice in round ${round}`);
+        else {
+          if (body.position !== s.next!.hash) {
+            st.violation(
+              'position_mismatch',
+              from,
+              msg,
+              `${from} signed position ${String(body.position)} after ${phaseLabel(s.position)}; the revealed orders give ${s.next!.hash}`,
+              [{ note: `adjudicate the orders revealed in round ${round} from the position of hash ${positionHash(map, s.position)}` }],
+            );
+          }
+          s.signs[from] = typeof body.position === 'string' ? body.position : '';
+          advance(s, st, time);
+        }
+        break;
+      }
+      default: {
+        if (isDeadlineBody(body)) {
+          const late = settleClaim(st, msg, body, s, { round, late: missing(s), isOut: (p) => !s.active.includes(p) });
+          if (late === null) break;
+          const step = s.phase;
+          for (const p of late) {
+            st.violation('withheld', p, msg, `${p} did not ${step} in round ${round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
+          }
+          if (s.stage === 'assign') {
+            for (const p of late) forfeit(s, st, p, 'withheld');
+            if (step === 'reveal') rerunAssignment(s, time);
+          } else if (step === 'commit' || step === 'claim') {
+            // Missing orders (or a commitment nobody vouched for): this phase the power's units take the defaults.
+            for (const p of late) s.excused[p] = true;
+          } else if (step === 'reveal') {
+            // A withheld reveal is the last revealer's option to choose between its orders and the defaults: it forfeits,
+            // and with escrow the others open the orders it committed to, so the choice is gone.
+            for (const p of late) {
+              const power = s.powers[p];
+              forfeit(s, st, p, 'withheld');
+              if (s.escrow !== null && power !== undefined && s.escrows[p] !== undefined) s.opening[p] = { power, shares: {}, answered: [] };
+            }
+            if (Object.keys(s.opening).length > 0) {
+              enter(s, 'open', time);
+              sendShares(s, st, ctx);
+            }
+          } else if (step === 'open') {
+            for (const p of late) for (const o of Object.values(s.opening)) if (!o.answered.includes(p)) o.answered.push(p);
+          } else if (step === 'sign') {
+            for (const p of late) s.signs[p] = '';
+          }
+          advance(s, st, time);
+        } else st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the diplomacy rules do not know`);
+      }
+    }
+    return st.result(s);
+  },
+
+  tick(state: DiplomacyState, ctx: Ctx): StepResult<DiplomacyState> {
+    return deadlineTick(
+      state,
+      ctx,
+      { me: state.me, seated: state.me !== null && state.active.includes(state.me), round: state.round, missing: () => missing(state) },
+      copy,
+    );
+  },
+
+  penalize(state: DiplomacyState, player: string, code: ViolationCode, _line: number, _ctx: Ctx, time: number): StepResult<DiplomacyState> {
+    const st = new Stepper();
+    if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
+    const s = copy(state);
+    forfeit(s, st, player, code);
+    if (s.stage === 'assign' && s.phase === 'reveal' && Object.keys(s.reveals).length > 0) rerunAssignment(s, time);
+    else advance(s, st, time);
+    return st.result(s);
+  },
+
+  outcome(state: DiplomacyState): Outcome | null {
+    if (state.phase !== 'done') return null;
+    const position = state.position;
+    const holder = (power: string): string | undefined => Object.keys(state.powers).find((p) => state.powers[p] === power);
+    const winners =
+      position.winner !== null
+        ? [holder(position.winner)].filter((p): p is string => p !== undefined)
+        : state.active.filter((p) => state.powers[p] !== undefined && alive(position, state.powers[p]!));
+    const centres: Record<string, number> = {};
+    for (const o of position.supplyCenterOwners) centres[o.power] = (centres[o.power] ?? 0) + 1;
+    return {
+      winners,
+      forfeits: state.forfeits,
+      summary: { phase: phaseLabel(position), position: positionHash(map, position), winner: position.winner, centres, powers: { ...state.powers } },
+    };
+  },
+};
