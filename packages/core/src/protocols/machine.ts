@@ -51,7 +51,9 @@ export type Choices =
   | { readonly type: 'integer'; readonly min: string; readonly max: string }
   | { readonly type: 'one-of'; readonly values: readonly JsonValue[] }
   | { readonly type: 'record'; readonly fields: { readonly [name: string]: Choices } }
-  | { readonly type: 'any-of'; readonly options: readonly Choices[] };
+  | { readonly type: 'any-of'; readonly options: readonly Choices[] }
+  /** Up to `max` distinct answers to `of` (a trade's deeds and cards). */
+  | { readonly type: 'list'; readonly of: Choices; readonly max: number };
 
 /** What the local player must decide before its machine can go on (docs/SPEC.md §7.5). */
 export interface Decision {
@@ -260,6 +262,13 @@ export function checkChoice(choices: Choices, value: JsonValue, field = 'choice'
         if (member === undefined) bad(`missing member "${k}"`);
         checkChoice(choices.fields[k]!, member!, `${field}.${k}`);
       }
+      return;
+    }
+    case 'list': {
+      if (!Array.isArray(value)) return bad('expected a list');
+      if (value.length > choices.max) bad(`at most ${choices.max} items`);
+      if (new Set(value.map((v) => JSON.stringify(v))).size !== value.length) bad('an item twice');
+      value.forEach((v, i) => checkChoice(choices.of, v, `${field}[${i}]`));
       return;
     }
     case 'any-of': {

@@ -43,6 +43,17 @@ export function randomChoice(choices: Choices, stream: RandomStream): JsonValue 
     }
     case 'any-of':
       return randomChoice(choices.options[stream.below(choices.options.length)]!, stream);
+    case 'list': {
+      const items: JsonValue[] = [];
+      const keys = new Set<string>();
+      for (let n = stream.below(choices.max + 1); n > 0; n--) {
+        const item = randomChoice(choices.of, stream);
+        const key = JSON.stringify(item);
+        if (!keys.has(key)) items.push(item);
+        keys.add(key);
+      }
+      return items;
+    }
   }
 }
 
