@@ -64,6 +64,8 @@ export interface Decision {
   readonly choices: Choices;
   /** The local clock time (ms) after which the others may claim the deadline. */
   readonly deadline: number;
+  /** What the player sees of the game as it decides (a decision game's state), for interfaces and automatic players. */
+  readonly view?: JsonValue;
 }
 
 export interface Machine<S> {
