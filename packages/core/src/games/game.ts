@@ -58,6 +58,8 @@ export interface DecisionGame<G> extends ChanceGame<G> {
   /** Why `choice` is not a legal answer of `player` now, or null. */
   whyIllegal(state: G, player: string, choice: JsonValue): string | null;
   answer(state: G, answers: Readonly<Record<string, JsonValue>>): TurnResult<G>;
+  /** The protocol picked who goes first (seed 000's rule); without it the game starts with its first player. */
+  firstPlayer?(state: G, player: string): G;
 }
 
 export function isDecisionGame<G>(game: ChanceGame<G>): game is DecisionGame<G> {

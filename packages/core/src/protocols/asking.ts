@@ -117,7 +117,8 @@ export interface AskHooks {
   resolved(time: number): void;
 }
 
-function complete(rules: DecisionGame<unknown>, s: AskingState, st: Stepper, time: number, hooks: AskHooks): void {
+/** Applies the round's answers once nobody is missing (also after a forfeit removed the last one missing). */
+export function completeAsk(rules: DecisionGame<unknown>, s: AskingState, st: Stepper, time: number, hooks: AskHooks): void {
   if (askPhase(rules, s) === null) return;
   if (askMissing(rules, s).length > 0) return;
   const k = askOf(s);
@@ -175,7 +176,7 @@ export function onAskMessage(rules: DecisionGame<unknown>, s: AskingState, st: S
       s.ask = { ...askOf(s), answers: { ...askOf(s).answers, [from]: value } };
     }
   }
-  complete(rules, s, st, msg.time, hooks);
+  completeAsk(rules, s, st, msg.time, hooks);
   return true;
 }
 
@@ -192,7 +193,7 @@ export function onAskDeadline(rules: DecisionGame<unknown>, s: AskingState, st: 
   }
   const k = askOf(s);
   s.ask = { ...k, excused: [...k.excused, ...late] };
-  complete(rules, s, st, msg.time, hooks);
+  completeAsk(rules, s, st, msg.time, hooks);
 }
 
 /** Sends the local player's unseal once every seal is in. */

@@ -31,7 +31,7 @@ import type { Accepted } from '../transcript.js';
 import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
 import { isDecisionGame, type ChanceGame, type DecisionGame } from '../games/game.js';
 import { CHAIN_MESSAGES } from './messages.js';
-import { ASK_PHASES, askDecide, askDecision, askMissing, askTick, autoUnseal, onAskDeadline, onAskMessage, type Ask, type AskHooks } from './asking.js';
+import { ASK_PHASES, askDecide, completeAsk, askDecision, askMissing, askTick, autoUnseal, onAskDeadline, onAskMessage, type Ask, type AskHooks } from './asking.js';
 import { forfeitSeat, turnsOutcome } from './rotation.js';
 import {
   decideBy,
@@ -305,6 +305,7 @@ function stepDecisionGame(rules: DecisionGame<unknown>, s: ChainState, st: Stepp
     s.phaseStart = msg.time;
     s.claimed = null;
     checkEnd(s, st);
+    if (s.phase === 'play') completeAsk(rules, s, st, msg.time, askHooks(s, st));
     actDecisionGame(s, st, ctx);
     return;
   }
@@ -523,6 +524,7 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
         s.phaseStart = time;
         s.claimed = null;
         checkEnd(s, st);
+        if (s.phase === 'play') completeAsk(s.rules, s, st, time, askHooks(s, st));
         actDecisionGame(s, st, ctx);
       } else if (s.phase === 'play') {
         if (wasMover) s.phaseStart = time;

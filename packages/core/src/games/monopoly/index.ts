@@ -49,6 +49,10 @@ export const monopolyGame: DecisionGame<MonopolyState> = {
   question,
   whyIllegal,
 
+  firstPlayer(s, player) {
+    return s.players.includes(player) && s.turns === 0 && s.stage.kind === 'turn' ? { ...s, mover: player } : s;
+  },
+
   answer(s, answers) {
     const d = draft(s);
     applyAnswers(d, s, answers);
