@@ -23,6 +23,7 @@ import { SimPlayer } from './player.js';
 import { CHEATS, cheatApplies, tamperedCopy, type Cheat } from './cheats.js';
 import type { Registry } from '../registry.js';
 import type { Strategy } from './strategies.js';
+import { monopolyStrategy } from './monopoly-strategy.js';
 
 export const SIM_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'signidice', 'rochambeau'] as const;
 export type SimProtocol = (typeof SIM_PROTOCOLS)[number];
@@ -134,6 +135,9 @@ export function simulate(options: SimOptions): SimResult {
   });
   const table = new Table(setupLine, ids, options.verify === undefined ? {} : { verify: options.verify });
   net.add(table);
+  // Monopoly's automatic players read the board; other games draw uniformly among the legal answers.
+  const strategyFor =
+    options.strategy ?? (setup.game === 'monopoly' ? (id: string): Strategy => monopolyStrategy(id, taggedHash('sim-strategy', options.seed, utf8(id))) : undefined);
   const players = ids.map((id, i) => {
     const stream = new RandomStream(taggedHash('sim-random', options.seed, utf8(id)), 'player');
     const cheat = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;
@@ -149,7 +153,7 @@ export function simulate(options: SimOptions): SimResult {
       prover,
       options.sign,
       {
-        ...(options.strategy === undefined ? {} : { strategy: options.strategy(id) }),
+        ...(strategyFor === undefined ? {} : { strategy: strategyFor(id) }),
         ...(options.registry === undefined ? {} : { registry: options.registry }),
         ...(options.cpuClock === undefined ? {} : { cpuClock: options.cpuClock }),
       },
