@@ -20,7 +20,7 @@ import { mortgage, unmortgage, whyNotMortgage, whyNotUnmortgage } from './mortga
 import { returnCard, takeCard } from './cards.js';
 import { bankrupt, liquidate } from './money.js';
 import { settleAuction, whyNotBid } from './auction.js';
-import { carryOut, whyNotOffer } from './trade.js';
+import { carryOut, isEmptyOffer, whyNotOffer } from './trade.js';
 import { proceed } from './turn.js';
 import { ownedBy, type Draft, type MonopolyState, type Offer, type Pile } from './state.js';
 
@@ -285,10 +285,13 @@ export function applyAnswers(d: Draft, s: MonopolyState, answers: Readonly<Recor
           delete d.jail[player];
           d.stage = { kind: 'roll' };
           return;
-        case 'trade':
+        case 'trade': {
           d.offers++;
-          d.stage = { kind: 'trade', offer: { from: player, to: choice.to!, give: (choice as never as Offer).give, get: (choice as never as Offer).get } };
+          const offer: Offer = { from: player, to: choice.to!, give: (choice as never as Offer).give, get: (choice as never as Offer).get };
+          if (isEmptyOffer(offer)) d.log.push({ withdrawn: 'an empty offer' });
+          else d.stage = { kind: 'trade', offer };
           return;
+        }
         default:
           manage(d, player, choice.do as Manage, choice.square!);
           return;

@@ -212,7 +212,11 @@ describe('trades', () => {
     expect(monopolyGame.whyIllegal(built, 'a', t({ squares: [3], cash: 0, cards: [] }))).toMatch(/does not own/);
     expect(monopolyGame.whyIllegal(built, 'a', t({ squares: [], cash: 0, cards: ['chest'] }))).toMatch(/no such card/);
     expect(monopolyGame.whyIllegal(built, 'a', t({ squares: [], cash: 1501, cards: [] }))).toMatch(/cash/);
-    expect(monopolyGame.whyIllegal(built, 'a', t({ squares: [], cash: 0, cards: [] }))).toMatch(/empty/);
+  });
+  it('an offer of nothing for nothing is withdrawn at once, and counts as an offer', () => {
+    const s = answer(start(), { a: { do: 'trade', to: 'b', give: { squares: [], cash: 0, cards: [] }, get: { squares: [], cash: 0, cards: [] } } });
+    expect(s.stage).toEqual({ kind: 'turn' });
+    expect(s.offers).toBe(1);
   });
 });
 

@@ -5,7 +5,7 @@
  * No deed of a colour group with buildings may change hands; a player who
  * receives a mortgaged deed pays the bank 10% interest on it at once, and the
  * deed stays mortgaged. An offer is checked when made and again when
- * accepted.
+ * accepted. An offer of nothing for nothing is withdrawn at once.
  */
 import { deedAt, interestOf } from './board.js';
 import { groupBuilt } from './building.js';
@@ -36,9 +36,13 @@ export function whyNotOffer(s: MonopolyState, offer: Offer): string | null {
   if (!s.players.includes(offer.to) || offer.to === offer.from) return 'offer a trade to another player still in the game';
   const problem = sideProblem(s, offer.from, offer.give, 'give') ?? sideProblem(s, offer.to, offer.get, 'get');
   if (problem !== null) return problem;
-  const empty = (t: TradeSide): boolean => t.squares.length === 0 && t.cash === 0 && t.cards.length === 0;
-  if (empty(offer.give) && empty(offer.get)) return 'an empty trade';
   return null;
+}
+
+/** An offer of nothing for nothing is withdrawn at once: nobody is asked (it still counts as an offer). */
+export function isEmptyOffer(offer: Offer): boolean {
+  const empty = (t: TradeSide): boolean => t.squares.length === 0 && t.cash === 0 && t.cards.length === 0;
+  return empty(offer.give) && empty(offer.get);
 }
 
 function hand(d: Draft, from: string, to: string, side: TradeSide): void {
