@@ -38,7 +38,7 @@ function wantedStreet(s: MonopolyState, me: string): { square: number; owner: st
   return null;
 }
 
-function turnChoice(s: MonopolyState, me: string, stream: RandomStream): JsonValue {
+function turnChoice(s: MonopolyState, me: string, stream: RandomStream, trade: boolean): JsonValue {
   const cash = s.cash[me] ?? 0;
   const legal = legalDecisions(s, me);
   const has = (c: JsonValue): boolean => legal.some((l) => JSON.stringify(l.choice) === JSON.stringify(c));
@@ -56,7 +56,7 @@ function turnChoice(s: MonopolyState, me: string, stream: RandomStream): JsonVal
     const c = l.choice as { do?: string; square?: number };
     if (c.do === 'unmortgage' && cash - unmortgageCost(deedAt(c.square!)!) >= 3 * RESERVE) return l.choice;
   }
-  const want = wantedStreet(s, me);
+  const want = trade ? wantedStreet(s, me) : null;
   if (want !== null && s.offers === 0 && stream.below(3) === 0) {
     const price = deedAt(want.square)!.price * 2;
     if (cash - price >= RESERVE) {
@@ -67,7 +67,13 @@ function turnChoice(s: MonopolyState, me: string, stream: RandomStream): JsonVal
   return { do: 'roll' };
 }
 
-export function monopolyStrategy(me: string, seed: Uint8Array): Strategy {
+export interface MonopolyStyle {
+  /** Offer cash for the street that completes a group (default true); without trades, games run long. */
+  readonly trade?: boolean;
+}
+
+export function monopolyStrategy(me: string, seed: Uint8Array, style: MonopolyStyle = {}): Strategy {
+  const trade = style.trade ?? true;
   const stream = new RandomStream(seed, 'monopoly-strategy');
   return (decision: Decision): JsonValue => {
     const s = decision.view as MonopolyState | undefined;
@@ -77,7 +83,7 @@ export function monopolyStrategy(me: string, seed: Uint8Array): Strategy {
     let choice: JsonValue;
     switch (st.kind) {
       case 'turn':
-        choice = turnChoice(s, me, stream);
+        choice = turnChoice(s, me, stream, trade);
         break;
       case 'buy':
         choice = cash - deedAt(st.square)!.price >= RESERVE ? { do: 'buy' } : { do: 'decline' };
