@@ -149,7 +149,12 @@ export function onAskMessage(rules: DecisionGame<unknown>, s: AskingState, st: S
   const phase = askPhase(rules, s);
   const wanted = body.type === 'answer' ? 'answer' : body.type;
   if (phase !== wanted || body.turn !== s.turn || !askMissing(rules, s).includes(from)) {
-    st.violation('out_of_turn', from, msg, `${from} sent an ${body.type} for turn ${String(body.turn)}, but the game waits for ${phase === null ? 'a roll' : `${phase} (turn ${s.turn}) from [${askMissing(rules, s).join(', ')}]`}`);
+    st.violation(
+      'out_of_turn',
+      from,
+      msg,
+      `${from} sent an ${body.type} for turn ${String(body.turn)}, but the game waits for ${phase === null ? 'a roll' : `${phase} (turn ${s.turn}) from [${askMissing(rules, s).join(', ')}]`}`,
+    );
     return true;
   }
   const k = askOf(s);
@@ -181,14 +186,23 @@ export function onAskMessage(rules: DecisionGame<unknown>, s: AskingState, st: S
 }
 
 /** A deadline claim on an ask round: the late players take the default (a seal not opened is also `withheld`). */
-export function onAskDeadline(rules: DecisionGame<unknown>, s: AskingState, st: Stepper, msg: Accepted, body: DeadlineBody, timeoutMs: number, hooks: AskHooks): void {
+export function onAskDeadline(
+  rules: DecisionGame<unknown>,
+  s: AskingState,
+  st: Stepper,
+  msg: Accepted,
+  body: DeadlineBody,
+  timeoutMs: number,
+  hooks: AskHooks,
+): void {
   const phase = askPhase(rules, s);
   if (phase === null) return;
   const view = { phase, phaseStart: s.phaseStart, timeoutMs: s.decisionMs || timeoutMs, claimed: s.claimed };
   const late = settleClaim(st, msg, body, view, { round: s.turn, late: askMissing(rules, s), isOut: (p) => !s.active.includes(p) });
   if (late === null) return;
   for (const p of late) {
-    if (phase === 'unseal') st.violation('withheld', p, msg, `${p} did not open its sealed answer of turn ${s.turn} before the deadline; it counts as the default`);
+    if (phase === 'unseal')
+      st.violation('withheld', p, msg, `${p} did not open its sealed answer of turn ${s.turn} before the deadline; it counts as the default`);
     else st.emit({ type: 'default', turn: s.turn, player: p, phase });
   }
   const k = askOf(s);

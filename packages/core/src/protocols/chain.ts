@@ -31,7 +31,19 @@ import type { Accepted } from '../transcript.js';
 import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
 import { isDecisionGame, type ChanceGame, type DecisionGame } from '../games/game.js';
 import { CHAIN_MESSAGES } from './messages.js';
-import { ASK_PHASES, askDecide, completeAsk, askDecision, askMissing, askTick, autoUnseal, onAskDeadline, onAskMessage, type Ask, type AskHooks } from './asking.js';
+import {
+  ASK_PHASES,
+  askDecide,
+  completeAsk,
+  askDecision,
+  askMissing,
+  askTick,
+  autoUnseal,
+  onAskDeadline,
+  onAskMessage,
+  type Ask,
+  type AskHooks,
+} from './asking.js';
 import { forfeitSeat, turnsOutcome } from './rotation.js';
 import {
   decideBy,
@@ -259,7 +271,12 @@ function stepDecisionGame(rules: DecisionGame<unknown>, s: ChainState, st: Stepp
   if (body.type === 'move') {
     const roller = rollerOf(rules, s);
     if (roller !== from || body.turn !== s.turn || staleFresh(s, from).length > 0) {
-      st.violation('out_of_turn', from, msg, `${from} rolled (turn ${String(body.turn)}), but the game waits for ${roller === null ? 'a decision' : `${roller}'s roll ${s.turn}`}${roller === from ? ' after fresh values from [' + staleFresh(s, from).join(', ') + ']' : ''}`);
+      st.violation(
+        'out_of_turn',
+        from,
+        msg,
+        `${from} rolled (turn ${String(body.turn)}), but the game waits for ${roller === null ? 'a decision' : `${roller}'s roll ${s.turn}`}${roller === from ? ' after fresh values from [' + staleFresh(s, from).join(', ') + ']' : ''}`,
+      );
       return;
     }
     if (!opens({ game: s.gameId, player: from, purpose: purpose(s.commits[from]!.k) }, s.commits[from]!.commitment, body.opening)) {
@@ -271,7 +288,12 @@ function stepDecisionGame(rules: DecisionGame<unknown>, s: ChainState, st: Stepp
     } else {
       const played = playTurn(s, from, (body.opening as Opening).value, null);
       if (!sameDraws(played.draws, body.draws)) {
-        st.violation('wrong_result', from, msg, `${from} claimed draws ${canonicalize(body.draws ?? null)}, the turn's seed gives ${canonicalize(played.draws)}`);
+        st.violation(
+          'wrong_result',
+          from,
+          msg,
+          `${from} claimed draws ${canonicalize(body.draws ?? null)}, the turn's seed gives ${canonicalize(played.draws)}`,
+        );
         forfeitSeat(s, st, from, 'wrong_result');
       } else {
         s.game = played.game;
@@ -299,7 +321,12 @@ function stepDecisionGame(rules: DecisionGame<unknown>, s: ChainState, st: Stepp
     const late = settleClaim(st, msg, body, s, { round: s.turn, late: missingRoll(rules, s), isOut: (p) => !s.active.includes(p) });
     if (late === null) return;
     for (const p of late) {
-      st.violation('withheld', p, msg, `${p} did not send ${rollerOf(rules, s) === p ? `its roll ${s.turn}` : `the fresh value roll ${s.turn} waits for`} before the deadline; claimed by ${from}`);
+      st.violation(
+        'withheld',
+        p,
+        msg,
+        `${p} did not send ${rollerOf(rules, s) === p ? `its roll ${s.turn}` : `the fresh value roll ${s.turn} waits for`} before the deadline; claimed by ${from}`,
+      );
       forfeitSeat(s, st, p, 'withheld');
     }
     s.phaseStart = msg.time;
@@ -373,7 +400,8 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
       return st.result(s);
     },
 
-    decision: (state: ChainState) => (isDecisionGame(state.rules) ? (state.phase === 'play' ? askDecision(state.rules, state, state.timeoutMs) : null) : moveDecision(state)),
+    decision: (state: ChainState) =>
+      isDecisionGame(state.rules) ? (state.phase === 'play' ? askDecision(state.rules, state, state.timeoutMs) : null) : moveDecision(state),
 
     decide(state: ChainState, choice: JsonValue, ctx: Ctx): StepResult<ChainState> {
       if (isDecisionGame(state.rules)) {

@@ -35,21 +35,23 @@ import type { Accepted } from '../transcript.js';
 import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
 import { isDecisionGame, type ChanceGame, type DecisionGame } from '../games/game.js';
 import { KEYED_STREAM_MESSAGES } from './messages.js';
-import { ASK_PHASES, askDecide, completeAsk, askDecision, askMissing, askTick, autoUnseal, onAskDeadline, onAskMessage, type Ask, type AskHooks } from './asking.js';
+import {
+  ASK_PHASES,
+  askDecide,
+  completeAsk,
+  askDecision,
+  askMissing,
+  askTick,
+  autoUnseal,
+  onAskDeadline,
+  onAskMessage,
+  type Ask,
+  type AskHooks,
+} from './asking.js';
 import type { Opening } from '../commitment.js';
 import { forfeitSeat, turnsOutcome } from './rotation.js';
 import { isStrictPublicKey } from '../identity.js';
-import {
-  deadlineTick,
-  intParam,
-  refuseDecision,
-  isDeadlineBody,
-  settleClaim,
-  Stepper,
-  type Ctx,
-  type Machine,
-  type StepResult,
-} from './machine.js';
+import { deadlineTick, intParam, refuseDecision, isDeadlineBody, settleClaim, Stepper, type Ctx, type Machine, type StepResult } from './machine.js';
 
 type Op = { kind: 'x'; limit: number; value: number } | { kind: 'roll'; skip: number; draws: [number, number][] };
 
@@ -476,7 +478,12 @@ function stepDecisionGame(rules: DecisionGame<unknown>, s: KeyedState, st: Stepp
     const late = settleClaim(st, msg, body, s, { round: deadlineRound(s), late: missing(s), isOut: (p) => !s.active.includes(p) });
     if (late === null) return;
     for (const p of late) {
-      st.violation('withheld', p, msg, `${p} did not send its ${currentX(s) === null ? 'x' : 'roll'} for turn ${s.turn} before the deadline; claimed by ${from}`);
+      st.violation(
+        'withheld',
+        p,
+        msg,
+        `${p} did not send its ${currentX(s) === null ? 'x' : 'roll'} for turn ${s.turn} before the deadline; claimed by ${from}`,
+      );
       forfeit(s, st, p, 'withheld');
     }
     s.phaseStart = msg.time;

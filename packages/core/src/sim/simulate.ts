@@ -137,7 +137,8 @@ export function simulate(options: SimOptions): SimResult {
   net.add(table);
   // Monopoly's automatic players read the board; other games draw uniformly among the legal answers.
   const strategyFor =
-    options.strategy ?? (setup.game === 'monopoly' ? (id: string): Strategy => monopolyStrategy(id, taggedHash('sim-strategy', options.seed, utf8(id))) : undefined);
+    options.strategy ??
+    (setup.game === 'monopoly' ? (id: string): Strategy => monopolyStrategy(id, taggedHash('sim-strategy', options.seed, utf8(id))) : undefined);
   const players = ids.map((id, i) => {
     const stream = new RandomStream(taggedHash('sim-random', options.seed, utf8(id)), 'player');
     const cheat = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;

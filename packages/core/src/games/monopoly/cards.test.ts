@@ -6,10 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CHANCE, COMMUNITY_CHEST } from './cards.js';
-import { answer, chanceCard, chestCard, dice, fullPile, game, own, roll, turn } from './testkit.js';
+import { answer, chanceCard, chestCard, dice, fullPile, game, own, roll } from './testkit.js';
 import type { MonopolyState } from './state.js';
 
-const draw = (s: MonopolyState, rollDice: [number, number][], card: number): MonopolyState => roll(answer(s, { a: { do: 'roll' } }), [...rollDice, fullPile(card)]);
+const draw = (s: MonopolyState, rollDice: [number, number][], card: number): MonopolyState =>
+  roll(answer(s, { a: { do: 'roll' } }), [...rollDice, fullPile(card)]);
 const from = (position: number, over: Partial<MonopolyState> = {}) => game({ position: { a: position, b: 0, c: 0 }, ...over });
 /** From 0 to Chance at 7; from 15 to Chance at 22; from 29 to Chance at 36. */
 const toChance = { 7: [0, dice(3, 4)], 22: [15, dice(3, 4)], 36: [29, dice(3, 4)] } as const;
@@ -71,7 +72,11 @@ describe('Chance', () => {
     expect(t.cash).toEqual({ a: 1650, b: 1500, c: 1550 });
   });
   it('nearest Utility: ten times a fresh throw of the dice to its owner, or offered for sale', () => {
-    const s = roll(answer(from(0, { deeds: { 12: own('b') } }), { a: { do: 'roll' } }), [...dice(3, 4), fullPile(chanceCard('Advance token to nearest Utility')), ...dice(6, 5)]);
+    const s = roll(answer(from(0, { deeds: { 12: own('b') } }), { a: { do: 'roll' } }), [
+      ...dice(3, 4),
+      fullPile(chanceCard('Advance token to nearest Utility')),
+      ...dice(6, 5),
+    ]);
     expect(s.position.a).toBe(12);
     expect(s.cash).toEqual({ a: 1390, b: 1610, c: 1500 });
     expect(onChance(22, 'Advance token to nearest Utility').stage).toEqual({ kind: 'buy', square: 28 });
@@ -157,7 +162,7 @@ describe('Community Chest', () => {
     const deeds = { 1: own('a', 4), 3: own('a', 3), 39: own('a', 5) };
     expect(onChest('You are assessed', { deeds }).cash.a).toBe(1500 - 7 * 40 - 115);
   });
-  it('a player short of a card\'s payment to another player raises money or goes bankrupt to that player', () => {
+  it("a player short of a card's payment to another player raises money or goes bankrupt to that player", () => {
     const s = onChest('It is your birthday', { cash: { a: 1500, b: 5, c: 1500 }, deeds: { 39: own('b') } });
     expect(s.stage).toEqual({ kind: 'raise' });
     const t = answer(s, {});

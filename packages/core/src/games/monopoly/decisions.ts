@@ -95,7 +95,10 @@ function sideForm(s: MonopolyState, player: string): Choices {
 }
 
 export function tradeForm(s: MonopolyState, from: string, to: string): Choices {
-  return { type: 'record', fields: { do: { type: 'one-of', values: ['trade'] }, to: { type: 'one-of', values: [to] }, give: sideForm(s, from), get: sideForm(s, to) } };
+  return {
+    type: 'record',
+    fields: { do: { type: 'one-of', values: ['trade'] }, to: { type: 'one-of', values: [to] }, give: sideForm(s, from), get: sideForm(s, to) },
+  };
 }
 
 /** Every legal answer of `player` now, named; empty when the game asks it nothing. */
@@ -192,7 +195,11 @@ export function question(s: MonopolyState, player: string): Question | null {
   const plain = legal.filter((l) => l.form === undefined).map((l) => l.choice);
   const forms = legal.flatMap((l) => (l.form === undefined ? [] : [l.form]));
   const choices: Choices =
-    forms.length === 0 ? { type: 'one-of', values: plain } : plain.length === 0 && forms.length === 1 ? forms[0]! : { type: 'any-of', options: [...(plain.length > 0 ? [{ type: 'one-of' as const, values: plain }] : []), ...forms] };
+    forms.length === 0
+      ? { type: 'one-of', values: plain }
+      : plain.length === 0 && forms.length === 1
+        ? forms[0]!
+        : { type: 'any-of', options: [...(plain.length > 0 ? [{ type: 'one-of' as const, values: plain }] : []), ...forms] };
   return { kind, prompt: `${player}: ${promptOf(s)}`, choices, fallback: FALLBACK[s.stage.kind]! };
 }
 
@@ -200,7 +207,9 @@ function promptOf(s: MonopolyState): string {
   const st = s.stage;
   switch (st.kind) {
     case 'turn':
-      return s.jail[s.mover] !== undefined ? 'you are in jail: roll, pay bail or use a card (or manage your property first)' : 'your turn: roll (or manage your property first)';
+      return s.jail[s.mover] !== undefined
+        ? 'you are in jail: roll, pay bail or use a card (or manage your property first)'
+        : 'your turn: roll (or manage your property first)';
     case 'buy':
       return `buy ${squareName(st.square)} for $${deedAt(st.square)!.price}, or decline and it goes to auction`;
     case 'auction':

@@ -168,7 +168,7 @@ describe.each(['chain', 'keyed-stream'] as const)('Monopoly on %s', (protocol) =
     expect(t.bodies('unseal').length).toBe(t.bodies('seal').length);
   });
 
-  it('a silent player\'s decisions take the defaults (roll, decline, pass): it is slow, not out', () => {
+  it("a silent player's decisions take the defaults (roll, decline, pass): it is slow, not out", () => {
     const players = ['a', 'b', 'c'];
     const strategies = auto(players);
     const t = new Table(protocol, players, { rounds: 3 }, (p, d) => (p === 'b' ? null : strategies(p, d)));
@@ -183,11 +183,13 @@ describe.each(['chain', 'keyed-stream'] as const)('Monopoly on %s', (protocol) =
     expect(auditLines(t.lines).valid).toBe(true);
   });
 
-  it('a late bidder\'s bid is a pass; a bidder who seals and never opens is named withheld, its bid a pass', () => {
+  it("a late bidder's bid is a pass; a bidder who seals and never opens is named withheld, its bid a pass", () => {
     const players = ['a', 'b', 'c'];
     const strategies = auto(players);
     // Everyone declines to buy, so every deed goes to auction; c never bids.
-    const late = new Table(protocol, players, { rounds: 2 }, (p, d) => (d.kind === 'buy' ? { do: 'decline' } : d.kind === 'bid' && p === 'c' ? null : strategies(p, d)));
+    const late = new Table(protocol, players, { rounds: 2 }, (p, d) =>
+      d.kind === 'buy' ? { do: 'decline' } : d.kind === 'bid' && p === 'c' ? null : strategies(p, d),
+    );
     late.run();
     expect(late.bodies('seal').some((e) => e.from === 'c')).toBe(false);
     expect(late.events.some((e) => e.type === 'default' && e.player === 'c')).toBe(true);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { monopolyGame } from './index.js';
 import { answer, dice, game, own, roll, turn } from './testkit.js';
 import { CHANCE } from './cards.js';
+import type { JsonValue } from '../../jcs.js';
 
 const cash = (a: number, b = 1500, c = 1500) => ({ a, b, c });
 
@@ -90,7 +91,7 @@ describe('buying and sealed auctions', () => {
     expect(s.deeds[3]).toBeUndefined();
     expect(s.cash).toEqual(cash(1500));
   });
-  it('a late bidder (no bid) and a bid beyond the bidder\'s cash are passes', () => {
+  it("a late bidder (no bid) and a bid beyond the bidder's cash are passes", () => {
     const s = answer(landed(), { a: { do: 'decline' } });
     const t = answer({ ...s, cash: cash(1500, 1500, 100) }, { a: 5, c: 500 });
     expect(t.deeds[3]!.owner).toBe('a');
@@ -106,7 +107,7 @@ describe('buying and sealed auctions', () => {
   });
 });
 
-describe('building, the bank\'s stock and selling back', () => {
+describe("building, the bank's stock and selling back", () => {
   const browns = (h1 = 0, h3 = 0, bank = { houses: 32, hotels: 12 }) => game({ deeds: { 1: own('a', h1), 3: own('a', h3) }, bank });
   const build = (s: ReturnType<typeof game>, square: number) => answer(s, { a: { do: 'build', square } });
   it('builds on a whole group, evenly, paying the house cost', () => {
@@ -207,7 +208,7 @@ describe('trades', () => {
   });
   it('refuses deeds of a built group, deeds or cards not held, cash not had', () => {
     const built = game({ deeds: { 6: own('a', 1), 8: own('a', 1), 9: own('a', 1), 3: own('b') } });
-    const t = (give: object, get: object = { squares: [], cash: 0, cards: [] }) => ({ do: 'trade', to: 'b', give, get });
+    const t = (give: JsonValue, get: JsonValue = { squares: [], cash: 0, cards: [] }) => ({ do: 'trade', to: 'b', give, get });
     expect(monopolyGame.whyIllegal(built, 'a', t({ squares: [6], cash: 0, cards: [] }))).toMatch(/buildings/);
     expect(monopolyGame.whyIllegal(built, 'a', t({ squares: [3], cash: 0, cards: [] }))).toMatch(/does not own/);
     expect(monopolyGame.whyIllegal(built, 'a', t({ squares: [], cash: 0, cards: ['chest'] }))).toMatch(/no such card/);
@@ -241,7 +242,12 @@ describe('raising money and bankruptcy', () => {
     expect(u.stage).toEqual({ kind: 'turn' });
   });
   it('bankrupt to a player: cash, deeds (with 10% on each mortgage) and cards go to the creditor', () => {
-    const s = game({ cash: cash(10), position: { a: 34, b: 0, c: 0 }, deeds: { 1: own('a', 0, true), 37: own('b', 5), 39: own('b', 5) }, cards: { a: ['chest'] } });
+    const s = game({
+      cash: cash(10),
+      position: { a: 34, b: 0, c: 0 },
+      deeds: { 1: own('a', 0, true), 37: own('b', 5), 39: own('b', 5) },
+      cards: { a: ['chest'] },
+    });
     const t = turn(s, dice(2, 3));
     expect(t.players).toEqual(['b', 'c']);
     expect(t.out).toEqual(['a']);
@@ -260,7 +266,13 @@ describe('raising money and bankruptcy', () => {
     expect(t.deeds[1]).toEqual(own('b'));
   });
   it('bankrupt to the bank: deeds return unowned and unmortgaged, cards to their piles', () => {
-    const s = game({ cash: cash(100), position: { a: 1, b: 0, c: 0 }, deeds: { 6: own('a'), 8: own('a', 0, true) }, cards: { a: ['chance'] }, piles: { chance: [], chest: [] } });
+    const s = game({
+      cash: cash(100),
+      position: { a: 1, b: 0, c: 0 },
+      deeds: { 6: own('a'), 8: own('a', 0, true) },
+      cards: { a: ['chance'] },
+      piles: { chance: [], chest: [] },
+    });
     const t = turn(s, dice(1, 2));
     expect(t.out).toEqual(['a']);
     expect(t.deeds).toEqual({});
@@ -377,7 +389,9 @@ describe('a forfeit', () => {
   it('drops a bidder from an auction and cancels a trade offered to the player', () => {
     const auction = answer(turn(game(), dice(1, 2)), { a: { do: 'decline' } });
     expect(monopolyGame.waiting(monopolyGame.forfeit(auction, 'c'))).toEqual({ kind: 'decide', players: ['a', 'b'], sealed: true });
-    const offered = answer(game({ deeds: { 1: own('a') } }), { a: { do: 'trade', to: 'b', give: { squares: [1], cash: 0, cards: [] }, get: { squares: [], cash: 10, cards: [] } } });
+    const offered = answer(game({ deeds: { 1: own('a') } }), {
+      a: { do: 'trade', to: 'b', give: { squares: [1], cash: 0, cards: [] }, get: { squares: [], cash: 10, cards: [] } },
+    });
     expect(monopolyGame.forfeit(offered, 'b').stage).toEqual({ kind: 'turn' });
   });
 });

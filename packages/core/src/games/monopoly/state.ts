@@ -170,7 +170,12 @@ export function readRules(params: { readonly [key: string]: JsonValue }): Rules 
   };
 }
 
-export function initialState(players: readonly string[], params: { readonly [key: string]: JsonValue }, chanceCount: number, chestCount: number): MonopolyState {
+export function initialState(
+  players: readonly string[],
+  params: { readonly [key: string]: JsonValue },
+  chanceCount: number,
+  chestCount: number,
+): MonopolyState {
   if (players.length < 2) throw new FairtableError('out_of_range', 'Monopoly needs at least two players', { field: 'players' });
   const rules = readRules(params);
   return {

@@ -60,7 +60,9 @@ export function boardSummary(s: MonopolyState, player?: string): string {
     const at = s.position[p]!;
     const jail = s.jail[p] !== undefined ? `, in jail (${s.jail[p]} failed ${s.jail[p] === 1 ? 'try' : 'tries'})` : '';
     const cards = (s.cards[p] ?? []).length > 0 ? `, Get Out of Jail Free: ${(s.cards[p] ?? []).join(', ')}` : '';
-    lines.push(`  ${p}${p === s.mover ? ' (to move)' : ''}: ${money(s.cash[p]!)}, on ${BOARD[at]!.name} (${at})${jail}${cards}; net worth ${money(netWorth(s, p))}`);
+    lines.push(
+      `  ${p}${p === s.mover ? ' (to move)' : ''}: ${money(s.cash[p]!)}, on ${BOARD[at]!.name} (${at})${jail}${cards}; net worth ${money(netWorth(s, p))}`,
+    );
   }
   lines.push('', 'Deeds:');
   const owned = Object.keys(s.deeds)
