@@ -37,6 +37,8 @@ export interface Ask {
 export interface AskingState {
   readonly gameId: string;
   readonly decisionMs: number;
+  /** Deadlines by question kind (`turn`, `buy`, `bid`…), overriding `decisionMs`. */
+  readonly deadlines: Readonly<Record<string, number>>;
   game: unknown;
   active: string[];
   turn: number;
@@ -55,6 +57,28 @@ export const ASK_PHASES = ['answer', 'seal', 'unseal'] as const;
 export type AskPhase = (typeof ASK_PHASES)[number];
 
 const sealPurpose = (turn: number): string => `sealed/${turn}`;
+
+/** The setup's `deadlines`: milliseconds by question kind, each an integer from 1 to 2^40. */
+export function deadlinesParam(params: { readonly [key: string]: JsonValue }): Record<string, number> {
+  const v = params.deadlines ?? {};
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    throw new FairtableError('out_of_range', 'parameter deadlines must be an object of milliseconds by decision kind', { field: 'deadlines' });
+  const out: Record<string, number> = {};
+  for (const [kind, ms] of Object.entries(v)) {
+    if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 1 || ms > 2 ** 40)
+      throw new FairtableError('out_of_range', `parameter deadlines.${kind} must be an integer in [1, 2^40]`, { field: `deadlines.${kind}` });
+    out[kind] = ms;
+  }
+  return out;
+}
+
+/** The current round's deadline length: its question kind's, else `decisionMs`. */
+function roundMs(rules: DecisionGame<unknown>, s: AskingState): number {
+  const a = asked(rules, s);
+  const first = a?.players[0];
+  const kind = first === undefined ? null : (rules.question(s.game, first)?.kind ?? null);
+  return (kind !== null && Object.hasOwn(s.deadlines, kind) ? s.deadlines[kind] : undefined) ?? s.decisionMs;
+}
 
 /** Who is asked now (players still in), or null when the game waits for a roll or is over. */
 export function asked(rules: DecisionGame<unknown>, s: AskingState): { players: string[]; sealed: boolean } | null {
@@ -91,7 +115,7 @@ export function askDecision(rules: DecisionGame<unknown>, s: AskingState, timeou
   if (s.answered === s.turn) return null;
   const q = rules.question(s.game, s.me);
   if (q === null) return null;
-  return { kind: q.kind, prompt: q.prompt, choices: q.choices, deadline: s.phaseStart + (s.decisionMs || timeoutMs), view: s.game as JsonValue };
+  return { kind: q.kind, prompt: q.prompt, choices: q.choices, deadline: s.phaseStart + roundMs(rules, s), view: s.game as JsonValue };
 }
 
 /** The local player answers: an `answer`, or a `seal` whose opening it keeps until every seal is in. */
@@ -197,7 +221,7 @@ export function onAskDeadline(
 ): void {
   const phase = askPhase(rules, s);
   if (phase === null) return;
-  const view = { phase, phaseStart: s.phaseStart, timeoutMs: s.decisionMs || timeoutMs, claimed: s.claimed };
+  const view = { phase, phaseStart: s.phaseStart, timeoutMs: roundMs(rules, s), claimed: s.claimed };
   const late = settleClaim(st, msg, body, view, { round: s.turn, late: askMissing(rules, s), isOut: (p) => !s.active.includes(p) });
   if (late === null) return;
   for (const p of late) {
@@ -222,7 +246,7 @@ export function autoUnseal(rules: DecisionGame<unknown>, s: AskingState, st: Ste
 export function askTick(rules: DecisionGame<unknown>, s: AskingState, ctx: Ctx, timeoutMs: number): { claim: DeadlineBody | null; key: string | null } {
   const phase = askPhase(rules, s);
   if (phase === null || s.me === null || !s.active.includes(s.me)) return { claim: null, key: null };
-  const view = { phase, phaseStart: s.phaseStart, timeoutMs: s.decisionMs || timeoutMs, claimed: s.claimed };
+  const view = { phase, phaseStart: s.phaseStart, timeoutMs: roundMs(rules, s), claimed: s.claimed };
   const r = deadlineTick(view, ctx, { me: s.me, seated: true, round: s.turn, missing: () => askMissing(rules, s) }, (v) => ({ ...v }));
   const claim = (r.out[0] as DeadlineBody | undefined) ?? null;
   return { claim, key: claim === null ? null : `${phase}/${s.turn}` };

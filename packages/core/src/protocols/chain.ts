@@ -41,6 +41,7 @@ import {
   autoUnseal,
   onAskDeadline,
   onAskMessage,
+  deadlinesParam,
   type Ask,
   type AskHooks,
 } from './asking.js';
@@ -82,6 +83,7 @@ export interface ChainState {
   last: JsonValue;
   /** Decision games (docs/SPEC.md §7.7): the deadline of each decision, the open ask round, the local player's seal. */
   readonly decisionMs: number;
+  readonly deadlines: Readonly<Record<string, number>>;
   ask: Ask | null;
   mySeal: { readonly turn: number; readonly opening: Opening; readonly opened: boolean } | null;
   answered: number;
@@ -388,6 +390,7 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
         claimed: null,
         last: null,
         decisionMs: intParam(setup.params, 'decisionMs', intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40), 1, 2 ** 40),
+        deadlines: deadlinesParam(setup.params),
         ask: null,
         mySeal: null,
         answered: -1,

@@ -45,6 +45,7 @@ import {
   autoUnseal,
   onAskDeadline,
   onAskMessage,
+  deadlinesParam,
   type Ask,
   type AskHooks,
 } from './asking.js';
@@ -99,6 +100,7 @@ export interface KeyedState {
   answering: boolean;
   /** Decision games (docs/SPEC.md §7.7): the deadline of each decision, the open ask round, the local player's seal. */
   readonly decisionMs: number;
+  readonly deadlines: Readonly<Record<string, number>>;
   ask: Ask | null;
   mySeal: { readonly turn: number; readonly opening: Opening; readonly opened: boolean } | null;
   answered: number;
@@ -544,6 +546,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
         epochs: Object.fromEntries(players.map((p) => [p, 0])),
         answering: false,
         decisionMs: intParam(setup.params, 'decisionMs', intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40), 1, 2 ** 40),
+        deadlines: deadlinesParam(setup.params),
         ask: null,
         mySeal: null,
         answered: -1,

@@ -105,6 +105,7 @@ class Table {
   }
 
   run(maxMessages = 20_000): void {
+    let idle = 0;
     for (let i = 0; i < maxMessages; i++) {
       this.decideAll();
       const ids = Object.keys(this.seats);
@@ -119,9 +120,12 @@ class Table {
           seat.queue.push(...r.out);
           sent ||= r.out.length > 0;
         }
-        if (!sent) return;
+        // Nothing due yet: let the clock run on (a long deadline), but not forever.
+        if (!sent && ++idle > 100) return;
+        if (sent) idle = 0;
         continue;
       }
+      idle = 0;
       this.rr++;
       const body = this.cheat(who, this.seats[who]!.queue.shift()!);
       if (body !== null) this.post(who, body);
@@ -210,6 +214,26 @@ describe.each(['chain', 'keyed-stream'] as const)('Monopoly on %s', (protocol) =
     // c bid 1000 and never opened it: every auction went to another bidder, and c is still playing.
     expect(Object.values(hiding.state().deeds).some((h) => h.owner === 'c')).toBe(false);
     expect(hiding.state().players).toContain('c');
+  });
+
+  it('each kind of decision may have its own deadline (deadlines.bid here)', () => {
+    const players = ['a', 'b', 'c'];
+    const strategies = auto(players);
+    const answerer: Answerer = (p, d) => (d.kind === 'buy' ? { do: 'decline' } : d.kind === 'bid' && p === 'c' ? null : strategies(p, d));
+    // How long after the auction opened (the decline) the claim on c's missing seal came.
+    const wait = (t: Table): number => {
+      const envs = t.lines.slice(1).map((l) => JSON.parse(l) as Envelope);
+      const claim = envs.findIndex((e) => e.body.type === 'deadline' && e.body.phase === 'seal');
+      const opened = envs.slice(0, claim).findLast((e) => e.body.type === 'answer')!;
+      return envs[claim]!.time - opened.time;
+    };
+    const plain = new Table(protocol, players, { rounds: 1 }, answerer);
+    plain.run();
+    expect(wait(plain)).toBeLessThan(10 * TIMEOUT);
+    const long = new Table(protocol, players, { rounds: 1, deadlines: { bid: 30 * TIMEOUT } }, answerer);
+    long.run();
+    expect(wait(long)).toBeGreaterThanOrEqual(30 * TIMEOUT);
+    expect(auditLines(long.lines).valid).toBe(true);
   });
 
   it('an unseal that does not open its seal is commit_mismatch: the player forfeits', () => {
