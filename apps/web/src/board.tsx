@@ -4,7 +4,7 @@
  */
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 import { LADDERS, SNAKES } from '@fairtable/core/games/snakes.js';
-import { CHANCE, COMMUNITY_CHEST, CHANCE_SQUARES, CHEST_SQUARES } from '@fairtable/core/games/monopoly.js';
+import { CHANCE, COMMUNITY_CHEST, CHANCE_SQUARES, CHEST_SQUARES } from '@fairtable/core/games/monopoly-chance.js';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { judge, type Verdict as JudgeVerdict } from '@fairtable/core/rochambeau/judge.js';
 

@@ -103,6 +103,8 @@ export type ViolationCode =
   | 'bad_key'
   | 'audit_mismatch'
   | 'copied_commitment'
+  /** A decision a game refuses (docs/SPEC.md §7.7): the game takes the decision's default instead. */
+  | 'illegal_answer'
   // Signidice (docs/spec/signidice.md)
   | 'bad_vrf_proof'
   | 'key_swap'

@@ -23,5 +23,5 @@ export * from './registry.js';
 export * from './seat/seat.js';
 export { checkChoice, noDecision, refuseDecision, Stepper, deadlineTick, judgeClaim, isDeadlineBody, intParam } from './protocols/machine.js';
 export type { Choices, Ctx, Decision, DeadlineBody, DeadlineState, Machine, Outcome, GameEvent, StepResult } from './protocols/machine.js';
-export type { ChanceGame, TurnResult } from './games/game.js';
+export type { ChanceGame, DecisionGame, GameQuestion, TurnResult, Waiting } from './games/game.js';
 export { BUILTIN_GAMES, gameBook, gameByName, type GameBook } from './games/index.js';

@@ -20,6 +20,9 @@ import { Chance } from './chance.js';
 
 export const MAX_BELOW = 2 ** 53;
 
+/** Bytes in one block of the stream (one SHA-256 output). */
+const BLOCK = 32;
+
 export class RandomStream extends Chance {
   private readonly key: Uint8Array;
   private block: Uint8Array = new Uint8Array(0);
@@ -62,9 +65,21 @@ export class RandomStream extends Chance {
     return out;
   }
 
-  /** Skips `count` bytes (seed 000's "advance the generator by X"). */
+  /**
+   * Skips `count` bytes (seed 000's "advance the generator by X"). The stream is counter mode, so whole
+   * blocks are skipped by moving the counter: a player's stream rebuilt at its position costs O(1), not
+   * O(position), which keeps a long seed-000 game linear.
+   */
   skip(count: number): void {
-    for (let i = 0; i < count; i++) this.nextByte();
+    const inBlock = Math.min(count, this.block.length - this.offset);
+    this.offset += inBlock;
+    this.consumed += inBlock;
+    let rest = count - inBlock;
+    const whole = Math.floor(rest / BLOCK);
+    this.counter += whole;
+    this.consumed += whole * BLOCK;
+    rest -= whole * BLOCK;
+    for (let i = 0; i < rest; i++) this.nextByte();
   }
 
   /** A uniform integer in [0, n), 1 ≤ n ≤ 2^53, by masked rejection sampling. */

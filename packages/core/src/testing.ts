@@ -17,5 +17,6 @@ export {
 export { SimPlayer, type SimPlayerOptions } from './sim/player.js';
 export { CHEATS, GENERIC_CHEATS, cheatApplies, cheatHook, earlyMove, type Cheat, type CheatDeps } from './sim/cheats.js';
 export { belowBig, randomChoice, randomStrategy, simStrategy, type Strategy } from './sim/strategies.js';
+export { monopolyStrategy } from './sim/monopoly-strategy.js';
 export { MemoryNetwork, type Link, type NetNode, type NetworkOptions } from './sim/network.js';
 export { Table, type Refusal, type TableMessage } from './sim/table.js';

@@ -89,7 +89,7 @@ describe('a separate recorder who does not play', () => {
   const ps = people(tag, ['alice', 'bob', 'carol', 'rita']);
   it('orders a Monopoly game; the players verify its receipts', () => {
     const [alice] = ps;
-    const r = mailNew({ protocol: 'monopoly', dir: alice!.dir, key: alice!.key, players: ps.map((p) => pub(tag, p)), turns: 3, recorder: 'rita' });
+    const r = mailNew({ protocol: 'monopoly', dir: alice!.dir, key: alice!.key, players: ps.map((p) => pub(tag, p)), turns: 2, recorder: 'rita' });
     expect(r.status.recorder).toBe('rita');
     const post = new PostOffice(ps, { wrap: (text, from, to, n) => (n % 2 === 0 ? asEmail(text, from, to) : text), twice: (n) => n % 3 === 0 });
     const last = post.play(strategy(2));

@@ -7,7 +7,7 @@
  * same walk that explains each outcome (provenance.ts).
  */
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { CHANCE, COMMUNITY_CHEST } from '@fairtable/core/games/monopoly.js';
+import { CHANCE, COMMUNITY_CHEST } from '@fairtable/core/games/monopoly-chance.js';
 import type { VerifyFn } from '@fairtable/core/transcript.js';
 import { analyse, type Samples } from './provenance.js';
 import type { Distribution, DistributionCategory } from './types.js';

@@ -33,6 +33,39 @@ export interface ChanceGame<G> {
   actions?(state: G, mover: string): Choices | null;
 }
 
+/** What a game with decisions between its rolls waits for now (docs/SPEC.md §8.4). */
+export type Waiting =
+  | { readonly kind: 'roll'; readonly player: string }
+  | { readonly kind: 'decide'; readonly players: readonly string[]; readonly sealed: boolean }
+  | { readonly kind: 'over' };
+
+/** A question a game puts to one player: its legal answers and the default a missed deadline takes. */
+export interface GameQuestion {
+  readonly kind: string;
+  readonly prompt: string;
+  readonly choices: Choices;
+  readonly fallback: JsonValue;
+}
+
+/**
+ * A game whose players decide between rolls (docs/SPEC.md §8.4): `play` is one roll of the player
+ * `waiting` names; decisions come in through `answer`, every asked player's answer at once (sealed
+ * answers are revealed together), a missing or illegal one replaced by the question's fallback.
+ */
+export interface DecisionGame<G> extends ChanceGame<G> {
+  waiting(state: G): Waiting;
+  question(state: G, player: string): GameQuestion | null;
+  /** Why `choice` is not a legal answer of `player` now, or null. */
+  whyIllegal(state: G, player: string, choice: JsonValue): string | null;
+  answer(state: G, answers: Readonly<Record<string, JsonValue>>): TurnResult<G>;
+  /** The protocol picked who goes first (seed 000's rule); without it the game starts with its first player. */
+  firstPlayer?(state: G, player: string): G;
+}
+
+export function isDecisionGame<G>(game: ChanceGame<G>): game is DecisionGame<G> {
+  return typeof (game as Partial<DecisionGame<G>>).waiting === 'function' && typeof (game as Partial<DecisionGame<G>>).answer === 'function';
+}
+
 export function numberParam(params: { readonly [key: string]: JsonValue }, name: string, fallback: number, min: number, max: number): number {
   const v = params[name] ?? fallback;
   if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < min || v > max) {

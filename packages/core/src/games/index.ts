@@ -8,7 +8,8 @@ import { FairtableError } from '../errors.js';
 import type { ChanceGame } from './game.js';
 import { diceGame } from './dice.js';
 import { snakesGame } from './snakes.js';
-import { monopolyGame } from './monopoly.js';
+import { monopolyChanceGame } from './monopoly-chance.js';
+import { monopolyGame } from './monopoly/index.js';
 
 export type GameBook = ReadonlyMap<string, ChanceGame<unknown>>;
 
@@ -16,6 +17,7 @@ export const BUILTIN_GAMES: GameBook = new Map<string, ChanceGame<unknown>>([
   ['dice', diceGame as ChanceGame<unknown>],
   ['snakes', snakesGame as ChanceGame<unknown>],
   ['monopoly', monopolyGame as ChanceGame<unknown>],
+  ['monopoly-chance', monopolyChanceGame as ChanceGame<unknown>],
 ]);
 
 /** The built-ins plus `extra` (a game of the same name replaces a built-in). */

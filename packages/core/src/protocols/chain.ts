@@ -29,10 +29,36 @@ import type { JsonValue } from '../jcs.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
-import type { ChanceGame } from '../games/game.js';
+import { isDecisionGame, type ChanceGame, type DecisionGame } from '../games/game.js';
 import { CHAIN_MESSAGES } from './messages.js';
+import {
+  ASK_PHASES,
+  askDecide,
+  completeAsk,
+  askDecision,
+  askMissing,
+  askTick,
+  autoUnseal,
+  onAskDeadline,
+  onAskMessage,
+  deadlinesParam,
+  type Ask,
+  type AskHooks,
+} from './asking.js';
 import { forfeitSeat, turnsOutcome } from './rotation.js';
-import { decideBy, deadlineTick, intParam, isDeadlineBody, settleClaim, Stepper, type Ctx, type Decision, type Machine, type StepResult } from './machine.js';
+import {
+  decideBy,
+  deadlineTick,
+  intParam,
+  isDeadlineBody,
+  refuseDecision,
+  settleClaim,
+  Stepper,
+  type Ctx,
+  type Decision,
+  type Machine,
+  type StepResult,
+} from './machine.js';
 
 export interface ChainState {
   readonly gameId: string;
@@ -55,6 +81,17 @@ export interface ChainState {
   moved: number;
   claimed: string | null;
   last: JsonValue;
+  /** Decision games (docs/SPEC.md §7.7): the deadline of each decision, the open ask round, the local player's seal. */
+  readonly decisionMs: number;
+  readonly deadlines: Readonly<Record<string, number>>;
+  ask: Ask | null;
+  mySeal: { readonly turn: number; readonly opening: Opening; readonly opened: boolean } | null;
+  answered: number;
+  /** Transcript lines of each player's latest commitment and latest fresh value: a roll waits for fresh values newer than its commitment. */
+  commitLine: Record<string, number>;
+  freshLine: Record<string, number>;
+  /** The turn for which the local player has sent a fresh value on its own (-1: none). */
+  freshSent: number;
 }
 
 const purpose = (k: number): string => `chain/roll/${k}`;
@@ -71,7 +108,15 @@ function sameDraws(computed: readonly (readonly [number, number])[], claimed: un
 
 /** A copy deep enough for a step: containers are copied, games return new states and openings are never mutated. */
 function copy(s: ChainState): ChainState {
-  return { ...s, active: [...s.active], commits: { ...s.commits }, fresh: { ...s.fresh }, forfeits: [...s.forfeits] };
+  return {
+    ...s,
+    active: [...s.active],
+    commits: { ...s.commits },
+    fresh: { ...s.fresh },
+    forfeits: [...s.forfeits],
+    commitLine: { ...s.commitLine },
+    freshLine: { ...s.freshLine },
+  };
 }
 
 export function turnSeed(gameId: string, turn: number, player: string, value: JsonValue, fresh: readonly string[]): Uint8Array {
@@ -144,6 +189,176 @@ function missing(s: ChainState): string[] {
 
 const deadlineRound = (s: ChainState): number => (s.phase === 'play' ? s.turn : 0);
 
+/*
+ * Decision games on the chain (docs/SPEC.md §7.7). The game says who rolls and who decides. A roll is
+ * the roller's `move`, sent on its own as soon as every other player has published a fresh value after
+ * the roller's current commitment (in a plain rotation their moves and answers carry them; after
+ * doubles, the others send a `fresh` at once), so no roll is ever seeded by values its roller knew when
+ * it committed. Answers, seals and unseals carry fresh values too.
+ */
+const isHex64 = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
+
+/** Players whose fresh value is older than the roller's commitment. */
+function staleFresh(s: ChainState, roller: string): string[] {
+  const since = s.commitLine[roller] ?? 0;
+  return s.active.filter((p) => p !== roller && (s.freshLine[p] ?? -1) < since);
+}
+
+function rollerOf(rules: DecisionGame<unknown>, s: ChainState): string | null {
+  const w = rules.waiting(s.game);
+  return w.kind === 'roll' && s.active.includes(w.player) ? w.player : null;
+}
+
+function missingRoll(rules: DecisionGame<unknown>, s: ChainState): string[] {
+  const r = rollerOf(rules, s);
+  if (r === null) return [];
+  const stale = staleFresh(s, r);
+  return stale.length > 0 ? stale : [r];
+}
+
+function askHooks(s: ChainState, st: Stepper): AskHooks {
+  return {
+    forfeit: (player, code) => {
+      forfeitSeat(s, st, player, code);
+      checkEnd(s, st);
+    },
+    accepted: (from, msg) => {
+      const fresh = msg.envelope.body.fresh;
+      if (isHex64(fresh)) {
+        s.fresh[from] = fresh;
+        s.freshLine[from] = msg.line;
+      }
+    },
+    resolved: () => checkEnd(s, st),
+  };
+}
+
+/** What the local player sends on its own: its unseal, its roll, a fresh value a roll waits for. */
+function actDecisionGame(s: ChainState, st: Stepper, ctx: Ctx): void {
+  if (!isDecisionGame(s.rules) || s.phase !== 'play' || s.me === null || !s.active.includes(s.me)) return;
+  const rules = s.rules;
+  autoUnseal(rules, s, st);
+  const roller = rollerOf(rules, s);
+  if (roller === null) return;
+  const stale = staleFresh(s, roller);
+  if (roller === s.me && stale.length === 0 && s.moved !== s.turn && s.mine !== null) {
+    const mine = s.mine;
+    const played = playTurn(s, s.me, mine.opening.value, null);
+    const commitment = newCommitment(s, ctx, mine.k + 1);
+    s.moved = s.turn;
+    st.send({ type: 'move', turn: s.turn, opening: mine.opening, commitment, fresh: toHex(ctx.random(32)), action: null, draws: played.draws });
+  } else if (stale.includes(s.me) && s.freshSent !== s.turn) {
+    s.freshSent = s.turn;
+    st.send({ type: 'fresh', turn: s.turn, fresh: toHex(ctx.random(32)) });
+  }
+}
+
+function stepDecisionGame(rules: DecisionGame<unknown>, s: ChainState, st: Stepper, msg: Accepted, ctx: Ctx): void {
+  const from = msg.envelope.from;
+  const body = msg.envelope.body;
+  if (onAskMessage(rules, s, st, msg, askHooks(s, st))) {
+    actDecisionGame(s, st, ctx);
+    return;
+  }
+  if (body.type === 'fresh') {
+    const roller = rollerOf(rules, s);
+    // A fresh value nobody waits for is dropped: changing one while a roll is due would change the roll.
+    if (body.turn === s.turn && roller !== null && staleFresh(s, roller).includes(from) && isHex64(body.fresh)) {
+      s.fresh[from] = body.fresh;
+      s.freshLine[from] = msg.line;
+      actDecisionGame(s, st, ctx);
+    }
+    return;
+  }
+  if (body.type === 'move') {
+    const roller = rollerOf(rules, s);
+    if (roller !== from || body.turn !== s.turn || staleFresh(s, from).length > 0) {
+      st.violation(
+        'out_of_turn',
+        from,
+        msg,
+        `${from} rolled (turn ${String(body.turn)}), but the game waits for ${roller === null ? 'a decision' : `${roller}'s roll ${s.turn}`}${roller === from ? ' after fresh values from [' + staleFresh(s, from).join(', ') + ']' : ''}`,
+      );
+      return;
+    }
+    if (!opens({ game: s.gameId, player: from, purpose: purpose(s.commits[from]!.k) }, s.commits[from]!.commitment, body.opening)) {
+      st.violation('commit_mismatch', from, msg, `${from}'s move does not open its commitment ${s.commits[from]!.commitment} (roll ${s.commits[from]!.k})`);
+      forfeitSeat(s, st, from, 'commit_mismatch');
+    } else if (!isHex64(body.commitment) || !isHex64(body.fresh)) {
+      st.violation('unexpected_message', from, msg, `${from}'s move lacks its next commitment or fresh value`);
+      return;
+    } else {
+      const played = playTurn(s, from, (body.opening as Opening).value, null);
+      if (!sameDraws(played.draws, body.draws)) {
+        st.violation(
+          'wrong_result',
+          from,
+          msg,
+          `${from} claimed draws ${canonicalize(body.draws ?? null)}, the turn's seed gives ${canonicalize(played.draws)}`,
+        );
+        forfeitSeat(s, st, from, 'wrong_result');
+      } else {
+        s.game = played.game;
+        s.last = played.summary;
+        st.emit({ type: 'turn', turn: s.turn, player: from, summary: played.summary });
+        s.commits[from] = { commitment: body.commitment, k: s.commits[from]!.k + 1 };
+        s.commitLine[from] = msg.line;
+        s.fresh[from] = body.fresh;
+        s.freshLine[from] = msg.line;
+        s.turn++;
+      }
+    }
+    s.phaseStart = msg.time;
+    s.claimed = null;
+    checkEnd(s, st);
+    actDecisionGame(s, st, ctx);
+    return;
+  }
+  if (isDeadlineBody(body) && (ASK_PHASES as readonly string[]).includes(body.phase)) {
+    onAskDeadline(rules, s, st, msg, body, s.timeoutMs, askHooks(s, st));
+    actDecisionGame(s, st, ctx);
+    return;
+  }
+  if (isDeadlineBody(body)) {
+    const late = settleClaim(st, msg, body, s, { round: s.turn, late: missingRoll(rules, s), isOut: (p) => !s.active.includes(p) });
+    if (late === null) return;
+    for (const p of late) {
+      st.violation(
+        'withheld',
+        p,
+        msg,
+        `${p} did not send ${rollerOf(rules, s) === p ? `its roll ${s.turn}` : `the fresh value roll ${s.turn} waits for`} before the deadline; claimed by ${from}`,
+      );
+      forfeitSeat(s, st, p, 'withheld');
+    }
+    s.phaseStart = msg.time;
+    s.claimed = null;
+    checkEnd(s, st);
+    if (s.phase === 'play') completeAsk(rules, s, st, msg.time, askHooks(s, st));
+    actDecisionGame(s, st, ctx);
+    return;
+  }
+  st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}" during play, which the chain protocol does not take now`);
+}
+
+function tickDecisionGame(rules: DecisionGame<unknown>, state: ChainState, ctx: Ctx): StepResult<ChainState> {
+  if (askMissing(rules, state).length > 0) {
+    const { claim, key } = askTick(rules, state, ctx, state.timeoutMs);
+    const st = new Stepper();
+    if (claim === null) return st.result(state);
+    const s = copy(state);
+    s.claimed = key;
+    st.send(claim);
+    return st.result(s);
+  }
+  return deadlineTick(
+    state,
+    ctx,
+    { me: state.me, seated: state.me !== null && state.active.includes(state.me), round: state.turn, missing: () => missingRoll(rules, state) },
+    copy,
+  );
+}
+
 /** The chain protocol playing the games of `book` (docs/SPEC.md §7.2). */
 export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState> {
   return {
@@ -174,15 +389,32 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
         moved: -1,
         claimed: null,
         last: null,
+        decisionMs: intParam(setup.params, 'decisionMs', intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40), 1, 2 ** 40),
+        deadlines: deadlinesParam(setup.params),
+        ask: null,
+        mySeal: null,
+        answered: -1,
+        commitLine: {},
+        freshLine: {},
+        freshSent: -1,
       };
       const st = new Stepper();
       if (me !== null && players.includes(me)) st.send({ type: 'join', commitment: newCommitment(s, ctx, 0) });
       return st.result(s);
     },
 
-    decision: moveDecision,
+    decision: (state: ChainState) =>
+      isDecisionGame(state.rules) ? (state.phase === 'play' ? askDecision(state.rules, state, state.timeoutMs) : null) : moveDecision(state),
 
     decide(state: ChainState, choice: JsonValue, ctx: Ctx): StepResult<ChainState> {
+      if (isDecisionGame(state.rules)) {
+        const rules = state.rules;
+        if (state.phase !== 'play' || askDecision(rules, state, state.timeoutMs) === null) return refuseDecision();
+        const s = copy(state);
+        const st = new Stepper();
+        askDecide(rules, s, st, choice, ctx, { fresh: toHex(ctx.random(32)) });
+        return st.result(s);
+      }
       return decideBy(state, moveDecision, choice, copy, (s, st, action) => {
         const mine = s.mine!;
         const played = playTurn(s, s.me!, mine.opening.value, action);
@@ -202,6 +434,8 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
       if (s.phase === 'done') {
         // Players race to the end; what arrives after it changes nothing and is held against no one.
         return st.result(s);
+      } else if (isDecisionGame(s.rules) && s.phase === 'play') {
+        stepDecisionGame(s.rules, s, st, msg, ctx);
       } else if (body.type === 'join') {
         if (s.phase !== 'join') st.violation('out_of_turn', from, msg, `${from} joined after the join phase closed`);
         else if (s.commits[from] !== undefined) st.violation('duplicate_commit', from, msg, `${from} joined twice`);
@@ -213,7 +447,9 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
           advancePhase(s, st, ctx, msg.time);
         } else {
           s.commits[from] = { commitment: body.commitment, k: 0 };
+          s.commitLine[from] = msg.line;
           advancePhase(s, st, ctx, msg.time);
+          actDecisionGame(s, st, ctx);
         }
       } else if (body.type === 'ready') {
         if (s.phase !== 'ready') st.violation('out_of_turn', from, msg, `${from} sent "ready" in the ${s.phase} phase`);
@@ -226,7 +462,9 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
           st.violation('unexpected_message', from, msg, `${from}'s ready carries no fresh value`);
         else {
           s.fresh[from] = body.fresh;
+          s.freshLine[from] = msg.line;
           advancePhase(s, st, ctx, msg.time);
+          actDecisionGame(s, st, ctx);
         }
       } else if (body.type === 'move') {
         const mover = currentMover(s);
@@ -298,6 +536,7 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
     },
 
     tick(state: ChainState, ctx: Ctx): StepResult<ChainState> {
+      if (isDecisionGame(state.rules) && state.phase === 'play') return tickDecisionGame(state.rules, state, ctx);
       return deadlineTick(
         state,
         ctx,
@@ -312,7 +551,13 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
       const s = copy(state);
       const wasMover = currentMover(s) === player;
       forfeitSeat(s, st, player, code);
-      if (s.phase === 'play') {
+      if (s.phase === 'play' && isDecisionGame(s.rules)) {
+        s.phaseStart = time;
+        s.claimed = null;
+        checkEnd(s, st);
+        if (s.phase === 'play') completeAsk(s.rules, s, st, time, askHooks(s, st));
+        actDecisionGame(s, st, ctx);
+      } else if (s.phase === 'play') {
         if (wasMover) s.phaseStart = time;
         checkEnd(s, st);
       } else {

@@ -182,8 +182,8 @@ describe('audit on demand: the honest game', () => {
     expect(finals.map((b) => pub(b.secret as string))).toContain(answer.key);
   });
 
-  it('auditEvery: honest seats audit the last roller every k turns, with three players and Monopoly', () => {
-    const t = new Table(['a', 'b', 'c'], { rounds: 3, auditEvery: 2 }, 'monopoly');
+  it('auditEvery: honest seats audit the last roller every k turns, with three players and the chance-only Monopoly', () => {
+    const t = new Table(['a', 'b', 'c'], { rounds: 3, auditEvery: 2 }, 'monopoly-chance');
     t.run();
     const v = t.verdict();
     expect(v.violations).toEqual([]);

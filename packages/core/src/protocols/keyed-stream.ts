@@ -33,22 +33,26 @@ import type { ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
-import type { ChanceGame } from '../games/game.js';
+import { isDecisionGame, type ChanceGame, type DecisionGame } from '../games/game.js';
 import { KEYED_STREAM_MESSAGES } from './messages.js';
+import {
+  ASK_PHASES,
+  askDecide,
+  completeAsk,
+  askDecision,
+  askMissing,
+  askTick,
+  autoUnseal,
+  onAskDeadline,
+  onAskMessage,
+  deadlinesParam,
+  type Ask,
+  type AskHooks,
+} from './asking.js';
+import type { Opening } from '../commitment.js';
 import { forfeitSeat, turnsOutcome } from './rotation.js';
 import { isStrictPublicKey } from '../identity.js';
-import {
-  deadlineTick,
-  intParam,
-  noDecision,
-  refuseDecision,
-  isDeadlineBody,
-  settleClaim,
-  Stepper,
-  type Ctx,
-  type Machine,
-  type StepResult,
-} from './machine.js';
+import { deadlineTick, intParam, refuseDecision, isDeadlineBody, settleClaim, Stepper, type Ctx, type Machine, type StepResult } from './machine.js';
 
 type Op = { kind: 'x'; limit: number; value: number } | { kind: 'roll'; skip: number; draws: [number, number][] };
 
@@ -94,6 +98,18 @@ export interface KeyedState {
   epochs: Record<string, number>;
   /** The local player sent an audit answer the transcript has not yet shown. */
   answering: boolean;
+  /** Decision games (docs/SPEC.md §7.7): the deadline of each decision, the open ask round, the local player's seal. */
+  readonly decisionMs: number;
+  readonly deadlines: Readonly<Record<string, number>>;
+  ask: Ask | null;
+  mySeal: { readonly turn: number; readonly opening: Opening; readonly opened: boolean } | null;
+  answered: number;
+  /** The roller's X for the roll awaited now, once sent. */
+  stepX: { readonly turn: number; readonly x: number; readonly mover: string } | null;
+  /** The turn for which the local player has sent its X, or its roll for another (-1: none). */
+  sentX: number;
+  sentRoll: number;
+  rolls: number;
 }
 
 export function streamOfSecret(secret: Uint8Array): RandomStream {
@@ -157,7 +173,26 @@ function myStream(s: KeyedState): RandomStream {
   return stream;
 }
 
+/** A decision game's roll: the player who rolls, and the next player in, who produces the dice from its stream. */
+function dgRoll(s: KeyedState): { mover: string; roller: string } | null {
+  if (!isDecisionGame(s.rules) || s.phase !== 'play') return null;
+  const w = s.rules.waiting(s.game);
+  if (w.kind !== 'roll' || !s.active.includes(w.player)) return null;
+  const at = s.active.indexOf(w.player);
+  return { mover: w.player, roller: s.active[(at + 1) % s.active.length]! };
+}
+
+/** The awaited roll's X, if its mover has sent it (an X of a mover who has since left is void). */
+function currentX(s: KeyedState): { readonly x: number } | null {
+  const r = dgRoll(s);
+  return s.stepX !== null && r !== null && s.stepX.turn === s.turn && s.stepX.mover === r.mover ? s.stepX : null;
+}
+
 function roller(s: KeyedState): string | null {
+  if (isDecisionGame(s.rules)) {
+    const r = dgRoll(s);
+    return r === null ? null : currentX(s) === null ? r.mover : r.roller;
+  }
   return s.phase === 'play' ? (s.active[s.mover % Math.max(1, s.active.length)] ?? null) : null;
 }
 
@@ -167,6 +202,10 @@ function gameOver(s: KeyedState): boolean {
 
 /** The local player's turn message: the previous mover's roll (when pending) and its own X. True when that roll ends the game. */
 function actIfMine(s: KeyedState, st: Stepper): boolean {
+  if (isDecisionGame(s.rules)) {
+    actDecisionGame(s.rules, s, st);
+    return false;
+  }
   if (s.me === null || roller(s) !== s.me || s.mine === null || s.keyless[s.me]) return false;
   const stream = myStream(s);
   const before = stream.consumed;
@@ -317,6 +356,12 @@ const requestMissing = (s: KeyedState, r: AuditRequest): string[] => r.waiting.f
 /** After a forfeit during play: the game may be over, or the next roller may be us. */
 function afterForfeits(s: KeyedState, st: Stepper, wasRoller: string | null, time: number): void {
   if (s.phase !== 'play') return;
+  if (isDecisionGame(s.rules)) {
+    if (!gameOver(s)) completeAsk(s.rules, s, st, time, askHooks(s, st));
+    if (gameOver(s)) startAudit(s, st, time);
+    else actDecisionGame(s.rules, s, st);
+    return;
+  }
   if (gameOver(s)) startAudit(s, st, time);
   else if (wasRoller !== null && !s.active.includes(wasRoller)) {
     s.phaseStart = time;
@@ -325,14 +370,148 @@ function afterForfeits(s: KeyedState, st: Stepper, wasRoller: string | null, tim
   }
 }
 
+/*
+ * Decision games on seed 000's streams (docs/SPEC.md §7.7). A roll is two messages: the mover's `x`
+ * (its intent, with X drawn from its own stream) and the `roll` of the next player in, who skips 4·X
+ * bytes of its own stream and plays the roll on what follows. Decisions between rolls are the asking
+ * rounds of asking.ts; every number is checked at the audit, as for plain games.
+ */
+const DG_BODIES = ['x', 'roll', 'answer', 'seal', 'unseal'];
+
+function isDecisionGameBody(body: { readonly type: string; readonly phase?: unknown }): boolean {
+  return DG_BODIES.includes(body.type) || (isDeadlineBody(body as never) && body.phase !== REQUEST_PHASE);
+}
+
+/** The game learns who goes first by seed 000's rule (a game without the hook starts with its own first player). */
+function startWith(s: KeyedState): void {
+  if (!isDecisionGame(s.rules)) return;
+  const first = s.active[s.mover]!;
+  s.game = s.rules.firstPlayer?.(s.game, first) ?? s.game;
+}
+
+function actDecisionGame(rules: DecisionGame<unknown>, s: KeyedState, st: Stepper): void {
+  if (s.me === null || s.mine === null || s.phase !== 'play' || !s.active.includes(s.me)) return;
+  autoUnseal(rules, s, st);
+  const r = dgRoll(s);
+  if (r === null || s.keyless[s.me]) return;
+  const sx = currentX(s);
+  if (sx === null && r.mover === s.me && s.sentX !== s.turn) {
+    const stream = myStream(s);
+    const before = stream.consumed;
+    const x = stream.below(s.skipLimit);
+    s.mine = { secret: s.mine.secret, consumed: s.mine.consumed + (stream.consumed - before) };
+    s.sentX = s.turn;
+    st.send({ type: 'x', turn: s.turn, x });
+  } else if (sx !== null && r.roller === s.me && s.sentRoll !== s.turn) {
+    const stream = myStream(s);
+    const before = stream.consumed;
+    stream.skip(4 * sx.x);
+    const chance = new RecordingChance(stream);
+    rules.play(s.game, r.mover, chance, null);
+    s.mine = { secret: s.mine.secret, consumed: s.mine.consumed + (stream.consumed - before) };
+    s.sentRoll = s.turn;
+    st.send({ type: 'roll', turn: s.turn, draws: chance.draws });
+  }
+}
+
+function askHooks(s: KeyedState, st: Stepper): AskHooks {
+  return {
+    forfeit: (player, code) => forfeit(s, st, player, code),
+    accepted: () => undefined,
+    resolved: () => undefined,
+  };
+}
+
+function stepDecisionGame(rules: DecisionGame<unknown>, s: KeyedState, st: Stepper, msg: Accepted): void {
+  const from = msg.envelope.from;
+  const body = msg.envelope.body;
+  const r = dgRoll(s);
+  if (body.type === 'x' || body.type === 'roll') {
+    const sx = currentX(s);
+    const expected = r === null ? null : sx === null ? r.mover : r.roller;
+    const wanted = sx === null ? 'x' : 'roll';
+    if (expected !== from || body.type !== wanted || body.turn !== s.turn || s.keyless[from]) {
+      st.violation(
+        'out_of_turn',
+        from,
+        msg,
+        `${from} sent "${body.type}" for turn ${String(body.turn)}, but the game waits for ${expected === null ? 'a decision' : `${wanted} ${s.turn} from ${expected}`}`,
+      );
+      return;
+    }
+    if (body.type === 'x') {
+      if (typeof body.x !== 'number' || !Number.isSafeInteger(body.x) || body.x < 0 || body.x >= s.skipLimit) {
+        st.violation('unexpected_message', from, msg, `${from}'s x is not in [0, ${s.skipLimit})`);
+        forfeit(s, st, from, 'unexpected_message');
+      } else {
+        s.history[from] = pushOp(s.history[from] ?? null, { kind: 'x', limit: s.skipLimit, value: body.x });
+        s.stepX = { turn: s.turn, x: body.x, mover: from };
+      }
+    } else {
+      const draws = body.draws as [number, number][];
+      let next: unknown = null;
+      let bad: string | null = null;
+      try {
+        next = playClaimed(s, r!.mover, draws);
+      } catch (e) {
+        if (!(e instanceof ScriptMismatch)) throw e;
+        bad = e.message;
+      }
+      if (bad !== null) {
+        st.violation('wrong_result', from, msg, `${from}'s roll for ${r!.mover}'s turn ${s.turn} is not a possible roll: ${bad}`);
+        forfeit(s, st, from, 'wrong_result');
+      } else {
+        s.history[from] = pushOp(s.history[from] ?? null, { kind: 'roll', skip: sx!.x, draws });
+        s.game = next;
+        st.emit({ type: 'turn', turn: s.turn, player: r!.mover, rolledBy: from, draws: canonicalize(draws) });
+        s.turn++;
+        s.rolls++;
+        s.stepX = null;
+        // The mover whose dice these were asks, every k-th roll, for an audit of the player who produced them.
+        if (s.auditEvery > 0 && s.rolls % s.auditEvery === 0 && s.me === r!.mover && s.me !== from && !gameOver(s))
+          st.send({ type: 'audit-request', players: [from] });
+      }
+    }
+    s.phaseStart = msg.time;
+    s.claimed = null;
+  } else if (isDeadlineBody(body) && (ASK_PHASES as readonly string[]).includes(body.phase)) {
+    onAskDeadline(rules, s, st, msg, body, s.timeoutMs, askHooks(s, st));
+  } else if (isDeadlineBody(body)) {
+    const late = settleClaim(st, msg, body, s, { round: deadlineRound(s), late: missing(s), isOut: (p) => !s.active.includes(p) });
+    if (late === null) return;
+    for (const p of late) {
+      st.violation(
+        'withheld',
+        p,
+        msg,
+        `${p} did not send its ${currentX(s) === null ? 'x' : 'roll'} for turn ${s.turn} before the deadline; claimed by ${from}`,
+      );
+      forfeit(s, st, p, 'withheld');
+    }
+    s.phaseStart = msg.time;
+    s.claimed = null;
+    if (!gameOver(s)) completeAsk(rules, s, st, msg.time, askHooks(s, st));
+  } else {
+    onAskMessage(rules, s, st, msg, askHooks(s, st));
+  }
+  if (gameOver(s)) startAudit(s, st, msg.time);
+  else actDecisionGame(rules, s, st);
+}
+
 /** Seed 000's protocol playing the games of `book` (docs/SPEC.md §7.3). */
 export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<KeyedState> {
   return {
     protocol: 'keyed-stream',
     messages: KEYED_STREAM_MESSAGES,
-    // The roller computes the mover's roll, so the games played here take no actions: nothing to decide.
-    decision: noDecision,
-    decide: refuseDecision,
+    // The roller computes the mover's roll, so a plain game takes no actions; a decision game asks between rolls.
+    decision: (state: KeyedState) => (isDecisionGame(state.rules) && state.phase === 'play' ? askDecision(state.rules, state, state.timeoutMs) : null),
+    decide(state: KeyedState, choice: JsonValue, ctx: Ctx): StepResult<KeyedState> {
+      if (!isDecisionGame(state.rules) || state.phase !== 'play' || askDecision(state.rules, state, state.timeoutMs) === null) return refuseDecision();
+      const s = copy(state);
+      const st = new Stepper();
+      askDecide(state.rules, s, st, choice, ctx, {});
+      return st.result(s);
+    },
 
     init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<KeyedState> {
       const gameName = setup.game ?? 'dice';
@@ -366,6 +545,15 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
         spent: [],
         epochs: Object.fromEntries(players.map((p) => [p, 0])),
         answering: false,
+        decisionMs: intParam(setup.params, 'decisionMs', intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40), 1, 2 ** 40),
+        deadlines: deadlinesParam(setup.params),
+        ask: null,
+        mySeal: null,
+        answered: -1,
+        stepX: null,
+        sentX: -1,
+        sentRoll: -1,
+        rolls: 0,
       };
       const st = new Stepper();
       if (me !== null && players.includes(me)) {
@@ -386,6 +574,8 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
       if (s.phase === 'done') {
         // Players race to the end; what arrives after it changes nothing and is held against no one.
         return st.result(s);
+      } else if (isDecisionGame(s.rules) && s.phase === 'play' && isDecisionGameBody(body)) {
+        stepDecisionGame(s.rules, s, st, msg);
       } else if (body.type === 'stream-key' && s.phase === 'play' && s.keyless[from]) {
         takeNewKey(s, st, from, body.key, msg);
         afterForfeits(s, st, roller(state), msg.time);
@@ -399,6 +589,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
             s.phase = 'play';
             s.phaseStart = msg.time;
             s.mover = firstPlayerIndex(s.active.map((p) => s.keys[p]!));
+            startWith(s);
             st.emit({ type: 'first-player', player: s.active[s.mover]! });
             actIfMine(s, st);
           }
@@ -549,6 +740,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
           if (s.active.length > 0 && s.active.every((p) => s.keys[p] !== undefined)) {
             s.phase = 'play';
             s.mover = firstPlayerIndex(s.active.map((p) => s.keys[p]!));
+            startWith(s);
             actIfMine(s, st);
           }
         } else if (gameOver(s)) startAudit(s, st, msg.time);
@@ -561,6 +753,14 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
 
     tick(state: KeyedState, ctx: Ctx): StepResult<KeyedState> {
       const seated = state.me !== null && state.active.includes(state.me);
+      if (isDecisionGame(state.rules) && state.phase === 'play' && askMissing(state.rules, state).length > 0) {
+        const { claim, key } = askTick(state.rules, state, ctx, state.timeoutMs);
+        if (claim !== null) {
+          const s = copy(state);
+          s.claimed = key;
+          return { state: s, out: [claim], events: [], violations: [] };
+        }
+      }
       const main = deadlineTick(state, ctx, { me: state.me, seated, round: deadlineRound(state), missing: () => missing(state) }, copy);
       if (state.phase !== 'play' || state.requests.length === 0) return main;
       // Older obligations first: a claim on an audit request names why the player stopped.
@@ -584,7 +784,9 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
       const s = copy(state);
       const wasRoller = roller(s) === player;
       forfeit(s, st, player, code);
-      if (s.phase === 'play') {
+      if (s.phase === 'play' && isDecisionGame(s.rules)) {
+        afterForfeits(s, st, player, time);
+      } else if (s.phase === 'play') {
         if (wasRoller) s.phaseStart = time;
         if (gameOver(s)) startAudit(s, st, time);
         else if (wasRoller) actIfMine(s, st);

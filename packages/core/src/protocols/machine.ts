@@ -63,7 +63,9 @@ export type Choices =
    * Diplomacy preference list). `examples` are legal answers a strategy may draw from; the machine may
    * check the text further in `decide`.
    */
-  | { readonly type: 'text'; readonly pattern: string; readonly maxLength: number; readonly examples: readonly string[] };
+  | { readonly type: 'text'; readonly pattern: string; readonly maxLength: number; readonly examples: readonly string[] }
+  /** Up to `max` distinct answers to `of` (a trade's deeds and cards). */
+  | { readonly type: 'list'; readonly of: Choices; readonly max: number };
 
 /** What the local player must decide before its machine can go on (docs/SPEC.md §7.5). */
 export interface Decision {
@@ -74,6 +76,8 @@ export interface Decision {
   readonly choices: Choices;
   /** The local clock time (ms) after which the others may claim the deadline. */
   readonly deadline: number;
+  /** What the player sees of the game as it decides (a decision game's state), for interfaces and automatic players. */
+  readonly view?: JsonValue;
 }
 
 export interface Machine<S> {
@@ -272,6 +276,13 @@ export function checkChoice(choices: Choices, value: JsonValue, field = 'choice'
         if (member === undefined) bad(`missing member "${k}"`);
         checkChoice(choices.fields[k]!, member!, `${field}.${k}`);
       }
+      return;
+    }
+    case 'list': {
+      if (!Array.isArray(value)) return bad('expected a list');
+      if (value.length > choices.max) bad(`at most ${choices.max} items`);
+      if (new Set(value.map((v) => JSON.stringify(v))).size !== value.length) bad('an item twice');
+      value.forEach((v, i) => checkChoice(choices.of, v, `${field}[${i}]`));
       return;
     }
     case 'any-of': {

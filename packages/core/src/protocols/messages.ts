@@ -34,6 +34,10 @@ export const CHAIN_MESSAGES: MessageSchemas = {
   join: z.object({ commitment: text }),
   ready: z.object({ commitSet: z.unknown(), fresh: text }),
   move: z.object({ turn: round, opening, commitment: text, fresh: text, action: z.unknown(), draws: z.array(z.tuple([z.number(), z.number()])) }),
+  answer: z.object({ turn: round, choice: z.unknown(), fresh: z.optional(text) }),
+  seal: z.object({ turn: round, commitment: text, fresh: z.optional(text) }),
+  unseal: z.object({ turn: round, opening, fresh: z.optional(text) }),
+  fresh: z.object({ turn: round, fresh: text }),
   deadline: DEADLINE,
 };
 
@@ -42,6 +46,11 @@ export const KEYED_STREAM_MESSAGES: MessageSchemas = {
   turn: z.object({ turn: round, roll: z.nullable(z.object({ turn: z.unknown(), draws: z.unknown() })), x: z.optional(z.nullable(z.number())) }),
   audit: z.object({ secret: z.unknown(), key: z.optional(z.unknown()) }),
   'audit-request': z.object({ players }),
+  x: z.object({ turn: round, x: z.number() }),
+  roll: z.object({ turn: round, draws: z.array(z.tuple([z.number(), z.number()])) }),
+  answer: z.object({ turn: round, choice: z.unknown() }),
+  seal: z.object({ turn: round, commitment: text }),
+  unseal: z.object({ turn: round, opening }),
   deadline: DEADLINE,
 };
 

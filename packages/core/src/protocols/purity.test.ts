@@ -61,13 +61,13 @@ describe('no machine changes the state it is given', () => {
     expect(writer.protocol).toBe('beacon');
   });
 
-  for (const protocol of SIM_PROTOCOLS) {
+  for (const [protocol, game] of [...SIM_PROTOCOLS.map((p) => [p, undefined] as const), ['keyed-stream', 'monopoly'] as const]) {
     const cheats: readonly (Cheat | undefined)[] = [
       undefined,
       ...GENERIC_CHEATS,
       ...(protocol === 'signidice' ? (['house-wrong-signature', 'house-key-swap', 'player-reuse-r'] as const) : []),
     ];
-    it(`${protocol}: honest and cheating games on frozen states`, () => {
+    it(`${protocol}${game === undefined ? '' : ` playing ${game}`}: honest and cheating games on frozen states`, () => {
       for (const cheat of cheats) {
         const cheater = cheat?.startsWith('house-') ? 'house' : 'p2';
         const r = simulate({
@@ -77,6 +77,7 @@ describe('no machine changes the state it is given', () => {
           seed: new Uint8Array(32).fill(21),
           drop: 0.05,
           registry,
+          ...(game === undefined ? {} : { game }),
           ...(cheat === undefined ? {} : { cheat, cheater }),
         });
         const v = audit(r.lines);

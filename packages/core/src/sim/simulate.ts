@@ -38,6 +38,7 @@ export interface SimExtension {
   /** The message the out-of-turn cheater sends early, read from its seat's state; null while it has none. */
   readonly earlyMove?: (seat: Seat) => Body | null;
 }
+import { monopolyStrategy } from './monopoly-strategy.js';
 
 export const SIM_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'signidice', 'rochambeau'] as const;
 export type SimProtocol = (typeof SIM_PROTOCOLS)[number];
@@ -161,6 +162,10 @@ export function simulate(options: SimOptions): SimResult {
   });
   const table = new Table(setupLine, ids, options.verify === undefined ? {} : { verify: options.verify });
   net.add(table);
+  // Monopoly's automatic players read the board; other games draw uniformly among the legal answers.
+  const strategyFor =
+    options.strategy ??
+    (setup.game === 'monopoly' ? (id: string): Strategy => monopolyStrategy(id, taggedHash('sim-strategy', options.seed, utf8(id))) : undefined);
   const players = ids.map((id, i) => {
     const stream = new RandomStream(taggedHash('sim-random', options.seed, utf8(id)), 'player');
     const chosen = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;
@@ -178,7 +183,7 @@ export function simulate(options: SimOptions): SimResult {
       prover,
       options.sign,
       {
-        ...(options.strategy === undefined ? {} : { strategy: options.strategy(id) }),
+        ...(strategyFor === undefined ? {} : { strategy: strategyFor(id) }),
         ...(options.registry === undefined ? {} : { registry: options.registry }),
         ...(options.cpuClock === undefined ? {} : { cpuClock: options.cpuClock }),
         ...(extensionHook === undefined ? {} : { hook: extensionHook({ keys: keys[i]!, random: (n) => stream.bytes(n) }) }),

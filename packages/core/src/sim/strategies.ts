@@ -47,6 +47,17 @@ export function randomChoice(choices: Choices, stream: RandomStream): JsonValue 
       if (choices.examples.length === 0)
         throw new FairtableError('bad_input', 'a text decision without examples has no automatic answer', { field: 'choices' });
       return choices.examples[stream.below(choices.examples.length)]!;
+    case 'list': {
+      const items: JsonValue[] = [];
+      const keys = new Set<string>();
+      for (let n = stream.below(choices.max + 1); n > 0; n--) {
+        const item = randomChoice(choices.of, stream);
+        const key = JSON.stringify(item);
+        if (!keys.has(key)) items.push(item);
+        keys.add(key);
+      }
+      return items;
+    }
   }
 }
 

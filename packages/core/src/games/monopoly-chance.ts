@@ -1,5 +1,6 @@
 /**
- * Monopoly's chance parts (docs/SPEC.md §8.3; seed 000).
+ * Monopoly's chance parts alone, the game "monopoly-chance" (docs/SPEC.md §8.3; seed 000): kept
+ * for the chance-only demonstrations; the whole game is games/monopoly/ (docs/spec/monopoly.md).
  *
  * Two dice; doubles roll again; a third double in one turn sends the player to
  * jail. In jail: a Get Out of Jail Free card is used if held, else doubles get
@@ -187,8 +188,8 @@ function resolve(d: Draft, players: readonly string[], mover: string, chance: Ch
   }
 }
 
-export const monopolyGame: ChanceGame<MonopolyState> = {
-  name: 'monopoly',
+export const monopolyChanceGame: ChanceGame<MonopolyState> = {
+  name: 'monopoly-chance',
   init(players, params) {
     return {
       players: [...players],

@@ -7,19 +7,19 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ScriptedChance } from '../chance.js';
-import { CHANCE, COMMUNITY_CHEST, monopolyGame, type MonopolyState } from './monopoly.js';
+import { CHANCE, COMMUNITY_CHEST, monopolyChanceGame, type MonopolyState } from './monopoly-chance.js';
 
 const die = (d: number): [number, number] => [6, d - 1];
 const roll = (a: number, b: number): [number, number][] => [die(a), die(b)];
 
 function state(over: Partial<MonopolyState> = {}, players = ['a', 'b', 'c']): MonopolyState {
-  return { ...monopolyGame.init(players, {}), ...over };
+  return { ...monopolyChanceGame.init(players, {}), ...over };
 }
 
 /** Plays a's turn on exactly the given draws (a script left over, or too short, fails the test). */
 function play(s: MonopolyState, draws: [number, number][], mover = 'a'): MonopolyState {
   const chance = new ScriptedChance(draws);
-  const next = monopolyGame.play(s, mover, chance, null).state;
+  const next = monopolyChanceGame.play(s, mover, chance, null).state;
   expect(chance.exhausted).toBe(true);
   return next;
 }
@@ -282,17 +282,17 @@ describe('the end', () => {
   it('after `rounds` rounds the most cash wins, ties share', () => {
     const s = state({ rounds: 1 }, ['a', 'b']);
     const s1 = play(s, roll(1, 2)); // a: 3, nothing happens
-    expect(monopolyGame.winners(s1)).toBeNull();
+    expect(monopolyChanceGame.winners(s1)).toBeNull();
     const s2 = play(s1, roll(1, 2), 'b');
-    expect(monopolyGame.winners(s2)).toEqual(['a', 'b']);
+    expect(monopolyChanceGame.winners(s2)).toEqual(['a', 'b']);
     const s3 = play(s1, roll(1, 3), 'b'); // b pays income tax
-    expect(monopolyGame.winners(s3)).toEqual(['a']);
+    expect(monopolyChanceGame.winners(s3)).toEqual(['a']);
   });
 
   it('a player who leaves puts its Get Out of Jail Free cards back in their piles', () => {
     const k = chanceIndex('Get Out of Jail Free');
     const s = play(state(), [...roll(3, 4), [16, k]]);
-    const left = monopolyGame.forfeit(s, 'a');
+    const left = monopolyChanceGame.forfeit(s, 'a');
     expect(left.players).toEqual(['b', 'c']);
     expect(left.held.a).toBeUndefined();
     expect(left.piles.chance).toContain(k);
