@@ -109,7 +109,11 @@ export type ViolationCode =
   | 'reused_r'
   | 'rejected_bet'
   // Rochambeau (docs/spec/rochambeau.md)
-  | 'bad_payload';
+  | 'bad_payload'
+  // the orderer, named by its own receipts (docs/spec/relay.md §9)
+  | 'relay_forked'
+  | 'relay_censored'
+  | 'receipt_mismatch';
 
 export interface Evidence {
   /** 0-based line of the transcript the envelope stands on, when known. */
@@ -130,4 +134,6 @@ export interface Violation {
   readonly seq: number;
   readonly message: string;
   readonly evidence: readonly Evidence[];
+  /** The orderer (relay public key, hex) its own receipts name, for the relay's codes (docs/spec/relay.md §9). */
+  readonly relay?: string;
 }
