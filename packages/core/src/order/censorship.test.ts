@@ -28,7 +28,10 @@ function receiptsFor(lines: readonly string[], keys: KeyPair = relay): Receipt[]
 
 /** The envelope `player` would have signed next after the log's first `upTo` lines. */
 function nextEnvelope(lines: readonly string[], upTo: number, player: string, keys: KeyPair, body: Envelope['body'], time: number): string {
-  const own = lines.slice(0, upTo).map(parse).filter((e) => e.from === player);
+  const own = lines
+    .slice(0, upTo)
+    .map(parse)
+    .filter((e) => e.from === player);
   const last = own[own.length - 1];
   const game = parse(lines[0]!).game;
   return envelopeLine(

@@ -252,9 +252,7 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
   }
 
   const at = faultAt as number | null;
-  const kept = base.violations.filter(
-    (v) => !spared.has(v) && (at === null || v.seq < at || v.player === null || SIGNER_PROOFS.has(v.code)),
-  );
+  const kept = base.violations.filter((v) => !spared.has(v) && (at === null || v.seq < at || v.player === null || SIGNER_PROOFS.has(v.code)));
   // The game did not end on this log because the orderer stopped it: that is the relay's, not "nobody's".
   const violations = [...kept.filter((v) => !(at !== null && v.code === 'withheld' && v.player === null)), ...nobody, ...relayViolations];
   const outcome = at === null ? base.outcome : null;

@@ -36,10 +36,7 @@ export interface WitnessReceipt extends UnsignedWitnessReceipt {
 const MEMBERS = ['v', 'game', 'from', 'seq', 'hash', 'time', 'sig'];
 
 function witnessBytes(r: UnsignedWitnessReceipt): Uint8Array {
-  return concatBytes(
-    domainPrefix('witness-receipt'),
-    canonicalBytes({ v: r.v, game: r.game, from: r.from, seq: r.seq, hash: r.hash, time: r.time }),
-  );
+  return concatBytes(domainPrefix('witness-receipt'), canonicalBytes({ v: r.v, game: r.game, from: r.from, seq: r.seq, hash: r.hash, time: r.time }));
 }
 
 export function signWitnessReceipt(
