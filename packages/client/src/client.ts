@@ -20,7 +20,9 @@ import { Seat, type JournalEntry, type SeatOptions, type SignFn } from '@fairtab
 import { gameIdOf } from '@fairtable/core/setup.js';
 import { readSetupLine, type Accepted, type VerifyFn } from '@fairtable/core/transcript.js';
 import { Auditor, type Verdict } from '@fairtable/core/audit.js';
-import { ReceiptChain, type RelayLie } from './receipts.js';
+import { ReceiptChain, lineHash, type RelayLie } from './receipts.js';
+import { witnessesOf, type EvidenceRecord } from '@fairtable/core/order/censorship.js';
+import { WitnessPublisher, type WitnessRelay } from './witnesses.js';
 
 /** The part of the standard WebSocket API the client uses. */
 export interface SocketLike {
@@ -280,6 +282,15 @@ export interface JoinOptions {
   readonly onLine?: (line: number, text: string, receipt: Receipt) => void;
   readonly onDecision?: (entry: JournalEntry) => void;
   readonly onSubmit?: (text: string) => void;
+  /**
+   * The witness relays to publish every envelope to (docs/spec/relay.md §8); by default the ones the setup
+   * names (`params.witnesses`). Each receipt they sign, and each receipt the ordering relay gives for this
+   * seat's own envelopes, is kept in `evidence` and given to `onEvidence`.
+   */
+  readonly witnesses?: readonly WitnessRelay[];
+  readonly onEvidence?: (record: EvidenceRecord) => void;
+  /** For publishing to witnesses; the platform's by default. */
+  readonly fetch?: FetchLike;
 }
 
 type Listener<K extends keyof ClientEvents> = (value: ClientEvents[K]) => void;
@@ -300,6 +311,11 @@ export class RelayGame {
   clockOffset: number | null = null;
   status: ClientStatus = 'connecting';
   private chain: ReceiptChain | null = null;
+  /** Signed receipts for this seat's own envelopes, from the ordering relay and from the witnesses (relay.md §9). */
+  readonly evidence: EvidenceRecord[] = [];
+  private publisher: WitnessPublisher | null = null;
+  /** This seat's envelopes by hash, to pair each `accepted` receipt with the envelope it is for. */
+  private readonly mine = new Map<string, string>();
   private readonly options: JoinOptions;
   private readonly listeners = new Map<keyof ClientEvents, Set<(v: never) => void>>();
   private socket: SocketLike | null = null;
@@ -410,6 +426,7 @@ export class RelayGame {
     if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
     this.timer = null;
     this.reconnectTimer = null;
+    this.publisher?.close();
     this.ready = false;
     const s = this.socket;
     this.socket = null;
@@ -555,7 +572,13 @@ export class RelayGame {
       case 'accepted': {
         if (typeof m.line !== 'number' || !Number.isSafeInteger(m.line) || m.line < 0) return;
         const lie = this.chain?.promise(m.line, m.receipt) ?? null;
-        if (lie !== null) this.caught(lie);
+        if (lie !== null) return this.caught(lie);
+        const text = this.mine.get((m.receipt as Receipt).hash);
+        if (text !== undefined && this.relayKey !== null) {
+          // Kept once per line: the orderer's word that this envelope is line `m.line` of its log.
+          this.mine.delete((m.receipt as Receipt).hash);
+          this.keep({ relay: this.relayKey, text, receipt: m.receipt as Receipt });
+        }
         return;
       }
       case 'refused':
@@ -661,6 +684,7 @@ export class RelayGame {
       this.emit('line', { line: 0, text, receipt: r });
       this.seat = new Seat(this.seatOptions(text));
       this.seat.hold(this.held() < this.known);
+      this.startPublishing(text, setup.setup.params);
       return;
     }
     this.options.onLine?.(line, text, r);
@@ -706,8 +730,34 @@ export class RelayGame {
       ...(o.sign === undefined ? {} : { sign: o.sign }),
       ...(o.prover === undefined ? {} : { prover: o.prover }),
       ...(o.onDecision === undefined ? {} : { onDecision: o.onDecision }),
-      ...(o.onSubmit === undefined ? {} : { onSubmit: o.onSubmit }),
+      onSubmit: (text) => {
+        const hash = lineHash(text);
+        if (hash !== null) this.mine.set(hash, text);
+        this.publisher?.publish(text);
+        o.onSubmit?.(text);
+      },
     };
+  }
+
+  private keep(record: EvidenceRecord): void {
+    this.evidence.push(record);
+    this.options.onEvidence?.(record);
+  }
+
+  /** Opens the game at its witnesses with the setup line; every envelope then follows it there. */
+  private startPublishing(setupLine: string, params: { readonly [key: string]: unknown }): void {
+    const witnesses = this.options.witnesses ?? witnessesOf(params);
+    if (witnesses.length === 0 || this.publisher !== null) return;
+    const f = this.options.fetch ?? (globalThis as { fetch?: FetchLike }).fetch;
+    if (f === undefined) return;
+    this.publisher = new WitnessPublisher(
+      this.gameId,
+      witnesses,
+      (url, init) => f(url, init),
+      (record) => this.keep(record),
+      (_w, message) => this.emit('refused', { code: 'witness_refused', message }),
+    );
+    this.publisher.publish(setupLine, true);
   }
 
   private resumeFrom(r: NonNullable<JoinOptions['resume']>): void {
