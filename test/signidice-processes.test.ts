@@ -1,18 +1,25 @@
 /**
- * Signidice as separate programs: `fairtable signidice house` serves the table on
- * 127.0.0.1 and plays the house; two `fairtable signidice play` processes join.
- * Every seat must end with the same balances, and the transcript must audit.
+ * Signidice as separate programs through a relay: `fairtable relay` orders the
+ * game, `fairtable signidice house` opens it there and plays the house, and two
+ * `fairtable signidice play` processes join (docs/spec/relay.md §9: the house
+ * never orders its own game). Every seat must end with the same balances, and
+ * the fetched transcript must audit valid on the relay's receipt times.
  */
-import { describe, expect, it, beforeAll } from 'vitest';
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const main = join(root, 'packages/cli/dist/main.js');
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-signidice-'));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
 
 function cli(args: string[]): string {
   const r = spawnSync(process.execPath, [main, ...args], { cwd: dir, encoding: 'utf8' });
@@ -21,19 +28,32 @@ function cli(args: string[]): string {
 }
 
 function collect(child: ChildProcess): Promise<{ out: string; code: number | null }> {
+  children.push(child);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', () => {});
   return new Promise((resolve) => child.on('close', (code) => resolve({ out, code })));
 }
 
-beforeAll(() => {
+let relayUrl = '';
+beforeAll(async () => {
   for (const name of ['house', 'alice', 'bob']) writeFileSync(join(dir, `${name}.pub.json`), cli(['keygen', '--name', name, '--out', `${name}.json`]));
+  const relay = spawn(process.execPath, [main, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', join(dir, 'data')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(relay);
+  relayUrl = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: relay.stdout! }).on('line', (text) => {
+      const log = JSON.parse(text) as { msg?: string; port?: number };
+      if (log.msg === 'relay listening') resolve(`http://127.0.0.1:${log.port}`);
+    });
+    relay.once('exit', (code) => reject(new Error(`the relay exited with ${code}`)));
+  });
 }, 120_000);
 
-async function play(
-  houseArgs: string[],
-): Promise<{ reports: { player: string; balances: unknown; violations: { code: string; player: string }[] }[]; transcript: string }> {
+type Report = { player: string; game: string; balances: unknown; violations: { code: string; player: string }[] };
+
+async function play(houseArgs: string[]): Promise<{ reports: Report[]; transcript: string; game: string }> {
   const transcript = join(dir, `game-${Math.random().toString(36).slice(2)}.jsonl`);
   const house = spawn(
     process.execPath,
@@ -41,6 +61,8 @@ async function play(
       main,
       'signidice',
       'house',
+      '--relay',
+      relayUrl,
       '--key',
       'house.json',
       '--players',
@@ -56,11 +78,11 @@ async function play(
     { cwd: dir },
   );
   const houseDone = collect(house);
-  const port = await new Promise<string>((resolve, reject) => {
+  const game = await new Promise<string>((resolve, reject) => {
     let buf = '';
     house.stdout!.on('data', (d: Buffer) => {
       buf += d.toString();
-      const m = /PORT (\d+)/.exec(buf);
+      const m = /^([0-9a-f]{64}) /.exec(buf);
       if (m) resolve(m[1]!);
     });
     house.on('error', reject);
@@ -68,20 +90,22 @@ async function play(
   const players = ['alice', 'bob'].map((p) =>
     // alice chooses her bet (red, 7 a round); bob leaves his to the automatic player.
     collect(
-      spawn(process.execPath, [main, 'signidice', 'play', '--key', `${p}.json`, '--port', port, ...(p === 'alice' ? ['--bet', 'red:7'] : [])], { cwd: dir }),
+      spawn(
+        process.execPath,
+        [main, 'signidice', 'play', '--relay', relayUrl, '--game', game, '--key', `${p}.json`, ...(p === 'alice' ? ['--bet', 'red:7'] : [])],
+        { cwd: dir },
+      ),
     ),
   );
   const results = await Promise.all([houseDone, ...players]);
   for (const r of results) expect(r.code).toBe(0);
-  const reports = results.map(
-    (r) => JSON.parse(r.out.trim().split('\n').pop()!) as { player: string; balances: unknown; violations: { code: string; player: string }[] },
-  );
-  return { reports, transcript };
+  const reports = results.map((r) => JSON.parse(r.out.trim().split('\n').pop()!) as Report);
+  return { reports, transcript, game };
 }
 
-describe('Signidice across processes on 127.0.0.1', () => {
-  it('house and two players agree on every balance, and the transcript audits valid', async () => {
-    const { reports, transcript } = await play([]);
+describe('Signidice across processes through a relay', () => {
+  it('house and two players agree on every balance, and the fetched transcript audits valid on the receipts', async () => {
+    const { reports, transcript, game } = await play([]);
     // Every bet alice placed is the one she chose on the command line.
     const bets = readFileSync(transcript, 'utf8')
       .trim()
@@ -91,12 +115,21 @@ describe('Signidice across processes on 127.0.0.1', () => {
     expect(bets.length).toBeGreaterThan(0);
     for (const b of bets) expect(b.body.bet).toEqual({ kind: 'red', pick: null, amount: 7 });
     expect(reports.map((r) => r.player)).toEqual(['house', 'alice', 'bob']);
+    expect(reports.every((r) => r.game === game)).toBe(true);
     expect(new Set(reports.map((r) => JSON.stringify(r.balances))).size).toBe(1);
-    const audit = spawnSync(process.execPath, [main, 'audit', transcript, '--json'], { encoding: 'utf8' });
-    expect(audit.status).toBe(0);
-    const verdict = JSON.parse(audit.stdout) as { valid: boolean; outcome: { summary: { balances: unknown } } };
-    expect(verdict.valid).toBe(true);
-    expect(JSON.stringify(verdict.outcome.summary.balances)).toBe(JSON.stringify(reports[0]!.balances));
+    // The house's own copy, with its receipts, is the relay's log.
+    const fetched = join(dir, `fetched-${game}.jsonl`);
+    cli(['fetch', '--relay', relayUrl, '--game', game, '--out', fetched]);
+    expect(readFileSync(fetched, 'utf8')).toBe(readFileSync(transcript, 'utf8'));
+    const relayKey = JSON.parse(cli(['audit', fetched, '--json', '--relay-key', await keyOf(relayUrl)])) as {
+      relay: { receipted: number };
+      valid: boolean;
+      lines: number;
+      outcome: { summary: { balances: unknown } };
+    };
+    expect(relayKey.valid).toBe(true);
+    expect(relayKey.relay.receipted).toBe(relayKey.lines);
+    expect(JSON.stringify(relayKey.outcome.summary.balances)).toBe(JSON.stringify(reports[0]!.balances));
   }, 60_000);
 
   it('a house that swaps its key is named by every player and by the auditor', async () => {
@@ -107,3 +140,7 @@ describe('Signidice across processes on 127.0.0.1', () => {
     expect((JSON.parse(audit.stdout) as { violations: { code: string; player: string }[] }).violations[0]).toMatchObject({ code: 'key_swap', player: 'house' });
   }, 60_000);
 });
+
+async function keyOf(url: string): Promise<string> {
+  return ((await fetch(`${url}/witness`).then((r) => r.json())) as { relay: string }).relay;
+}

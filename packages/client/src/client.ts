@@ -16,7 +16,7 @@ import { signHello } from '@fairtable/core/order/hello.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 import type { Ctx, Decision, GameEvent, Outcome } from '@fairtable/core/protocols/machine.js';
 import { DEFAULT_REGISTRY, type AnyMachine, type Registry } from '@fairtable/core/registry.js';
-import { Seat, type JournalEntry, type SeatOptions, type SignFn } from '@fairtable/core/seat/seat.js';
+import { Seat, type JournalEntry, type OutgoingHook, type SeatOptions, type SignFn } from '@fairtable/core/seat/seat.js';
 import { gameIdOf } from '@fairtable/core/setup.js';
 import { readSetupLine, type Accepted, type VerifyFn } from '@fairtable/core/transcript.js';
 import { Auditor, type Verdict } from '@fairtable/core/audit.js';
@@ -291,6 +291,8 @@ export interface JoinOptions {
   readonly onEvidence?: (record: EvidenceRecord) => void;
   /** For publishing to witnesses; the platform's by default. */
   readonly fetch?: FetchLike;
+  /** A hook on what the seat signs and sends (the simulator's cheats, for demonstrations and tests). */
+  readonly outgoing?: OutgoingHook;
 }
 
 type Listener<K extends keyof ClientEvents> = (value: ClientEvents[K]) => void;
@@ -729,6 +731,7 @@ export class RelayGame {
       ...(o.verify === undefined ? {} : { verify: o.verify }),
       ...(o.sign === undefined ? {} : { sign: o.sign }),
       ...(o.prover === undefined ? {} : { prover: o.prover }),
+      ...(o.outgoing === undefined ? {} : { outgoing: o.outgoing }),
       ...(o.onDecision === undefined ? {} : { onDecision: o.onDecision }),
       onSubmit: (text) => {
         const hash = lineHash(text);
@@ -770,6 +773,7 @@ export class RelayGame {
     if (gameId !== this.gameId) throw new FairtableError('bad_input', `the copy is of game ${gameId}, not ${this.gameId}`, { field: 'resume' });
     this.chain = chain;
     this.seat = Seat.resume(this.seatOptions(r.lines[0]!), r.lines, r.journal ?? [], r.inFlight ?? null);
+    this.startPublishing(r.lines[0]!, readSetupLine(r.lines[0]!).setup.params);
   }
 
   private tick(): void {
