@@ -19,6 +19,7 @@ import { envelopeLine, type Envelope } from '@fairtable/core/envelope.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
+import { signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
 import { Auditor } from '@fairtable/core/audit.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
@@ -144,4 +145,43 @@ describe('a house colluding with the orderer drops a winning HR (docs/spec/relay
     // Without trusting the relays' clocks the witness's time proves nothing, and deadlines are the players' own claims.
     expect(untrusted.violations.some((x) => x.code === 'relay_censored')).toBe(false);
   }, 60_000);
+});
+
+describe('a relay that receipts an envelope to its author and serves another history (docs/spec/relay.md §9)', () => {
+  it("is named by the author's kept receipt; the author, stopped by the finding and then claimed withheld, is not", async () => {
+    const orderer: MiniRelay = await startMiniRelay();
+    closing.push(() => orderer.close());
+    const keys = [generateKeyPair(), generateKeyPair()];
+    const setup: GameSetup = {
+      protocol: 'chain',
+      game: 'dice',
+      params: { timeoutMs: 600, rounds: 2 },
+      players: keys.map((k, i) => ({ id: `p${i}`, key: toHex(k.publicKey) })),
+      nonce: toHex(randomBytes(32)),
+      created: Date.now(),
+    };
+    const created = await createGame(orderer.url, envelopeLine(createSetupEnvelope(setup, 'p0', keys[0]!)));
+    let lied = false;
+    // p1's first envelope: it is told a receipt of another history for its line (the relay's signature on it).
+    orderer.acceptedLie = (player, receipt) => {
+      if (player !== 'p1' || lied) return receipt;
+      lied = true;
+      return signReceipt({ ...receipt, log: receipt.hash }, orderer.keys.secretKey) as Receipt;
+    };
+    const common = { relayUrl: orderer.url, gameId: created.game, random: randomBytes, WebSocket, relayKey: created.relay, backoffMs: { min: 50, max: 400 } };
+    const [p0, p1] = keys.map((k, i) => joinGame({ ...common, id: `p${i}`, keys: k, strategy: simStrategy(randomBytes(32)) }));
+    closing.push(
+      () => p0!.close(),
+      () => p1!.close(),
+    );
+    await expect(p1!.finished).rejects.toMatchObject({ lie: { kind: 'fork' } });
+    await p0!.finished;
+    const fetched = await fetchGame(orderer.url, created.game, created.relay);
+    const plain = auditWithReceipts(fetched.lines, { orderer: created.relay, receipts: fetched.receipts, records: [] });
+    expect(plain.violations.some((v) => v.code === 'withheld' && v.player === 'p1')).toBe(true);
+    const judged = auditWithReceipts(fetched.lines, { orderer: created.relay, receipts: fetched.receipts, records: p1!.evidence });
+    expect(judged.violations.some((v) => v.player === 'p1')).toBe(false);
+    expect(judged.violations.filter((v) => v.code === 'relay_forked').map((v) => v.relay)).toEqual([created.relay]);
+    expect(judged.outcome).toBeNull();
+  }, 30_000);
 });

@@ -574,13 +574,15 @@ export class RelayGame {
       case 'accepted': {
         if (typeof m.line !== 'number' || !Number.isSafeInteger(m.line) || m.line < 0) return;
         const lie = this.chain?.promise(m.line, m.receipt) ?? null;
-        if (lie !== null) return this.caught(lie);
-        const text = this.mine.get((m.receipt as Receipt).hash);
+        const hash = (m.receipt as Partial<Receipt> | null)?.hash;
+        const text = typeof hash === 'string' ? this.mine.get(hash) : undefined;
         if (text !== undefined && this.relayKey !== null) {
-          // Kept once per line: the orderer's word that this envelope is line `m.line` of its log.
-          this.mine.delete((m.receipt as Receipt).hash);
+          // Kept once per line, even when it shows a lie (then it is the evidence): the orderer's word that
+          // this envelope is line `m.line` of its log. The audit sets aside one that does not verify.
+          this.mine.delete(hash!);
           this.keep({ relay: this.relayKey, text, receipt: m.receipt as Receipt });
         }
+        if (lie !== null) this.caught(lie);
         return;
       }
       case 'refused':
