@@ -207,10 +207,7 @@ function completeLines(path: string): string[] {
  * Reads back the copy a house kept (`--out`, with its receipts), checks it is this house's game, and recovers
  * its unique-signature key. The relay holds the log; the copy is what the house resumes its seat from.
  */
-function resumeGame(
-  file: string,
-  keys: KeyPair,
-): { gameId: string; prove: (alpha: Uint8Array) => Uint8Array; lines: string[]; receipts: unknown[] } {
+function resumeGame(file: string, keys: KeyPair): { gameId: string; prove: (alpha: Uint8Array) => Uint8Array; lines: string[]; receipts: unknown[] } {
   let lines: string[];
   let receipts: unknown[];
   try {
@@ -289,7 +286,10 @@ export function register(program: Command): void {
     .option('--out <file>', "the house's copy of the transcript, appended as lines arrive (receipts in FILE.receipts.jsonl)", 'signidice.jsonl')
     .option('--relay-key <hex>', "the relay's public key, when known: a relay showing another is refused")
     .option('--reconnect-ms <ms>', 'how long to keep trying to reach the relay before giving up (exit 2)', '30000')
-    .option('--resume <file>', "continue the game whose copy this house kept (--out), after a crash or restart: the game's own setup replaces the other options")
+    .option(
+      '--resume <file>',
+      "continue the game whose copy this house kept (--out), after a crash or restart: the game's own setup replaces the other options",
+    )
     .option('--cheat <kind>', 'make the house cheat (for demonstrations and tests)')
     .action(async (opts: Record<string, string | undefined> & { witness?: string[] }) => {
       const me = loadKey(opts.key!);
