@@ -36,20 +36,26 @@ function collect(child: ChildProcess): Promise<{ out: string; code: number | nul
 }
 
 let relayUrl = '';
+let witnessUrl = '';
 beforeAll(async () => {
   for (const name of ['house', 'alice', 'bob']) writeFileSync(join(dir, `${name}.pub.json`), cli(['keygen', '--name', name, '--out', `${name}.json`]));
-  const relay = spawn(process.execPath, [main, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', join(dir, 'data')], {
+  relayUrl = await startRelay('data');
+  witnessUrl = await startRelay('witness-data');
+}, 120_000);
+
+async function startRelay(data: string): Promise<string> {
+  const relay = spawn(process.execPath, [main, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', join(dir, data)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   children.push(relay);
-  relayUrl = await new Promise<string>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     createInterface({ input: relay.stdout! }).on('line', (text) => {
       const log = JSON.parse(text) as { msg?: string; port?: number };
       if (log.msg === 'relay listening') resolve(`http://127.0.0.1:${log.port}`);
     });
     relay.once('exit', (code) => reject(new Error(`the relay exited with ${code}`)));
   });
-}, 120_000);
+}
 
 type Report = { player: string; game: string; balances: unknown; violations: { code: string; player: string }[] };
 
@@ -92,7 +98,20 @@ async function play(houseArgs: string[]): Promise<{ reports: Report[]; transcrip
     collect(
       spawn(
         process.execPath,
-        [main, 'signidice', 'play', '--relay', relayUrl, '--game', game, '--key', `${p}.json`, ...(p === 'alice' ? ['--bet', 'red:7'] : [])],
+        [
+          main,
+          'signidice',
+          'play',
+          '--relay',
+          relayUrl,
+          '--game',
+          game,
+          '--key',
+          `${p}.json`,
+          '--out',
+          `${transcript}.${p}`,
+          ...(p === 'alice' ? ['--bet', 'red:7'] : []),
+        ],
         { cwd: dir },
       ),
     ),
@@ -138,6 +157,28 @@ describe('Signidice across processes through a relay', () => {
     const audit = spawnSync(process.execPath, [main, 'audit', transcript, '--json'], { encoding: 'utf8' });
     expect(audit.status).toBe(1);
     expect((JSON.parse(audit.stdout) as { violations: { code: string; player: string }[] }).violations[0]).toMatchObject({ code: 'key_swap', player: 'house' });
+  }, 60_000);
+});
+
+describe('Signidice with a witness relay named in the setup', () => {
+  it('every seat publishes to the witness; the fetched evidence audits valid with the receipts, every record used', async () => {
+    const { reports, transcript, game } = await play(['--witness', witnessUrl]);
+    expect(new Set(reports.map((r) => JSON.stringify(r.balances))).size).toBe(1);
+    const setup = JSON.parse(readFileSync(transcript, 'utf8').split('\n')[0]!) as { body: { setup: { params: { witnesses: { url: string }[] } } } };
+    expect(setup.body.setup.params.witnesses.map((w) => w.url)).toEqual([witnessUrl]);
+    const fetched = join(dir, `witnessed-${game}.jsonl`);
+    cli(['fetch', '--relay', relayUrl, '--game', game, '--out', fetched, '--witness', witnessUrl]);
+    const records = readFileSync(`${fetched}.witness.jsonl`, 'utf8').trim().split('\n');
+    // Every line of the log was published to the witness by its author (the setup by the house).
+    expect(records.length).toBe(readFileSync(fetched, 'utf8').trim().split('\n').length);
+    const args = ['audit', fetched, '--json', '--relay-key', await keyOf(relayUrl)];
+    const verdict = JSON.parse(cli([...args, '--witness', `${fetched}.witness.jsonl`, '--witness', `${transcript}.alice.evidence.jsonl`])) as {
+      valid: boolean;
+      relay: { recordsUsed: number; recordsIgnored: string[] };
+    };
+    expect(verdict.valid).toBe(true);
+    expect(verdict.relay.recordsIgnored).toEqual([]);
+    expect(verdict.relay.recordsUsed).toBeGreaterThan(records.length);
   }, 60_000);
 });
 
