@@ -297,6 +297,9 @@ export interface JoinOptions {
 
 type Listener<K extends keyof ClientEvents> = (value: ClientEvents[K]) => void;
 
+/** How long a finished seat waits for its witnesses to take its last envelopes (relay.md §8). */
+const WITNESS_DRAIN_MS = 5000;
+
 /** A seat playing through a relay. Created by `joinGame`. */
 export class RelayGame {
   readonly gameId: string;
@@ -686,9 +689,10 @@ export class RelayGame {
         return this.fail(new ClientError('bad_challenge', `${this.id} is not a player of game ${this.gameId}`));
       this.options.onLine?.(0, text, r);
       this.emit('line', { line: 0, text, receipt: r });
+      // Before the seat: its first envelope may go out as it is built.
+      this.startPublishing(text, setup.setup.params);
       this.seat = new Seat(this.seatOptions(text));
       this.seat.hold(this.held() < this.known);
-      this.startPublishing(text, setup.setup.params);
       return;
     }
     this.options.onLine?.(line, text, r);
@@ -774,8 +778,8 @@ export class RelayGame {
     const { gameId } = readSetupLine(r.lines[0]!);
     if (gameId !== this.gameId) throw new FairtableError('bad_input', `the copy is of game ${gameId}, not ${this.gameId}`, { field: 'resume' });
     this.chain = chain;
-    this.seat = Seat.resume(this.seatOptions(r.lines[0]!), r.lines, r.journal ?? [], r.inFlight ?? null);
     this.startPublishing(r.lines[0]!, readSetupLine(r.lines[0]!).setup.params);
+    this.seat = Seat.resume(this.seatOptions(r.lines[0]!), r.lines, r.journal ?? [], r.inFlight ?? null);
   }
 
   private tick(): void {
@@ -809,6 +813,8 @@ export class RelayGame {
     const now = this.localClock();
     this.doneSince ??= now;
     if (now - this.doneSince < 300) return;
+    // The witnesses get the seat's last envelopes before it lets go (at most WITNESS_DRAIN_MS more).
+    if ((this.publisher?.waiting ?? 0) > 0 && now - this.doneSince < WITNESS_DRAIN_MS) return;
     this.emit('outcome', outcome);
     this.stop('finished', 'the game is over');
     this.resolve(outcome);

@@ -54,9 +54,9 @@ export class WitnessPublisher {
     this.closed = true;
   }
 
-  /** How many envelopes still wait to reach some witness. */
+  /** How many envelopes still wait to reach a witness that has not been given up. */
   get waiting(): number {
-    return this.queues.reduce((n, q) => n + q.waiting.length, 0);
+    return this.queues.reduce((n, q) => n + (q.stopped ? 0 : q.waiting.length), 0);
   }
 
   private pump(q: Queue): void {

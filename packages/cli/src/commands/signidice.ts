@@ -29,6 +29,7 @@ import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { generateRsaVrfKeyPair, createRsaVrfProver } from '@fairtable/node/rsa-vrf.js';
 import { fail, failWith } from '../io.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
+import { collect, witnessesFrom } from '../witnesses.js';
 
 const loadKey = (path: string): { name: string; keys: KeyPair } => readKeyFile(path);
 const loadPublic = (path: string): { id: string; key: string } => readPublicKeyFile(path);
@@ -248,25 +249,6 @@ function resumeGame(file: string, keys: KeyPair): { gameId: string; prove: (alph
   }
   return { gameId, prove: h.prove, lines, receipts };
 }
-
-/** The witness relays named on the command line, each with the key it answers `GET /witness` with (relay.md §8). */
-async function witnessesFrom(urls: readonly string[]): Promise<{ key: string; url: string }[]> {
-  const out: { key: string; url: string }[] = [];
-  for (const url of urls) {
-    let key: unknown;
-    try {
-      const res = await fetch(`${url.replace(/\/+$/, '')}/witness`);
-      key = ((await res.json()) as { relay?: unknown }).relay;
-    } catch (e) {
-      fail(`[connection_failed] --witness ${url}: cannot reach the witness (${(e as Error).message})`);
-    }
-    if (!isHex(key, 32)) fail(`[bad_message] --witness ${url}: not a relay's witness (no key at /witness)`);
-    out.push({ key, url });
-  }
-  return out;
-}
-
-const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
 export function register(program: Command): void {
   const cmd = program.command('signidice').description('Signidice (seed 002): roulette or dice against a house that cannot choose the outcome');
