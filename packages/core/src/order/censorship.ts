@@ -14,7 +14,7 @@
  * without that trust every other check is made, and witness times (a clock too) are not used.
  */
 import { fromHex, isHex } from '../bytes.js';
-import type { Violation, Evidence } from '../errors.js';
+import { FairtableError, type Violation, type Evidence } from '../errors.js';
 import { Auditor, type Verdict } from '../audit.js';
 import type { RefereeOptions } from '../referee.js';
 import { prepareLine, readSetupLine, type PreparedLine } from '../transcript.js';
@@ -85,7 +85,7 @@ function isOrdererReceipt(r: unknown): boolean {
  */
 export function auditWithReceipts(lines: readonly string[], evidence: OrderEvidence, options: RefereeOptions = {}): RelayVerdict {
   const setupLine = lines[0];
-  if (setupLine === undefined) throw new Error('unreachable: no setup line');
+  if (setupLine === undefined) throw new FairtableError('bad_input', 'the transcript is empty: it starts with its setup envelope', { field: 'lines' });
   const { setup, gameId } = readSetupLine(setupLine);
   const keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key, 'key', 32)]));
   const verifyFn = options.verify;
