@@ -102,9 +102,11 @@ describe('option ranges and names', () => {
   it('signidice house refuses an unknown wheel', () => {
     run(['keygen', '--name', 'house', '--out', 'house.json', '--force']);
     writeFileSync(join(dir, 'alice.pub.json'), run(['keygen', '--name', 'alice', '--out', 'alice.json', '--force']).stdout);
-    refused(['signidice', 'house', '--key', 'house.json', '--players', 'alice.pub.json', '--wheel', 'banana'], 'bad_input');
-    refused(['signidice', 'house', '--key', 'house.json', '--players', 'alice.pub.json', '--cheat', 'player-reuse-r'], 'bad_cheater');
-    refused(['signidice', 'play', '--key', 'alice.json', '--port', '1', '--cheat', 'house-key-swap'], 'bad_cheater');
+    // Refused before any relay is reached (nothing listens on port 9).
+    const relay = ['--relay', 'http://127.0.0.1:9'];
+    refused(['signidice', 'house', ...relay, '--key', 'house.json', '--players', 'alice.pub.json', '--wheel', 'banana'], 'bad_input');
+    refused(['signidice', 'house', ...relay, '--key', 'house.json', '--players', 'alice.pub.json', '--cheat', 'player-reuse-r'], 'bad_cheater');
+    refused(['signidice', 'play', ...relay, '--game', 'ab'.repeat(32), '--key', 'alice.json', '--cheat', 'house-key-swap'], 'bad_cheater');
   });
 
   it('__proto__, toString and constructor as protocol names are unknown_protocol, as game names unknown_game', () => {

@@ -45,6 +45,8 @@ export interface MiniRelay {
   lie: ((player: string, truth: View) => View) | null;
   /** What `player` is told its submission's receipt is (null: the truth). */
   acceptedLie: ((player: string, receipt: Receipt) => unknown) | null;
+  /** A censoring orderer: a submission for which this answers true is ignored, unreceipted (null: none is). */
+  censor: ((player: string, text: string, game: MiniGame) => boolean) | null;
   /** Closes every WebSocket without a word, as a network fault would. */
   dropConnections(): void;
   close(): Promise<void>;
@@ -191,6 +193,7 @@ export async function startMiniRelay(options: { keys?: KeyPair; port?: number; b
         return;
       }
       if (m.kind === 'submit' && typeof m.text === 'string') {
+        if (relay.censor?.(conn.id, m.text, game) === true) return;
         const a = game.door.admit(m.text, conn.id);
         if (!a.ok) return ws.send(JSON.stringify({ kind: 'refused', code: a.code, message: a.message }));
         const receipt = a.duplicate ? game.receipts[a.line]! : (game.lines.push(m.text), record(game, a.line, a.hash));
@@ -213,6 +216,7 @@ export async function startMiniRelay(options: { keys?: KeyPair; port?: number; b
     games,
     lie: null,
     acceptedLie: null,
+    censor: null,
     dropConnections() {
       for (const g of games.values()) for (const c of g.conns) c.ws.terminate();
     },

@@ -6,7 +6,8 @@
  * expectation here fails the test.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -166,21 +167,46 @@ describe('README.md', () => {
   it('every command it shows runs and does what it says', async () => {
     const commands = readmeCommands();
     expect(commands.length).toBeGreaterThan(15);
-    let port: string | null = null;
+    // The README's relay on port 8090 runs here on a free port.
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', () => r()));
+    const relayPort = String((probe.address() as { port: number }).port);
+    await new Promise((r) => probe.close(r));
+    let gameId: string | null = null;
     let house: Promise<Result> | null = null;
+    let relay: ChildProcess | null = null;
     const ran: string[] = [];
     for (const raw of commands) {
-      const command = port === null ? raw : raw.replace(/--port n\b/, `--port ${port}`);
+      const command = raw.replaceAll('8090', relayPort).replace('GAME_ID', gameId ?? 'GAME_ID');
+      if (/^npx fairtable relay .*&\s*(#.*)?$/.test(command)) {
+        // A relay in the background, serving the commands after it until the test ends.
+        const child = spawn('bash', ['-c', command.replace(/&\s*(#.*)?$/, '')], {
+          cwd: dir,
+          detached: true,
+          env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` },
+        });
+        relay = child;
+        let out = '';
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on('data', (d: Buffer) => {
+            out += d.toString();
+            if (out.includes('"msg":"relay listening"')) resolve();
+          });
+          child.on('close', (code) => reject(new Error(`${command} exited (${code}) before listening: ${out}`)));
+        });
+        ran.push(command);
+        continue;
+      }
       if (/ signidice house /.test(command) && !command.includes('--resume')) {
         // The house serves until its game ends; the README's next command is a player in another terminal.
         const child = spawn('bash', ['-c', command], { cwd: dir, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` } });
         let out = '';
         let err = '';
         child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-        port = await new Promise<string>((resolve, reject) => {
+        gameId = await new Promise<string>((resolve, reject) => {
           child.stdout.on('data', (d: Buffer) => {
             out += d.toString();
-            const m = /PORT (\d+)/.exec(out);
+            const m = /^([0-9a-f]{64}) /.exec(out);
             if (m) resolve(m[1]!);
           });
           child.on('close', () => reject(new Error(`house exited: ${err}`)));
@@ -190,7 +216,7 @@ describe('README.md', () => {
         continue;
       }
       if (/ signidice play /.test(command)) {
-        expect(command).toMatch(/--port \d+/);
+        expect(command).toMatch(/--game [0-9a-f]{64}/);
         const player = await bash(command);
         const h = await house!;
         exits(0)(player);
@@ -218,6 +244,7 @@ describe('README.md', () => {
       if (pub) expect(JSON.parse(readFileSync(join(dir, pub[2]!), 'utf8'))).toMatchObject({ name: pub[1], publicKey: expect.stringMatching(/^[0-9a-f]{64}$/) });
       ran.push(command);
     }
+    if (relay !== null) process.kill(-relay.pid!, 'SIGTERM');
     expect(ran.some((c) => c.includes('--resume'))).toBe(true);
     expect(ran.some((c) => c.startsWith('npx fairtable relay'))).toBe(true);
   }, 240_000);

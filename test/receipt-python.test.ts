@@ -26,3 +26,18 @@ describe.skipIf(!hasPython)('receipts against the Python checker (skipped only w
     expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, why: 'signature' });
   });
 });
+
+describe.skipIf(!hasPython)('witness receipts against the Python checker (skipped only when python3 is not installed)', () => {
+  const witnessVectors = join(root, 'packages/core/src/order/vectors/witness-receipts.json');
+  const checkWitness = (file: string) => spawnSync('python3', [join(root, 'test/python/witness_receipt_check.py'), file], { encoding: 'utf8' });
+  it('accepts the vectors and refuses a receipt whose time was changed', () => {
+    const ok = checkWitness(witnessVectors);
+    expect(ok.status, ok.stdout + ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ ok: true, receipts: 5 });
+    const tampered = join(mkdtempSync(join(tmpdir(), 'witness-')), 'tampered.json');
+    writeFileSync(tampered, readFileSync(witnessVectors, 'utf8').replaceAll('1700000000700', '1700000000701'));
+    const bad = checkWitness(tampered);
+    expect(bad.status).toBe(1);
+    expect(JSON.parse(bad.stdout)).toMatchObject({ ok: false, why: 'signature' });
+  });
+});

@@ -67,10 +67,14 @@ describe('fairtable relay + play + fetch + audit', () => {
       return `${name}.pub.json`;
     });
     let joined: Promise<{ code: number | null; out: string; err: string }> | null = null;
-    const creator = await play(['play', 'dice', '--relay', url, '--key', 'alice.json', '--players', pubs.join(','), '--turns', '2'], (line) => {
-      const game = line.split(' ')[0]!;
-      joined = play(['play', '--relay', url, '--key', 'bob.json', '--join', game]);
-    });
+    // The relay is also named as the game's witness (docs/spec/relay.md §8): every seat publishes there too.
+    const creator = await play(
+      ['play', 'dice', '--relay', url, '--key', 'alice.json', '--players', pubs.join(','), '--turns', '2', '--witness', url],
+      (line) => {
+        const game = line.split(' ')[0]!;
+        joined = play(['play', '--relay', url, '--key', 'bob.json', '--join', game]);
+      },
+    );
     const joiner = await joined!;
     expect(creator.code, creator.err).toBe(0);
     expect(joiner.code, joiner.err).toBe(0);
@@ -84,5 +88,14 @@ describe('fairtable relay + play + fetch + audit', () => {
     const audit = cli(['audit', 'game.jsonl', '--json']);
     expect(audit.status).toBe(0);
     expect(JSON.parse(audit.stdout)).toMatchObject({ valid: true, violations: [] });
+    // With the relay's key, its receipts and the witness's records: every line timed by its receipt, every record used.
+    expect(cli(['fetch', '--relay', url, '--game', game, '--out', 'game.jsonl', '--witness', url]).status).toBe(0);
+    const key = ((await (await fetch(`${url}/witness`)).json()) as { relay: string }).relay;
+    const withReceipts = cli(['audit', 'game.jsonl', '--json', '--relay-key', key, '--witness', 'game.jsonl.witness.jsonl']);
+    expect(withReceipts.status, withReceipts.stdout).toBe(0);
+    expect(JSON.parse(withReceipts.stdout)).toMatchObject({
+      valid: true,
+      relay: { receipted: outcomes[0]!.lines, recordsUsed: outcomes[0]!.lines, recordsIgnored: [] },
+    });
   }, 120_000);
 });

@@ -1,18 +1,25 @@
 /**
- * Signidice as separate programs: `fairtable signidice house` serves the table on
- * 127.0.0.1 and plays the house; two `fairtable signidice play` processes join.
- * Every seat must end with the same balances, and the transcript must audit.
+ * Signidice as separate programs through a relay: `fairtable relay` orders the
+ * game, `fairtable signidice house` opens it there and plays the house, and two
+ * `fairtable signidice play` processes join (docs/spec/relay.md §9: the house
+ * never orders its own game). Every seat must end with the same balances, and
+ * the fetched transcript must audit valid on the relay's receipt times.
  */
-import { describe, expect, it, beforeAll } from 'vitest';
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const main = join(root, 'packages/cli/dist/main.js');
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-signidice-'));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+});
 
 function cli(args: string[]): string {
   const r = spawnSync(process.execPath, [main, ...args], { cwd: dir, encoding: 'utf8' });
@@ -21,19 +28,38 @@ function cli(args: string[]): string {
 }
 
 function collect(child: ChildProcess): Promise<{ out: string; code: number | null }> {
+  children.push(child);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', () => {});
   return new Promise((resolve) => child.on('close', (code) => resolve({ out, code })));
 }
 
-beforeAll(() => {
+let relayUrl = '';
+let witnessUrl = '';
+beforeAll(async () => {
   for (const name of ['house', 'alice', 'bob']) writeFileSync(join(dir, `${name}.pub.json`), cli(['keygen', '--name', name, '--out', `${name}.json`]));
+  relayUrl = await startRelay('data');
+  witnessUrl = await startRelay('witness-data');
 }, 120_000);
 
-async function play(
-  houseArgs: string[],
-): Promise<{ reports: { player: string; balances: unknown; violations: { code: string; player: string }[] }[]; transcript: string }> {
+async function startRelay(data: string): Promise<string> {
+  const relay = spawn(process.execPath, [main, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', join(dir, data)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(relay);
+  return new Promise<string>((resolve, reject) => {
+    createInterface({ input: relay.stdout! }).on('line', (text) => {
+      const log = JSON.parse(text) as { msg?: string; port?: number };
+      if (log.msg === 'relay listening') resolve(`http://127.0.0.1:${log.port}`);
+    });
+    relay.once('exit', (code) => reject(new Error(`the relay exited with ${code}`)));
+  });
+}
+
+type Report = { player: string; game: string; balances: unknown; violations: { code: string; player: string }[] };
+
+async function play(houseArgs: string[]): Promise<{ reports: Report[]; transcript: string; game: string }> {
   const transcript = join(dir, `game-${Math.random().toString(36).slice(2)}.jsonl`);
   const house = spawn(
     process.execPath,
@@ -41,6 +67,8 @@ async function play(
       main,
       'signidice',
       'house',
+      '--relay',
+      relayUrl,
       '--key',
       'house.json',
       '--players',
@@ -56,11 +84,11 @@ async function play(
     { cwd: dir },
   );
   const houseDone = collect(house);
-  const port = await new Promise<string>((resolve, reject) => {
+  const game = await new Promise<string>((resolve, reject) => {
     let buf = '';
     house.stdout!.on('data', (d: Buffer) => {
       buf += d.toString();
-      const m = /PORT (\d+)/.exec(buf);
+      const m = /^([0-9a-f]{64}) /.exec(buf);
       if (m) resolve(m[1]!);
     });
     house.on('error', reject);
@@ -68,20 +96,35 @@ async function play(
   const players = ['alice', 'bob'].map((p) =>
     // alice chooses her bet (red, 7 a round); bob leaves his to the automatic player.
     collect(
-      spawn(process.execPath, [main, 'signidice', 'play', '--key', `${p}.json`, '--port', port, ...(p === 'alice' ? ['--bet', 'red:7'] : [])], { cwd: dir }),
+      spawn(
+        process.execPath,
+        [
+          main,
+          'signidice',
+          'play',
+          '--relay',
+          relayUrl,
+          '--game',
+          game,
+          '--key',
+          `${p}.json`,
+          '--out',
+          `${transcript}.${p}`,
+          ...(p === 'alice' ? ['--bet', 'red:7'] : []),
+        ],
+        { cwd: dir },
+      ),
     ),
   );
   const results = await Promise.all([houseDone, ...players]);
   for (const r of results) expect(r.code).toBe(0);
-  const reports = results.map(
-    (r) => JSON.parse(r.out.trim().split('\n').pop()!) as { player: string; balances: unknown; violations: { code: string; player: string }[] },
-  );
-  return { reports, transcript };
+  const reports = results.map((r) => JSON.parse(r.out.trim().split('\n').pop()!) as Report);
+  return { reports, transcript, game };
 }
 
-describe('Signidice across processes on 127.0.0.1', () => {
-  it('house and two players agree on every balance, and the transcript audits valid', async () => {
-    const { reports, transcript } = await play([]);
+describe('Signidice across processes through a relay', () => {
+  it('house and two players agree on every balance, and the fetched transcript audits valid on the receipts', async () => {
+    const { reports, transcript, game } = await play([]);
     // Every bet alice placed is the one she chose on the command line.
     const bets = readFileSync(transcript, 'utf8')
       .trim()
@@ -91,12 +134,21 @@ describe('Signidice across processes on 127.0.0.1', () => {
     expect(bets.length).toBeGreaterThan(0);
     for (const b of bets) expect(b.body.bet).toEqual({ kind: 'red', pick: null, amount: 7 });
     expect(reports.map((r) => r.player)).toEqual(['house', 'alice', 'bob']);
+    expect(reports.every((r) => r.game === game)).toBe(true);
     expect(new Set(reports.map((r) => JSON.stringify(r.balances))).size).toBe(1);
-    const audit = spawnSync(process.execPath, [main, 'audit', transcript, '--json'], { encoding: 'utf8' });
-    expect(audit.status).toBe(0);
-    const verdict = JSON.parse(audit.stdout) as { valid: boolean; outcome: { summary: { balances: unknown } } };
-    expect(verdict.valid).toBe(true);
-    expect(JSON.stringify(verdict.outcome.summary.balances)).toBe(JSON.stringify(reports[0]!.balances));
+    // The house's own copy, with its receipts, is the relay's log.
+    const fetched = join(dir, `fetched-${game}.jsonl`);
+    cli(['fetch', '--relay', relayUrl, '--game', game, '--out', fetched]);
+    expect(readFileSync(fetched, 'utf8')).toBe(readFileSync(transcript, 'utf8'));
+    const relayKey = JSON.parse(cli(['audit', fetched, '--json', '--relay-key', await keyOf(relayUrl)])) as {
+      relay: { receipted: number };
+      valid: boolean;
+      lines: number;
+      outcome: { summary: { balances: unknown } };
+    };
+    expect(relayKey.valid).toBe(true);
+    expect(relayKey.relay.receipted).toBe(relayKey.lines);
+    expect(JSON.stringify(relayKey.outcome.summary.balances)).toBe(JSON.stringify(reports[0]!.balances));
   }, 60_000);
 
   it('a house that swaps its key is named by every player and by the auditor', async () => {
@@ -107,3 +159,29 @@ describe('Signidice across processes on 127.0.0.1', () => {
     expect((JSON.parse(audit.stdout) as { violations: { code: string; player: string }[] }).violations[0]).toMatchObject({ code: 'key_swap', player: 'house' });
   }, 60_000);
 });
+
+describe('Signidice with a witness relay named in the setup', () => {
+  it('every seat publishes to the witness; the fetched evidence audits valid with the receipts, every record used', async () => {
+    const { reports, transcript, game } = await play(['--witness', witnessUrl]);
+    expect(new Set(reports.map((r) => JSON.stringify(r.balances))).size).toBe(1);
+    const setup = JSON.parse(readFileSync(transcript, 'utf8').split('\n')[0]!) as { body: { setup: { params: { witnesses: { url: string }[] } } } };
+    expect(setup.body.setup.params.witnesses.map((w) => w.url)).toEqual([witnessUrl]);
+    const fetched = join(dir, `witnessed-${game}.jsonl`);
+    cli(['fetch', '--relay', relayUrl, '--game', game, '--out', fetched, '--witness', witnessUrl]);
+    const records = readFileSync(`${fetched}.witness.jsonl`, 'utf8').trim().split('\n');
+    // Every line of the log was published to the witness by its author (the setup by the house).
+    expect(records.length).toBe(readFileSync(fetched, 'utf8').trim().split('\n').length);
+    const args = ['audit', fetched, '--json', '--relay-key', await keyOf(relayUrl)];
+    const verdict = JSON.parse(cli([...args, '--witness', `${fetched}.witness.jsonl`, '--witness', `${transcript}.alice.evidence.jsonl`])) as {
+      valid: boolean;
+      relay: { recordsUsed: number; recordsIgnored: string[] };
+    };
+    expect(verdict.valid).toBe(true);
+    expect(verdict.relay.recordsIgnored).toEqual([]);
+    expect(verdict.relay.recordsUsed).toBeGreaterThan(records.length);
+  }, 60_000);
+});
+
+async function keyOf(url: string): Promise<string> {
+  return ((await fetch(`${url}/witness`).then((r) => r.json())) as { relay: string }).relay;
+}

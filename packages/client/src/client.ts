@@ -21,7 +21,9 @@ import { Seat, type JournalEntry, type OutgoingHook, type SeatOptions, type Sign
 import { gameIdOf } from '@fairtable/core/setup.js';
 import { readSetupLine, type Accepted, type VerifyFn } from '@fairtable/core/transcript.js';
 import { Auditor, type Verdict } from '@fairtable/core/audit.js';
-import { ReceiptChain, type RelayLie } from './receipts.js';
+import { ReceiptChain, lineHash, type RelayLie } from './receipts.js';
+import { witnessesOf, type EvidenceRecord } from '@fairtable/core/order/censorship.js';
+import { WitnessPublisher, type WitnessRelay } from './witnesses.js';
 
 /** The part of the standard WebSocket API the client uses. */
 export interface SocketLike {
@@ -283,11 +285,23 @@ export interface JoinOptions {
   readonly onLine?: (line: number, text: string, receipt: Receipt) => void;
   readonly onDecision?: (entry: JournalEntry) => void;
   readonly onSubmit?: (text: string) => void;
-  /** Rewrites what the seat sends (the simulator's cheats, for tests that need a cheating seat): honest seats have none. */
+  /**
+   * The witness relays to publish every envelope to (docs/spec/relay.md §8); by default the ones the setup
+   * names (`params.witnesses`). Each receipt they sign, and each receipt the ordering relay gives for this
+   * seat's own envelopes, is kept in `evidence` and given to `onEvidence`.
+   */
+  readonly witnesses?: readonly WitnessRelay[];
+  readonly onEvidence?: (record: EvidenceRecord) => void;
+  /** For publishing to witnesses; the platform's by default. */
+  readonly fetch?: FetchLike;
+  /** A hook on what the seat signs and sends (the simulator's cheats, for demonstrations and tests). */
   readonly outgoing?: OutgoingHook;
 }
 
 type Listener<K extends keyof ClientEvents> = (value: ClientEvents[K]) => void;
+
+/** How long a finished seat waits for its witnesses to take its last envelopes (relay.md §8). */
+const WITNESS_DRAIN_MS = 5000;
 
 /** A seat playing through a relay. Created by `joinGame`. */
 export class RelayGame {
@@ -305,6 +319,11 @@ export class RelayGame {
   clockOffset: number | null = null;
   status: ClientStatus = 'connecting';
   private chain: ReceiptChain | null = null;
+  /** Signed receipts for this seat's own envelopes, from the ordering relay and from the witnesses (relay.md §9). */
+  readonly evidence: EvidenceRecord[] = [];
+  private publisher: WitnessPublisher | null = null;
+  /** This seat's envelopes by hash, to pair each `accepted` receipt with the envelope it is for. */
+  private readonly mine = new Map<string, string>();
   private readonly options: JoinOptions;
   private readonly listeners = new Map<keyof ClientEvents, Set<(v: never) => void>>();
   private socket: SocketLike | null = null;
@@ -419,6 +438,7 @@ export class RelayGame {
     if (this.reconnectTimer !== null) clearTimeout(this.reconnectTimer);
     this.timer = null;
     this.reconnectTimer = null;
+    this.publisher?.close();
     this.ready = false;
     const s = this.socket;
     this.socket = null;
@@ -564,6 +584,14 @@ export class RelayGame {
       case 'accepted': {
         if (typeof m.line !== 'number' || !Number.isSafeInteger(m.line) || m.line < 0) return;
         const lie = this.chain?.promise(m.line, m.receipt) ?? null;
+        const hash = (m.receipt as Partial<Receipt> | null)?.hash;
+        const text = typeof hash === 'string' ? this.mine.get(hash) : undefined;
+        if (text !== undefined && this.relayKey !== null) {
+          // Kept once per line, even when it shows a lie (then it is the evidence): the orderer's word that
+          // this envelope is line `m.line` of its log. The audit sets aside one that does not verify.
+          this.mine.delete(hash!);
+          this.keep({ relay: this.relayKey, text, receipt: m.receipt as Receipt });
+        }
         if (lie !== null) this.caught(lie);
         return;
       }
@@ -710,6 +738,8 @@ export class RelayGame {
         return this.fail(new ClientError('bad_challenge', `${this.id} is not a player of game ${this.gameId}`));
       this.options.onLine?.(0, text, r);
       this.emit('line', { line: 0, text, receipt: r });
+      // Before the seat: its first envelope may go out as it is built.
+      this.startPublishing(text, setup.setup.params);
       this.seat = new Seat(this.seatOptions(text));
       this.seat.hold(this.held() < this.known);
       return;
@@ -756,10 +786,36 @@ export class RelayGame {
       ...(o.verify === undefined ? {} : { verify: o.verify }),
       ...(o.sign === undefined ? {} : { sign: o.sign }),
       ...(o.prover === undefined ? {} : { prover: o.prover }),
-      ...(o.onDecision === undefined ? {} : { onDecision: o.onDecision }),
-      ...(o.onSubmit === undefined ? {} : { onSubmit: o.onSubmit }),
       ...(o.outgoing === undefined ? {} : { outgoing: o.outgoing }),
+      ...(o.onDecision === undefined ? {} : { onDecision: o.onDecision }),
+      onSubmit: (text) => {
+        const hash = lineHash(text);
+        if (hash !== null) this.mine.set(hash, text);
+        this.publisher?.publish(text);
+        o.onSubmit?.(text);
+      },
     };
+  }
+
+  private keep(record: EvidenceRecord): void {
+    this.evidence.push(record);
+    this.options.onEvidence?.(record);
+  }
+
+  /** Opens the game at its witnesses with the setup line; every envelope then follows it there. */
+  private startPublishing(setupLine: string, params: { readonly [key: string]: unknown }): void {
+    const witnesses = this.options.witnesses ?? witnessesOf(params);
+    if (witnesses.length === 0 || this.publisher !== null) return;
+    const f = this.options.fetch ?? (globalThis as { fetch?: FetchLike }).fetch;
+    if (f === undefined) return;
+    this.publisher = new WitnessPublisher(
+      this.gameId,
+      witnesses,
+      (url, init) => f(url, init),
+      (record) => this.keep(record),
+      (_w, message) => this.emit('refused', { code: 'witness_refused', message }),
+    );
+    this.publisher.publish(setupLine, true);
   }
 
   private resumeFrom(r: NonNullable<JoinOptions['resume']>): void {
@@ -772,6 +828,7 @@ export class RelayGame {
     if (gameId !== this.gameId) throw new FairtableError('bad_input', `the copy is of game ${gameId}, not ${this.gameId}`, { field: 'resume' });
     this.chain = chain;
     for (const receipt of chain.receipts) this.lineHashes.push(receipt.hash);
+    this.startPublishing(r.lines[0]!, readSetupLine(r.lines[0]!).setup.params);
     this.seat = Seat.resume(this.seatOptions(r.lines[0]!), r.lines, r.journal ?? [], r.inFlight ?? null);
   }
 
@@ -806,6 +863,8 @@ export class RelayGame {
     const now = this.localClock();
     this.doneSince ??= now;
     if (now - this.doneSince < 300) return;
+    // The witnesses get the seat's last envelopes before it lets go (at most WITNESS_DRAIN_MS more).
+    if ((this.publisher?.waiting ?? 0) > 0 && now - this.doneSince < WITNESS_DRAIN_MS) return;
     this.emit('outcome', outcome);
     this.stop('finished', 'the game is over');
     this.resolve(outcome);

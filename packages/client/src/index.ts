@@ -3,3 +3,4 @@
  */
 export * from './client.js';
 export * from './receipts.js';
+export * from './witnesses.js';

@@ -1,5 +1,5 @@
 /**
- * The door: what an orderer (the in-memory table, the TCP table, the relay)
+ * The door: what an orderer (the in-memory table, the relay)
  * checks before it appends a line to a game's log (docs/SPEC.md §10.1). It
  * runs the transcript checker's own rules (`TranscriptChecker.judge`), so a
  * log built through a door is exactly what every reader accepts, plus the one

@@ -115,7 +115,11 @@ export type ViolationCode =
   // Diplomacy (docs/spec/diplomacy.md §10): a seat signed another position than the one the revealed orders give
   | 'position_mismatch'
   // escrow (docs/spec/escrow.md): a published share that does not match its dealer's commitments
-  | 'bad_share';
+  | 'bad_share'
+  // the orderer, named by its own receipts (docs/spec/relay.md §9)
+  | 'relay_forked'
+  | 'relay_censored'
+  | 'receipt_mismatch';
 
 export interface Evidence {
   /** 0-based line of the transcript the envelope stands on, when known. */
@@ -136,4 +140,6 @@ export interface Violation {
   readonly seq: number;
   readonly message: string;
   readonly evidence: readonly Evidence[];
+  /** The orderer (relay public key, hex) its own receipts name, for the relay's codes (docs/spec/relay.md §9). */
+  readonly relay?: string;
 }

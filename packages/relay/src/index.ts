@@ -5,3 +5,4 @@ export { startRelay, DEFAULT_LIMITS, type Relay, type RelayLimits, type RelayOpt
 export { SqliteStore } from './sqlite-store.js';
 export type { Store, StoredLine, LineToStore, GameSummary, HeldLine } from './store.js';
 export { Metrics } from './metrics.js';
+export { witnessRoutes, MemoryWitnessStore, SqliteWitnessStore, type WitnessStore, type WitnessedLine } from './witness.js';

@@ -35,6 +35,7 @@ import { servePage } from './page.js';
 import { SealedRoom, type RoomHost } from './sealed.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { LineToStore, Store } from './store.js';
+import { MemoryWitnessStore, SqliteWitnessStore, witnessRoutes, type WitnessStore } from './witness.js';
 
 export interface RelayLimits {
   /** Longest frame (and line) taken from a client, bytes; a longer one is answered `line_too_long` and the connection closed. */
@@ -75,6 +76,8 @@ export interface RelayOptions {
   /** Where the SQLite store and the relay's key live (default ./data); ignored when `store` is given. */
   readonly dataDir?: string;
   readonly store?: Store;
+  /** Where the relay keeps what it witnesses for games other relays order (relay.md §8); in memory when `store` is given. */
+  readonly witnessStore?: WitnessStore;
   readonly limits?: Partial<RelayLimits>;
   readonly logger?: Logger;
   /** The relay's clock for receipts (ms). */
@@ -151,6 +154,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const secretKey = await store.relayKey();
   const publicKey = toHex(generateKeyPair(secretKey).publicKey);
   const metrics = new Metrics();
+  const witnessStore = options.witnessStore ?? (options.store !== undefined ? new MemoryWitnessStore() : new SqliteWitnessStore(options.dataDir ?? './data'));
   const games = new Map<string, Promise<Game | null>>();
   let loadedGames = 0;
 
@@ -340,6 +344,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       return c.json({ game: id, relay: publicKey }, 201);
     },
   );
+  app.route('/witness', witnessRoutes({ store: witnessStore, secretKey, publicKey, clock, maxBodyBytes: limits.maxFrameBytes }));
   const gameParam = (id: string): string => {
     if (!isHex(id, 32)) throw new FairtableError('unknown_game', 'a game id is 64 hex digits', { field: 'game' });
     return id;
@@ -650,6 +655,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       server.closeAllConnections();
       await stopped;
       await store.close();
+      await witnessStore.close();
       log.info('relay stopped');
     },
   };

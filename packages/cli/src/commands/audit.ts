@@ -4,8 +4,15 @@
  * `--json`, exit 2 still prints one JSON object so that scripts can tell.
  * A game whose machine lives outside the core (Diplomacy) is audited in this
  * process with its registry.
+ * With the relay's key (`--relay-key`), FILE.receipts.jsonl and witness evidence
+ * (`--witness`) are checked too and deadlines judged on receipt times
+ * (docs/spec/relay.md §9).
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { isHex } from '@fairtable/core/bytes.js';
+import { splitBytes } from '@fairtable/core/lines.js';
+import { auditWithReceipts, type RelayReport } from '@fairtable/core/order/censorship.js';
+import { nativeVerify } from '@fairtable/node/native-verify.js';
 import type { Command } from 'commander';
 import { auditFile } from '@fairtable/node/audit-file.js';
 import { auditText, type Verdict } from '@fairtable/core/audit.js';
@@ -48,7 +55,7 @@ function printHuman(verdict: Verdict): void {
       );
     }
     for (const v of verdict.violations) {
-      out.push(`  line ${v.seq}  ${v.code}  ${v.player ?? '(nobody can be named)'}: ${v.message}`);
+      out.push(`  line ${v.seq}  ${v.code}  ${v.player ?? (v.relay !== undefined ? `relay ${v.relay}` : '(nobody can be named)')}: ${v.message}`);
       for (const e of v.evidence) out.push(`      evidence: line ${e.line ?? '?'}${e.hash ? ` hash ${e.hash}` : ''}${e.note ? ` ${e.note}` : ''}`);
     }
   }
@@ -65,7 +72,14 @@ export function register(program: Command): void {
       'print {"valid", "violations": [{"code", "player", "seq", "message", "evidence"}], "omitted", …}, or {"valid": false, "error": {"code", "message"}} on exit 2',
     )
     .option('--workers <n>', `verification threads, 1 to ${MAX_WORKERS} (default: the machine's cores less one)`)
-    .action(async (file: string, opts: { json?: boolean; workers?: string }) => {
+    .option('--relay-key <hex>', "the ordering relay's public key: check FILE.receipts.jsonl and judge deadlines on its receipt times")
+    .option(
+      '--witness <file>',
+      'evidence records {relay, text, receipt} from a witness relay or a player (JSON Lines); may be given several times',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--untrusted-relay', "check the receipts but not by the relays' clocks: deadlines on the players' own times")
+    .action(async (file: string, opts: { json?: boolean; workers?: string; relayKey?: string; witness?: string[]; untrustedRelay?: boolean }) => {
       // One way out for unreadable input: a message on stderr, and with --json the same as an object on stdout.
       const unreadable = (code: string, message: string): never => {
         if (opts.json === true) process.stdout.write(JSON.stringify({ valid: false, error: { code, message } }) + '\n');
@@ -79,6 +93,13 @@ export function register(program: Command): void {
         }
       }
       if (!existsSync(file)) unreadable('bad_input', `${file}: no such file`);
+      if (opts.relayKey !== undefined) {
+        if (!isHex(opts.relayKey, 32)) unreadable('bad_hex', '--relay-key must be 64 hex digits');
+        return auditOrdered(file, opts.relayKey, opts.witness ?? [], opts.untrustedRelay !== true, opts.json === true, unreadable);
+      }
+      if (opts.witness !== undefined) unreadable('bad_input', "--witness needs --relay-key: evidence is weighed against the ordering relay's receipts");
+      if (existsSync(`${file}.receipts.jsonl`) && opts.json !== true)
+        process.stderr.write(`note: ${file}.receipts.jsonl is not checked without --relay-key; deadlines are judged on the players' own times\n`);
       const bar = progressBar('auditing');
       let verdict: Verdict;
       try {
@@ -113,4 +134,86 @@ export function register(program: Command): void {
       } else printHuman(verdict);
       process.exitCode = verdict.valid ? 0 : 1;
     });
+}
+
+/** JSON Lines of a file, each parsed (a line that is not JSON stays a string, and is then no receipt). */
+function jsonLines(path: string): unknown[] {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l): unknown => {
+      try {
+        return JSON.parse(l) as unknown;
+      } catch {
+        return l;
+      }
+    });
+}
+
+/**
+ * The audit of a game played through a relay (docs/spec/relay.md §9): the whole file in memory, on one
+ * thread, with the receipts beside it and the witness evidence given.
+ */
+function auditOrdered(
+  file: string,
+  relayKey: string,
+  witnessFiles: readonly string[],
+  trustTime: boolean,
+  json: boolean,
+  unreadable: (code: string, message: string) => never,
+): void {
+  const lines = splitBytes(readFileSync(file)).map((l) => l.text);
+  if (lines.length === 0) unreadable('bad_input', `${file}: the transcript is empty: it starts with its setup envelope`);
+  const receiptsFile = `${file}.receipts.jsonl`;
+  const receipts = existsSync(receiptsFile) ? jsonLines(receiptsFile) : [];
+  const records: unknown[] = [];
+  for (const w of witnessFiles) {
+    if (!existsSync(w)) unreadable('bad_input', `${w}: no such file`);
+    records.push(...jsonLines(w));
+  }
+  let verdict: ReturnType<typeof auditWithReceipts>;
+  try {
+    const registry = externalRegistry(file);
+    verdict = auditWithReceipts(lines, { orderer: relayKey, receipts, records, trustTime }, { verify: nativeVerify, ...(registry === null ? {} : { registry }) });
+  } catch (e) {
+    const err = e as { code?: string; message?: string };
+    return unreadable(err.code ?? 'bad_input', `${file}: ${err.message ?? String(e)}`);
+  }
+  if (json) {
+    const violations = verdict.violations.map((v) => ({
+      code: v.code,
+      player: v.player,
+      ...(v.relay === undefined ? {} : { relay: v.relay }),
+      seq: v.seq,
+      message: v.message,
+      evidence: v.evidence,
+    }));
+    process.stdout.write(
+      JSON.stringify({
+        valid: verdict.valid,
+        violations,
+        omitted: verdict.omitted,
+        game: verdict.gameId,
+        protocol: verdict.protocol,
+        lines: verdict.lines,
+        outcome: verdict.outcome,
+        alteredAt: verdict.alteredAt,
+        relay: verdict.relay,
+      }) + '\n',
+    );
+  } else {
+    printHuman(verdict);
+    process.stdout.write(relaySummary(verdict.relay, receipts.length) + '\n');
+  }
+  process.exitCode = verdict.valid ? 0 : 1;
+}
+
+function relaySummary(r: RelayReport, receipts: number): string {
+  const out = [
+    `relay ${r.orderer}: ${r.receipted} of the lines carry a receipt that fits the log (${receipts} receipts read); deadlines judged on ${r.timed ? 'receipt times' : "the players' own times"}`,
+  ];
+  if (r.witnesses.length > 0) out.push(`witnesses named by the setup: ${r.witnesses.join(', ')}; evidence records used: ${r.recordsUsed}`);
+  for (const why of r.recordsIgnored.slice(0, 20)) out.push(`  set aside: ${why}`);
+  if (r.faultAt !== null) out.push(`the relay's own signatures convict it from line ${r.faultAt}: the game is not decided on this log`);
+  return out.join('\n');
 }

@@ -32,6 +32,7 @@ import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { fail, failWith } from '../io.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 import { betStrategy } from './signidice.js';
+import { collect, witnessesFrom } from '../witnesses.js';
 
 const loadKey = (path: string): { name: string; keys: KeyPair } => readKeyFile(path);
 const loadPublic = (path: string): { id: string; key: string } => readPublicKeyFile(path);
@@ -196,6 +197,7 @@ export function register(program: Command): void {
     .option('--relay-key <hex>', "the relay's public key, when known: a relay showing another is refused")
     .option('--reconnect-ms <ms>', 'how long to keep trying to reach the relay before giving up (exit 2)', '30000')
     .option('--out <file>', "this player's copy of the transcript, appended as lines arrive (receipts in FILE.receipts.jsonl)")
+    .option('--witness <url>', 'creating: a witness relay the setup names, where every seat also publishes (docs/spec/relay.md §8); repeatable', collect)
     .action(async (protocol: string | undefined, opts: Record<string, string | undefined>) => {
       const me = loadKey(opts.key!);
       if (opts.relayKey !== undefined && !isHex(opts.relayKey, 32)) fail('[bad_hex] --relay-key must be 64 hex digits');
@@ -218,7 +220,9 @@ export function register(program: Command): void {
       try {
         const s = setupFor(protocol, opts, players);
         prove = s.prove;
-        created = await createGame(opts.relay!, envelopeLine(createSetupEnvelope(s.setup, me.name, me.keys)));
+        const witnesses = await witnessesFrom((opts as { witness?: string[] }).witness ?? []);
+        const setup = witnesses.length === 0 ? s.setup : { ...s.setup, params: { ...s.setup.params, witnesses } };
+        created = await createGame(opts.relay!, envelopeLine(createSetupEnvelope(setup, me.name, me.keys)));
       } catch (e) {
         failWith(e);
       }

@@ -1,33 +1,35 @@
 /**
  * `fairtable signidice house` and `fairtable signidice play`: Signidice (seed
- * 002) as two programs. The house opens the contract, serves the table on
- * 127.0.0.1 (or --host) and plays its seat; each player connects with its key
- * and plays its own. Every seat runs the same arbiter, so each program prints
- * the same balances. The house appends each line to the transcript as its
- * table accepts it (docs/SPEC.md §10.4), so a crash loses nothing any player
- * saw, and `--resume` continues the same game from that file; a player can
- * keep its own copy (`play --out`). Failures end a program with one coded line
- * and exit 2: a refused connection, a server that is not a table, a table
- * that goes silent or away for longer than the player waits for it.
+ * 002) as separate programs through a relay (docs/spec/relay.md). The house
+ * opens the contract by posting its setup to a relay, which orders the game:
+ * the house never orders its own game, so it cannot drop a player's HR after
+ * seeing it (relay.md §9). Every seat, the house's included, is a client of
+ * the relay, runs the same arbiter and prints the same balances; each keeps
+ * its own copy with the relay's receipts (`--out`), and the house resumes its
+ * seat from its copy (`--resume`). Witness relays (`--witness`) are named in
+ * the setup, and every seat publishes its envelopes there too. A relay that
+ * cannot be reached ends a program with one coded line and exit 2; a relay
+ * caught lying, with exit 1 and the finding.
  */
-import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { randomBytes, toHex } from '@fairtable/core/bytes.js';
+import { WebSocket } from 'ws';
+import { ClientError, createGame, joinGame, relayKeyOf, type RelayGame } from '@fairtable/client';
+import { randomBytes, toHex, isHex, fromHex } from '@fairtable/core/bytes.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
 import { readSetupLine } from '@fairtable/core/transcript.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
-import { SimPlayer, CHEATS, simStrategy, type Cheat, type Strategy } from '@fairtable/core/testing';
+import { CHEATS, cheatHook, simStrategy, type Cheat, type Strategy } from '@fairtable/core/testing';
 import { checkChoice } from '@fairtable/core';
 import { ecvrfHouse, checkHouseKey, type HouseKey } from '@fairtable/core/signidice/house-key.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
-import { isHex, fromHex } from '@fairtable/core/bytes.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { generateRsaVrfKeyPair, createRsaVrfProver } from '@fairtable/node/rsa-vrf.js';
-import { serveTable, connectTable, reopenDoor, type Door, type TableServer } from '@fairtable/node/tcp-table.js';
 import { fail, failWith } from '../io.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
+import { collect, witnessesFrom } from '../witnesses.js';
 
 const loadKey = (path: string): { name: string; keys: KeyPair } => readKeyFile(path);
 const loadPublic = (path: string): { id: string; key: string } => readPublicKeyFile(path);
@@ -103,59 +105,77 @@ function cheatOption(value: string | undefined): Cheat | null {
 }
 
 export interface SeatOptions {
-  /** The player's own copy of the transcript, appended as lines arrive. */
+  /** The player's own copy of the transcript, appended as lines arrive (receipts in FILE.receipts.jsonl). */
   readonly copyTo?: string;
-  readonly silenceMs: number;
+  /** Gives up (`connection_closed`) after this long without a connection the relay welcomed. */
   readonly reconnectMs: number;
+  readonly relayKey?: string;
+  readonly resume?: { readonly lines: readonly string[]; readonly receipts: readonly unknown[] };
 }
 
 /**
- * Plays a seat until the game is over and the client has nothing left to
- * send; throws a coded error when the table cannot be reached, refuses the
- * connection, goes silent or goes away for good before the game ends.
+ * Plays a seat through the relay until the game is over and the seat has nothing left to send (the client
+ * of docs/spec/relay.md, "The client"). A relay caught lying ends it with exit 1 and the finding on stderr;
+ * a relay that cannot be reached for `reconnectMs`, or refuses the player, with a coded error (exit 2).
  */
 async function playSeat(
-  host: string,
-  port: number,
+  relayUrl: string,
+  gameId: string,
   id: string,
   keys: KeyPair,
   cheat: Cheat | null,
   options: SeatOptions,
   prover?: (a: Uint8Array) => Uint8Array,
-  resumeFrom?: readonly string[],
   strategy?: Strategy,
-): Promise<SimPlayer> {
-  const conn = await connectTable(host, port, id, keys.secretKey, {
-    silenceMs: options.silenceMs,
-    reconnectMs: options.reconnectMs,
-    ...(options.copyTo === undefined ? {} : { copyTo: options.copyTo }),
-    onRefused: (code, message) => process.stderr.write(`${id}: the table refused a line of ours: [${code}] ${message}\n`),
-  });
-  // A resumed seat replays the log it wrote and sends nothing that already stands in it (Seat.resume).
-  const player = new SimPlayer(id, keys, conn.setupLine, randomBytes, cheat, () => Date.now(), nativeVerify, prover, nativeSign, {
-    ...(resumeFrom === undefined ? {} : { resume: { lines: resumeFrom } }),
-    ...(strategy === undefined ? {} : { strategy }),
-  });
-  conn.attach(player);
-  player.tick(conn.link);
-  let check: NodeJS.Timeout | undefined;
-  const finished = new Promise<void>((resolve) => {
-    let doneSince = 0;
-    check = setInterval(() => {
-      if (player.referee.outcome() === null || !player.idle) return;
-      doneSince ||= Date.now();
-      if (Date.now() - doneSince > 300) resolve();
-    }, 50);
-  });
-  try {
-    const failure = await Promise.race([finished.then(() => null), conn.failed]);
-    // A table that closes once this seat has seen the end of the game has done its job.
-    if (failure !== null && player.referee.outcome() === null) throw failure;
-  } finally {
-    clearInterval(check);
-    conn.close();
+): Promise<RelayGame> {
+  const random = randomBytes;
+  const hook = cheat === null ? undefined : cheatHook(cheat, { keys, random, sign: nativeSign, ...(prover === undefined ? {} : { prover }) });
+  const copy = options.copyTo;
+  if (copy !== undefined && options.resume === undefined) {
+    writeFileSync(copy, '');
+    writeFileSync(`${copy}.receipts.jsonl`, '');
   }
-  return player;
+  const held = options.resume?.lines.length ?? 0;
+  const game = joinGame({
+    relayUrl,
+    gameId,
+    id,
+    keys,
+    random,
+    WebSocket,
+    verify: nativeVerify,
+    sign: nativeSign,
+    strategy: strategy ?? simStrategy(randomBytes(32)),
+    giveUpMs: options.reconnectMs,
+    ...(options.relayKey === undefined ? {} : { relayKey: options.relayKey }),
+    ...(prover === undefined ? {} : { prover }),
+    ...(hook === undefined ? {} : { outgoing: hook }),
+    ...(options.resume === undefined ? {} : { resume: options.resume }),
+    ...(copy === undefined
+      ? {}
+      : {
+          onLine: (line: number, text: string, receipt: unknown) => {
+            if (line < held) return;
+            appendFileSync(copy, text + '\n');
+            appendFileSync(`${copy}.receipts.jsonl`, JSON.stringify(receipt) + '\n');
+          },
+          onEvidence: (record: unknown) => appendFileSync(`${copy}.evidence.jsonl`, JSON.stringify(record) + '\n'),
+        }),
+  });
+  game.on('refused', (r) => process.stderr.write(`${id}: a line of ours was refused: [${r.code}] ${r.message}\n`));
+  game.on('violation', (v) => process.stderr.write(`${id}: violation at line ${v.seq}: ${v.code}${v.player === null ? '' : ` by ${v.player}`}\n`));
+  try {
+    await game.finished;
+  } catch (e) {
+    if (e instanceof ClientError && e.lie !== null) {
+      process.stderr.write(`fairtable: [relay_lied] ${e.message}\n${JSON.stringify(e.lie)}\n`);
+      process.exit(1);
+    }
+    throw e;
+  } finally {
+    game.close();
+  }
+  return game;
 }
 
 function positive(value: string | undefined, name: string, min: number, max: number): number {
@@ -165,33 +185,52 @@ function positive(value: string | undefined, name: string, min: number, max: num
   return n;
 }
 
-function report(player: SimPlayer): string {
-  const o = player.referee.outcome();
+function report(player: RelayGame): string {
+  const o = player.outcome();
   const summary = (o?.summary ?? {}) as { balances?: Record<string, number> };
   return JSON.stringify({
     player: player.id,
+    game: player.gameId,
     balances: summary.balances ?? null,
     forfeits: o?.forfeits ?? [],
-    violations: player.referee.violations.map((v) => ({ code: v.code, player: v.player, seq: v.seq })),
+    violations: player.violations.map((v) => ({ code: v.code, player: v.player, seq: v.seq })),
   });
 }
 
 const WHEELS = ['roulette', 'dice'] as const;
 
-/** Reads back the transcript a house appended, checks it is this house's game, and recovers its unique-signature key. */
-function resumeGame(file: string, keys: KeyPair): { setupLine: string; prove: (alpha: Uint8Array) => Uint8Array; door: Door } {
-  let door: Door;
+/** The complete lines of a copy (a last line cut short by a crash is not one). */
+function completeLines(path: string): string[] {
+  return readFileSync(path, 'utf8').split('\n').slice(0, -1);
+}
+
+/**
+ * Reads back the copy a house kept (`--out`, with its receipts), checks it is this house's game, and recovers
+ * its unique-signature key. The relay holds the log; the copy is what the house resumes its seat from.
+ */
+function resumeGame(file: string, keys: KeyPair): { gameId: string; prove: (alpha: Uint8Array) => Uint8Array; lines: string[]; receipts: unknown[] } {
+  let lines: string[];
+  let receipts: unknown[];
   try {
-    const text = readFileSync(file, 'utf8');
-    door = reopenDoor(text);
-    // A last line cut short by the crash is dropped from the file too, so the next line starts on a line of its own.
-    const valid = Buffer.byteLength(door.log.join('\n') + '\n');
-    if (Buffer.byteLength(text) > valid) truncateSync(file, valid);
+    lines = completeLines(file);
+    receipts = completeLines(`${file}.receipts.jsonl`).map((l) => JSON.parse(l) as unknown);
+  } catch (e) {
+    fail(`[bad_journal] ${file}: the house's copy and its receipts are unreadable (${(e as Error).message})`);
+  }
+  const n = Math.min(lines.length, receipts.length);
+  if (n === 0) fail(`[bad_journal] ${file} holds no line with its receipt`);
+  lines = lines.slice(0, n);
+  receipts = receipts.slice(0, n);
+  // The next lines are appended after these: the copy is cut to what is complete on both sides.
+  writeFileSync(file, lines.map((l) => l + '\n').join(''));
+  writeFileSync(`${file}.receipts.jsonl`, receipts.map((r) => JSON.stringify(r) + '\n').join(''));
+  let setup: GameSetup;
+  let gameId: string;
+  try {
+    ({ setup, gameId } = readSetupLine(lines[0]!));
   } catch (e) {
     failWith(e);
   }
-  const setupLine = door.log[0]!;
-  const { setup } = readSetupLine(setupLine);
   const me = setup.players.find((p) => p.id === HOUSE);
   if (setup.protocol !== 'signidice' || me === undefined || me.key !== toHex(keys.publicKey))
     fail(`[bad_journal] ${file} is not a Signidice game of this house's key`);
@@ -208,14 +247,15 @@ function resumeGame(file: string, keys: KeyPair): { setupLine: string; prove: (a
   if (h === null || canonicalize(h.key as unknown as JsonValue) !== canonicalize(setup.params.houseKey ?? null)) {
     fail(`[bad_journal] ${secretPath(file)} does not hold the secret of the game's house key`);
   }
-  return { setupLine, prove: h.prove, door };
+  return { gameId, prove: h.prove, lines, receipts };
 }
 
 export function register(program: Command): void {
   const cmd = program.command('signidice').description('Signidice (seed 002): roulette or dice against a house that cannot choose the outcome');
   cmd
     .command('house')
-    .description('open a contract, serve the table and play the house; every accepted line is appended to --out as it is accepted')
+    .description('open a contract on a relay and play the house; the relay orders the game, never the house')
+    .requiredOption('--relay <url>', 'the relay that orders the game, e.g. http://localhost:8080')
     .requiredOption('--key <file>', "the house's identity key file (fairtable keygen)")
     .option('--players <files>', "comma-separated public key files of the players (fairtable keygen's output); required unless --resume")
     .option('--scheme <scheme>', 'unique signature: ecvrf-ell2, ecvrf-tai or rsa-fdh-vrf', 'ecvrf-ell2')
@@ -224,17 +264,16 @@ export function register(program: Command): void {
     .option('--wheel <wheel>', 'roulette or dice', 'roulette')
     .option('--bounty <n>', 'bounty the house sets aside', '1000')
     .option('--timeout-ms <ms>', 'deadline of each phase', '30000')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--port <port>', 'port (0: any free one, printed)', '0')
-    .option('--out <file>', 'the transcript, appended line by line as the table accepts them', 'signidice.jsonl')
-    .option('--hello-timeout-ms <ms>', 'time a new connection has to prove its player', '10000')
-    .option('--max-connections <n>', 'connections open at once', '64')
+    .option('--witness <url>', 'a witness relay the setup names (every seat publishes its envelopes there too); may be given several times', collect)
+    .option('--out <file>', "the house's copy of the transcript, appended as lines arrive (receipts in FILE.receipts.jsonl)", 'signidice.jsonl')
+    .option('--relay-key <hex>', "the relay's public key, when known: a relay showing another is refused")
+    .option('--reconnect-ms <ms>', 'how long to keep trying to reach the relay before giving up (exit 2)', '30000')
     .option(
       '--resume <file>',
-      "continue the game in this transcript (one this house appended), after a crash or restart; the game's own setup replaces --players, --rounds and the rest",
+      "continue the game whose copy this house kept (--out), after a crash or restart: the game's own setup replaces the other options",
     )
     .option('--cheat <kind>', 'make the house cheat (for demonstrations and tests)')
-    .action(async (opts: Record<string, string | undefined>) => {
+    .action(async (opts: Record<string, string | undefined> & { witness?: string[] }) => {
       const me = loadKey(opts.key!);
       if (opts.resume === undefined && opts.players === undefined) fail("[bad_input] --players: the players' public key files (or --resume FILE)");
       const players = opts.resume === undefined ? opts.players!.split(',').filter(Boolean).map(loadPublic) : [];
@@ -242,109 +281,92 @@ export function register(program: Command): void {
       if (players.some((p) => p.id === HOUSE)) fail(`[bad_input] a player may not be named "${HOUSE}"`);
       if (new Set(players.map((p) => p.id)).size !== players.length) fail('[bad_input] --players: two key files have the same name');
       if (!(WHEELS as readonly string[]).includes(opts.wheel!)) fail(`[bad_input] --wheel must be ${WHEELS.join(' or ')}, not "${opts.wheel}"`);
+      if (opts.relayKey !== undefined && !isHex(opts.relayKey, 32)) fail('[bad_hex] --relay-key must be 64 hex digits');
       const cheat = cheatOption(opts.cheat);
       if (cheat !== null && !HOUSE_CHEATS.has(cheat)) fail(`[bad_cheater] the house cannot commit "${cheat}": choose one of ${[...HOUSE_CHEATS].join(', ')}`);
-      let setupLine: string;
-      let prove: (alpha: Uint8Array) => Uint8Array;
-      let door: Door | undefined;
-      const journal = opts.resume ?? opts.out!;
+      const reconnectMs = positive(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000);
+      let seat: RelayGame;
       if (opts.resume !== undefined) {
-        ({ setupLine, prove, door } = resumeGame(opts.resume, me.keys));
-      } else {
-        const h = house(opts.scheme!, opts.vrfSecret);
-        prove = h.prove;
-        const setup: GameSetup = {
-          protocol: 'signidice',
-          game: null,
-          params: {
-            houseKey: h.key as unknown as JsonValue,
-            rounds: positive(opts.rounds, '--rounds', 1, 10_000),
-            wheel: opts.wheel!,
-            bounty: positive(opts.bounty, '--bounty', 0, Number.MAX_SAFE_INTEGER),
-            timeoutMs: positive(opts.timeoutMs, '--timeout-ms', 1, 86_400_000),
-            maxPlayers: players.length,
-          },
-          players: [{ id: HOUSE, key: toHex(me.keys.publicKey) }, ...players.map((p) => ({ id: p.id, key: p.key }))],
-          nonce: toHex(randomBytes(32)),
-          created: Date.now(),
-        };
-        setupLine = envelopeLine(createSetupEnvelope(setup, HOUSE, me.keys));
+        const r = resumeGame(opts.resume, me.keys);
+        process.stderr.write(`house: resuming game ${r.gameId} at line ${r.lines.length} on ${opts.relay}\n`);
         try {
-          if (h.keep !== undefined) writeFileSync(secretPath(journal), JSON.stringify(h.keep) + '\n', { mode: 0o600 });
+          const relayKey = opts.relayKey ?? (await relayKeyOf(opts.relay!, r.gameId, WebSocket));
+          seat = await playSeat(opts.relay!, r.gameId, HOUSE, me.keys, cheat, { copyTo: opts.resume, reconnectMs, relayKey, resume: r }, r.prove);
         } catch (e) {
           failWith(e);
         }
+        process.stdout.write(report(seat) + '\n');
+        return;
       }
-      let server: TableServer;
+      const h = house(opts.scheme!, opts.vrfSecret);
+      const witnesses = await witnessesFrom(opts.witness ?? []);
+      const setup: GameSetup = {
+        protocol: 'signidice',
+        game: null,
+        params: {
+          houseKey: h.key as unknown as JsonValue,
+          rounds: positive(opts.rounds, '--rounds', 1, 10_000),
+          wheel: opts.wheel!,
+          bounty: positive(opts.bounty, '--bounty', 0, Number.MAX_SAFE_INTEGER),
+          timeoutMs: positive(opts.timeoutMs, '--timeout-ms', 1, 86_400_000),
+          maxPlayers: players.length,
+          ...(witnesses.length === 0 ? {} : { witnesses }),
+        },
+        players: [{ id: HOUSE, key: toHex(me.keys.publicKey) }, ...players.map((p) => ({ id: p.id, key: p.key }))],
+        nonce: toHex(randomBytes(32)),
+        created: Date.now(),
+      };
+      const out = opts.out!;
+      let created: { game: string; relay: string; invite: string };
       try {
-        server = await serveTable(setupLine, {
-          host: opts.host!,
-          port: positive(opts.port, '--port', 0, 65535),
-          journal,
-          ...(door === undefined ? {} : { resume: door }),
-          limits: {
-            helloTimeoutMs: positive(opts.helloTimeoutMs, '--hello-timeout-ms', 1, 3_600_000),
-            maxConnections: positive(opts.maxConnections, '--max-connections', 2, 10_000),
-          },
-          onEvent: (e) => {
-            if (e.type === 'disconnected') process.stderr.write(`table: disconnected ${e.player ?? 'a connection before hello'}: [${e.code}] ${e.message}\n`);
-            else if (e.type === 'refused') process.stderr.write(`table: refused a line from ${e.player}: [${e.code}] ${e.message}\n`);
-            else if (e.type === 'journal_failed') process.stderr.write(`table: cannot append to ${journal}, the line waits: ${e.message}\n`);
-          },
-        });
+        if (h.keep !== undefined) writeFileSync(secretPath(out), JSON.stringify(h.keep) + '\n', { mode: 0o600 });
+        created = await createGame(opts.relay!, envelopeLine(createSetupEnvelope(setup, HOUSE, me.keys)));
       } catch (e) {
         failWith(e);
       }
-      process.stdout.write(`PORT ${server.port}\n`);
+      if (opts.relayKey !== undefined && created.relay !== opts.relayKey) fail(`[bad_challenge] the relay's key is ${created.relay}, not --relay-key`);
+      process.stdout.write(`${created.game} ${created.invite}\n`);
       process.stderr.write(
-        `table listening on ${opts.host}:${server.port}; waiting for ${readSetupLine(setupLine)
-          .setup.players.map((p) => p.id)
-          .filter((p) => p !== HOUSE)
-          .join(', ')}; ${door === undefined ? 'appending' : `resuming at line ${door.log.length}, appending`} the transcript to ${journal}\n`,
+        `house: opened game ${created.game} on ${opts.relay}; players join with: fairtable signidice play --relay ${opts.relay} --game ${created.game} --key KEY\n`,
       );
-      let seat: SimPlayer;
       try {
-        const log = door?.log.slice();
-        seat = await playSeat(opts.host!, server.port, HOUSE, me.keys, cheat, { silenceMs: 60_000, reconnectMs: 0 }, prove, log);
+        seat = await playSeat(opts.relay!, created.game, HOUSE, me.keys, cheat, { copyTo: out, reconnectMs, relayKey: created.relay }, h.prove);
       } catch (e) {
-        await server.close();
         failWith(e);
       }
-      await new Promise((r) => setTimeout(r, 500)); // let the players fetch the last lines
-      await server.close();
       process.stdout.write(report(seat) + '\n');
-      process.stderr.write(`wrote ${server.log.length} lines to ${journal}\n`);
+      process.stderr.write(`house: kept ${seat.lines.length} lines and their receipts in ${out}\n`);
     });
   cmd
     .command('play')
-    .description("join a house's table and play a seat")
+    .description("join a house's game on its relay and play a seat")
+    .requiredOption('--relay <url>', 'the relay that orders the game')
+    .requiredOption('--game <id>', 'the game id the house printed')
     .requiredOption('--key <file>', 'your identity key file; its name is your player id')
-    .requiredOption('--port <port>', "the table's port")
-    .option('--host <host>', "the table's address", '127.0.0.1')
-    .option('--out <file>', 'keep your own copy of the transcript, appended line by line as it arrives')
-    .option('--silence-ms <ms>', 'give up when the table sends nothing for this long', '15000')
-    .option('--reconnect-ms <ms>', 'when the connection drops, keep trying to reconnect for this long (a restarted house)', '30000')
+    .option('--out <file>', 'keep your own copy of the transcript (receipts in FILE.receipts.jsonl, witness evidence in FILE.evidence.jsonl)')
+    .option('--relay-key <hex>', "the relay's public key, when known: a relay showing another is refused")
+    .option('--reconnect-ms <ms>', 'how long to keep trying to reach the relay before giving up (exit 2)', '30000')
     .option('--bet <bet>', 'your bet every round: red:10, dozen:2:10, straight:17:5, face:3:10, pass … (default: a random bet of at most 10)')
     .option('--cheat <kind>', 'cheat (for demonstrations and tests)')
     .action(async (opts: Record<string, string | undefined>) => {
       const me = loadKey(opts.key!);
-      const port = positive(opts.port, '--port', 1, 65535);
+      if (!isHex(opts.game, 32)) fail('[bad_hex] --game must be a game id (64 hex digits)');
+      if (opts.relayKey !== undefined && !isHex(opts.relayKey, 32)) fail('[bad_hex] --relay-key must be 64 hex digits');
       const cheat = cheatOption(opts.cheat);
       if (cheat !== null && HOUSE_CHEATS.has(cheat)) fail(`[bad_cheater] "${cheat}" is a cheat of the house; a player cannot commit it`);
       const options: SeatOptions = {
-        silenceMs: positive(opts.silenceMs, '--silence-ms', 100, 86_400_000),
         reconnectMs: positive(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000),
         ...(opts.out === undefined ? {} : { copyTo: opts.out }),
+        ...(opts.relayKey === undefined ? {} : { relayKey: opts.relayKey }),
       };
       try {
         const seat = await playSeat(
-          opts.host!,
-          port,
+          opts.relay!,
+          opts.game!,
           me.name,
           me.keys,
           cheat,
           options,
-          undefined,
           undefined,
           opts.bet === undefined ? undefined : betStrategy(opts.bet, me.name),
         );

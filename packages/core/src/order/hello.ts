@@ -4,7 +4,7 @@
  *
  *   utf8("fairtable/table-hello/v1") ‖ 0x00 ‖ game id ‖ nonce
  *
- * with its game key. The same bytes for the TCP table and the relay.
+ * with its game key. The relay checks these bytes (the TCP table that first used them is retired).
  */
 import { concatBytes, fromHex, toHex, utf8 } from '../bytes.js';
 import { sign, verify } from '../identity.js';
