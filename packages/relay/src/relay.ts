@@ -15,6 +15,7 @@
  * a coded `refused` or `error`, and nothing a client sends can throw out of the relay.
  */
 import type { IncomingMessage, Server } from 'node:http';
+import { availableParallelism } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -22,16 +23,19 @@ import { bodyLimit } from 'hono/body-limit';
 import { pino, type Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { fromHex, isHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
-import { Door } from '@fairtable/core/door.js';
+import { Door, type Admission } from '@fairtable/core/door.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { verifyHello } from '@fairtable/core/order/hello.js';
 import { firstLogHash, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+import { BatchWriter } from './batch-writer.js';
+import { Intake } from './intake.js';
 import { Metrics } from './metrics.js';
 import { homePage } from './page.js';
-import { SqliteStore } from './sqlite-store.js';
 import type { LineToStore, Store } from './store.js';
+import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
+import { VerifyPool } from './verify-pool.js';
 
 export interface RelayLimits {
   /** Longest frame (and line) taken from a client, bytes; a longer one is answered `line_too_long` and the connection closed. */
@@ -81,6 +85,8 @@ export interface RelayOptions {
    * process (exit code 70) so that a restart rebuilds every door from what was stored.
    */
   readonly onStoreFailure?: (error: unknown) => void;
+  /** Threads that verify submitted lines (relay.md §7); 0 verifies on the event loop. Default: the cores less one, 1 to 4. */
+  readonly verifyThreads?: number;
 }
 
 export interface Relay {
@@ -139,7 +145,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const log = options.logger ?? pino({ name: 'fairtable-relay' });
   const clock = options.clock ?? Date.now;
-  const store = options.store ?? new SqliteStore(options.dataDir ?? './data');
+  const store = options.store ?? new ThreadedSqliteStore(options.dataDir ?? './data');
   const secretKey = await store.relayKey();
   const publicKey = toHex(generateKeyPair(secretKey).publicKey);
   const metrics = new Metrics();
@@ -223,54 +229,35 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   }
 
   // -------------------------------------------------------------------------
-  // Writes: one transaction per turn of the event loop.
+  // The pipeline (relay.md §7): intake (cheap checks, verifying threads, the door in arrival order),
+  // then group commit, then the acknowledgement and the fan-out of what committed.
   // -------------------------------------------------------------------------
-  let pending: Pending[] = [];
-  let flushing: Promise<void> | null = null;
-  let scheduled = false;
-
-  function schedule(): void {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      void flush();
-    });
-  }
-
-  async function flush(): Promise<void> {
-    // One append at a time keeps the lines of each game in log order across batches.
-    while (flushing !== null) await flushing;
-    if (pending.length === 0) return;
-    const batch = pending;
-    pending = [];
-    const started = performance.now();
-    flushing = store.append(batch).then(
-      () => {
-        metrics.storeFlush((performance.now() - started) / 1000, batch.length);
-        for (const p of batch) {
-          p.entry.committed = p.line + 1;
-          p.entry.unstored--;
-          metrics.linesAccepted++;
-          send(p.from, { kind: 'accepted', line: p.line, receipt: p.receipt });
-          // One encoding of the entry for all its readers.
-          const entry = JSON.stringify({ kind: 'entry', line: p.line, text: p.text, receipt: p.receipt });
-          for (const c of p.entry.connections) if (c.who !== null) send(c, entry);
-        }
-      },
-      (e: unknown) => {
-        // The doors are now ahead of the store: nothing of the batch was acknowledged, and the only safe
-        // state is the stored one. The process ends; a restart rebuilds every door from the store.
-        log.fatal({ err: e }, 'the store failed to append; stopping so that every door is rebuilt from what is stored');
-        (options.onStoreFailure ?? (() => process.exit(70)))(e);
-      },
-    );
-    try {
-      await flushing;
-    } finally {
-      flushing = null;
-    }
-  }
+  const pool = new VerifyPool(options.verifyThreads ?? Math.max(1, Math.min(4, availableParallelism() - 1)), (e) =>
+    log.error({ err: e }, 'a verifying thread failed; its lines are verified on the event loop'),
+  );
+  const intake = new Intake<Connection>(pool, (c, text, a) => admitted(c, text, a));
+  const writer = new BatchWriter<Pending>(
+    store,
+    (batch, seconds) => {
+      metrics.storeFlush(seconds, batch.length);
+      for (const p of batch) {
+        p.entry.committed = p.line + 1;
+        p.entry.unstored--;
+        metrics.linesAccepted++;
+        // The receipt encoded once, for the submitter's answer and every reader's entry; one buffer for all readers.
+        const receiptText = JSON.stringify(p.receipt);
+        send(p.from, `{"kind":"accepted","line":${p.line},"receipt":${receiptText}}`);
+        const entry = Buffer.from(`{"kind":"entry","line":${p.line},"text":${JSON.stringify(p.text)},"receipt":${receiptText}}`);
+        for (const c of p.entry.connections) if (c.who !== null) send(c, entry);
+      }
+    },
+    (e: unknown) => {
+      // The doors are now ahead of the store: nothing of the batch was acknowledged, and the only safe
+      // state is the stored one. The process ends; a restart rebuilds every door from the store.
+      log.fatal({ err: e }, 'the store failed to append; stopping so that every door is rebuilt from what is stored');
+      (options.onStoreFailure ?? (() => process.exit(70)))(e);
+    },
+  );
 
   // -------------------------------------------------------------------------
   // HTTP.
@@ -359,11 +346,12 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes * 2, perMessageDeflate: false });
   const connections = new Set<Connection>();
 
-  /** Sends a message (a string is sent as it is: an encoded message shared by several connections). */
+  /** Sends a message (a string or a buffer is sent as it is: an encoded message, perhaps shared by several connections). */
   function send(c: Connection, value: unknown, last = false): void {
     if (c.closed && !last) return;
     if (c.ws.readyState !== c.ws.OPEN) return;
-    c.ws.send(typeof value === 'string' ? value : JSON.stringify(value));
+    if (Buffer.isBuffer(value)) c.ws.send(value, { binary: false });
+    else c.ws.send(typeof value === 'string' ? value : JSON.stringify(value));
     if (!last && c.ws.bufferedAmount > limits.maxOutputBytes) {
       drop(c, 'slow_reader', `${c.ws.bufferedAmount} bytes wait to be written to this connection; it does not read what it is sent`);
     }
@@ -441,8 +429,12 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   }
 
   function submit(c: Connection, text: string): void {
+    intake.submit(c.game.door, c, c.who!, text);
+  }
+
+  /** The door's answer to a line `c` submitted, in the order the game's lines arrived. */
+  function admitted(c: Connection, text: string, a: Admission): void {
     const g = c.game;
-    const a = g.door.admit(text, c.who!);
     if (!a.ok) return refuse(c, a.code, a.message);
     if (a.duplicate) {
       // An honest resend: the submitter is told again where its line stands, once it is stored.
@@ -451,8 +443,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     }
     g.log = nextLogHash(g.log, a.hash);
     g.unstored++;
-    pending.push({ game: g.id, line: a.line, text, receipt: receipt(g.id, a.line, a.hash, g.log), from: c, entry: g });
-    schedule();
+    writer.add({ game: g.id, line: a.line, text, receipt: receipt(g.id, a.line, a.hash, g.log), from: c, entry: g });
   }
 
   async function sync(c: Connection, from: number): Promise<void> {
@@ -570,9 +561,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       log.info('shutting down: no new connections or games; storing and acknowledging what was admitted');
       clearInterval(idleCheck);
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      // What the doors admitted is stored and acknowledged before any connection closes.
-      await flush();
-      while (flushing !== null || pending.length > 0) await flush();
+      // What was submitted goes through its door, and what the doors admitted is stored and
+      // acknowledged, before any connection closes.
+      await intake.drained();
+      await writer.flush();
+      await pool.close();
       for (const c of [...connections]) {
         send(c, { kind: 'error', code: 'shutting_down', message: 'the relay is shutting down; reconnect and sync when it is back' }, true);
         end(c, 1001, 'shutting down');
