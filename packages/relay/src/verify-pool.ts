@@ -37,6 +37,9 @@ export interface VerifyResults {
 
 type Done = (read: Read | null) => void;
 
+/** Batches a thread holds at once. */
+const IN_FLIGHT = 2;
+
 interface Thread {
   readonly worker: Worker;
   /** Batches sent and not answered, by id. */
@@ -76,6 +79,7 @@ export class VerifyPool {
         t.waiting.delete(r.id);
         t.lines -= dones.length;
         for (let k = 0; k < dones.length; k++) dones[k]!({ hash: r.hashes[k] ?? null, sigOk: r.ok[k] === 1, shapeError: r.shapeErrors[k] ?? null });
+        this.send();
       });
       const fail = (e: unknown): void => {
         if (!t.alive) return;
@@ -85,6 +89,8 @@ export class VerifyPool {
         t.waiting.clear();
         t.lines = 0;
         for (const dones of held) for (const d of dones) d(null);
+        // What waited for this thread goes to another, or is answered null.
+        this.send();
       };
       worker.on('error', fail);
       worker.on('exit', (code) => fail(new Error(`a verifying thread exited (${code})`)));
@@ -107,28 +113,34 @@ export class VerifyPool {
     if (!this.scheduled) {
       this.scheduled = true;
       // After the poll phase: every frame read in this turn of the loop goes in the one batch.
-      setImmediate(() => this.send());
+      setImmediate(() => {
+        this.scheduled = false;
+        this.send();
+      });
     }
   }
 
   private send(): void {
-    this.scheduled = false;
+    if (this.texts.length === 0) return;
+    const alive = this.threads.filter((t) => t.alive);
+    // Under load the threads are busy: requests wait for one of them to answer and go out together,
+    // fewer and larger batches; two batches in flight per thread keep a thread from waiting on the loop.
+    if (alive.length > 0 && alive.every((t) => t.waiting.size >= IN_FLIGHT)) return;
     const { texts, froms, keys, dones } = this;
     this.texts = [];
     this.froms = [];
     this.keys = [];
     this.dones = [];
-    const alive = this.threads.filter((t) => t.alive);
     if (alive.length === 0) {
       for (const d of dones) d(null);
       return;
     }
-    // Split across the threads, the least loaded first; a small batch is not worth splitting.
-    alive.sort((a, b) => a.lines - b.lines);
-    const parts = Math.min(alive.length, Math.ceil(texts.length / 64));
+    // Split across the threads that can take a batch, the least loaded first; a small batch is not worth splitting.
+    const free = alive.filter((t) => t.waiting.size < IN_FLIGHT).sort((a, b) => a.lines - b.lines);
+    const parts = Math.min(free.length, Math.ceil(texts.length / 64));
     const per = Math.ceil(texts.length / parts);
     for (let p = 0; p < parts; p++) {
-      const t = alive[p]!;
+      const t = free[p]!;
       const from = p * per;
       const to = Math.min(texts.length, from + per);
       const id = this.nextId++;
