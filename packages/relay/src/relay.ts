@@ -87,6 +87,8 @@ export interface RelayOptions {
   readonly onStoreFailure?: (error: unknown) => void;
   /** Threads that verify submitted lines (relay.md §7); 0 verifies on the event loop. Default: the cores less one, 1 to 4. */
   readonly verifyThreads?: number;
+  /** SQLite's `synchronous` for the appends (relay.md §7): FULL (default) survives a power loss, NORMAL only a killed process. */
+  readonly synchronous?: 'FULL' | 'NORMAL';
 }
 
 export interface Relay {
@@ -145,7 +147,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const log = options.logger ?? pino({ name: 'fairtable-relay' });
   const clock = options.clock ?? Date.now;
-  const store = options.store ?? new ThreadedSqliteStore(options.dataDir ?? './data');
+  const store = options.store ?? new ThreadedSqliteStore(options.dataDir ?? './data', { synchronous: options.synchronous ?? 'FULL' });
   const secretKey = await store.relayKey();
   const publicKey = toHex(generateKeyPair(secretKey).publicKey);
   const metrics = new Metrics();
