@@ -1,5 +1,5 @@
 /**
- * Group commit for the relay (docs/spec/relay.md §7): admitted lines wait here for the store, and go to
+ * Group commit for the relay (docs/spec/relay.md, "The pipeline"): admitted lines wait here for the store, and go to
  * it in one `append` (one transaction) per batch. One append is in flight at a time: the lines admitted
  * while it runs form the next batch, so under load a batch holds what arrived during one commit, and
  * when idle a line is written in the turn of the event loop after it was admitted. A line's batch has

@@ -1,5 +1,5 @@
 /**
- * The relay's intake (docs/spec/relay.md §7): what happens to a submitted line between its frame and its
+ * The relay's intake (docs/spec/relay.md, "The pipeline"): what happens to a submitted line between its frame and its
  * game's door. Lines of one game reach the door strictly in the order they arrived, as if each were
  * admitted the moment it came; only the signature check moves, to the verifying threads, and runs for
  * many lines (of many games) at once. The cheap checks come first, on the event loop, and spare the

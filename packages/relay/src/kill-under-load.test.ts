@@ -1,5 +1,5 @@
 /**
- * Group commit against SIGKILL (docs/spec/relay.md §7): the relay process, under a load of many games
+ * Group commit against SIGKILL (docs/spec/relay.md, "The pipeline"): the relay process, under a load of many games
  * whose lines share transactions, is killed with SIGKILL and started again on its data directory. Every
  * line it acknowledged (`accepted`, with its receipt) or showed to anyone (`entry`) is stored, at its
  * number, with the very receipt sent: nothing leaves the relay before its batch has committed.

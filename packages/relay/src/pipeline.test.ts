@@ -1,5 +1,5 @@
 /**
- * The relay's intake and verifying threads (docs/spec/relay.md §7): whatever the threads do (verify,
+ * The relay's intake and verifying threads (docs/spec/relay.md, "The pipeline"): whatever the threads do (verify,
  * fail, be absent), each game's lines get exactly the door's answers they would get if each were
  * admitted alone, the moment it arrived, in arrival order.
  */

@@ -85,9 +85,9 @@ export interface RelayOptions {
    * process (exit code 70) so that a restart rebuilds every door from what was stored.
    */
   readonly onStoreFailure?: (error: unknown) => void;
-  /** Threads that verify submitted lines (relay.md §7); 0 verifies on the event loop. Default: the cores less one, 1 to 4. */
+  /** Threads that verify submitted lines (relay.md, "The pipeline"); 0 verifies on the event loop. Default: the cores less one, 1 to 4. */
   readonly verifyThreads?: number;
-  /** SQLite's `synchronous` for the appends (relay.md §7): FULL (default) survives a power loss, NORMAL only a killed process. */
+  /** SQLite's `synchronous` for the appends (relay.md, "The pipeline"): FULL (default) survives a power loss, NORMAL only a killed process. */
   readonly synchronous?: 'FULL' | 'NORMAL';
 }
 
@@ -231,7 +231,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   }
 
   // -------------------------------------------------------------------------
-  // The pipeline (relay.md §7): intake (cheap checks, verifying threads, the door in arrival order),
+  // The pipeline (relay.md, "The pipeline"): the intake (cheap checks, verifying threads, the door in arrival order),
   // then group commit, then the acknowledgement and the fan-out of what committed.
   // -------------------------------------------------------------------------
   const pool = new VerifyPool(options.verifyThreads ?? Math.max(1, Math.min(4, availableParallelism() - 1)), (e) =>

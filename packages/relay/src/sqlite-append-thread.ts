@@ -1,5 +1,5 @@
 /**
- * The thread that writes the relay's lines to SQLite (docs/spec/relay.md §4, §7): its own connection to
+ * The thread that writes the relay's lines to SQLite (docs/spec/relay.md §4 and "The pipeline"): its own connection to
  * the relay's database, one transaction per batch it is sent, and an answer once the transaction has
  * committed. better-sqlite3 blocks the thread that calls it; here that is not the event loop.
  */

@@ -1,5 +1,5 @@
 /**
- * The relay's SQLite store with its appends on a thread of their own (docs/spec/relay.md §4, §7): the
+ * The relay's SQLite store with its appends on a thread of their own (docs/spec/relay.md §4 and "The pipeline"): the
  * same database and schema as `SqliteStore`, which still does everything else on the caller's thread
  * (creating games, reads, the key), while each `append` goes to `sqlite-append-thread.ts` and resolves
  * once that thread's transaction has committed. The commit, with its sync to disk, no longer stops the
@@ -8,7 +8,7 @@
  * `synchronous`: FULL (the default) syncs the WAL at every commit, so an acknowledged line survives a
  * crash of the process and a loss of power; NORMAL syncs only at checkpoints, so it survives the
  * process being killed (the OS holds the written WAL) but not a power loss. Why FULL is the default:
- * docs/spec/relay.md §7.
+ * docs/spec/relay.md, "The pipeline".
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * The relay's verifying threads (docs/spec/relay.md §7): a small pool of worker threads that read, hash
+ * The relay's verifying threads (docs/spec/relay.md, "The pipeline"): a small pool of worker threads that read, hash
  * and verify submitted lines (`verify-worker.ts`), so that Ed25519 verification, the relay's largest
  * cost per line, leaves the event loop. Requests made during one turn of the event loop go out as one
  * message per thread, which pays the cost of `postMessage` once per batch rather than once per line.

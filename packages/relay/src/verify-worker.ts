@@ -1,5 +1,5 @@
 /**
- * A verifying thread of the relay (docs/spec/relay.md §7): reads, hashes and checks the signature of
+ * A verifying thread of the relay (docs/spec/relay.md, "The pipeline"): reads, hashes and checks the signature of
  * batches of submitted lines with `prepareLine` (SPEC §4) under the key the relay names for each, on
  * OpenSSL's fast path with noble's verdict (SPEC §3.2). It judges nothing: the order-dependent rules
  * stay with the game's door on the relay's main thread.
