@@ -128,7 +128,10 @@ export class Intake<C> {
       if (item.refusal !== null) admission = item.refusal;
       else if (item.read !== null) {
         const { read, envelope, text, who } = item;
-        admission = door.admitPrepared({ text, envelope: read.shapeError === null ? envelope : null, shapeError: read.shapeError, hash: read.hash, sigOk: read.sigOk }, who);
+        admission = door.admitPrepared(
+          { text, envelope: read.shapeError === null ? envelope : null, shapeError: read.shapeError, hash: read.hash, sigOk: read.sigOk },
+          who,
+        );
       } else admission = door.admit(item.text, item.who);
       this.waitingLines--;
       this.onAdmission(item.conn, item.text, admission);

@@ -51,7 +51,9 @@ interface Thread {
 /** The built worker: beside this module in dist, or in dist when this module runs from src (the tests). */
 function workerFile(): string | null {
   const here = fileURLToPath(import.meta.url);
-  const file = here.endsWith('.ts') ? fileURLToPath(new URL('../dist/verify-worker.js', import.meta.url)) : fileURLToPath(new URL('./verify-worker.js', import.meta.url));
+  const file = here.endsWith('.ts')
+    ? fileURLToPath(new URL('../dist/verify-worker.js', import.meta.url))
+    : fileURLToPath(new URL('./verify-worker.js', import.meta.url));
   return existsSync(file) ? file : null;
 }
 
@@ -66,7 +68,10 @@ export class VerifyPool {
   private closed = false;
 
   /** `size` threads (0: none; every request is answered `null`). `onFailure` hears of a thread that failed. */
-  constructor(size: number, private readonly onFailure: (error: unknown) => void = () => {}) {
+  constructor(
+    size: number,
+    private readonly onFailure: (error: unknown) => void = () => {},
+  ) {
     const file = size > 0 ? workerFile() : null;
     if (file === null) return;
     for (let i = 0; i < size; i++) {
