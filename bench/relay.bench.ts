@@ -113,8 +113,8 @@ function peakRssMiB(pid: number): number {
 }
 
 /** CPU time (user + system, every thread) the process has used, in seconds: the relay's cost per envelope, whatever else runs on the machine. */
-function cpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+function cpuSeconds(pid: number, thread?: number): number {
+  const stat = readFileSync(thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
   return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -238,9 +238,12 @@ async function main(): Promise<void> {
   }
   say(`  created ${all.length} games in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const rssBefore = peakRssMiB(relay.child.pid!);
-  const cpuBefore = cpuSeconds(relay.child.pid!);
+  const pid = relay.child.pid!;
+  const [cpuBefore, loopBefore] = [cpuSeconds(pid), cpuSeconds(pid, pid)];
   const measured = await load(relay.url, games);
-  const cpuUsPerEnvelope = ((cpuSeconds(relay.child.pid!) - cpuBefore) * 1e6) / (GAMES * ENVELOPES);
+  const cpuUsPerEnvelope = ((cpuSeconds(pid) - cpuBefore) * 1e6) / (GAMES * ENVELOPES);
+  // The main thread (its id is the process's): the event loop, which every line passes through in order.
+  const loopUsPerEnvelope = ((cpuSeconds(pid, pid) - loopBefore) * 1e6) / (GAMES * ENVELOPES);
   // Latency is measured apart, at the target's 5,000 envelopes/s offered when the relay sustains more,
   // else at half the throughput just measured: at saturation every game has an envelope in flight and
   // latency is only the queue (games ÷ throughput).
@@ -273,6 +276,7 @@ async function main(): Promise<void> {
         ratio: Number(ratio.toFixed(3)),
         relayPeakRssMiB: Math.round(rss),
         relayCpuUsPerEnvelope: Math.round(cpuUsPerEnvelope),
+        relayEventLoopCpuUsPerEnvelope: Math.round(loopUsPerEnvelope),
       }) + '\n',
     );
     return;
@@ -287,7 +291,7 @@ async function main(): Promise<void> {
     `  ceiling: ${Math.round(ceiling.envelopesPerSecond)} envelopes/s through a bare ws broadcast; p50 ${ceiling.p50Ms.toFixed(1)} ms, p99 ${ceiling.p99Ms.toFixed(1)} ms`,
   );
   say(`  ratio:   ${ratio.toFixed(3)}`);
-  say(`  relay CPU (all its threads) at saturation: ${cpuUsPerEnvelope.toFixed(0)} µs an envelope`);
+  say(`  relay CPU at saturation: ${cpuUsPerEnvelope.toFixed(0)} µs an envelope (all its threads), ${loopUsPerEnvelope.toFixed(0)} µs on the event loop`);
   say(`  relay memory: peak RSS ${rss.toFixed(0)} MiB (${rssBefore.toFixed(0)} MiB with the games created, before the load); after the load: ${memoryAfter}`);
 }
 
