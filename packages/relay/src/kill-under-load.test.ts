@@ -2,7 +2,8 @@
  * Group commit against SIGKILL (docs/spec/relay.md, "The pipeline"): the relay process, under a load of many games
  * whose lines share transactions, is killed with SIGKILL and started again on its data directory. Every
  * line it acknowledged (`accepted`, with its receipt) or showed to anyone (`entry`) is stored, at its
- * number, with the very receipt sent: nothing leaves the relay before its batch has committed.
+ * number, with the very receipt sent: nothing leaves the relay before its batch has committed. And a
+ * relay that cannot listen ends, its threads with it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -131,5 +132,22 @@ describe('the relay killed under load', () => {
     }
     second.child.kill('SIGTERM');
     await new Promise((r) => second.child.once('exit', r));
+  });
+
+  it('exits with an error, instead of living on in its threads, when it cannot listen', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-busy-'));
+    dirs.push(dataDir);
+    const first = await spawnRelay(dataDir);
+    const port = new URL(first.url).port;
+    const second = spawn(process.execPath, [main, 'relay', '--port', port, '--host', '127.0.0.1', '--data', join(dataDir, 'second')], { stdio: 'ignore' });
+    children.push(second);
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => resolve(-1), 20_000);
+      second.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    expect(code).toBe(2);
   });
 });

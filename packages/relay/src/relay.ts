@@ -6,9 +6,10 @@
  * receipts carry (relay.md §2). It runs no game logic.
  *
  * Durability before acknowledgement: a line the door admits gets its number, its log hash and its signed
- * receipt at once, but it is sent to no one until the store has committed it. Every line admitted during
- * one turn of the event loop goes to the store in one `append` (one transaction), then is acknowledged
- * (`accepted`) and fanned out (`entry`) in log order.
+ * receipt at once, but it is sent to no one until the store has committed it. Lines reach their doors
+ * in arrival order after the verifying threads (intake.ts), go to the store in batches, one `append`
+ * (one transaction) at a time (batch-writer.ts), and are then acknowledged (`accepted`) and fanned out
+ * (`entry`) in log order (relay.md, "The pipeline").
  *
  * Hostile clients (relay.md §5): frame size, a message rate per connection, a hello deadline, a cap on
  * connections, a bound on what waits to be written to a connection, an idle timeout; every bad frame gets
@@ -544,6 +545,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       reject(new FairtableError('connection_failed', `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 8080}: ${e.message}`, { cause: e })),
     );
     server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve());
+  }).catch(async (e: unknown) => {
+    // The threads would keep the process alive.
+    await pool.close();
+    if (options.store === undefined) await store.close();
+    throw e;
   });
   server.removeAllListeners('error');
   server.on('error', (e) => log.error({ err: e }, 'server error'));
