@@ -9,7 +9,7 @@
  * evidence, because only that player could have sent it over its connection.
  */
 import { FairtableError, type Evidence, type ViolationCode } from './errors.js';
-import { prepareLine, TranscriptChecker, type VerifyFn } from './transcript.js';
+import { prepareLine, TranscriptChecker, type PreparedLine, type VerifyFn } from './transcript.js';
 
 /** The longest line a door takes (bytes of UTF-16 text; a longer one is refused unread). */
 export const MAX_LINE_LENGTH = 1 << 20;
@@ -65,7 +65,28 @@ export class Door {
       evidence,
     });
     if (text.length > MAX_LINE_LENGTH) return refuse('too_long', `${player} submitted a line of ${text.length} characters; the limit is ${MAX_LINE_LENGTH}`);
-    const prepared = prepareLine(line, text, this.checker.keys, this.verify);
+    return this.admitPrepared(prepareLine(line, text, this.checker.keys, this.verify), player);
+  }
+
+  /**
+   * `admit` for a line already read, hashed and verified elsewhere (an orderer's verifying threads, by
+   * `prepareLine` under this game's keys): the same rule from there on, at the log's next position.
+   */
+  admitPrepared(read: Omit<PreparedLine, 'line'>, player: string): Admission {
+    const line = this.checker.lines;
+    const text = read.text;
+    const prepared: PreparedLine = { ...read, line };
+    const refuse = (
+      code: ViolationCode | 'too_long' | 'not_your_seat',
+      message: string,
+      evidence: readonly Evidence[] = [{ note: text.slice(0, 200) }],
+    ): Admission => ({
+      ok: false,
+      code,
+      player,
+      message,
+      evidence,
+    });
     if (prepared.envelope !== null && prepared.envelope.from !== player) {
       return refuse('not_your_seat', `${player} submitted an envelope from ${prepared.envelope.from}: a connection speaks only for its own player`);
     }

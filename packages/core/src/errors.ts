@@ -50,6 +50,7 @@ export type ErrorCode =
   | 'bad_challenge'
   | 'wrong_table'
   | 'bad_journal'
+  | 'store_failed'
   // the command line: a cheat its cheater cannot commit
   | 'bad_cheater'
   // Diplomacy (docs/spec/diplomacy.md)

@@ -6,15 +6,17 @@
  * receipts carry (relay.md §2). It runs no game logic.
  *
  * Durability before acknowledgement: a line the door admits gets its number, its log hash and its signed
- * receipt at once, but it is sent to no one until the store has committed it. Every line admitted during
- * one turn of the event loop goes to the store in one `append` (one transaction), then is acknowledged
- * (`accepted`) and fanned out (`entry`) in log order.
+ * receipt at once, but it is sent to no one until the store has committed it. Lines reach their doors
+ * in arrival order after the verifying threads (intake.ts), go to the store in batches, one `append`
+ * (one transaction) at a time (batch-writer.ts), and are then acknowledged (`accepted`) and fanned out
+ * (`entry`) in log order (relay.md, "The pipeline").
  *
  * Hostile clients (relay.md §5): frame size, a message rate per connection, a hello deadline, a cap on
  * connections, a bound on what waits to be written to a connection, an idle timeout; every bad frame gets
  * a coded `refused` or `error`, and nothing a client sends can throw out of the relay.
  */
 import type { IncomingMessage, Server } from 'node:http';
+import { availableParallelism } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
@@ -22,19 +24,22 @@ import { bodyLimit } from 'hono/body-limit';
 import { pino, type Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { fromHex, isHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
-import { Door } from '@fairtable/core/door.js';
+import { Door, type Admission } from '@fairtable/core/door.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { verifyHello } from '@fairtable/core/order/hello.js';
 import { firstLogHash, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
 import { sealedRule } from '@fairtable/core/order/sealer.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+import { BatchWriter } from './batch-writer.js';
+import { Intake } from './intake.js';
 import { Metrics } from './metrics.js';
 import { lobbyRoutes } from './lobby.js';
 import { servePage } from './page.js';
 import { SealedRoom, type RoomHost } from './sealed.js';
-import { SqliteStore } from './sqlite-store.js';
 import type { LineToStore, Store } from './store.js';
+import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
+import { VerifyPool } from './verify-pool.js';
 import { MemoryWitnessStore, SqliteWitnessStore, witnessRoutes, type WitnessStore } from './witness.js';
 
 export interface RelayLimits {
@@ -89,6 +94,10 @@ export interface RelayOptions {
   readonly onStoreFailure?: (error: unknown) => void;
   /** The built web app served at `/` (default apps/web/dist of this checkout; the CLI's page when absent). */
   readonly webDir?: string;
+  /** Threads that verify submitted lines (relay.md, "The pipeline"); 0 verifies on the event loop. Default: the cores less one, 1 to 4. */
+  readonly verifyThreads?: number;
+  /** SQLite's `synchronous` for the appends (relay.md, "The pipeline"): FULL (default) survives a power loss, NORMAL only a killed process. */
+  readonly synchronous?: 'FULL' | 'NORMAL';
 }
 
 export interface Relay {
@@ -150,7 +159,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const log = options.logger ?? pino({ name: 'fairtable-relay' });
   const clock = options.clock ?? Date.now;
-  const store = options.store ?? new SqliteStore(options.dataDir ?? './data');
+  const store = options.store ?? new ThreadedSqliteStore(options.dataDir ?? './data', { synchronous: options.synchronous ?? 'FULL' });
   const secretKey = await store.relayKey();
   const publicKey = toHex(generateKeyPair(secretKey).publicKey);
   const metrics = new Metrics();
@@ -243,54 +252,35 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   }
 
   // -------------------------------------------------------------------------
-  // Writes: one transaction per turn of the event loop.
+  // The pipeline (relay.md, "The pipeline"): the intake (cheap checks, verifying threads, the door in arrival order),
+  // then group commit, then the acknowledgement and the fan-out of what committed.
   // -------------------------------------------------------------------------
-  let pending: Pending[] = [];
-  let flushing: Promise<void> | null = null;
-  let scheduled = false;
-
-  function schedule(): void {
-    if (scheduled) return;
-    scheduled = true;
-    setImmediate(() => {
-      scheduled = false;
-      void flush();
-    });
-  }
-
-  async function flush(): Promise<void> {
-    // One append at a time keeps the lines of each game in log order across batches.
-    while (flushing !== null) await flushing;
-    if (pending.length === 0) return;
-    const batch = pending;
-    pending = [];
-    const started = performance.now();
-    flushing = store.append(batch).then(
-      () => {
-        metrics.storeFlush((performance.now() - started) / 1000, batch.length);
-        for (const p of batch) {
-          p.entry.committed = p.line + 1;
-          p.entry.unstored--;
-          metrics.linesAccepted++;
-          if (p.from !== null) send(p.from, { kind: 'accepted', line: p.line, receipt: p.receipt });
-          // One encoding of the entry for all its readers.
-          const entry = JSON.stringify({ kind: 'entry', line: p.line, text: p.text, receipt: p.receipt });
-          for (const c of p.entry.connections) if (c.who !== null) send(c, entry);
-        }
-      },
-      (e: unknown) => {
-        // The doors are now ahead of the store: nothing of the batch was acknowledged, and the only safe
-        // state is the stored one. The process ends; a restart rebuilds every door from the store.
-        log.fatal({ err: e }, 'the store failed to append; stopping so that every door is rebuilt from what is stored');
-        (options.onStoreFailure ?? (() => process.exit(70)))(e);
-      },
-    );
-    try {
-      await flushing;
-    } finally {
-      flushing = null;
-    }
-  }
+  const pool = new VerifyPool(options.verifyThreads ?? Math.max(1, Math.min(4, availableParallelism() - 1)), (e) =>
+    log.error({ err: e }, 'a verifying thread failed; its lines are verified on the event loop'),
+  );
+  const intake = new Intake<Connection>(pool, (c, text, a) => admitted(c, text, a));
+  const writer = new BatchWriter<Pending>(
+    store,
+    (batch, seconds) => {
+      metrics.storeFlush(seconds, batch.length);
+      for (const p of batch) {
+        p.entry.committed = p.line + 1;
+        p.entry.unstored--;
+        metrics.linesAccepted++;
+        // The receipt encoded once, for the submitter's answer and every reader's entry; one buffer for all readers.
+        const receiptText = JSON.stringify(p.receipt);
+        if (p.from !== null) send(p.from, `{"kind":"accepted","line":${p.line},"receipt":${receiptText}}`);
+        const entry = Buffer.from(`{"kind":"entry","line":${p.line},"text":${JSON.stringify(p.text)},"receipt":${receiptText}}`);
+        for (const c of p.entry.connections) if (c.who !== null) send(c, entry);
+      }
+    },
+    (e: unknown) => {
+      // The doors are now ahead of the store: nothing of the batch was acknowledged, and the only safe
+      // state is the stored one. The process ends; a restart rebuilds every door from the store.
+      log.fatal({ err: e }, 'the store failed to append; stopping so that every door is rebuilt from what is stored');
+      (options.onStoreFailure ?? (() => process.exit(70)))(e);
+    },
+  );
 
   // -------------------------------------------------------------------------
   // HTTP.
@@ -388,11 +378,12 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes * 2, perMessageDeflate: false });
   const connections = new Set<Connection>();
 
-  /** Sends a message (a string is sent as it is: an encoded message shared by several connections). */
+  /** Sends a message (a string or a buffer is sent as it is: an encoded message, perhaps shared by several connections). */
   function send(c: Connection, value: unknown, last = false): void {
     if (c.closed && !last) return;
     if (c.ws.readyState !== c.ws.OPEN) return;
-    c.ws.send(typeof value === 'string' ? value : JSON.stringify(value));
+    if (Buffer.isBuffer(value)) c.ws.send(value, { binary: false });
+    else c.ws.send(typeof value === 'string' ? value : JSON.stringify(value));
     if (!last && c.ws.bufferedAmount > limits.maxOutputBytes) {
       drop(c, 'slow_reader', `${c.ws.bufferedAmount} bytes wait to be written to this connection; it does not read what it is sent`);
     }
@@ -471,10 +462,21 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   function submit(c: Connection, text: string): void {
     const g = c.game;
-    // One time for the whole submission: a sealed set due by then is released before this line is receipted.
-    const now = clock();
-    if (g.sealed !== null && g.sealed.submit(sealedPeer(c), text, now)) return;
-    const a = g.door.admit(text, c.who!);
+    if (g.sealed !== null) {
+      // A sealed game's lines take the event loop's own path, one at a time: the room checks a sealed envelope
+      // against the door as it stands, so no earlier line of the game may still be on the verifying threads;
+      // and one time for the whole submission, so a sealed set due by then is released before this line.
+      const now = clock();
+      if (g.sealed.submit(sealedPeer(c), text, now)) return;
+      admitted(c, text, g.door.admit(text, c.who!), now);
+      return;
+    }
+    intake.submit(g.door, c, c.who!, text);
+  }
+
+  /** The door's answer to a line `c` submitted, in the order the game's lines arrived. */
+  function admitted(c: Connection, text: string, a: Admission, now = clock()): void {
+    const g = c.game;
     if (!a.ok) return refuse(c, a.code, a.message);
     if (a.duplicate) {
       // An honest resend: the submitter is told again where its line stands, once it is stored.
@@ -484,8 +486,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     g.sealed?.observe(text);
     g.log = nextLogHash(g.log, a.hash);
     g.unstored++;
-    pending.push({ game: g.id, line: a.line, text, receipt: receipt(g.id, a.line, a.hash, g.log, now), from: c, entry: g });
-    schedule();
+    writer.add({ game: g.id, line: a.line, text, receipt: receipt(g.id, a.line, a.hash, g.log, now), from: c, entry: g });
   }
 
   // Sealed mode: the room sees the relay through these (sealed.ts).
@@ -509,13 +510,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         g.sealed?.observe(text);
         g.log = nextLogHash(g.log, a.hash);
         g.unstored++;
-        pending.push({ game: id, line: a.line, text, receipt: receipt(id, a.line, a.hash, g.log, time), from: null, entry: g });
-        schedule();
+        writer.add({ game: id, line: a.line, text, receipt: receipt(id, a.line, a.hash, g.log, time), from: null, entry: g });
       },
-      flush: async () => {
-        await flush();
-        while (flushing !== null) await flushing;
-      },
+      flush: () => writer.flush(),
     };
   }
   const sealedPeer = (c: Connection) => ({
@@ -624,6 +621,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       reject(new FairtableError('connection_failed', `cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 8080}: ${e.message}`, { cause: e })),
     );
     server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve());
+  }).catch(async (e: unknown) => {
+    // The threads would keep the process alive.
+    await pool.close();
+    if (options.store === undefined) await store.close();
+    throw e;
   });
   server.removeAllListeners('error');
   server.on('error', (e) => log.error({ err: e }, 'server error'));
@@ -644,9 +646,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       clearInterval(idleCheck);
       for (const g of sealedGames.values()) g.sealed?.stop();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-      // What the doors admitted is stored and acknowledged before any connection closes.
-      await flush();
-      while (flushing !== null || pending.length > 0) await flush();
+      // What was submitted goes through its door, and what the doors admitted is stored and
+      // acknowledged, before any connection closes.
+      await intake.drained();
+      await writer.flush();
+      await pool.close();
       for (const c of [...connections]) {
         send(c, { kind: 'error', code: 'shutting_down', message: 'the relay is shutting down; reconnect and sync when it is back' }, true);
         end(c, 1001, 'shutting down');

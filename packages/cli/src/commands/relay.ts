@@ -26,6 +26,8 @@ export function register(program: Command): void {
         port: portOf(opts.port ?? process.env.PORT ?? '8080'),
         host: opts.host,
         dataDir: opts.data ?? process.env.DATA_DIR ?? './data',
+        // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
+        synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
       });
       let stopping = false;
       const stop = (): void => {

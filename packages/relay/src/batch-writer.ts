@@ -1,0 +1,69 @@
+/**
+ * Group commit for the relay (docs/spec/relay.md, "The pipeline"): admitted lines wait here for the store, and go to
+ * it in one `append` (one transaction) per batch. One append is in flight at a time: the lines admitted
+ * while it runs form the next batch, so under load a batch holds what arrived during one commit, and
+ * when idle a line is written in the turn of the event loop after it was admitted. A line's batch has
+ * committed before `onCommitted` hears of it, and nothing about a line goes out before then: the relay
+ * acknowledges only what is stored.
+ */
+import type { LineToStore, Store } from './store.js';
+
+export class BatchWriter<P extends LineToStore> {
+  private pending: P[] = [];
+  private writing: Promise<void> | null = null;
+  private scheduled = false;
+  private failed = false;
+
+  constructor(
+    private readonly store: Store,
+    /** A batch that committed, in the order its lines were added. */
+    private readonly onCommitted: (batch: P[], seconds: number) => void,
+    /** An append that failed: nothing of its batch was acknowledged, and nothing more is written. */
+    private readonly onFailure: (error: unknown) => void,
+  ) {}
+
+  /** Lines added and not yet committed. */
+  get waiting(): number {
+    return this.pending.length;
+  }
+
+  add(line: P): void {
+    this.pending.push(line);
+    if (this.writing === null && !this.scheduled) {
+      this.scheduled = true;
+      // After the poll phase: every line admitted in this turn of the loop goes in the one batch.
+      setImmediate(() => {
+        this.scheduled = false;
+        if (this.writing === null) this.write();
+      });
+    }
+  }
+
+  private write(): void {
+    if (this.failed || this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    const started = performance.now();
+    // One append at a time keeps the lines of each game in log order across batches.
+    this.writing = this.store.append(batch).then(
+      () => {
+        this.writing = null;
+        this.onCommitted(batch, (performance.now() - started) / 1000);
+        this.write();
+      },
+      (e: unknown) => {
+        this.writing = null;
+        this.failed = true;
+        this.onFailure(e);
+      },
+    );
+  }
+
+  /** Resolves once every line added so far has been committed (or the store failed). */
+  async flush(): Promise<void> {
+    while (!this.failed && (this.writing !== null || this.pending.length > 0)) {
+      if (this.writing === null) this.write();
+      await this.writing;
+    }
+  }
+}
