@@ -65,7 +65,7 @@ export class Door {
       evidence,
     });
     if (text.length > MAX_LINE_LENGTH) return refuse('too_long', `${player} submitted a line of ${text.length} characters; the limit is ${MAX_LINE_LENGTH}`);
-    return this.admitPrepared(prepareLine(line, text, this.checker.keys, this.verify), player);
+    return this.decidePrepared(prepareLine(line, text, this.checker.keys, this.verify), player, record);
   }
 
   /**
@@ -73,6 +73,10 @@ export class Door {
    * `prepareLine` under this game's keys): the same rule from there on, at the log's next position.
    */
   admitPrepared(read: Omit<PreparedLine, 'line'>, player: string): Admission {
+    return this.decidePrepared(read, player, true);
+  }
+
+  private decidePrepared(read: Omit<PreparedLine, 'line'>, player: string, record: boolean): Admission {
     const line = this.checker.lines;
     const text = read.text;
     const prepared: PreparedLine = { ...read, line };

@@ -174,7 +174,11 @@ function auditOrdered(
   let verdict: ReturnType<typeof auditWithReceipts>;
   try {
     const registry = externalRegistry(file);
-    verdict = auditWithReceipts(lines, { orderer: relayKey, receipts, records, trustTime }, { verify: nativeVerify, ...(registry === null ? {} : { registry }) });
+    verdict = auditWithReceipts(
+      lines,
+      { orderer: relayKey, receipts, records, trustTime },
+      { verify: nativeVerify, ...(registry === null ? {} : { registry }) },
+    );
   } catch (e) {
     const err = e as { code?: string; message?: string };
     return unreadable(err.code ?? 'bad_input', `${file}: ${err.message ?? String(e)}`);
