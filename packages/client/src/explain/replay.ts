@@ -35,7 +35,7 @@ export interface Walk<S> {
 /** Answers remembered per verifier, by signer key and line text; a page explains a growing log again and again. */
 const remembered = new WeakMap<VerifyFn, Map<string, boolean>>();
 /** Lines remembered per verifier before the memory starts over: a few games' worth. */
-const REMEMBERED_LINES = 50_000;
+const REMEMBERED_LINES = 20_000;
 
 /**
  * Feeds every line of `lines` (cut by docs/SPEC.md §4.5, as the auditor does) to a referee, calling `visit`
