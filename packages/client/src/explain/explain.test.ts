@@ -87,6 +87,12 @@ describe('explainOutcomes on honest games', () => {
     const entries = explainOutcomes(withAudits.lines);
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.every((e) => e.ok && e.inputs.some((i) => i.label.includes('draws') && i.ok === true))).toBe(true);
+    // Each roll names the line of the stream key that drew it, whose value is that line's key.
+    for (const e of entries) {
+      const key = e.inputs.find((i) => i.label.endsWith('stream key'))!;
+      const body = (JSON.parse(withAudits.lines[key.line!]!) as Envelope).body;
+      expect(body.key, e.label).toBe(key.value);
+    }
     // More secrets were revealed than at a plain game's end.
     const secrets = (lines: string[]) =>
       new Set(explainOutcomes(lines).flatMap((e) => e.inputs.filter((i) => i.label.endsWith('stream secret')).map((i) => i.value)));
