@@ -8,6 +8,7 @@ import { utf8 } from '@fairtable/core/bytes.js';
 import { CHEATS, cheatApplies, simKeys, simulate, type Cheat, type SimProtocol } from '@fairtable/core/testing';
 import { envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
+import { verify as nobleVerify } from '@fairtable/core/identity.js';
 import { explainOutcomes } from './provenance.js';
 import { diceSumProbabilities, distribution, outcomeDistributions } from './distributions.js';
 import type { Provenance, ProvenanceInput } from './types.js';
@@ -86,6 +87,12 @@ describe('explainOutcomes on honest games', () => {
     const entries = explainOutcomes(withAudits.lines);
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.every((e) => e.ok && e.inputs.some((i) => i.label.includes('draws') && i.ok === true))).toBe(true);
+    // Each roll names the line of the stream key that drew it, whose value is that line's key.
+    for (const e of entries) {
+      const key = e.inputs.find((i) => i.label.endsWith('stream key'))!;
+      const body = (JSON.parse(withAudits.lines[key.line!]!) as Envelope).body;
+      expect(body.key, e.label).toBe(key.value);
+    }
     // More secrets were revealed than at a plain game's end.
     const secrets = (lines: string[]) =>
       new Set(explainOutcomes(lines).flatMap((e) => e.inputs.filter((i) => i.label.endsWith('stream secret')).map((i) => i.value)));
@@ -270,6 +277,28 @@ describe('one walk for both', () => {
     growing.push(...lines.slice(12));
     expect(explainOutcomes(growing).length).toBeGreaterThan(first.length);
     expect(explainOutcomes(growing)).toEqual(explainOutcomes([...lines]));
+  });
+});
+
+describe('signatures checked once', () => {
+  it('a line explained again is not verified again; a changed line is', () => {
+    const lines = game('dice', 'explain-verify-once', { players: 2 }).lines;
+    let calls = 0;
+    const verify = (s: Uint8Array, m: Uint8Array, k: Uint8Array): boolean => {
+      calls++;
+      return nobleVerify(s, m, k);
+    };
+    // Every line once, the setup included (the referee checks line 0 like any other).
+    const first = explainOutcomes([...lines], { verify });
+    expect(calls).toBe(lines.length);
+    expect(explainOutcomes([...lines], { verify })).toEqual(first);
+    expect(calls).toBe(lines.length);
+    // A signature altered in place: a new text, checked anew, and refused.
+    const forged = [...lines];
+    const last = forged.length - 1;
+    forged[last] = forged[last]!.replace(/"sig":"(.)/, (_, c: string) => `"sig":"${c === '0' ? '1' : '0'}`);
+    explainOutcomes(forged, { verify });
+    expect(calls).toBe(lines.length + 1);
   });
 });
 

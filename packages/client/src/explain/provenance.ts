@@ -438,6 +438,8 @@ function keyedExplainer(params: { readonly [k: string]: JsonValue }, out: Proven
       });
       for (const e of touched) e.inputs.push(secretInput);
       refs.set(from, []);
+      // An audit during play may carry the player's next stream key: its numbers from here on come from it.
+      if (after.keys[from] !== before.keys[from]) keyLine.set(from, line);
     }
   };
 }
