@@ -12,7 +12,8 @@
  * line passes their own copy of the door: a recorder that forks or alters a line is caught with its own
  * signature as evidence.
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createHash, createHmac } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { Door, MAX_LINE_LENGTH } from '@fairtable/core/door.js';
@@ -23,8 +24,8 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import { checkReceipt, firstLogHash, forkProof, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
-import { Seat, seatRandom, type JournalEntry } from '@fairtable/core/seat/seat.js';
-import { prepareLine, readSetupLine, type VerifyFn } from '@fairtable/core/transcript.js';
+import { Seat, seatRandom, type JournalEntry, type SeatSnapshot } from '@fairtable/core/seat/seat.js';
+import { prepareLine, readSetupLine, type CheckerSnapshot, type VerifyFn } from '@fairtable/core/transcript.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { linesText, readJsonLines, readLines, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
 import { mailText, type MailMessage } from './message.js';
@@ -83,6 +84,7 @@ const F = {
   pending: 'pending.jsonl',
   held: 'held.jsonl',
   problems: 'problems.jsonl',
+  snapshot: 'snapshot.json',
   outbox: 'outbox',
 } as const;
 
@@ -90,6 +92,28 @@ export const folderFile = (dir: string, name: keyof typeof F): string => join(di
 
 export function isGameFolder(dir: string): boolean {
   return existsSync(join(dir, F.config));
+}
+
+/**
+ * snapshot.json (docs/spec/mail.md §2): the seat and the door as they stood when the folder was last written,
+ * so a command does not replay the whole log. Sealed with a MAC under the participant's signing key (kept
+ * outside the folder) and bound to the digest of every other file of the folder: a snapshot that was
+ * edited, or that no longer matches the files, is ignored and the folder is replayed in full.
+ */
+interface FolderSnapshot {
+  readonly v: 1;
+  /** SHA-256 of the folder's files as written with this snapshot (`fingerprint`). */
+  readonly files: string;
+  /** Bytes the seat had drawn from its random source. */
+  readonly drawn: number;
+  readonly seat: SeatSnapshot | null;
+  readonly door: CheckerSnapshot | null;
+}
+
+const SNAPSHOT_DOMAIN = 'fairtable/mail-snapshot/v1\u0000';
+
+function snapshotMac(secretKey: Uint8Array, body: string): string {
+  return createHmac('sha256', secretKey).update(SNAPSHOT_DOMAIN).update(body).digest('hex');
 }
 
 interface Pending {
@@ -124,6 +148,10 @@ export class GameFolder {
   private report: Report = { notes: [], written: [] };
   /** True once this folder holds evidence against the recorder: no more lines are taken from it. */
   private recorderFault: boolean;
+  /** Bytes the seat has drawn from its random source (a snapshot restores the source to this point). */
+  private drawn = 0;
+  /** Whether this command started from the snapshot (false: the folder was replayed). */
+  readonly fromSnapshot: boolean;
 
   private constructor(dir: string, config: FolderConfig, keys: KeyPair, clock: () => number) {
     this.dir = dir;
@@ -146,22 +174,111 @@ export class GameFolder {
     const gameId = config.game;
     const last = this.receipts.get(this.log.length - 1);
     this.logHash = last !== undefined ? last.log : firstLogHash(gameId, hashOf(readSetupLine(this.setupLine).envelope));
-    // Only an orderer needs a door; a player checks the recorder's lines with its own seat's checker.
-    this.door = config.role === 'player' ? null : new Door(this.setupLine, { verify: this.verify });
-    if (this.door !== null)
-      for (let n = 1; n < this.log.length; n++) {
-        const text = this.log[n]!;
-        const admitted = this.door.admit(text, fromOf(text));
-        if (!admitted.ok || admitted.duplicate)
-          throw new FairtableError('bad_input', `${dir}: line ${n} of the folder's transcript does not pass the door again`);
-      }
-    if (config.role === 'recorder') this.seat = null;
-    else {
-      const secret = JSON.parse(readText(folderFile(dir, 'secret')) ?? 'null') as { secret?: string } | null;
-      if (secret === null || typeof secret.secret !== 'string') throw new FairtableError('bad_input', `${dir}: the seat secret is missing`, { field: 'dir' });
-      this.seat = this.replaySeat(fromHex(secret.secret, 'secret', 32));
+    const secretText = config.role === 'recorder' ? null : (JSON.parse(readText(folderFile(dir, 'secret')) ?? 'null') as { secret?: string } | null);
+    if (config.role !== 'recorder' && (secretText === null || typeof secretText.secret !== 'string'))
+      throw new FairtableError('bad_input', `${dir}: the seat secret is missing`, { field: 'dir' });
+    const secret = secretText === null ? null : fromHex(secretText.secret!, 'secret', 32);
+    const restored = this.restore(secret);
+    this.fromSnapshot = restored !== null;
+    if (restored !== null) {
+      this.door = restored.door;
+      this.seat = restored.seat;
+    } else {
+      // Only an orderer needs a door; a player checks the recorder's lines with its own seat's checker.
+      this.door = config.role === 'player' ? null : new Door(this.setupLine, { verify: this.verify });
+      if (this.door !== null)
+        for (let n = 1; n < this.log.length; n++) {
+          const text = this.log[n]!;
+          const admitted = this.door.admit(text, fromOf(text));
+          if (!admitted.ok || admitted.duplicate)
+            throw new FairtableError('bad_input', `${dir}: line ${n} of the folder's transcript does not pass the door again`);
+        }
+      this.seat = secret === null ? null : this.replaySeat(secret);
     }
     this.trusting = false;
+  }
+
+  /** The seat's random source, counting what it draws; `skip` bytes already drawn are passed over. */
+  private randomSource(secret: Uint8Array, skip: number): (length: number) => Uint8Array {
+    const base = seatRandom(secret, this.config.game);
+    if (skip > 0) base(skip);
+    this.drawn = skip;
+    return (length) => {
+      this.drawn += length;
+      return base(length);
+    };
+  }
+
+  private seatOptions(secret: Uint8Array, skip: number): ConstructorParameters<typeof Seat>[0] {
+    return {
+      id: this.config.me,
+      keys: this.keys,
+      setupLine: this.setupLine,
+      transport: { submit: (text) => this.toSubmit.push(text), sync: () => {} },
+      clock: () => this.clock(),
+      random: this.randomSource(secret, skip),
+      verify: this.verify,
+      sign: nativeSign,
+      onDecision: (entry) => this.journal.push(entry),
+      onSubmit: (text) => {
+        this.inflight = text;
+      },
+    };
+  }
+
+  /**
+   * The door and the seat from snapshot.json, when it is sealed by this participant's key and was written
+   * with the very files the folder holds now; null (replay everything) otherwise.
+   */
+  private restore(secret: Uint8Array | null): { door: Door | null; seat: Seat | null } | null {
+    const text = readText(folderFile(this.dir, 'snapshot'));
+    if (text === null) return null;
+    const nl = text.indexOf('\n');
+    const mac = text.slice(0, nl);
+    const body = text.slice(nl + 1);
+    if (nl < 0 || mac !== snapshotMac(this.keys.secretKey, body)) {
+      this.note('snapshot.json is not sealed by this folder\'s key: it is ignored and the folder replayed');
+      return null;
+    }
+    let snap: FolderSnapshot;
+    try {
+      snap = JSON.parse(body) as FolderSnapshot;
+    } catch {
+      return null;
+    }
+    if (snap.v !== 1 || snap.files !== filesDigest(this.dir)) return null;
+    if ((this.config.role !== 'player') !== (snap.door !== null) || (secret !== null) !== (snap.seat !== null)) return null;
+    try {
+      const door = snap.door === null ? null : new Door(this.setupLine, { verify: this.verify, from: snap.door });
+      if (door !== null && door.length !== this.log.length) return null;
+      const seat = secret === null || snap.seat === null ? null : Seat.restore(this.seatOptions(secret, snap.drawn), this.log, snap.seat);
+      if (seat !== null) this.resendInflight(seat);
+      return { door, seat };
+    } catch (e) {
+      if (!(e instanceof FairtableError)) throw e;
+      this.toSubmit.length = 0;
+      return null;
+    }
+  }
+
+  /** Still unconfirmed: it goes out again (a recorder keeps it once; a player's outbox has it already). */
+  private resendInflight(seat: Seat): void {
+    if (this.inflight === null) return;
+    const e = JSON.parse(this.inflight) as Envelope;
+    if (e.seq >= seat.referee.checker.authorPosition(this.config.me)!.count && !this.toSubmit.includes(this.inflight)) this.toSubmit.unshift(this.inflight);
+  }
+
+  /** Writes snapshot.json for the files just written (or removes it when the seat's machine cannot save). */
+  private writeSnapshot(): void {
+    const path = folderFile(this.dir, 'snapshot');
+    const seat = this.seat === null ? null : this.seat.save();
+    if (this.seat !== null && seat === null) {
+      if (existsSync(path)) rmSync(path);
+      return;
+    }
+    const snap: FolderSnapshot = { v: 1, files: filesDigest(this.dir), drawn: this.drawn, seat, door: this.door === null ? null : this.door.checker.save() };
+    const body = JSON.stringify(snap);
+    writeAtomic(path, `${snapshotMac(this.keys.secretKey, body)}\n${body}`);
   }
 
   /**
@@ -172,31 +289,8 @@ export class GameFolder {
    * the recorder sees a duplicate, never an equivocation.
    */
   private replaySeat(secret: Uint8Array): Seat {
-    const me = this.config.me;
-    const seat = Seat.resume(
-      {
-        id: me,
-        keys: this.keys,
-        setupLine: this.setupLine,
-        transport: { submit: (text) => this.toSubmit.push(text), sync: () => {} },
-        clock: () => this.clock(),
-        random: seatRandom(secret, this.config.game),
-        verify: this.verify,
-        sign: nativeSign,
-        onDecision: (entry) => this.journal.push(entry),
-        onSubmit: (text) => {
-          this.inflight = text;
-        },
-      },
-      this.log,
-      this.journal,
-      this.inflight,
-    );
-    // Still unconfirmed: it goes out again (a recorder keeps it once; a player's outbox has it already).
-    if (this.inflight !== null) {
-      const e = JSON.parse(this.inflight) as Envelope;
-      if (e.seq >= seat.referee.checker.authorPosition(me)!.count && !this.toSubmit.includes(this.inflight)) this.toSubmit.unshift(this.inflight);
-    }
+    const seat = Seat.resume(this.seatOptions(secret, 0), this.log, this.journal, this.inflight);
+    this.resendInflight(seat);
     return seat;
   }
 
@@ -332,7 +426,7 @@ export class GameFolder {
       const n = first + i;
       let receipt: Receipt;
       try {
-        receipt = checkReceipt(receipts[i], recorderKey);
+        receipt = checkReceipt(receipts[i], recorderKey, nativeVerify);
       } catch (e) {
         this.problem({
           code: 'bad_receipt',
@@ -508,6 +602,7 @@ export class GameFolder {
     writeAtomic(folderFile(d, 'journal'), linesText(this.journal.map((c) => JSON.stringify(c))));
     writeAtomic(folderFile(d, 'inflight'), linesText(this.inflight === null ? [] : [this.inflight]));
     writeAtomic(folderFile(d, 'state'), JSON.stringify(this.state) + '\n');
+    this.writeSnapshot();
     if (keepFoldersOpen) KEPT.set(d, { folder: this, files: fingerprint(d) });
     return this.report;
   }
@@ -594,6 +689,10 @@ const STATE_FILES = ['config', 'secret', 'state', 'log', 'receipts', 'journal', 
 
 function fingerprint(dir: string): string {
   return STATE_FILES.map((f) => readText(folderFile(dir, f)) ?? '\u0000').join('\u0001');
+}
+
+function filesDigest(dir: string): string {
+  return createHash('sha256').update(fingerprint(dir)).digest('hex');
 }
 
 export interface FolderStatus {
