@@ -8,12 +8,44 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { mailDecide, mailNew, mailRead, mailStatus, mailTranscript, MAIL_PROTOCOLS, DEFAULT_TIMEOUT, type MailResult } from '../mail/index.js';
+import {
+  mailDecide,
+  mailNew,
+  mailNewChecked,
+  mailReadChecked,
+  mailStatus,
+  mailTranscript,
+  MAIL_PROTOCOLS,
+  DEFAULT_TIMEOUT,
+  type MailResult,
+} from '../mail/index.js';
 import { failWith, fail } from '../io.js';
+import { FairtableError } from '@fairtable/core/errors.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
 
 function print(r: MailResult): void {
   for (const n of r.notes) process.stdout.write(`${n}\n`);
   if (r.status.problems.some((p) => p.code.startsWith('recorder_'))) process.exitCode = 1;
+}
+
+/** Repeated or comma-separated file options (`--binding a.json --binding b.json`, `--binding a.json,b.json`). */
+function files(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(',').filter((f) => f.length > 0)];
+}
+
+/** The passphrase is the file's first line, so it never shows in the process list. */
+function passphraseFrom(file: string | undefined): string | undefined {
+  return file === undefined ? undefined : (readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '');
+}
+
+/** A binding entry as `fairtable pgp bind` prints it (JSON: {player, publicKey, binding, signature}). */
+function bindingEntry(path: string): JsonValue {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as JsonValue;
+  } catch (e) {
+    if ((e as { code?: string }).code !== undefined) throw e;
+    throw new FairtableError('bad_binding', `${path}: a binding is the JSON entry fairtable pgp bind prints`, { field: 'binding' });
+  }
 }
 
 function integer(value: string | undefined, name: string): number | undefined {
@@ -36,21 +68,32 @@ export function register(program: Command): void {
     .option('--timeout <duration>', 'how long each phase waits for a player: 3d, 12h, 90m, 30s, 1d12h', DEFAULT_TIMEOUT)
     .option('--recorder <id>', 'who orders the lines: a participant of --players who does not play (default: you)')
     .option('--game <name>', 'chain, keyed-stream: the game played (dice, snakes, monopoly)')
-    .action((protocol: string, o: Record<string, string | undefined>) => {
+    .option('--binding <files>', "players' OpenPGP bindings for the setup (fairtable pgp bind's JSON), repeated or comma-separated", files)
+    .option('--pgp-key <file>', 'your OpenPGP key: your own binding must name it')
+    .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .action(async (protocol: string, o: Record<string, string | string[] | undefined>) => {
       try {
-        const turns = integer(o.turns, '--turns');
-        print(
-          mailNew({
-            protocol,
-            dir: o.dir!,
-            key: o.key!,
-            players: o.players!.split(',').filter((p) => p.length > 0),
-            timeout: o.timeout!,
-            ...(turns === undefined ? {} : { turns }),
-            ...(o.recorder === undefined ? {} : { recorder: o.recorder }),
-            ...(o.game === undefined ? {} : { game: o.game }),
-          }),
-        );
+        const turns = integer(o.turns as string | undefined, '--turns');
+        const bindings = ((o.binding as string[] | undefined) ?? []).map(bindingEntry);
+        const options = {
+          protocol,
+          dir: o.dir as string,
+          key: o.key as string,
+          players: (o.players as string).split(',').filter((p) => p.length > 0),
+          timeout: o.timeout as string,
+          ...(turns === undefined ? {} : { turns }),
+          ...(o.recorder === undefined ? {} : { recorder: o.recorder as string }),
+          ...(o.game === undefined ? {} : { game: o.game as string }),
+          ...(bindings.length === 0 ? {} : { bindings }),
+        };
+        if (bindings.length === 0) print(mailNew(options));
+        else {
+          const { pgpFingerprint } = await import('../mail/pgp-mail.js');
+          const pgpKey = o.pgpKey as string | undefined;
+          const fingerprint =
+            pgpKey === undefined ? undefined : await pgpFingerprint(readFileSync(pgpKey), passphraseFrom(o.passphraseFile as string | undefined));
+          print(await mailNewChecked(options, fingerprint === undefined ? {} : { fingerprint }));
+        }
       } catch (e) {
         failWith(e);
       }
@@ -61,10 +104,17 @@ export function register(program: Command): void {
     .argument('<files...>', 'saved e-mails or message files, or - for standard input')
     .requiredOption('--dir <dir>', 'the game folder')
     .option('--key <file>', 'your key file: needed when an invitation opens a new folder')
-    .action((files: string[], o: Record<string, string | undefined>) => {
+    .option('--pgp-key <file>', 'your OpenPGP secret key: opens mail encrypted to you, and checks your own binding in an invitation')
+    .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .action(async (files: string[], o: Record<string, string | undefined>) => {
       try {
         const texts = files.map((f) => ({ name: f, text: f === '-' ? readFileSync(0, 'utf8') : readFileSync(f, 'utf8') }));
-        const r = mailRead(o.dir!, texts, o.key);
+        const passphrase = passphraseFrom(o.passphraseFile);
+        const pgp = {
+          ...(o.pgpKey === undefined ? {} : { secretKey: new Uint8Array(readFileSync(o.pgpKey)) }),
+          ...(passphrase === undefined ? {} : { passphrase }),
+        };
+        const r = await mailReadChecked(o.dir!, texts, o.key, undefined, pgp);
         print(r);
         if (r.refused.length > 0) process.exitCode = 1;
       } catch (e) {

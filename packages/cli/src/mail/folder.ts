@@ -237,7 +237,7 @@ export class GameFolder {
     const mac = text.slice(0, nl);
     const body = text.slice(nl + 1);
     if (nl < 0 || mac !== snapshotMac(this.keys.secretKey, body)) {
-      this.note('snapshot.json is not sealed by this folder\'s key: it is ignored and the folder replayed');
+      this.note("snapshot.json is not sealed by this folder's key: it is ignored and the folder replayed");
       return null;
     }
     let snap: FolderSnapshot;

@@ -6,7 +6,7 @@
 import { resolve } from 'node:path';
 import { randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
-import { FairtableError } from '@fairtable/core/errors.js';
+import { FairtableError, type ErrorCode } from '@fairtable/core/errors.js';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
@@ -15,12 +15,15 @@ import { parseDuration, formatDuration } from './duration.js';
 import { GameFolder, isGameFolder, type FolderStatus, type Report } from './folder.js';
 import { readMail, type MailMessage } from './message.js';
 import { writeAtomic } from './files.js';
+import { checkBindings, openPgpMail, pgpFingerprint } from './pgp-mail.js';
+import { readSetupLine } from '@fairtable/core/transcript.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 
 export { parseDuration, formatDuration } from './duration.js';
 export { readMail, mailText, armorMessage, type MailMessage } from './message.js';
 export type { FolderStatus, Report, Problem } from './folder.js';
 export { keepFolders } from './folder.js';
+export { pgpBlocks, openPgpMail, checkBindings } from './pgp-mail.js';
 
 /** Protocols a game by mail can run (the names `fairtable simulate` takes, Signidice aside: see the spec). */
 export const MAIL_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'rochambeau'] as const;
@@ -38,6 +41,8 @@ export interface MailNewOptions {
   readonly recorder?: string;
   /** chain, keyed-stream: the game played. */
   readonly game?: string;
+  /** OpenPGP bindings for the setup (docs/spec/pgp.md §3.2): `{player, publicKey, binding, signature}` each, as `fairtable pgp bind` prints. */
+  readonly bindings?: readonly JsonValue[];
   readonly clock?: () => number;
 }
 
@@ -77,8 +82,35 @@ function paramsFor(
   return { protocol: protocol === 'keyed-stream' ? 'keyed-stream' : 'chain', game: g, params };
 }
 
-/** `fairtable mail new`: signs the setup, opens the creator's folder and writes the invitation. */
+interface NewGame {
+  readonly setup: GameSetup;
+  readonly keyPath: string;
+  readonly me: { name: string; keys: KeyPair };
+  readonly myId: string;
+  readonly recorder: { id: string; key: string };
+  readonly players: readonly { id: string; key: string }[];
+  readonly timeoutMs: number;
+}
+
+/**
+ * `fairtable mail new`: signs the setup, opens the creator's folder and writes the invitation. A setup with
+ * OpenPGP bindings goes through `mailNewChecked`, which checks them first as every seat will.
+ */
 export function mailNew(o: MailNewOptions): MailResult {
+  const game = newGame(o);
+  if (game.setup.params.pgp !== undefined)
+    throw new FairtableError('bad_binding', 'a setup with OpenPGP bindings is created with mailNewChecked, which checks them', { field: 'bindings' });
+  return createGame(o, game, []);
+}
+
+/** `mail new` with OpenPGP bindings: they are checked (docs/spec/pgp.md §3.3) before anything is signed. */
+export async function mailNewChecked(o: MailNewOptions, pgp: { readonly fingerprint?: string } = {}): Promise<MailResult> {
+  const game = newGame(o);
+  const notes = await checkBindings(game.setup, pgp.fingerprint === undefined ? undefined : { player: game.myId, fingerprint: pgp.fingerprint });
+  return createGame(o, game, notes);
+}
+
+function newGame(o: MailNewOptions): NewGame {
   const clock = o.clock ?? realClock;
   if (isGameFolder(o.dir)) throw new FairtableError('bad_input', `${o.dir} already holds a game`, { field: 'dir' });
   const keyPath = resolve(o.key);
@@ -107,13 +139,25 @@ export function mailNew(o: MailNewOptions): MailResult {
   const setup: GameSetup = {
     protocol: shape.protocol,
     game: shape.game,
-    params: { ...shape.params, timeoutMs, recorder: { id: recorder.id, key: recorder.key } },
+    params: {
+      ...shape.params,
+      timeoutMs,
+      recorder: { id: recorder.id, key: recorder.key },
+      ...(o.bindings === undefined || o.bindings.length === 0 ? {} : { pgp: [...o.bindings] }),
+    },
     players: players.map((p) => ({ id: p.id, key: p.key })),
     nonce: toHex(randomBytes(32)),
     created: clock(),
   };
-  const setupLine = envelopeLine(createSetupEnvelope(setup, players.find((p) => p.key === myKey)!.id, me.keys));
+  return { setup, keyPath, me, myId: players.find((p) => p.key === myKey)!.id, recorder, players, timeoutMs };
+}
+
+function createGame(o: MailNewOptions, g: NewGame, notes: readonly string[]): MailResult {
+  const clock = o.clock ?? realClock;
+  const { setup, keyPath, me, recorder, players, timeoutMs } = g;
+  const setupLine = envelopeLine(createSetupEnvelope(setup, g.myId, me.keys));
   const folder = GameFolder.create(o.dir, setupLine, keyPath, me, clock);
+  for (const n of notes) folder.note(n);
   folder.invite();
   folder.note(
     `game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) created: players ${players.map((p) => p.id).join(', ')}; recorder ${recorder.id}; ` +
@@ -132,6 +176,7 @@ export function mailRead(
   texts: readonly { name: string; text: string }[],
   keyPath?: string,
   clock: () => number = realClock,
+  checked: { readonly bindings?: readonly string[] } = {},
 ): MailResult & { refused: string[] } {
   const messages: MailMessage[] = [];
   const refused: string[] = [];
@@ -158,7 +203,17 @@ export function mailRead(
     if (keyPath === undefined)
       throw new FairtableError('bad_input', '--key: say which key is yours when reading an invitation into a new folder', { field: 'key' });
     const path = resolve(keyPath);
+    const { setup } = readSetupLine(invitation.setupLine);
+    if (setup.params.pgp !== undefined && checked.bindings === undefined)
+      throw new FairtableError(
+        'bad_binding',
+        'this invitation carries OpenPGP bindings: read it with mailReadChecked (fairtable mail read), which checks them',
+        {
+          field: 'params.pgp',
+        },
+      );
     folder = GameFolder.create(dir, invitation.setupLine, path, loadKey(path), clock);
+    for (const n of checked.bindings ?? []) folder.note(n);
     folder.note(`joined game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) as ${folder.config.me} (${folder.config.role})`);
   }
   // Invitations first, then what the recorder takes (submissions), then the ordered lines.
@@ -167,6 +222,67 @@ export function mailRead(
   folder.tick();
   for (const r of refused) folder.note(`refused ${r}`);
   return { ...finish(folder), refused };
+}
+
+/** A fairtable block of the text's own (quoted or not), not one dash-escaped inside a clearsigned message. */
+const OWN_BLOCK = /^(?:[ \t]*>[ \t]?)*[ \t]*-----BEGIN FAIRTABLE MESSAGE-----[ \t]*\r?$/m;
+
+/**
+ * `fairtable mail read` as the command line runs it: OpenPGP-encrypted and clearsigned mail is opened first
+ * (`pgp.secretKey`, docs/spec/mail.md §9), and an invitation that opens a folder has its OpenPGP bindings
+ * checked (docs/spec/pgp.md §3.3) before the seat takes its seat: a bad one is refused, naming the player.
+ */
+export async function mailReadChecked(
+  dir: string,
+  texts: readonly { name: string; text: string }[],
+  keyPath?: string,
+  clock: () => number = realClock,
+  pgp: { readonly secretKey?: Uint8Array; readonly passphrase?: string } = {},
+): Promise<MailResult & { refused: string[] }> {
+  const opened: { name: string; text: string }[] = [];
+  const refused: string[] = [];
+  let firstCode: string | null = null;
+  for (const t of texts) {
+    try {
+      const parts = await openPgpMail(t.text, pgp);
+      // The text around OpenPGP blocks is read only when it holds a fairtable block of its own.
+      parts.forEach((text, i) => {
+        if (i === 0 && parts.length > 1 && !OWN_BLOCK.test(text)) return;
+        opened.push({ name: i === 0 ? t.name : `${t.name} (OpenPGP part ${i})`, text });
+      });
+    } catch (e) {
+      const err = e as { code?: string; message?: string };
+      firstCode ??= err.code ?? 'bad_input';
+      refused.push(`${t.name}: [${err.code ?? 'bad_input'}] ${err.message ?? String(e)}`);
+    }
+  }
+  let bindings: string[] | undefined;
+  if (!isGameFolder(dir)) {
+    const invitation = opened
+      .flatMap((t) => {
+        try {
+          return readMail(t.text);
+        } catch {
+          return [];
+        }
+      })
+      .find((m) => m.kind === 'invitation');
+    if (invitation !== undefined && invitation.kind === 'invitation' && keyPath !== undefined) {
+      const { setup } = readSetupLine(invitation.setupLine);
+      const mine = toHex(loadKey(resolve(keyPath)).keys.publicKey);
+      const seat = setup.players.find((p) => p.key === mine);
+      const me =
+        seat !== undefined && pgp.secretKey !== undefined ? { player: seat.id, fingerprint: await pgpFingerprint(pgp.secretKey, pgp.passphrase) } : undefined;
+      bindings = await checkBindings(setup, me);
+    } else if (invitation === undefined && firstCode !== null)
+      // Nothing to open the folder with, because the mail could not be opened: say why, with its code.
+      throw new FairtableError(firstCode as ErrorCode, `${dir} holds no game yet, and the mail read could not be opened: ${refused.join('; ')}`, {
+        field: 'dir',
+      });
+  }
+  const r = mailRead(dir, opened, keyPath, clock, bindings === undefined ? {} : { bindings });
+  for (const x of refused) r.notes.unshift(`refused ${x}`);
+  return { ...r, refused: [...refused, ...r.refused] };
 }
 
 /** `fairtable mail decide`: answers the decision the game asks of this folder's player. */
