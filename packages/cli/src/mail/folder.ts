@@ -20,7 +20,9 @@ import { Door, MAX_LINE_LENGTH } from '@fairtable/core/door.js';
 import { envelopeHash, envelopeLine, type Envelope } from '@fairtable/core/envelope.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
-import type { JsonValue } from '@fairtable/core/jcs.js';
+import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
+import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
+import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { checkReceipt, firstLogHash, forkProof, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
@@ -85,6 +87,7 @@ const F = {
   held: 'held.jsonl',
   problems: 'problems.jsonl',
   snapshot: 'snapshot.json',
+  house: 'house-secret.json',
   outbox: 'outbox',
 } as const;
 
@@ -148,6 +151,8 @@ export class GameFolder {
   private report: Report = { notes: [], written: [] };
   /** True once this folder holds evidence against the recorder: no more lines are taken from it. */
   private recorderFault: boolean;
+  /** Signidice's house: its unique-signature prover, from the folder's house-secret.json (docs/spec/mail.md §10). */
+  private readonly prover: ((alpha: Uint8Array) => Uint8Array) | null;
   /** Bytes the seat has drawn from its random source (a snapshot restores the source to this point). */
   private drawn = 0;
   /** Whether this command started from the snapshot (false: the folder was replayed). */
@@ -158,6 +163,7 @@ export class GameFolder {
     this.config = config;
     this.keys = keys;
     this.clock = clock;
+    this.prover = houseProver(dir);
     this.state = JSON.parse(readText(folderFile(dir, 'state')) ?? '{"outboxCount":0,"mailed":0,"submitted":[]}') as FolderState;
     this.log = readLines(folderFile(dir, 'log'));
     if (this.log.length === 0) throw new FairtableError('bad_input', `${dir}: the folder's transcript is missing its setup line`, { field: 'dir' });
@@ -219,6 +225,7 @@ export class GameFolder {
       random: this.randomSource(secret, skip),
       verify: this.verify,
       sign: nativeSign,
+      ...(this.prover === null ? {} : { prover: this.prover }),
       onDecision: (entry) => this.journal.push(entry),
       onSubmit: (text) => {
         this.inflight = text;
@@ -315,7 +322,14 @@ export class GameFolder {
   }
 
   /** Creates a folder from a setup line this participant is named in (as a player or as the recorder). */
-  static create(dir: string, setupLine: string, keyPath: string, key: { name: string; keys: KeyPair }, clock: () => number): GameFolder {
+  static create(
+    dir: string,
+    setupLine: string,
+    keyPath: string,
+    key: { name: string; keys: KeyPair },
+    clock: () => number,
+    house?: HouseSecret,
+  ): GameFolder {
     if (isGameFolder(dir)) throw new FairtableError('bad_input', `${dir} already holds a game`, { field: 'dir' });
     if (existsSync(dir) && readdirSync(dir).some((f) => f !== F.outbox)) throw new FairtableError('bad_input', `${dir} is not empty`, { field: 'dir' });
     const { setup, gameId } = readSetupLine(setupLine);
@@ -339,6 +353,15 @@ export class GameFolder {
     };
     mkdirSync(join(dir, F.outbox), { recursive: true });
     writeAtomic(folderFile(dir, 'secret'), JSON.stringify({ secret: toHex(randomBytes(32)) }) + '\n', 0o600);
+    if (setup.protocol === 'signidice' && seated?.id === HOUSE) {
+      if (house === undefined)
+        throw new FairtableError('bad_input', "this is the house's seat of a Signidice game: its folder is made by mail new, which keeps the house's key", {
+          field: 'key',
+        });
+      if (canonicalize(ecvrfHouse(house.scheme, fromHex(house.secret, 'secret', 32)).key as unknown as JsonValue) !== canonicalize(setup.params.houseKey ?? null))
+        throw new FairtableError('bad_input', "the house's unique-signature secret is not the one of this game's houseKey", { field: 'houseKey' });
+      writeAtomic(folderFile(dir, 'house'), JSON.stringify(house) + '\n', 0o600);
+    }
     writeAtomic(folderFile(dir, 'log'), linesText([setupLine]));
     writeAtomic(folderFile(dir, 'config'), JSON.stringify(config, null, 2) + '\n');
     const folder = new GameFolder(dir, config, key.keys, clock);
@@ -685,7 +708,7 @@ export function keepFolders(on: boolean): void {
   if (!on) KEPT.clear();
 }
 
-const STATE_FILES = ['config', 'secret', 'state', 'log', 'receipts', 'journal', 'inflight', 'pending', 'held', 'problems'] as const;
+const STATE_FILES = ['config', 'secret', 'house', 'state', 'log', 'receipts', 'journal', 'inflight', 'pending', 'held', 'problems'] as const;
 
 function fingerprint(dir: string): string {
   return STATE_FILES.map((f) => readText(folderFile(dir, f)) ?? '\u0000').join('\u0001');
@@ -718,6 +741,21 @@ export function recorderOf(params: { readonly [key: string]: JsonValue }): { id:
   if (r === undefined || r === null || typeof r !== 'object' || typeof r.id !== 'string' || typeof r.key !== 'string')
     throw new FairtableError('bad_setup', 'this game names no recorder (params.recorder {id, key}): it is not a game by mail', { field: 'params.recorder' });
   return { id: r.id, key: r.key };
+}
+
+/** Signidice: the house's unique-signature secret, a copy kept in the house's folder (docs/spec/mail.md §10). */
+export interface HouseSecret {
+  readonly scheme: 'ecvrf-ell2' | 'ecvrf-tai';
+  readonly secret: string;
+}
+
+function houseProver(dir: string): ((alpha: Uint8Array) => Uint8Array) | null {
+  const text = readText(folderFile(dir, 'house'));
+  if (text === null) return null;
+  const h = JSON.parse(text) as HouseSecret;
+  if ((h.scheme !== 'ecvrf-ell2' && h.scheme !== 'ecvrf-tai') || typeof h.secret !== 'string')
+    throw new FairtableError('bad_input', `${dir}: ${F.house} is not a house secret {scheme, secret}`, { field: 'dir' });
+  return ecvrfHouse(h.scheme, fromHex(h.secret, 'secret', 32)).prove;
 }
 
 function fromOf(text: string): string {

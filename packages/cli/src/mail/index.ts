@@ -4,7 +4,7 @@
  * wrote to the outbox and plain words saying what happens next.
  */
 import { resolve } from 'node:path';
-import { randomBytes, toHex } from '@fairtable/core/bytes.js';
+import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import { FairtableError, type ErrorCode } from '@fairtable/core/errors.js';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
@@ -12,7 +12,9 @@ import type { KeyPair } from '@fairtable/core/identity.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { parseDuration, formatDuration } from './duration.js';
-import { GameFolder, isGameFolder, type FolderStatus, type Report } from './folder.js';
+import { GameFolder, isGameFolder, type FolderStatus, type HouseSecret, type Report } from './folder.js';
+import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
+import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { readMail, type MailMessage } from './message.js';
 import { writeAtomic } from './files.js';
 import { checkBindings, openPgpMail, pgpFingerprint } from './pgp-mail.js';
@@ -26,7 +28,7 @@ export { keepFolders } from './folder.js';
 export { pgpBlocks, openPgpMail, checkBindings } from './pgp-mail.js';
 
 /** Protocols a game by mail can run (the names `fairtable simulate` takes, Signidice aside: see the spec). */
-export const MAIL_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'rochambeau'] as const;
+export const MAIL_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'rochambeau', 'signidice'] as const;
 
 export const DEFAULT_TIMEOUT = '3d';
 
@@ -61,15 +63,14 @@ function paramsFor(
   game: string | undefined,
 ): { protocol: string; game: string | null; params: Record<string, JsonValue> } {
   if (!(MAIL_PROTOCOLS as readonly string[]).includes(protocol))
-    throw new FairtableError(
-      'unknown_protocol',
-      protocol === 'signidice'
-        ? 'signidice is not played by mail yet: the house needs its unique-signature key beside the folder (docs/spec/mail.md §7)'
-        : `"${protocol}": choose one of ${MAIL_PROTOCOLS.join(', ')}`,
-      { field: 'protocol' },
-    );
+    throw new FairtableError('unknown_protocol', `"${protocol}": choose one of ${MAIL_PROTOCOLS.join(', ')}`, { field: 'protocol' });
+  if (protocol === 'signidice') {
+    if (game !== undefined && game !== 'roulette' && game !== 'dice')
+      throw new FairtableError('bad_input', '--game for signidice is the wheel: roulette or dice', { field: 'game' });
+    return { protocol, game: null, params: { rounds: turns ?? 1, wheel: game ?? 'roulette' } };
+  }
   if (game !== undefined && protocol !== 'chain' && protocol !== 'keyed-stream')
-    throw new FairtableError('bad_input', '--game is for chain and keyed-stream', { field: 'game' });
+    throw new FairtableError('bad_input', '--game is for chain and keyed-stream (and the wheel of signidice)', { field: 'game' });
   if (game !== undefined && !BUILTIN_GAMES.has(game)) throw new FairtableError('unknown_game', `unknown game "${game}"`, { field: 'game' });
   const params: Record<string, JsonValue> = {};
   if (protocol === 'beacon') {
@@ -90,6 +91,8 @@ interface NewGame {
   readonly recorder: { id: string; key: string };
   readonly players: readonly { id: string; key: string }[];
   readonly timeoutMs: number;
+  /** Signidice: the house's unique-signature secret, kept in its folder. */
+  readonly house?: HouseSecret;
 }
 
 /**
@@ -136,6 +139,19 @@ function newGame(o: MailNewOptions): NewGame {
   if (players.length < 2) throw new FairtableError('out_of_range', 'a game by mail needs at least two players', { field: 'players' });
   const timeoutMs = parseDuration(o.timeout ?? DEFAULT_TIMEOUT);
   const shape = paramsFor(o.protocol, o.turns, o.game);
+  let house: HouseSecret | undefined;
+  if (o.protocol === 'signidice') {
+    // The creator is the house (docs/spec/mail.md §10): its seat is named "house", and the contract's
+    // unique-signature key is made here, for this game only.
+    if (players.some((p) => p.id === HOUSE && p.key !== myKey))
+      throw new FairtableError('bad_input', `a player may not be named "${HOUSE}": the creator of a Signidice game is the house`, { field: 'players' });
+    players = players.map((p) => (p.key === myKey ? { id: HOUSE, key: p.key } : p));
+    if (recorder.key === myKey) recorder = { id: HOUSE, key: myKey };
+    house = { scheme: 'ecvrf-ell2', secret: toHex(randomBytes(32)) };
+    const h = ecvrfHouse(house.scheme, fromHex(house.secret));
+    shape.params.houseKey = h.key as unknown as JsonValue;
+    shape.params.maxPlayers = players.length - 1;
+  }
   const setup: GameSetup = {
     protocol: shape.protocol,
     game: shape.game,
@@ -149,14 +165,14 @@ function newGame(o: MailNewOptions): NewGame {
     nonce: toHex(randomBytes(32)),
     created: clock(),
   };
-  return { setup, keyPath, me, myId: players.find((p) => p.key === myKey)!.id, recorder, players, timeoutMs };
+  return { setup, keyPath, me, myId: players.find((p) => p.key === myKey)!.id, recorder, players, timeoutMs, ...(house === undefined ? {} : { house }) };
 }
 
 function createGame(o: MailNewOptions, g: NewGame, notes: readonly string[]): MailResult {
   const clock = o.clock ?? realClock;
   const { setup, keyPath, me, recorder, players, timeoutMs } = g;
   const setupLine = envelopeLine(createSetupEnvelope(setup, g.myId, me.keys));
-  const folder = GameFolder.create(o.dir, setupLine, keyPath, me, clock);
+  const folder = GameFolder.create(o.dir, setupLine, keyPath, me, clock, g.house);
   for (const n of notes) folder.note(n);
   folder.invite();
   folder.note(
