@@ -322,14 +322,7 @@ export class GameFolder {
   }
 
   /** Creates a folder from a setup line this participant is named in (as a player or as the recorder). */
-  static create(
-    dir: string,
-    setupLine: string,
-    keyPath: string,
-    key: { name: string; keys: KeyPair },
-    clock: () => number,
-    house?: HouseSecret,
-  ): GameFolder {
+  static create(dir: string, setupLine: string, keyPath: string, key: { name: string; keys: KeyPair }, clock: () => number, house?: HouseSecret): GameFolder {
     if (isGameFolder(dir)) throw new FairtableError('bad_input', `${dir} already holds a game`, { field: 'dir' });
     if (existsSync(dir) && readdirSync(dir).some((f) => f !== F.outbox)) throw new FairtableError('bad_input', `${dir} is not empty`, { field: 'dir' });
     const { setup, gameId } = readSetupLine(setupLine);
@@ -358,7 +351,9 @@ export class GameFolder {
         throw new FairtableError('bad_input', "this is the house's seat of a Signidice game: its folder is made by mail new, which keeps the house's key", {
           field: 'key',
         });
-      if (canonicalize(ecvrfHouse(house.scheme, fromHex(house.secret, 'secret', 32)).key as unknown as JsonValue) !== canonicalize(setup.params.houseKey ?? null))
+      if (
+        canonicalize(ecvrfHouse(house.scheme, fromHex(house.secret, 'secret', 32)).key as unknown as JsonValue) !== canonicalize(setup.params.houseKey ?? null)
+      )
         throw new FairtableError('bad_input', "the house's unique-signature secret is not the one of this game's houseKey", { field: 'houseKey' });
       writeAtomic(folderFile(dir, 'house'), JSON.stringify(house) + '\n', 0o600);
     }
