@@ -3,8 +3,9 @@
  * message armored, written to an outbox, handed to every other participant and read back by `mail read`;
  * every decision answered by `mail decide`. The creator records. All four participants run one after
  * another in this one process. Two ways:
- * - "one command per process", as the command line runs: every command rebuilds its folder's seat from the
- *   files (the whole log replayed each time, so the cost grows with the square of the game's length);
+ * - "one command per process", as the command line runs: every command opens its folder from the files,
+ *   restoring the seat from the folder's sealed snapshot and checking only the lines that came since
+ *   (docs/spec/mail.md §2.1);
  * - "folders kept open", as a long-running program would (a mail filter, an app): a folder's seat stays in
  *   memory between commands while its files are unchanged.
  * Prints the total time (wall and CPU), and the armored mail per turn per player in bytes.
@@ -56,9 +57,9 @@ function game(keep: boolean): boolean {
     const lines = texts[0]!.trimEnd().split('\n');
     const verdict = auditLines(lines);
     process.stdout.write(
-      `mail, dice, ${PLAYERS} players, ${ROUNDS} rounds (${turns} turns), recorder p0, ${keep ? 'folders kept open' : 'one command per process (every command replays its folder)'}:\n` +
+      `mail, dice, ${PLAYERS} players, ${ROUNDS} rounds (${turns} turns), recorder p0, ${keep ? 'folders kept open' : 'one command per process (every command opens its folder from the files)'}:\n` +
         `  finished=${done}, identical transcripts=${identical}, audit valid=${verdict.valid}, ${lines.length} lines\n` +
-        `  total: ${wall.toFixed(0)} ms wall, ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms CPU (target < 5000 ms), ${post.messages.sent} messages mailed, ${post.messages.delivered} deliveries read\n`,
+        `  total: ${wall.toFixed(0)} ms wall, ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms CPU (${(cpu.user / 1000).toFixed(0)} user, ${(cpu.system / 1000).toFixed(0)} system; target < 5000 ms), ${post.messages.sent} messages mailed, ${post.messages.delivered} deliveries read\n`,
     );
     const bytes = ps.map((p) => post.bytesSent.get(p.id) ?? 0);
     const total = bytes.reduce((a, b) => a + b, 0);

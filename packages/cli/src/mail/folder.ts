@@ -13,7 +13,7 @@
  * signature as evidence.
  */
 import { createHash, createHmac } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { Door, MAX_LINE_LENGTH } from '@fairtable/core/door.js';
@@ -29,7 +29,7 @@ import { Referee } from '@fairtable/core/referee.js';
 import { Seat, seatRandom, type JournalEntry, type SeatSnapshot } from '@fairtable/core/seat/seat.js';
 import { prepareLine, readSetupLine, type CheckerSnapshot, type VerifyFn } from '@fairtable/core/transcript.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
-import { linesText, readJsonLines, readLines, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
+import { linesText, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
 import { mailText, type MailMessage } from './message.js';
 
 export type Role = 'player' | 'recorder' | 'player+recorder';
@@ -155,6 +155,8 @@ export class GameFolder {
   private readonly prover: ((alpha: Uint8Array) => Uint8Array) | null;
   /** Bytes the seat has drawn from its random source (a snapshot restores the source to this point). */
   private drawn = 0;
+  /** The folder's files as this command read or wrote them. */
+  private readonly texts = new Map<StateFile, string | null>();
   /** Whether this command started from the snapshot (false: the folder was replayed). */
   readonly fromSnapshot: boolean;
 
@@ -163,24 +165,24 @@ export class GameFolder {
     this.config = config;
     this.keys = keys;
     this.clock = clock;
-    this.prover = houseProver(dir);
-    this.state = JSON.parse(readText(folderFile(dir, 'state')) ?? '{"outboxCount":0,"mailed":0,"submitted":[]}') as FolderState;
-    this.log = readLines(folderFile(dir, 'log'));
+    this.prover = houseProver(dir, this.file('house'));
+    this.state = JSON.parse(this.file('state') ?? '{"outboxCount":0,"mailed":0,"submitted":[]}') as FolderState;
+    this.log = lines(this.file('log'));
     if (this.log.length === 0) throw new FairtableError('bad_input', `${dir}: the folder's transcript is missing its setup line`, { field: 'dir' });
     this.setupLine = this.log[0]!;
-    for (const r of readJsonLines<Receipt>(folderFile(dir, 'receipts'))) this.receipts.set(r.line, r);
-    for (const p of readJsonLines<Pending>(folderFile(dir, 'pending'))) this.pending.set(p.line, p);
-    this.held = readLines(folderFile(dir, 'held'));
-    this.problems = readJsonLines<Problem>(folderFile(dir, 'problems'));
+    for (const r of jsonLines<Receipt>(this.file('receipts'))) this.receipts.set(r.line, r);
+    for (const p of jsonLines<Pending>(this.file('pending'))) this.pending.set(p.line, p);
+    this.held = lines(this.file('held'));
+    this.problems = jsonLines<Problem>(this.file('problems'));
     this.recorderFault = this.problems.some((p) => p.code.startsWith('recorder_'));
-    this.journal = readJsonLines<JournalEntry>(folderFile(dir, 'journal'));
-    this.inflight = readLines(folderFile(dir, 'inflight'))[0] ?? null;
+    this.journal = jsonLines<JournalEntry>(this.file('journal'));
+    this.inflight = lines(this.file('inflight'))[0] ?? null;
 
     // Replay what this folder already checked, trusting its own signature checks.
     const gameId = config.game;
     const last = this.receipts.get(this.log.length - 1);
     this.logHash = last !== undefined ? last.log : firstLogHash(gameId, hashOf(readSetupLine(this.setupLine).envelope));
-    const secretText = config.role === 'recorder' ? null : (JSON.parse(readText(folderFile(dir, 'secret')) ?? 'null') as { secret?: string } | null);
+    const secretText = config.role === 'recorder' ? null : (JSON.parse(this.file('secret') ?? 'null') as { secret?: string } | null);
     if (config.role !== 'recorder' && (secretText === null || typeof secretText.secret !== 'string'))
       throw new FairtableError('bad_input', `${dir}: the seat secret is missing`, { field: 'dir' });
     const secret = secretText === null ? null : fromHex(secretText.secret!, 'secret', 32);
@@ -253,7 +255,7 @@ export class GameFolder {
     } catch {
       return null;
     }
-    if (snap.v !== 1 || snap.files !== filesDigest(this.dir)) return null;
+    if (snap.v !== 1 || snap.files !== this.filesDigest()) return null;
     if ((this.config.role !== 'player') !== (snap.door !== null) || (secret !== null) !== (snap.seat !== null)) return null;
     try {
       const door = snap.door === null ? null : new Door(this.setupLine, { verify: this.verify, from: snap.door });
@@ -283,9 +285,25 @@ export class GameFolder {
       if (existsSync(path)) rmSync(path);
       return;
     }
-    const snap: FolderSnapshot = { v: 1, files: filesDigest(this.dir), drawn: this.drawn, seat, door: this.door === null ? null : this.door.checker.save() };
+    const snap: FolderSnapshot = { v: 1, files: this.filesDigest(), drawn: this.drawn, seat, door: this.door === null ? null : this.door.checker.save() };
     const body = JSON.stringify(snap);
-    writeAtomic(path, `${snapshotMac(this.keys.secretKey, body)}\n${body}`);
+    // Written in place, not through a rename: a torn snapshot fails its MAC and the folder is replayed.
+    writeFileSync(path, `${snapshotMac(this.keys.secretKey, body)}\n${body}`);
+  }
+
+  /** A file of the folder as this command read or wrote it (each is read at most once). */
+  private file(name: StateFile): string | null {
+    if (!this.texts.has(name)) this.texts.set(name, readText(folderFile(this.dir, name)));
+    return this.texts.get(name)!;
+  }
+
+  /** The folder's files, as `fingerprint` reads them from disk, from what this command read and wrote. */
+  private fingerprintText(): string {
+    return STATE_FILES.map((f) => this.file(f) ?? '\u0000').join('\u0001');
+  }
+
+  private filesDigest(): string {
+    return createHash('sha256').update(this.fingerprintText()).digest('hex');
   }
 
   /**
@@ -609,19 +627,21 @@ export class GameFolder {
       this.state.mailed = this.log.length;
     }
     const d = this.dir;
-    const writeAtomic = (path: string, text: string): void => {
-      if (readText(path) !== text) writeFile(path, text);
+    const writeAtomic = (name: StateFile, text: string): void => {
+      if (this.file(name) === text) return;
+      writeFile(folderFile(d, name), text);
+      this.texts.set(name, text);
     };
-    writeAtomic(folderFile(d, 'log'), linesText(this.log));
-    writeAtomic(folderFile(d, 'receipts'), linesText([...this.receipts.values()].sort((a, b) => a.line - b.line).map((r) => JSON.stringify(r))));
-    writeAtomic(folderFile(d, 'pending'), linesText([...this.pending.values()].map((p) => JSON.stringify(p))));
-    writeAtomic(folderFile(d, 'held'), linesText(this.held));
-    writeAtomic(folderFile(d, 'problems'), linesText(this.problems.map((p) => JSON.stringify(p))));
-    writeAtomic(folderFile(d, 'journal'), linesText(this.journal.map((c) => JSON.stringify(c))));
-    writeAtomic(folderFile(d, 'inflight'), linesText(this.inflight === null ? [] : [this.inflight]));
-    writeAtomic(folderFile(d, 'state'), JSON.stringify(this.state) + '\n');
+    writeAtomic('log', linesText(this.log));
+    writeAtomic('receipts', linesText([...this.receipts.values()].sort((a, b) => a.line - b.line).map((r) => JSON.stringify(r))));
+    writeAtomic('pending', linesText([...this.pending.values()].map((p) => JSON.stringify(p))));
+    writeAtomic('held', linesText(this.held));
+    writeAtomic('problems', linesText(this.problems.map((p) => JSON.stringify(p))));
+    writeAtomic('journal', linesText(this.journal.map((c) => JSON.stringify(c))));
+    writeAtomic('inflight', linesText(this.inflight === null ? [] : [this.inflight]));
+    writeAtomic('state', JSON.stringify(this.state) + '\n');
     this.writeSnapshot();
-    if (keepFoldersOpen) KEPT.set(d, { folder: this, files: fingerprint(d) });
+    if (keepFoldersOpen) KEPT.set(d, { folder: this, files: this.fingerprintText() });
     return this.report;
   }
 
@@ -704,14 +724,20 @@ export function keepFolders(on: boolean): void {
 }
 
 const STATE_FILES = ['config', 'secret', 'house', 'state', 'log', 'receipts', 'journal', 'inflight', 'pending', 'held', 'problems'] as const;
+type StateFile = (typeof STATE_FILES)[number];
+
+function lines(text: string | null): string[] {
+  return text === null ? [] : text.split('\n').filter((l) => l.length > 0);
+}
+
+function jsonLines<T>(text: string | null): T[] {
+  return lines(text).map((l) => JSON.parse(l) as T);
+}
 
 function fingerprint(dir: string): string {
   return STATE_FILES.map((f) => readText(folderFile(dir, f)) ?? '\u0000').join('\u0001');
 }
 
-function filesDigest(dir: string): string {
-  return createHash('sha256').update(fingerprint(dir)).digest('hex');
-}
 
 export interface FolderStatus {
   readonly game: string;
@@ -744,8 +770,7 @@ export interface HouseSecret {
   readonly secret: string;
 }
 
-function houseProver(dir: string): ((alpha: Uint8Array) => Uint8Array) | null {
-  const text = readText(folderFile(dir, 'house'));
+function houseProver(dir: string, text: string | null): ((alpha: Uint8Array) => Uint8Array) | null {
   if (text === null) return null;
   const h = JSON.parse(text) as HouseSecret;
   if ((h.scheme !== 'ecvrf-ell2' && h.scheme !== 'ecvrf-tai') || typeof h.secret !== 'string')
