@@ -738,7 +738,6 @@ function fingerprint(dir: string): string {
   return STATE_FILES.map((f) => readText(folderFile(dir, f)) ?? '\u0000').join('\u0001');
 }
 
-
 export interface FolderStatus {
   readonly game: string;
   readonly protocol: string;
