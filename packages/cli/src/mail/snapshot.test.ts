@@ -1,10 +1,12 @@
 import { createHmac } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
 import { auditLines } from '@fairtable/core/audit.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import type { Choices } from '@fairtable/core/protocols/machine.js';
 import { GameFolder } from './folder.js';
 import { loadKey, mailNew, mailStatus, mailTranscript } from './index.js';
 import { PostOffice, type Participant } from './post-office.js';
@@ -107,3 +109,55 @@ describe('the folder snapshot (docs/spec/mail.md §2)', () => {
     for (const p of ps) expect(open(p.dir).fromSnapshot).toBe(true);
   });
 });
+
+describe('snapshots of every machine that can save its state', () => {
+  for (const protocol of ['beacon', 'keyed-stream', 'snakes', 'monopoly', 'signidice'] as const) {
+    it(`${protocol}: mid-game, every folder restores the seat a full replay rebuilds, and the game ends the same`, () => {
+      const ps = people(['ann', 'ben', 'cid']).map((p) => ({ ...p, dir: join(root, protocol, p.id) }));
+      mailNew({ protocol, dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => join(root, `${p.id}.pub.json`)), turns: 3 });
+      const post = new PostOffice(ps, { hold: (n) => (n % 5 === 0 ? 1 : 0) });
+      const choose = (_who: string, d: { choices: Choices }): JsonValue => firstChoice(d.choices);
+      post.play(choose, { maxRounds: 3 });
+      for (const p of ps) {
+        const f = open(p.dir);
+        expect(f.fromSnapshot, p.id).toBe(true);
+        expect(seatState(f), p.id).toBe(seatState(replayed(p.dir, `${protocol}-${p.id}`)));
+      }
+      const last = post.play(choose);
+      expect(last.map((r) => r.status.done)).toEqual([true, true, true]);
+      const texts = ps.map((p) => {
+        const out = join(root, `${protocol}-${p.id}.jsonl`);
+        mailTranscript(p.dir, out);
+        return readFileSync(out, 'utf8');
+      });
+      expect(texts[1]).toBe(texts[0]);
+      expect(texts[2]).toBe(texts[0]);
+      expect(auditLines(texts[0]!.trimEnd().split('\n')).valid).toBe(true);
+    });
+  }
+
+  it('rochambeau cannot save its state: its folders keep no snapshot and are replayed', () => {
+    const ps = people(['ann', 'ben']).map((p) => ({ ...p, dir: join(root, 'rochambeau', p.id) }));
+    mailNew({ protocol: 'rochambeau', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => join(root, `${p.id}.pub.json`)) });
+    const last = new PostOffice(ps).play((_who, d) => firstChoice(d.choices));
+    expect(last.map((r) => r.status.done)).toEqual([true, true]);
+    for (const p of ps) {
+      expect(existsSync(snapshotPath(p.dir))).toBe(false);
+      expect(open(p.dir).fromSnapshot).toBe(false);
+    }
+  });
+});
+
+/** The first answer a decision allows (a bet of the least on the first kind, a hand of the least). */
+function firstChoice(c: Choices): JsonValue {
+  switch (c.type) {
+    case 'one-of':
+      return c.values[0] ?? null;
+    case 'integer':
+      return Number(c.min);
+    case 'any-of':
+      return firstChoice(c.options[0]!);
+    case 'record':
+      return Object.fromEntries(Object.entries(c.fields).map(([k, v]) => [k, firstChoice(v)]));
+  }
+}
