@@ -7,6 +7,7 @@
  * the folder holds evidence against the recorder, 2 bad input.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
 import {
   mailDecide,
@@ -22,6 +23,28 @@ import {
 import { failWith, fail } from '../io.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
+
+/**
+ * `--encrypt`: what the command wrote to the outbox is encrypted in place to every other participant's
+ * OpenPGP key from the setup's bindings (docs/spec/mail.md §9), signed inside with `--pgp-key` when given.
+ */
+async function encrypted(dir: string, r: MailResult, o: Record<string, unknown>): Promise<MailResult> {
+  if (o.encrypt !== true || r.written.length === 0) return r;
+  const { encryptOutbox } = await import('../mail/pgp-mail.js');
+  const { readSetupLine } = await import('@fairtable/core/transcript.js');
+  const setupLine = readFileSync(join(dir, 'transcript.jsonl'), 'utf8').split('\n')[0]!;
+  const passphrase = passphraseFrom(o.passphraseFile as string | undefined);
+  await encryptOutbox(
+    r.written.map((f) => join(dir, f)),
+    readSetupLine(setupLine).setup,
+    r.status.seat,
+    {
+      ...(typeof o.pgpKey === 'string' ? { signWith: new Uint8Array(readFileSync(o.pgpKey)) } : {}),
+      ...(passphrase === undefined ? {} : { passphrase }),
+    },
+  );
+  return { ...r, notes: [...r.notes, `encrypted with OpenPGP: ${r.written.join(', ')}`] };
+}
 
 function print(r: MailResult): void {
   for (const n of r.notes) process.stdout.write(`${n}\n`);
@@ -71,6 +94,7 @@ export function register(program: Command): void {
     .option('--binding <files>', "players' OpenPGP bindings for the setup (fairtable pgp bind's JSON), repeated or comma-separated", files)
     .option('--pgp-key <file>', 'your OpenPGP key: your own binding must name it')
     .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
     .action(async (protocol: string, o: Record<string, string | string[] | undefined>) => {
       try {
         const turns = integer(o.turns as string | undefined, '--turns');
@@ -86,13 +110,13 @@ export function register(program: Command): void {
           ...(o.game === undefined ? {} : { game: o.game as string }),
           ...(bindings.length === 0 ? {} : { bindings }),
         };
-        if (bindings.length === 0) print(mailNew(options));
+        if (bindings.length === 0) print(await encrypted(options.dir, mailNew(options), o));
         else {
           const { pgpFingerprint } = await import('../mail/pgp-mail.js');
           const pgpKey = o.pgpKey as string | undefined;
           const fingerprint =
             pgpKey === undefined ? undefined : await pgpFingerprint(readFileSync(pgpKey), passphraseFrom(o.passphraseFile as string | undefined));
-          print(await mailNewChecked(options, fingerprint === undefined ? {} : { fingerprint }));
+          print(await encrypted(options.dir, await mailNewChecked(options, fingerprint === undefined ? {} : { fingerprint }), o));
         }
       } catch (e) {
         failWith(e);
@@ -106,6 +130,7 @@ export function register(program: Command): void {
     .option('--key <file>', 'your key file: needed when an invitation opens a new folder')
     .option('--pgp-key <file>', 'your OpenPGP secret key: opens mail encrypted to you, and checks your own binding in an invitation')
     .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
     .action(async (files: string[], o: Record<string, string | undefined>) => {
       try {
         const texts = files.map((f) => ({ name: f, text: f === '-' ? readFileSync(0, 'utf8') : readFileSync(f, 'utf8') }));
@@ -115,7 +140,7 @@ export function register(program: Command): void {
           ...(passphrase === undefined ? {} : { passphrase }),
         };
         const r = await mailReadChecked(o.dir!, texts, o.key, undefined, pgp);
-        print(r);
+        print(await encrypted(o.dir!, r, o));
         if (r.refused.length > 0) process.exitCode = 1;
       } catch (e) {
         failWith(e);
@@ -126,7 +151,10 @@ export function register(program: Command): void {
     .description('answer the game\'s question to you (status shows it and its choices), as JSON: 2, null, {"kind":"straight",…}')
     .argument('<choice>', 'the answer, as JSON')
     .requiredOption('--dir <dir>', 'the game folder')
-    .action((choice: string, o: Record<string, string | undefined>) => {
+    .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
+    .option('--pgp-key <file>', 'with --encrypt: your OpenPGP secret key, to sign inside')
+    .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .action(async (choice: string, o: Record<string, string | boolean | undefined>) => {
       let value: unknown;
       try {
         value = JSON.parse(choice);
@@ -134,7 +162,7 @@ export function register(program: Command): void {
         fail(`[bad_json] the choice must be JSON (a number, null, a string in quotes, an object): ${choice}`);
       }
       try {
-        print(mailDecide(o.dir!, value as never));
+        print(await encrypted(o.dir as string, mailDecide(o.dir as string, value as never), o));
       } catch (e) {
         failWith(e);
       }
@@ -144,9 +172,12 @@ export function register(program: Command): void {
     .description('who acts next and until when; posts a deadline claim when one has passed')
     .requiredOption('--dir <dir>', 'the game folder')
     .option('--json', 'print {game, protocol, seat, next, done, outcome, …} as JSON')
-    .action((o: Record<string, string | boolean | undefined>) => {
+    .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
+    .option('--pgp-key <file>', 'with --encrypt: your OpenPGP secret key, to sign inside')
+    .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .action(async (o: Record<string, string | boolean | undefined>) => {
       try {
-        const r = mailStatus(o.dir as string);
+        const r = await encrypted(o.dir as string, mailStatus(o.dir as string), o);
         if (o.json === true) {
           process.stdout.write(JSON.stringify({ ...r.status, written: r.written }) + '\n');
           if (r.status.problems.some((p) => p.code.startsWith('recorder_'))) process.exitCode = 1;

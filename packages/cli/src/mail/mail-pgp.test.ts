@@ -157,6 +157,10 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
     ]);
     expect(forged.status).toBe(2);
     expect(forged.stderr).toMatch(/\[pgp_wrong_signer\] ben: /);
+    // Mail can be encrypted only to participants who are bound: without Ben's binding, --encrypt names him.
+    const unbound = fairtable(['mail', 'new', 'dice', '--dir', 'Y', '--key', 'ann.json', '--players', 'ann.pub.json,ben.pub.json', '--encrypt']);
+    expect(unbound.status).toBe(2);
+    expect(unbound.stderr).toMatch(/\[bad_binding\] ben has no OpenPGP binding/);
 
     const created = fairtable([
       'mail',
@@ -200,7 +204,10 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
     expect(joined.stdout).toMatch(/joined game/);
     expect(joined.stdout).toContain(`ben's fairtable key is bound to OpenPGP key ${ben.fingerprint}`);
 
-    // The game: Ben's mail goes out clearsigned by gpg, Ann's encrypted to Ben; all saved whole.
+    // The game: Ann's folder encrypts what it writes to Ben's bound key and signs inside (--encrypt), Ben's
+    // mail goes out clearsigned by gpg; all saved whole.
+    const annPgp = ['--encrypt', '--pgp-key', 'ann.sec.asc'];
+    let checkedWithGpg = false;
     let rounds = 0;
     for (; rounds < 20; rounds++) {
       const done: boolean[] = [];
@@ -208,21 +215,35 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
         ['A', 'B', ann],
         ['B', 'A', ben],
       ] as const) {
-        const status = JSON.parse(fairtable(['mail', 'status', '--dir', me, '--json']).stdout) as { decision: unknown; done: boolean };
+        const extra = player === ann ? annPgp : [];
+        const status = JSON.parse(fairtable(['mail', 'status', '--dir', me, '--json', ...extra]).stdout) as { decision: unknown; done: boolean };
         done.push(status.done);
-        if (status.decision !== null) expect(fairtable(['mail', 'decide', '--dir', me, 'null']).status).toBe(0);
+        if (status.decision !== null) expect(fairtable(['mail', 'decide', '--dir', me, 'null', ...extra]).status).toBe(0);
         const mails = outbox(me).map((text) => {
-          const wrapped =
-            player === ann ? gpg(ann.home, ['--armor', '--encrypt', '--sign', '-r', 'ben@example.org'], text) : gpg(ben.home, ['--clearsign'], text);
+          if (player === ann) {
+            expect(text).toContain('-----BEGIN PGP MESSAGE-----');
+            expect(text).not.toContain('-----BEGIN FAIRTABLE MESSAGE-----');
+            if (!checkedWithGpg) {
+              // gpg opens what fairtable encrypted, and finds Ann's signature inside.
+              const opened = gpg(ben.home, ['--status-fd', '2', '--decrypt'], text);
+              expect(opened.status, opened.stderr).toBe(0);
+              expect(opened.stdout).toContain('-----BEGIN FAIRTABLE MESSAGE-----');
+              expect(opened.stderr).toContain(`VALIDSIG`);
+              checkedWithGpg = true;
+            }
+            return asEmail(text, 'ann', other);
+          }
+          const wrapped = gpg(ben.home, ['--clearsign'], text);
           expect(wrapped.status, wrapped.stderr).toBe(0);
           return asEmail(wrapped.stdout, player.name, other);
         });
         if (mails.length === 0) continue;
-        const r = fairtable(['mail', 'read', '--dir', other, ...(other === 'B' ? ['--pgp-key', 'ben.sec.asc'] : []), '-'], mails.join('\n'));
+        const r = fairtable(['mail', 'read', '--dir', other, ...(other === 'B' ? ['--pgp-key', 'ben.sec.asc'] : annPgp), '-'], mails.join('\n'));
         expect(r.status, r.stderr + r.stdout).toBe(0);
       }
       if (done.every((d) => d)) break;
     }
+    expect(checkedWithGpg).toBe(true);
     expect(rounds).toBeLessThan(20);
     expect(fairtable(['mail', 'transcript', '--dir', 'A', '--out', 'a.jsonl']).status).toBe(0);
     expect(fairtable(['mail', 'transcript', '--dir', 'B', '--out', 'b.jsonl']).status).toBe(0);

@@ -139,3 +139,41 @@ export async function checkBindings(setup: GameSetup, me?: { readonly player: st
     (b) => `${b.player}'s fairtable key is bound to OpenPGP key ${b.fingerprint} (${b.userIds.join(', ') || 'no user id'}): check that it is the key you know`,
   );
 }
+
+/**
+ * Encrypts outbox files in place to every other participant's OpenPGP key (docs/spec/mail.md §9), the keys
+ * being those the setup's bindings carry: so a game encrypts only when every other participant (the
+ * players and the recorder) is bound, else `bad_binding` names who is not. With `signWith`, the sender's
+ * OpenPGP key signs inside. Each file keeps a plain first line saying what it is.
+ */
+export async function encryptOutbox(
+  files: readonly string[],
+  setup: GameSetup,
+  me: string,
+  options: { readonly signWith?: Uint8Array; readonly passphrase?: string } = {},
+): Promise<void> {
+  const bound = Array.isArray(setup.params.pgp) ? (setup.params.pgp as { player?: unknown; publicKey?: unknown }[]) : [];
+  const recorder = (setup.params.recorder as { id?: unknown } | undefined)?.id;
+  const others = [...new Set([...setup.players.map((p) => p.id), ...(typeof recorder === 'string' ? [recorder] : [])])].filter((p) => p !== me);
+  const keys = others.map((p) => {
+    const b = bound.find((x) => x.player === p);
+    if (b === undefined || typeof b.publicKey !== 'string')
+      throw new FairtableError(
+        'bad_binding',
+        `${p} has no OpenPGP binding in this game's setup: mail to ${p} cannot be encrypted${files.length > 0 ? ` (left as they are: ${files.join(', ')})` : ''}`,
+        { field: 'encrypt' },
+      );
+    return b.publicKey;
+  });
+  if (files.length === 0) return;
+  const { encryptTo } = await lib();
+  const { readFileSync, writeFileSync } = await import('node:fs');
+  for (const f of files) {
+    const text = readFileSync(f, 'utf8');
+    const armored = await encryptTo(keys, new TextEncoder().encode(text), {
+      ...(options.signWith === undefined ? {} : { signWith: options.signWith }),
+      ...(options.passphrase === undefined ? {} : { passphrase: options.passphrase }),
+    });
+    writeFileSync(f, `${text.split('\n')[0]!} (encrypted with OpenPGP to ${others.join(', ')})\n\n${armored}`);
+  }
+}
