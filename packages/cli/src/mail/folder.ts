@@ -25,7 +25,7 @@ import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { checkReceipt, firstLogHash, forkProof, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
-import { Referee } from '@fairtable/core/referee.js';
+import { Referee, type RefereeSnapshot } from '@fairtable/core/referee.js';
 import { Seat, seatRandom, type JournalEntry, type SeatSnapshot } from '@fairtable/core/seat/seat.js';
 import { prepareLine, readSetupLine, type CheckerSnapshot, type VerifyFn } from '@fairtable/core/transcript.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
@@ -111,6 +111,8 @@ interface FolderSnapshot {
   readonly drawn: number;
   readonly seat: SeatSnapshot | null;
   readonly door: CheckerSnapshot | null;
+  /** A recorder who does not play: its observer of the game (for `status`), on a prefix of the log. */
+  readonly observer?: RefereeSnapshot | null;
 }
 
 const SNAPSHOT_DOMAIN = 'fairtable/mail-snapshot/v1\u0000';
@@ -155,6 +157,8 @@ export class GameFolder {
   private readonly prover: ((alpha: Uint8Array) => Uint8Array) | null;
   /** Bytes the seat has drawn from its random source (a snapshot restores the source to this point). */
   private drawn = 0;
+  /** A recorder who does not play: its observer of the game (`observer`). */
+  private watcher: Referee | null = null;
   /** The folder's files as this command read or wrote them. */
   private readonly texts = new Map<StateFile, string | null>();
   /** Whether this command started from the snapshot (false: the folder was replayed). */
@@ -262,6 +266,8 @@ export class GameFolder {
       if (door !== null && door.length !== this.log.length) return null;
       const seat = secret === null || snap.seat === null ? null : Seat.restore(this.seatOptions(secret, snap.drawn), this.log, snap.seat);
       if (seat !== null) this.resendInflight(seat);
+      const o = snap.observer ?? null;
+      if (o !== null && o.checker.lines <= this.log.length) this.watcher = new Referee(this.setupLine, null, undefined, { verify: trustAll }, o);
       return { door, seat };
     } catch (e) {
       if (!(e instanceof FairtableError)) throw e;
@@ -285,7 +291,15 @@ export class GameFolder {
       if (existsSync(path)) rmSync(path);
       return;
     }
-    const snap: FolderSnapshot = { v: 1, files: this.filesDigest(), drawn: this.drawn, seat, door: this.door === null ? null : this.door.checker.save() };
+    const observer = this.seat === null ? this.observer().save() : null;
+    const snap: FolderSnapshot = {
+      v: 1,
+      files: this.filesDigest(),
+      drawn: this.drawn,
+      seat,
+      door: this.door === null ? null : this.door.checker.save(),
+      observer,
+    };
     const body = JSON.stringify(snap);
     // Written in place, not through a rename: a torn snapshot fails its MAC and the folder is replayed.
     writeFileSync(path, `${snapshotMac(this.keys.secretKey, body)}\n${body}`);
@@ -697,15 +711,15 @@ export class GameFolder {
     return [];
   }
 
+  /**
+   * A recorder who does not play follows the game with an observer, for `status`: kept up to date from
+   * where the snapshot left it. Every line in the log passed this folder's door, signatures checked, so
+   * the observer does not check them again.
+   */
   private observer(): Referee {
-    this.trusting = true;
-    try {
-      const r = new Referee(this.setupLine, null, undefined, { verify: this.verify });
-      for (let n = 1; n < this.log.length; n++) r.feedText(n, this.log[n]!);
-      return r;
-    } finally {
-      this.trusting = false;
-    }
+    this.watcher ??= new Referee(this.setupLine, null, undefined, { verify: trustAll });
+    for (let n = this.watcher.checker.lines; n < this.log.length; n++) this.watcher.feedText(n, this.log[n]!);
+    return this.watcher;
   }
 }
 
@@ -776,6 +790,8 @@ function houseProver(dir: string, text: string | null): ((alpha: Uint8Array) => 
     throw new FairtableError('bad_input', `${dir}: ${F.house} is not a house secret {scheme, secret}`, { field: 'dir' });
   return ecvrfHouse(h.scheme, fromHex(h.secret, 'secret', 32)).prove;
 }
+
+const trustAll: VerifyFn = () => true;
 
 function fromOf(text: string): string {
   try {

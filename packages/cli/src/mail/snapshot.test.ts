@@ -161,3 +161,29 @@ function firstChoice(c: Choices): JsonValue {
       return Object.fromEntries(Object.entries(c.fields).map(([k, v]) => [k, firstChoice(v)]));
   }
 }
+
+describe('a recorder who does not play', () => {
+  it('keeps its door and its observer in the snapshot: status from the snapshot is status from a full replay', () => {
+    const ps = people(['ann', 'ben', 'rec']).map((p) => ({ ...p, dir: join(root, 'third-party', p.id) }));
+    mailNew({ protocol: 'dice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => join(root, `${p.id}.pub.json`)), turns: 3, recorder: 'rec' });
+    const post = new PostOffice(ps);
+    const roll = (): null => null;
+    const rec = ps[2]!;
+    for (const rounds of [4, 8]) {
+      post.play(roll, { maxRounds: rounds });
+      const f = open(rec.dir);
+      expect(f.fromSnapshot).toBe(true);
+      const snap = JSON.parse(readFileSync(snapshotPath(rec.dir), 'utf8').split('\n')[1]!) as { observer: { checker: { lines: number } } | null };
+      expect(snap.observer!.checker.lines).toBe(f.log.length);
+      const copy = join(root, `copy-rec-${rounds}`);
+      cpSync(rec.dir, copy, { recursive: true });
+      rmSync(snapshotPath(copy));
+      const full = open(copy);
+      expect(full.fromSnapshot).toBe(false);
+      expect(JSON.stringify(f.status())).toBe(JSON.stringify(full.status()));
+    }
+    const last = post.play(roll);
+    expect(last.map((r) => r.status.done)).toEqual([true, true, true]);
+    expect(last[2]!.status.outcome).toEqual(last[0]!.status.outcome);
+  });
+});
