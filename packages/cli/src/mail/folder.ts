@@ -244,6 +244,7 @@ export class GameFolder {
    * with the very files the folder holds now; null (replay everything) otherwise.
    */
   private restore(secret: Uint8Array | null): { door: Door | null; seat: Seat | null } | null {
+    if (!snapshotsOn) return null;
     const text = readText(folderFile(this.dir, 'snapshot'));
     if (text === null) return null;
     const nl = text.indexOf('\n');
@@ -730,6 +731,12 @@ export class GameFolder {
  * person) always wins. The command line runs one command per process and never keeps anything.
  */
 let keepFoldersOpen = false;
+/** Whether folders start from their snapshot (the benchmark turns it off to measure the full replay). */
+let snapshotsOn = true;
+
+export function useSnapshots(on: boolean): void {
+  snapshotsOn = on;
+}
 const KEPT = new Map<string, { folder: GameFolder; files: string }>();
 
 export function keepFolders(on: boolean): void {

@@ -24,7 +24,7 @@ import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 export { parseDuration, formatDuration } from './duration.js';
 export { readMail, mailText, armorMessage, type MailMessage } from './message.js';
 export type { FolderStatus, Report, Problem } from './folder.js';
-export { keepFolders } from './folder.js';
+export { keepFolders, useSnapshots } from './folder.js';
 export { pgpBlocks, openPgpMail, checkBindings } from './pgp-mail.js';
 
 /** Protocols a game by mail can run (the names `fairtable simulate` takes, Signidice aside: see the spec). */
