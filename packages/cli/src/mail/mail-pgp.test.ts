@@ -65,6 +65,14 @@ function makePlayer(name: string): Player {
   return { name, home, fingerprint };
 }
 
+/** Cuts every long base64 line of an armored block to `width` characters, as a mail client may. */
+function rewrap(text: string, width: number): string {
+  return text
+    .split('\n')
+    .flatMap((l) => (/^[A-Za-z0-9+/=]+$/.test(l) && l.length > width ? (l.match(new RegExp(`.{1,${width}}`, 'g')) ?? [l]) : [l]))
+    .join('\n');
+}
+
 /** Moves every outbox file of `folder` out, returning their texts. */
 function outbox(folder: string): string[] {
   const from = at(join(folder, 'outbox'));
@@ -208,6 +216,7 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
     // mail goes out clearsigned by gpg; all saved whole.
     const annPgp = ['--encrypt', '--pgp-key', 'ann.sec.asc'];
     let checkedWithGpg = false;
+    let sentByAnn = 0;
     let rounds = 0;
     for (; rounds < 20; rounds++) {
       const done: boolean[] = [];
@@ -231,7 +240,9 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
               expect(opened.stderr).toContain(`VALIDSIG`);
               checkedWithGpg = true;
             }
-            return asEmail(text, 'ann', other);
+            // A mail client re-wraps the base64 at 50 columns, and every other one comes quoted in a reply.
+            const wrapped = rewrap(text, 50);
+            return sentByAnn++ % 2 === 0 ? asEmail(wrapped, 'ann', other) : asQuotedReply(asEmail(wrapped, 'ann', other), 'ben', other, 1);
           }
           const wrapped = gpg(ben.home, ['--clearsign'], text);
           expect(wrapped.status, wrapped.stderr).toBe(0);
