@@ -162,7 +162,10 @@ export class Seat {
     return seat;
   }
 
-  /** The seat's whole state as JSON, or null when its machine cannot save its state (it is then replayed). */
+  /**
+   * The seat's whole state as JSON, or null when its machine cannot save its state (it is then replayed).
+   * It may share objects with the live state: serialize it before the seat goes on.
+   */
   save(): SeatSnapshot | null {
     const referee = this.referee.save();
     if (referee === null) return null;
