@@ -895,7 +895,21 @@ export function keepFolders(on: boolean): void {
   if (!on) KEPT.clear();
 }
 
-const STATE_FILES = ['config', 'secret', 'house', 'state', 'log', 'receipts', 'journal', 'inflight', 'pending', 'held', 'sealed', 'holdings', 'problems'] as const;
+const STATE_FILES = [
+  'config',
+  'secret',
+  'house',
+  'state',
+  'log',
+  'receipts',
+  'journal',
+  'inflight',
+  'pending',
+  'held',
+  'sealed',
+  'holdings',
+  'problems',
+] as const;
 type StateFile = (typeof STATE_FILES)[number];
 
 function lines(text: string | null): string[] {
