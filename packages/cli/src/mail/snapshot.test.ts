@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { auditLines } from '@fairtable/core/audit.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import type { Choices } from '@fairtable/core/protocols/machine.js';
 import { GameFolder } from './folder.js';
-import { loadKey, mailNew, mailStatus, mailTranscript } from './index.js';
+import { loadKey, mailNew, mailRead, mailStatus, mailTranscript } from './index.js';
 import { PostOffice, type Participant } from './post-office.js';
 
 const root = mkdtempSync(join(tmpdir(), 'fairtable-mail-snapshot-'));
@@ -33,12 +33,12 @@ function seatState(f: GameFolder): string {
 const snapshotPath = (dir: string): string => join(dir, 'snapshot.json');
 
 /** A copy of `dir` without its snapshot: opening it replays the whole log. */
-function replayed(dir: string, tag: string): GameFolder {
+function replayed(dir: string, tag: string, clock: () => number = Date.now): GameFolder {
   const copy = join(root, `copy-${tag}`);
   rmSync(copy, { recursive: true, force: true });
   cpSync(dir, copy, { recursive: true });
   rmSync(snapshotPath(copy));
-  const f = open(copy);
+  const f = GameFolder.open(copy, loadKey, clock);
   expect(f.fromSnapshot).toBe(false);
   return f;
 }
@@ -186,4 +186,111 @@ describe('a recorder who does not play', () => {
     expect(last.map((r) => r.status.done)).toEqual([true, true, true]);
     expect(last[2]!.status.outcome).toEqual(last[0]!.status.outcome);
   });
+});
+
+describe('a sealed game (docs/spec/sealed.md §7): the held commitments and the holding receipts', () => {
+  /** The files a command writes that the sealed state decides. */
+  const FILES = ['transcript.jsonl', 'receipts.jsonl', 'sealed.jsonl', 'holdings.jsonl', 'problems.jsonl', 'journal.jsonl', 'state.json'];
+  const files = (dir: string): Record<string, string | null> =>
+    Object.fromEntries(FILES.map((f) => [f, existsSync(join(dir, f)) ? readFileSync(join(dir, f), 'utf8') : null]));
+  const outbox = (dir: string): Record<string, string> =>
+    Object.fromEntries(
+      readdirSync(join(dir, 'outbox'))
+        .sort()
+        .map((f) => [f, readFileSync(join(dir, 'outbox', f), 'utf8')]),
+    );
+  /** A copy of `dir` without its snapshot, under `tag`. */
+  const twin = (dir: string, tag: string): string => {
+    const copy = join(root, `twin-${tag}`);
+    rmSync(copy, { recursive: true, force: true });
+    cpSync(dir, copy, { recursive: true });
+    rmSync(snapshotPath(copy));
+    return copy;
+  };
+
+  for (const recorder of ['rec', 'ann'] as const) {
+    it(`recorder ${recorder === 'rec' ? 'who does not play' : 'who plays'}: restored from the snapshot, the folders do what replayed ones do`, () => {
+      const tag = `sealed-${recorder}`;
+      const ps = people(['ann', 'ben', 'cid', ...(recorder === 'rec' ? ['rec'] : [])]).map((p) => ({ ...p, dir: join(root, tag, p.id) }));
+      const byId = (id: string): Participant => ps.find((p) => p.id === id)!;
+      let now = Date.UTC(2026, 10, 1);
+      const clock = (): number => now;
+      mailNew({
+        protocol: 'beacon',
+        dir: ps[0]!.dir,
+        key: ps[0]!.key,
+        players: ps.map((p) => join(root, `${p.id}.pub.json`)),
+        ...(recorder === 'rec' ? { recorder: 'rec' } : {}),
+        sealed: ['commit'],
+        turns: 2,
+        timeout: '1d',
+        clock,
+      });
+      // cid is away: ann's and ben's commitments stay held.
+      const present = ps.filter((p) => p.id !== 'cid');
+      const post = new PostOffice(present);
+      post.play(roll, { maxRounds: 6, clock, tick: true });
+      const rec = byId(recorder);
+      const ben = byId('ben');
+      expect(readFileSync(join(rec.dir, 'sealed.jsonl'), 'utf8').trim().split('\n')).toHaveLength(2);
+      expect(readFileSync(join(ben.dir, 'holdings.jsonl'), 'utf8').trim().split('\n')).toHaveLength(1);
+      for (const p of present) {
+        const f = GameFolder.open(p.dir, loadKey, clock);
+        expect(f.fromSnapshot, p.id).toBe(true);
+        expect(f.log).toHaveLength(1);
+        if (f.seat !== null) expect(seatState(f), p.id).toBe(seatState(replayed(p.dir, `${tag}-${p.id}`, clock)));
+      }
+
+      // The snapshot is bound to sealed.jsonl and holdings.jsonl: either changed, the folder is replayed.
+      const lost = twin(rec.dir, `${tag}-lost`);
+      mailStatus(lost, clock);
+      expect(GameFolder.open(lost, loadKey, clock).fromSnapshot).toBe(true);
+      const held = readFileSync(join(lost, 'sealed.jsonl'), 'utf8').trim().split('\n');
+      writeFileSync(join(lost, 'sealed.jsonl'), held[0]! + '\n');
+      expect(GameFolder.open(lost, loadKey, clock).fromSnapshot).toBe(false);
+      const forgot = twin(ben.dir, `${tag}-forgot`);
+      mailStatus(forgot, clock);
+      expect(GameFolder.open(forgot, loadKey, clock).fromSnapshot).toBe(true);
+      writeFileSync(join(forgot, 'holdings.jsonl'), '');
+      expect(GameFolder.open(forgot, loadKey, clock).fromSnapshot).toBe(false);
+
+      // Past the set's deadline the recorder releases it: from the snapshot exactly as from a full replay.
+      now = Date.UTC(2026, 10, 3);
+      post.collect(rec);
+      const recTwin = twin(rec.dir, `${tag}-rec`);
+      const fromSnap = mailStatus(rec.dir, clock);
+      const fromReplay = mailStatus(recTwin, clock);
+      expect(fromSnap.status).toEqual(fromReplay.status);
+      expect(files(rec.dir)).toEqual(files(recTwin));
+      expect(outbox(rec.dir)).toEqual(outbox(recTwin));
+      expect(readFileSync(join(rec.dir, 'sealed.jsonl'), 'utf8')).toBe('');
+      // The set is in, in seat order (a recorder who plays may then add its own deadline claim).
+      const released = readFileSync(join(rec.dir, 'transcript.jsonl'), 'utf8').trim().split('\n').slice(1, 3);
+      expect(released.map((l) => JSON.parse(l) as { from: string; body: { type: string } }).map((e) => [e.from, e.body.type])).toEqual([
+        ['ann', 'commit'],
+        ['ben', 'commit'],
+      ]);
+
+      // ben reads the released set: his holding receipt is settled the same way from the snapshot as from a replay.
+      const mail = Object.entries(outbox(rec.dir)).map(([name, text]) => ({ name, text }));
+      expect(mail.length).toBeGreaterThan(0);
+      const benTwin = twin(ben.dir, `${tag}-ben`);
+      const benSnap = mailRead(ben.dir, mail, ben.key, clock);
+      const benReplay = mailRead(benTwin, mail, ben.key, clock);
+      expect(benSnap.status).toEqual(benReplay.status);
+      expect(files(ben.dir)).toEqual(files(benTwin));
+      expect(outbox(ben.dir)).toEqual(outbox(benTwin));
+      expect(readFileSync(join(ben.dir, 'holdings.jsonl'), 'utf8')).toBe('');
+      expect(seatState(GameFolder.open(ben.dir, loadKey, clock))).toBe(seatState(GameFolder.open(benTwin, loadKey, clock)));
+
+      // The game ends from snapshots; cid, who never committed, is named.
+      const last = post.play(roll, { maxRounds: 50, clock, tick: true });
+      expect(last.map((r) => r.status.done)).toEqual(present.map(() => true));
+      const out = join(root, `${tag}.jsonl`);
+      mailTranscript(ps[0]!.dir, out);
+      const verdict = auditLines(readFileSync(out, 'utf8').trimEnd().split('\n'));
+      expect(verdict.violations.map((v) => [v.code, v.player])).toEqual([['withheld', 'cid']]);
+    });
+  }
+  const roll = (): null => null;
 });
