@@ -9,7 +9,7 @@
  * evidence, because only that player could have sent it over its connection.
  */
 import { FairtableError, type Evidence, type ViolationCode } from './errors.js';
-import { prepareLine, TranscriptChecker, type PreparedLine, type VerifyFn } from './transcript.js';
+import { prepareLine, TranscriptChecker, type CheckerSnapshot, type PreparedLine, type VerifyFn } from './transcript.js';
 
 /** The longest line a door takes (bytes of UTF-16 text; a longer one is refused unread). */
 export const MAX_LINE_LENGTH = 1 << 20;
@@ -28,9 +28,14 @@ export class Door {
   readonly checker: TranscriptChecker;
   private readonly verify: VerifyFn | undefined;
 
-  constructor(setupLine: string, options: { readonly verify?: VerifyFn } = {}) {
-    this.checker = new TranscriptChecker(setupLine);
+  constructor(setupLine: string, options: { readonly verify?: VerifyFn; readonly from?: CheckerSnapshot } = {}) {
     this.verify = options.verify;
+    if (options.from !== undefined) {
+      // A door that goes on from its checker's snapshot: line 0 and everything after it already stand.
+      this.checker = TranscriptChecker.restore(setupLine, options.from, options.verify === undefined ? {} : { verify: options.verify });
+      return;
+    }
+    this.checker = new TranscriptChecker(setupLine, options.verify === undefined ? {} : { verify: options.verify });
     // Line 0, the setup, stands in the log from the start.
     const first = this.checker.admit(prepareLine(0, setupLine, this.checker.keys, this.verify));
     if (first.kind !== 'accept') throw new FairtableError('bad_input', "the setup line does not verify under its own creator's key");

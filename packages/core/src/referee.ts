@@ -14,7 +14,7 @@
 import type { Body } from './envelope.js';
 import { FairtableError, type Violation } from './errors.js';
 import type { JsonValue } from './jcs.js';
-import { prepareLine, TranscriptChecker, type CheckerOptions, type PreparedLine, type VerifyFn } from './transcript.js';
+import { prepareLine, TranscriptChecker, type CheckerOptions, type CheckerSnapshot, type PreparedLine, type VerifyFn } from './transcript.js';
 import type { Ctx, Decision, GameEvent, Machine, Outcome, StepResult } from './protocols/machine.js';
 import { DEFAULT_REGISTRY, machineFor, type Registry } from './registry.js';
 import { bodyProblem } from './protocols/messages.js';
@@ -46,6 +46,14 @@ export interface RefereeOptions extends CheckerOptions {
   readonly timeOf?: (line: number) => number | undefined;
 }
 
+/** A referee as JSON: restored by passing it as the constructor's `from`. */
+export interface RefereeSnapshot {
+  readonly checker: CheckerSnapshot;
+  readonly state: JsonValue;
+  readonly alteredAt: number | null;
+  readonly violations: readonly Violation[];
+}
+
 /** Only what signatures alone prove is penalised at the envelope layer (docs/SPEC.md §4.4). */
 const PENALIZED = new Set(['equivocation']);
 
@@ -68,18 +76,38 @@ export class Referee<S = unknown> {
     readonly me: string | null,
     ctx: Ctx = OBSERVER_CTX,
     options: RefereeOptions = {},
+    /** Goes on from a snapshot (`save`) instead of starting the game: nothing is drawn or sent. */
+    from?: RefereeSnapshot,
   ) {
-    this.checker = new TranscriptChecker(setupLine, options);
+    this.checker = from === undefined ? new TranscriptChecker(setupLine, options) : TranscriptChecker.restore(setupLine, from.checker, options);
     this.keepEvents = options.keepEvents ?? false;
     this.verifyFn = options.verify;
     this.timeOf = options.timeOf;
     this.machine = machineFor(this.checker.setup.protocol, options.registry ?? DEFAULT_REGISTRY) as Machine<S>;
+    if (from !== undefined) {
+      if (this.machine.loadState === undefined)
+        throw new FairtableError('bad_input', `the ${this.machine.protocol} machine cannot load a saved state`, { field: 'snapshot' });
+      this.state = this.machine.loadState(from.state, this.checker.setup, this.checker.gameId, me);
+      this.pendingOut = [];
+      this.alteredAt = from.alteredAt;
+      this.violations.push(...from.violations);
+      return;
+    }
     const init = this.machine.init(this.checker.setup, this.checker.gameId, me, ctx);
     this.state = init.state;
     this.pendingOut = init.out;
     if (this.keepEvents) this.events.push(...init.events);
     // Line 0 goes through the checker like any other line.
     this.feed(this.prepare(0, setupLine), ctx);
+  }
+
+  /**
+   * The referee's whole state as JSON (the checker's, the machine's, what was found), or null when its
+   * machine cannot save its state. Events are not kept.
+   */
+  save(): RefereeSnapshot | null {
+    if (this.machine.saveState === undefined) return null;
+    return { checker: this.checker.save(), state: this.machine.saveState(this.state), alteredAt: this.alteredAt, violations: [...this.violations] };
   }
 
   /** What the local player must send as the game starts (its first commitment, say). */

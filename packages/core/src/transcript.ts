@@ -60,7 +60,7 @@ export class TranscriptError extends FairtableError {}
  * setup envelope whose id fits its setup, signed by a player of that setup at
  * its first position (seq 0, prev the game id, at 0, head zeros).
  */
-export function readSetupLine(text: string): { envelope: Envelope<SetupBody>; setup: GameSetup; gameId: string } {
+export function readSetupLine(text: string, verifyFn: VerifyFn = verify): { envelope: Envelope<SetupBody>; setup: GameSetup; gameId: string } {
   const bad = (code: ErrorCode, field: string, why: string): TranscriptError => new TranscriptError(code, `line 0: ${why}`, { field });
   let value: unknown;
   try {
@@ -87,7 +87,7 @@ export function readSetupLine(text: string): { envelope: Envelope<SetupBody>; se
   if (envelope.at !== 0) throw bad('bad_setup', 'at', `the setup is written on an empty transcript (at 0), not at ${envelope.at}`);
   if (envelope.head !== ZERO_HASH) throw bad('bad_setup', 'head', "the setup's head must be zeros");
   const signed = concatBytes(domainPrefix('envelope-sig'), utf8(canonicalUnsigned(envelope)));
-  if (!verify(fromHex(envelope.sig, 'sig', 64), signed, fromHex(creator.key, 'key', 32))) {
+  if (!verifyFn(fromHex(envelope.sig, 'sig', 64), signed, fromHex(creator.key, 'key', 32))) {
     throw bad('bad_setup', 'sig', `the setup's signature does not verify under ${envelope.from}'s key: the setup was altered`);
   }
   return { envelope, setup, gameId };
@@ -188,6 +188,49 @@ class AuthorRecord {
   lineAt(seq: number): number {
     return this.lines[seq]!;
   }
+  save(): AuthorSnapshot {
+    return {
+      count: this.count,
+      lastHash: this.lastHash,
+      lastLine: this.lastLine,
+      hashes: toHex(this.hashes.subarray(0, this.count * SEQ_HASH_BYTES)),
+      lines: Array.from(this.lines.subarray(0, this.count)),
+    };
+  }
+  load(a: AuthorSnapshot): void {
+    const bad = (why: string): FairtableError => new FairtableError('bad_input', `checker snapshot: ${why}`, { field: 'authors' });
+    if (!Number.isSafeInteger(a.count) || a.count < 0 || a.lines.length !== a.count || a.hashes.length !== a.count * SEQ_HASH_BYTES * 2)
+      throw bad('an author record whose counts disagree');
+    const size = Math.max(16, a.count);
+    this.lines = new Int32Array(size);
+    this.lines.set(a.lines);
+    this.hashes = new Uint8Array(size * SEQ_HASH_BYTES);
+    this.hashes.set(fromHex(a.hashes, 'hashes'));
+    this.count = a.count;
+    this.lastHash = a.lastHash;
+    this.lastLine = a.lastLine;
+  }
+}
+
+/** One author's record in a checker snapshot: its count, last envelope, and 16 bytes of hash and the line of each envelope. */
+export interface AuthorSnapshot {
+  readonly count: number;
+  readonly lastHash: string;
+  readonly lastLine: number;
+  readonly hashes: string;
+  readonly lines: readonly number[];
+}
+
+/**
+ * What a checker holds after some lines, as JSON (docs/spec/mail.md §2): restoring it continues the checks
+ * exactly where they stopped. A snapshot is only as trustworthy as whoever kept it: its keeper must make sure
+ * it is its own (a game folder seals it with a MAC).
+ */
+export interface CheckerSnapshot {
+  readonly lines: number;
+  readonly window: number;
+  readonly ring: readonly (string | null)[];
+  readonly authors: { readonly [player: string]: AuthorSnapshot };
 }
 
 export interface CheckResult {
@@ -206,6 +249,8 @@ export interface CheckResult {
 export interface CheckerOptions {
   /** How many recent line hashes are kept to check `head` references. */
   readonly window?: number;
+  /** Checks the setup line's signature (identity.verify by default). */
+  readonly verify?: VerifyFn;
 }
 
 /**
@@ -233,7 +278,7 @@ export class TranscriptChecker {
   private nextLine = 0;
 
   constructor(setupLine: string, options: CheckerOptions = {}) {
-    const { setup, gameId } = readSetupLine(setupLine);
+    const { setup, gameId } = readSetupLine(setupLine, options.verify);
     this.setup = setup;
     this.gameId = gameId;
     this.keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key, `key of ${p.id}`, 32)]));
@@ -242,6 +287,27 @@ export class TranscriptChecker {
     // short game costs a few slots, not the whole window (an orderer holds one checker per game).
     this.ring = [];
     for (const p of setup.players) this.authors.set(p.id, new AuthorRecord(gameId));
+  }
+
+  /** A checker that goes on from `snapshot` (taken by `save` on a checker of the same setup). */
+  static restore(setupLine: string, snapshot: CheckerSnapshot, options: CheckerOptions = {}): TranscriptChecker {
+    const c = new TranscriptChecker(setupLine, { ...options, window: snapshot.window });
+    const bad = (why: string): FairtableError => new FairtableError('bad_input', `checker snapshot: ${why}`, { field: 'snapshot' });
+    if (!Number.isSafeInteger(snapshot.lines) || snapshot.lines < 1) throw bad('a line count that is not a positive integer');
+    if (snapshot.ring.length !== Math.min(snapshot.lines, c.window)) throw bad('a ring of line hashes of the wrong length');
+    const players = Object.keys(snapshot.authors);
+    if (players.length !== c.authors.size || !players.every((p) => c.authors.has(p))) throw bad('authors that are not the players of this setup');
+    for (const p of players) c.authors.get(p)!.load(snapshot.authors[p]!);
+    c.ring.push(...snapshot.ring);
+    c.nextLine = snapshot.lines;
+    return c;
+  }
+
+  /** The checker's whole state as JSON, for `restore`. */
+  save(): CheckerSnapshot {
+    const authors: { [player: string]: AuthorSnapshot } = {};
+    for (const [p, a] of this.authors) authors[p] = a.save();
+    return { lines: this.nextLine, window: this.window, ring: [...this.ring], authors };
   }
 
   /** The number of lines checked so far. */

@@ -7,13 +7,68 @@
  * the folder holds evidence against the recorder, 2 bad input.
  */
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Command } from 'commander';
-import { mailDecide, mailNew, mailRead, mailStatus, mailTranscript, MAIL_PROTOCOLS, DEFAULT_TIMEOUT, type MailResult } from '../mail/index.js';
+import {
+  mailDecide,
+  mailNew,
+  mailNewChecked,
+  mailReadChecked,
+  mailStatus,
+  mailTranscript,
+  MAIL_PROTOCOLS,
+  DEFAULT_TIMEOUT,
+  type MailResult,
+} from '../mail/index.js';
 import { failWith, fail } from '../io.js';
+import { FairtableError } from '@fairtable/core/errors.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+
+/**
+ * `--encrypt`: what the command wrote to the outbox is encrypted in place to every other participant's
+ * OpenPGP key from the setup's bindings (docs/spec/mail.md §9), signed inside with `--pgp-key` when given.
+ */
+async function encrypted(dir: string, r: MailResult, o: Record<string, unknown>): Promise<MailResult> {
+  if (o.encrypt !== true || r.written.length === 0) return r;
+  const { encryptOutbox } = await import('../mail/pgp-mail.js');
+  const { readSetupLine } = await import('@fairtable/core/transcript.js');
+  const setupLine = readFileSync(join(dir, 'transcript.jsonl'), 'utf8').split('\n')[0]!;
+  const passphrase = passphraseFrom(o.passphraseFile as string | undefined);
+  await encryptOutbox(
+    r.written.map((f) => join(dir, f)),
+    readSetupLine(setupLine).setup,
+    r.status.seat,
+    {
+      ...(typeof o.pgpKey === 'string' ? { signWith: new Uint8Array(readFileSync(o.pgpKey)) } : {}),
+      ...(passphrase === undefined ? {} : { passphrase }),
+    },
+  );
+  return { ...r, notes: [...r.notes, `encrypted with OpenPGP: ${r.written.join(', ')}`] };
+}
 
 function print(r: MailResult): void {
   for (const n of r.notes) process.stdout.write(`${n}\n`);
   if (r.status.problems.some((p) => p.code.startsWith('recorder_'))) process.exitCode = 1;
+}
+
+/** Repeated or comma-separated file options (`--binding a.json --binding b.json`, `--binding a.json,b.json`). */
+function files(value: string, previous: string[] = []): string[] {
+  return [...previous, ...value.split(',').filter((f) => f.length > 0)];
+}
+
+/** The passphrase is the file's first line, so it never shows in the process list. */
+function passphraseFrom(file: string | undefined): string | undefined {
+  return file === undefined ? undefined : (readFileSync(file, 'utf8').split(/\r?\n/)[0] ?? '');
+}
+
+/** A binding entry as `fairtable pgp bind` prints it (JSON: {player, publicKey, binding, signature}). */
+function bindingEntry(path: string): JsonValue {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as JsonValue;
+  } catch (e) {
+    if ((e as { code?: string }).code !== undefined) throw e;
+    throw new FairtableError('bad_binding', `${path}: a binding is the JSON entry fairtable pgp bind prints`, { field: 'binding' });
+  }
 }
 
 function integer(value: string | undefined, name: string): number | undefined {
@@ -37,22 +92,34 @@ export function register(program: Command): void {
     .option('--recorder <id>', 'who orders the lines: a participant of --players who does not play (default: you)')
     .option('--game <name>', 'chain, keyed-stream: the game played (dice, snakes, monopoly)')
     .option('--sealed <types>', 'message types the recorder collects sealed, comma-separated (e.g. commit): held until all are in')
-    .action((protocol: string, o: Record<string, string | undefined>) => {
+    .option('--binding <files>', "players' OpenPGP bindings for the setup (fairtable pgp bind's JSON), repeated or comma-separated", files)
+    .option('--pgp-key <file>', 'your OpenPGP key: your own binding must name it')
+    .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
+    .action(async (protocol: string, o: Record<string, string | string[] | undefined>) => {
       try {
-        const turns = integer(o.turns, '--turns');
-        print(
-          mailNew({
-            protocol,
-            dir: o.dir!,
-            key: o.key!,
-            players: o.players!.split(',').filter((p) => p.length > 0),
-            timeout: o.timeout!,
-            ...(turns === undefined ? {} : { turns }),
-            ...(o.recorder === undefined ? {} : { recorder: o.recorder }),
-            ...(o.game === undefined ? {} : { game: o.game }),
-            ...(o.sealed === undefined ? {} : { sealed: o.sealed.split(',').filter((t) => t.length > 0) }),
-          }),
-        );
+        const turns = integer(o.turns as string | undefined, '--turns');
+        const bindings = ((o.binding as string[] | undefined) ?? []).map(bindingEntry);
+        const options = {
+          protocol,
+          dir: o.dir as string,
+          key: o.key as string,
+          players: (o.players as string).split(',').filter((p) => p.length > 0),
+          timeout: o.timeout as string,
+          ...(turns === undefined ? {} : { turns }),
+          ...(o.recorder === undefined ? {} : { recorder: o.recorder as string }),
+          ...(o.game === undefined ? {} : { game: o.game as string }),
+          ...(o.sealed === undefined ? {} : { sealed: (o.sealed as string).split(',').filter((t) => t.length > 0) }),
+          ...(bindings.length === 0 ? {} : { bindings }),
+        };
+        if (bindings.length === 0) print(await encrypted(options.dir, mailNew(options), o));
+        else {
+          const { pgpFingerprint } = await import('../mail/pgp-mail.js');
+          const pgpKey = o.pgpKey as string | undefined;
+          const fingerprint =
+            pgpKey === undefined ? undefined : await pgpFingerprint(readFileSync(pgpKey), passphraseFrom(o.passphraseFile as string | undefined));
+          print(await encrypted(options.dir, await mailNewChecked(options, fingerprint === undefined ? {} : { fingerprint }), o));
+        }
       } catch (e) {
         failWith(e);
       }
@@ -63,11 +130,19 @@ export function register(program: Command): void {
     .argument('<files...>', 'saved e-mails or message files, or - for standard input')
     .requiredOption('--dir <dir>', 'the game folder')
     .option('--key <file>', 'your key file: needed when an invitation opens a new folder')
-    .action((files: string[], o: Record<string, string | undefined>) => {
+    .option('--pgp-key <file>', 'your OpenPGP secret key: opens mail encrypted to you, and checks your own binding in an invitation')
+    .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
+    .action(async (files: string[], o: Record<string, string | undefined>) => {
       try {
         const texts = files.map((f) => ({ name: f, text: f === '-' ? readFileSync(0, 'utf8') : readFileSync(f, 'utf8') }));
-        const r = mailRead(o.dir!, texts, o.key);
-        print(r);
+        const passphrase = passphraseFrom(o.passphraseFile);
+        const pgp = {
+          ...(o.pgpKey === undefined ? {} : { secretKey: new Uint8Array(readFileSync(o.pgpKey)) }),
+          ...(passphrase === undefined ? {} : { passphrase }),
+        };
+        const r = await mailReadChecked(o.dir!, texts, o.key, undefined, pgp);
+        print(await encrypted(o.dir!, r, o));
         if (r.refused.length > 0) process.exitCode = 1;
       } catch (e) {
         failWith(e);
@@ -78,7 +153,10 @@ export function register(program: Command): void {
     .description('answer the game\'s question to you (status shows it and its choices), as JSON: 2, null, {"kind":"straight",…}')
     .argument('<choice>', 'the answer, as JSON')
     .requiredOption('--dir <dir>', 'the game folder')
-    .action((choice: string, o: Record<string, string | undefined>) => {
+    .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
+    .option('--pgp-key <file>', 'with --encrypt: your OpenPGP secret key, to sign inside')
+    .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .action(async (choice: string, o: Record<string, string | boolean | undefined>) => {
       let value: unknown;
       try {
         value = JSON.parse(choice);
@@ -86,7 +164,7 @@ export function register(program: Command): void {
         fail(`[bad_json] the choice must be JSON (a number, null, a string in quotes, an object): ${choice}`);
       }
       try {
-        print(mailDecide(o.dir!, value as never));
+        print(await encrypted(o.dir as string, mailDecide(o.dir as string, value as never), o));
       } catch (e) {
         failWith(e);
       }
@@ -96,9 +174,12 @@ export function register(program: Command): void {
     .description('who acts next and until when; posts a deadline claim when one has passed')
     .requiredOption('--dir <dir>', 'the game folder')
     .option('--json', 'print {game, protocol, seat, next, done, outcome, …} as JSON')
-    .action((o: Record<string, string | boolean | undefined>) => {
+    .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
+    .option('--pgp-key <file>', 'with --encrypt: your OpenPGP secret key, to sign inside')
+    .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .action(async (o: Record<string, string | boolean | undefined>) => {
       try {
-        const r = mailStatus(o.dir as string);
+        const r = await encrypted(o.dir as string, mailStatus(o.dir as string), o);
         if (o.json === true) {
           process.stdout.write(JSON.stringify({ ...r.status, written: r.written }) + '\n');
           if (r.status.problems.some((p) => p.code.startsWith('recorder_'))) process.exitCode = 1;

@@ -16,23 +16,26 @@
  * those submissions out of the log with core's `Sealer`, as the relay does, keeps them in `sealed.jsonl`,
  * mails each author alone a holding receipt, and records a set in seat order once it is complete or due.
  */
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createHash, createHmac } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { Door, MAX_LINE_LENGTH } from '@fairtable/core/door.js';
 import { envelopeHash, envelopeLine, type Envelope } from '@fairtable/core/envelope.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
-import type { JsonValue } from '@fairtable/core/jcs.js';
+import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
 import { holdingReceiptError, lostHeldProof, signHoldingReceipt, type HoldingReceipt } from '@fairtable/core/order/holding.js';
+import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
+import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { checkReceipt, firstLogHash, forkProof, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
 import { Sealer, type Release } from '@fairtable/core/order/sealer.js';
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
-import { Referee } from '@fairtable/core/referee.js';
-import { Seat, seatRandom, type JournalEntry } from '@fairtable/core/seat/seat.js';
-import { prepareLine, readSetupLine, type VerifyFn } from '@fairtable/core/transcript.js';
+import { Referee, type RefereeSnapshot } from '@fairtable/core/referee.js';
+import { Seat, seatRandom, type JournalEntry, type SeatSnapshot } from '@fairtable/core/seat/seat.js';
+import { prepareLine, readSetupLine, type CheckerSnapshot, type VerifyFn } from '@fairtable/core/transcript.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
-import { linesText, readJsonLines, readLines, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
+import { linesText, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
 import { mailText, type MailMessage } from './message.js';
 
 export type Role = 'player' | 'recorder' | 'player+recorder';
@@ -91,6 +94,8 @@ const F = {
   sealed: 'sealed.jsonl',
   holdings: 'holdings.jsonl',
   problems: 'problems.jsonl',
+  snapshot: 'snapshot.json',
+  house: 'house-secret.json',
   outbox: 'outbox',
 } as const;
 
@@ -98,6 +103,30 @@ export const folderFile = (dir: string, name: keyof typeof F): string => join(di
 
 export function isGameFolder(dir: string): boolean {
   return existsSync(join(dir, F.config));
+}
+
+/**
+ * snapshot.json (docs/spec/mail.md §2): the seat and the door as they stood when the folder was last written,
+ * so a command does not replay the whole log. Sealed with a MAC under the participant's signing key (kept
+ * outside the folder) and bound to the digest of every other file of the folder: a snapshot that was
+ * edited, or that no longer matches the files, is ignored and the folder is replayed in full.
+ */
+interface FolderSnapshot {
+  readonly v: 1;
+  /** SHA-256 of the folder's files as written with this snapshot (`fingerprint`). */
+  readonly files: string;
+  /** Bytes the seat had drawn from its random source. */
+  readonly drawn: number;
+  readonly seat: SeatSnapshot | null;
+  readonly door: CheckerSnapshot | null;
+  /** A recorder who does not play: its observer of the game (for `status`), on a prefix of the log. */
+  readonly observer?: RefereeSnapshot | null;
+}
+
+const SNAPSHOT_DOMAIN = 'fairtable/mail-snapshot/v1\u0000';
+
+function snapshotMac(secretKey: Uint8Array, body: string): string {
+  return createHmac('sha256', secretKey).update(SNAPSHOT_DOMAIN).update(body).digest('hex');
 }
 
 interface Pending {
@@ -137,49 +166,181 @@ export class GameFolder {
   private sealedHeld: { text: string; receipt: HoldingReceipt }[] = [];
   /** Player: holding receipts for this player's sealed envelopes not yet seen in the log. */
   private holdings: HoldingReceipt[];
+  /** Signidice's house: its unique-signature prover, from the folder's house-secret.json (docs/spec/mail.md §10). */
+  private readonly prover: ((alpha: Uint8Array) => Uint8Array) | null;
+  /** Bytes the seat has drawn from its random source (a snapshot restores the source to this point). */
+  private drawn = 0;
+  /** A recorder who does not play: its observer of the game (`observer`). */
+  private watcher: Referee | null = null;
+  /** The folder's files as this command read or wrote them. */
+  private readonly texts = new Map<StateFile, string | null>();
+  /** Whether this command started from the snapshot (false: the folder was replayed). */
+  readonly fromSnapshot: boolean;
 
   private constructor(dir: string, config: FolderConfig, keys: KeyPair, clock: () => number) {
     this.dir = dir;
     this.config = config;
     this.keys = keys;
     this.clock = clock;
-    this.state = JSON.parse(readText(folderFile(dir, 'state')) ?? '{"outboxCount":0,"mailed":0,"submitted":[]}') as FolderState;
-    this.log = readLines(folderFile(dir, 'log'));
+    this.prover = houseProver(dir, this.file('house'));
+    this.state = JSON.parse(this.file('state') ?? '{"outboxCount":0,"mailed":0,"submitted":[]}') as FolderState;
+    this.log = lines(this.file('log'));
     if (this.log.length === 0) throw new FairtableError('bad_input', `${dir}: the folder's transcript is missing its setup line`, { field: 'dir' });
     this.setupLine = this.log[0]!;
-    for (const r of readJsonLines<Receipt>(folderFile(dir, 'receipts'))) this.receipts.set(r.line, r);
-    for (const p of readJsonLines<Pending>(folderFile(dir, 'pending'))) this.pending.set(p.line, p);
-    this.held = readLines(folderFile(dir, 'held'));
-    this.problems = readJsonLines<Problem>(folderFile(dir, 'problems'));
+    for (const r of jsonLines<Receipt>(this.file('receipts'))) this.receipts.set(r.line, r);
+    for (const p of jsonLines<Pending>(this.file('pending'))) this.pending.set(p.line, p);
+    this.held = lines(this.file('held'));
+    this.problems = jsonLines<Problem>(this.file('problems'));
     this.recorderFault = this.problems.some((p) => p.code.startsWith('recorder_'));
-    this.journal = readJsonLines<JournalEntry>(folderFile(dir, 'journal'));
-    this.inflight = readLines(folderFile(dir, 'inflight'))[0] ?? null;
-    this.holdings = readJsonLines<HoldingReceipt>(folderFile(dir, 'holdings'));
+    this.journal = jsonLines<JournalEntry>(this.file('journal'));
+    this.inflight = lines(this.file('inflight'))[0] ?? null;
+    this.holdings = jsonLines<HoldingReceipt>(this.file('holdings'));
 
     // Replay what this folder already checked, trusting its own signature checks.
     const gameId = config.game;
     const last = this.receipts.get(this.log.length - 1);
     this.logHash = last !== undefined ? last.log : firstLogHash(gameId, hashOf(readSetupLine(this.setupLine).envelope));
-    // Only an orderer needs a door; a player checks the recorder's lines with its own seat's checker.
-    this.door = config.role === 'player' ? null : new Door(this.setupLine, { verify: this.verify });
-    if (this.door !== null)
-      for (let n = 1; n < this.log.length; n++) {
-        const text = this.log[n]!;
-        const admitted = this.door.admit(text, fromOf(text));
-        if (!admitted.ok || admitted.duplicate)
-          throw new FairtableError('bad_input', `${dir}: line ${n} of the folder's transcript does not pass the door again`);
-      }
+    const secretText = config.role === 'recorder' ? null : (JSON.parse(this.file('secret') ?? 'null') as { secret?: string } | null);
+    if (config.role !== 'recorder' && (secretText === null || typeof secretText.secret !== 'string'))
+      throw new FairtableError('bad_input', `${dir}: the seat secret is missing`, { field: 'dir' });
+    const secret = secretText === null ? null : fromHex(secretText.secret!, 'secret', 32);
+    const restored = this.restore(secret);
+    this.fromSnapshot = restored !== null;
+    if (restored !== null) {
+      this.door = restored.door;
+      this.seat = restored.seat;
+    } else {
+      // Only an orderer needs a door; a player checks the recorder's lines with its own seat's checker.
+      this.door = config.role === 'player' ? null : new Door(this.setupLine, { verify: this.verify });
+      if (this.door !== null)
+        for (let n = 1; n < this.log.length; n++) {
+          const text = this.log[n]!;
+          const admitted = this.door.admit(text, fromOf(text));
+          if (!admitted.ok || admitted.duplicate)
+            throw new FairtableError('bad_input', `${dir}: line ${n} of the folder's transcript does not pass the door again`);
+        }
+      // The seat replays the log below, with any sealed set released while the held ones are taken back.
+      this.seat = null;
+    }
+    // The sealed submissions are taken back from sealed.jsonl the same way whether the door came from the
+    // snapshot or was replayed (docs/spec/mail.md §2.1): the file is part of the snapshot's digest.
     if (this.door !== null) {
       this.sealer = Sealer.of(this.door.checker.setup);
       if (this.sealer !== null) this.restoreSealed();
     }
-    if (config.role === 'recorder') this.seat = null;
-    else {
-      const secret = JSON.parse(readText(folderFile(dir, 'secret')) ?? 'null') as { secret?: string } | null;
-      if (secret === null || typeof secret.secret !== 'string') throw new FairtableError('bad_input', `${dir}: the seat secret is missing`, { field: 'dir' });
-      this.seat = this.replaySeat(fromHex(secret.secret, 'secret', 32));
-    }
+    if (restored === null && secret !== null) this.seat = this.replaySeat(secret);
     this.trusting = false;
+  }
+
+  /** The seat's random source, counting what it draws; `skip` bytes already drawn are passed over. */
+  private randomSource(secret: Uint8Array, skip: number): (length: number) => Uint8Array {
+    const base = seatRandom(secret, this.config.game);
+    if (skip > 0) base(skip);
+    this.drawn = skip;
+    return (length) => {
+      this.drawn += length;
+      return base(length);
+    };
+  }
+
+  private seatOptions(secret: Uint8Array, skip: number): ConstructorParameters<typeof Seat>[0] {
+    return {
+      id: this.config.me,
+      keys: this.keys,
+      setupLine: this.setupLine,
+      transport: { submit: (text) => this.toSubmit.push(text), sync: () => {} },
+      clock: () => this.clock(),
+      random: this.randomSource(secret, skip),
+      verify: this.verify,
+      sign: nativeSign,
+      ...(this.prover === null ? {} : { prover: this.prover }),
+      onDecision: (entry) => this.journal.push(entry),
+      onSubmit: (text) => {
+        this.inflight = text;
+      },
+    };
+  }
+
+  /**
+   * The door and the seat from snapshot.json, when it is sealed by this participant's key and was written
+   * with the very files the folder holds now; null (replay everything) otherwise.
+   */
+  private restore(secret: Uint8Array | null): { door: Door | null; seat: Seat | null } | null {
+    if (!snapshotsOn) return null;
+    const text = readText(folderFile(this.dir, 'snapshot'));
+    if (text === null) return null;
+    const nl = text.indexOf('\n');
+    const mac = text.slice(0, nl);
+    const body = text.slice(nl + 1);
+    if (nl < 0 || mac !== snapshotMac(this.keys.secretKey, body)) {
+      this.note("snapshot.json is not sealed by this folder's key: it is ignored and the folder replayed");
+      return null;
+    }
+    let snap: FolderSnapshot;
+    try {
+      snap = JSON.parse(body) as FolderSnapshot;
+    } catch {
+      return null;
+    }
+    if (snap.v !== 1 || snap.files !== this.filesDigest()) return null;
+    if ((this.config.role !== 'player') !== (snap.door !== null) || (secret !== null) !== (snap.seat !== null)) return null;
+    try {
+      const door = snap.door === null ? null : new Door(this.setupLine, { verify: this.verify, from: snap.door });
+      if (door !== null && door.length !== this.log.length) return null;
+      const seat = secret === null || snap.seat === null ? null : Seat.restore(this.seatOptions(secret, snap.drawn), this.log, snap.seat);
+      if (seat !== null) this.resendInflight(seat);
+      const o = snap.observer ?? null;
+      if (o !== null && o.checker.lines <= this.log.length) this.watcher = new Referee(this.setupLine, null, undefined, { verify: trustAll }, o);
+      return { door, seat };
+    } catch (e) {
+      if (!(e instanceof FairtableError)) throw e;
+      this.toSubmit.length = 0;
+      return null;
+    }
+  }
+
+  /** Still unconfirmed: it goes out again (a recorder keeps it once; a player's outbox has it already). */
+  private resendInflight(seat: Seat): void {
+    if (this.inflight === null) return;
+    const e = JSON.parse(this.inflight) as Envelope;
+    if (e.seq >= seat.referee.checker.authorPosition(this.config.me)!.count && !this.toSubmit.includes(this.inflight)) this.toSubmit.unshift(this.inflight);
+  }
+
+  /** Writes snapshot.json for the files just written (or removes it when the seat's machine cannot save). */
+  private writeSnapshot(): void {
+    const path = folderFile(this.dir, 'snapshot');
+    const seat = this.seat === null ? null : this.seat.save();
+    if (this.seat !== null && seat === null) {
+      if (existsSync(path)) rmSync(path);
+      return;
+    }
+    const observer = this.seat === null ? this.observer().save() : null;
+    const snap: FolderSnapshot = {
+      v: 1,
+      files: this.filesDigest(),
+      drawn: this.drawn,
+      seat,
+      door: this.door === null ? null : this.door.checker.save(),
+      observer,
+    };
+    const body = JSON.stringify(snap);
+    // Written in place, not through a rename: a torn snapshot fails its MAC and the folder is replayed.
+    writeFileSync(path, `${snapshotMac(this.keys.secretKey, body)}\n${body}`);
+  }
+
+  /** A file of the folder as this command read or wrote it (each is read at most once). */
+  private file(name: StateFile): string | null {
+    if (!this.texts.has(name)) this.texts.set(name, readText(folderFile(this.dir, name)));
+    return this.texts.get(name)!;
+  }
+
+  /** The folder's files, as `fingerprint` reads them from disk, from what this command read and wrote. */
+  private fingerprintText(): string {
+    return STATE_FILES.map((f) => this.file(f) ?? '\u0000').join('\u0001');
+  }
+
+  private filesDigest(): string {
+    return createHash('sha256').update(this.fingerprintText()).digest('hex');
   }
 
   /**
@@ -190,31 +351,8 @@ export class GameFolder {
    * the recorder sees a duplicate, never an equivocation.
    */
   private replaySeat(secret: Uint8Array): Seat {
-    const me = this.config.me;
-    const seat = Seat.resume(
-      {
-        id: me,
-        keys: this.keys,
-        setupLine: this.setupLine,
-        transport: { submit: (text) => this.toSubmit.push(text), sync: () => {} },
-        clock: () => this.clock(),
-        random: seatRandom(secret, this.config.game),
-        verify: this.verify,
-        sign: nativeSign,
-        onDecision: (entry) => this.journal.push(entry),
-        onSubmit: (text) => {
-          this.inflight = text;
-        },
-      },
-      this.log,
-      this.journal,
-      this.inflight,
-    );
-    // Still unconfirmed: it goes out again (a recorder keeps it once; a player's outbox has it already).
-    if (this.inflight !== null) {
-      const e = JSON.parse(this.inflight) as Envelope;
-      if (e.seq >= seat.referee.checker.authorPosition(me)!.count && !this.toSubmit.includes(this.inflight)) this.toSubmit.unshift(this.inflight);
-    }
+    const seat = Seat.resume(this.seatOptions(secret, 0), this.log, this.journal, this.inflight);
+    this.resendInflight(seat);
     return seat;
   }
 
@@ -239,7 +377,7 @@ export class GameFolder {
   }
 
   /** Creates a folder from a setup line this participant is named in (as a player or as the recorder). */
-  static create(dir: string, setupLine: string, keyPath: string, key: { name: string; keys: KeyPair }, clock: () => number): GameFolder {
+  static create(dir: string, setupLine: string, keyPath: string, key: { name: string; keys: KeyPair }, clock: () => number, house?: HouseSecret): GameFolder {
     if (isGameFolder(dir)) throw new FairtableError('bad_input', `${dir} already holds a game`, { field: 'dir' });
     if (existsSync(dir) && readdirSync(dir).some((f) => f !== F.outbox)) throw new FairtableError('bad_input', `${dir} is not empty`, { field: 'dir' });
     const { setup, gameId } = readSetupLine(setupLine);
@@ -263,6 +401,17 @@ export class GameFolder {
     };
     mkdirSync(join(dir, F.outbox), { recursive: true });
     writeAtomic(folderFile(dir, 'secret'), JSON.stringify({ secret: toHex(randomBytes(32)) }) + '\n', 0o600);
+    if (setup.protocol === 'signidice' && seated?.id === HOUSE) {
+      if (house === undefined)
+        throw new FairtableError('bad_input', "this is the house's seat of a Signidice game: its folder is made by mail new, which keeps the house's key", {
+          field: 'key',
+        });
+      if (
+        canonicalize(ecvrfHouse(house.scheme, fromHex(house.secret, 'secret', 32)).key as unknown as JsonValue) !== canonicalize(setup.params.houseKey ?? null)
+      )
+        throw new FairtableError('bad_input', "the house's unique-signature secret is not the one of this game's houseKey", { field: 'houseKey' });
+      writeAtomic(folderFile(dir, 'house'), JSON.stringify(house) + '\n', 0o600);
+    }
     writeAtomic(folderFile(dir, 'log'), linesText([setupLine]));
     writeAtomic(folderFile(dir, 'config'), JSON.stringify(config, null, 2) + '\n');
     const folder = new GameFolder(dir, config, key.keys, clock);
@@ -307,7 +456,7 @@ export class GameFolder {
    * deadline is its first one's), forgetting those already in the log.
    */
   private restoreSealed(): void {
-    const kept = readJsonLines<{ text: string; receipt: HoldingReceipt }>(folderFile(this.dir, 'sealed')).sort((a, b) => a.receipt.time - b.receipt.time);
+    const kept = jsonLines<{ text: string; receipt: HoldingReceipt }>(this.file('sealed')).sort((a, b) => a.receipt.time - b.receipt.time);
     for (let n = 1; n < this.log.length; n++) {
       const e = JSON.parse(this.log[n]!) as Envelope;
       this.sealer!.observe(e.from, e.body);
@@ -475,7 +624,7 @@ export class GameFolder {
       const n = first + i;
       let receipt: Receipt;
       try {
-        receipt = checkReceipt(receipts[i], recorderKey);
+        receipt = checkReceipt(receipts[i], recorderKey, nativeVerify);
       } catch (e) {
         this.problem({
           code: 'bad_receipt',
@@ -642,22 +791,23 @@ export class GameFolder {
       this.state.mailed = this.log.length;
     }
     const d = this.dir;
-    const writeAtomic = (path: string, text: string): void => {
-      if (readText(path) !== text) writeFile(path, text);
+    const writeAtomic = (name: StateFile, text: string): void => {
+      if (this.file(name) === text) return;
+      writeFile(folderFile(d, name), text);
+      this.texts.set(name, text);
     };
-    writeAtomic(folderFile(d, 'log'), linesText(this.log));
-    writeAtomic(folderFile(d, 'receipts'), linesText([...this.receipts.values()].sort((a, b) => a.line - b.line).map((r) => JSON.stringify(r))));
-    writeAtomic(folderFile(d, 'pending'), linesText([...this.pending.values()].map((p) => JSON.stringify(p))));
-    writeAtomic(folderFile(d, 'held'), linesText(this.held));
-    if (this.sealer !== null || existsSync(folderFile(d, 'sealed')))
-      writeAtomic(folderFile(d, 'sealed'), linesText(this.sealedHeld.map((h) => JSON.stringify(h))));
-    if (this.holdings.length > 0 || existsSync(folderFile(d, 'holdings')))
-      writeAtomic(folderFile(d, 'holdings'), linesText(this.holdings.map((h) => JSON.stringify(h))));
-    writeAtomic(folderFile(d, 'problems'), linesText(this.problems.map((p) => JSON.stringify(p))));
-    writeAtomic(folderFile(d, 'journal'), linesText(this.journal.map((c) => JSON.stringify(c))));
-    writeAtomic(folderFile(d, 'inflight'), linesText(this.inflight === null ? [] : [this.inflight]));
-    writeAtomic(folderFile(d, 'state'), JSON.stringify(this.state) + '\n');
-    if (keepFoldersOpen) KEPT.set(d, { folder: this, files: fingerprint(d) });
+    writeAtomic('log', linesText(this.log));
+    writeAtomic('receipts', linesText([...this.receipts.values()].sort((a, b) => a.line - b.line).map((r) => JSON.stringify(r))));
+    writeAtomic('pending', linesText([...this.pending.values()].map((p) => JSON.stringify(p))));
+    writeAtomic('held', linesText(this.held));
+    if (this.sealer !== null || this.file('sealed') !== null) writeAtomic('sealed', linesText(this.sealedHeld.map((h) => JSON.stringify(h))));
+    if (this.holdings.length > 0 || this.file('holdings') !== null) writeAtomic('holdings', linesText(this.holdings.map((h) => JSON.stringify(h))));
+    writeAtomic('problems', linesText(this.problems.map((p) => JSON.stringify(p))));
+    writeAtomic('journal', linesText(this.journal.map((c) => JSON.stringify(c))));
+    writeAtomic('inflight', linesText(this.inflight === null ? [] : [this.inflight]));
+    writeAtomic('state', JSON.stringify(this.state) + '\n');
+    this.writeSnapshot();
+    if (keepFoldersOpen) KEPT.set(d, { folder: this, files: this.fingerprintText() });
     return this.report;
   }
 
@@ -713,15 +863,15 @@ export class GameFolder {
     return [];
   }
 
+  /**
+   * A recorder who does not play follows the game with an observer, for `status`: kept up to date from
+   * where the snapshot left it. Every line in the log passed this folder's door, signatures checked, so
+   * the observer does not check them again.
+   */
   private observer(): Referee {
-    this.trusting = true;
-    try {
-      const r = new Referee(this.setupLine, null, undefined, { verify: this.verify });
-      for (let n = 1; n < this.log.length; n++) r.feedText(n, this.log[n]!);
-      return r;
-    } finally {
-      this.trusting = false;
-    }
+    this.watcher ??= new Referee(this.setupLine, null, undefined, { verify: trustAll });
+    for (let n = this.watcher.checker.lines; n < this.log.length; n++) this.watcher.feedText(n, this.log[n]!);
+    return this.watcher;
   }
 }
 
@@ -732,6 +882,12 @@ export class GameFolder {
  * person) always wins. The command line runs one command per process and never keeps anything.
  */
 let keepFoldersOpen = false;
+/** Whether folders start from their snapshot (the benchmark turns it off to measure the full replay). */
+let snapshotsOn = true;
+
+export function useSnapshots(on: boolean): void {
+  snapshotsOn = on;
+}
 const KEPT = new Map<string, { folder: GameFolder; files: string }>();
 
 export function keepFolders(on: boolean): void {
@@ -739,7 +895,30 @@ export function keepFolders(on: boolean): void {
   if (!on) KEPT.clear();
 }
 
-const STATE_FILES = ['config', 'secret', 'state', 'log', 'receipts', 'journal', 'inflight', 'pending', 'held', 'problems'] as const;
+const STATE_FILES = [
+  'config',
+  'secret',
+  'house',
+  'state',
+  'log',
+  'receipts',
+  'journal',
+  'inflight',
+  'pending',
+  'held',
+  'sealed',
+  'holdings',
+  'problems',
+] as const;
+type StateFile = (typeof STATE_FILES)[number];
+
+function lines(text: string | null): string[] {
+  return text === null ? [] : text.split('\n').filter((l) => l.length > 0);
+}
+
+function jsonLines<T>(text: string | null): T[] {
+  return lines(text).map((l) => JSON.parse(l) as T);
+}
 
 function fingerprint(dir: string): string {
   return STATE_FILES.map((f) => readText(folderFile(dir, f)) ?? '\u0000').join('\u0001');
@@ -769,6 +948,22 @@ export function recorderOf(params: { readonly [key: string]: JsonValue }): { id:
     throw new FairtableError('bad_setup', 'this game names no recorder (params.recorder {id, key}): it is not a game by mail', { field: 'params.recorder' });
   return { id: r.id, key: r.key };
 }
+
+/** Signidice: the house's unique-signature secret, a copy kept in the house's folder (docs/spec/mail.md §10). */
+export interface HouseSecret {
+  readonly scheme: 'ecvrf-ell2' | 'ecvrf-tai';
+  readonly secret: string;
+}
+
+function houseProver(dir: string, text: string | null): ((alpha: Uint8Array) => Uint8Array) | null {
+  if (text === null) return null;
+  const h = JSON.parse(text) as HouseSecret;
+  if ((h.scheme !== 'ecvrf-ell2' && h.scheme !== 'ecvrf-tai') || typeof h.secret !== 'string')
+    throw new FairtableError('bad_input', `${dir}: ${F.house} is not a house secret {scheme, secret}`, { field: 'dir' });
+  return ecvrfHouse(h.scheme, fromHex(h.secret, 'secret', 32)).prove;
+}
+
+const trustAll: VerifyFn = () => true;
 
 function fromOf(text: string): string {
   try {

@@ -4,6 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
+import type { Choices } from '@fairtable/core/protocols/machine.js';
+import { RandomStream } from '@fairtable/core/stream.js';
+import { randomChoice } from '@fairtable/core/testing';
 import { asEmail, asQuotedReply } from './post-office.js';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
@@ -108,4 +112,147 @@ describe('fairtable mail, as separate processes', () => {
     expect(late.status).toBe(2);
     expect(late.stderr).toMatch(/\[illegal_choice\]/);
   });
+});
+
+/**
+ * The issue's check (issue 11): three game folders, each driven only by `fairtable mail` in its own processes,
+ * playing dice and then Monopoly to the end by passing the outbox files around as a mailing list would: some
+ * wrapped in e-mails, some quoted once or twice in replies, some delivered twice, some late (after later mail).
+ * The transcripts come out identical, `fairtable audit` finds them valid, and the receipts each player holds
+ * pass the independent Python checker of docs/spec/relay.md §2. A file altered in transit is refused and named.
+ */
+describe('the issue check: three folders play dice and then Monopoly by passing outbox files', () => {
+  const names = ['ann', 'ben', 'cat'] as const;
+  const choose = new RandomStream(new Uint8Array(32).fill(11), 'mail-cli-strategy');
+
+  function game(protocol: 'dice' | 'monopoly', turns: number, folder: (who: string) => string): { lines: string[]; rounds: number } {
+    const created = run([
+      'mail',
+      'new',
+      protocol,
+      '--dir',
+      folder('ann'),
+      '--key',
+      'ann.json',
+      '--players',
+      names.map((n) => `${n}.pub.json`).join(','),
+      '--turns',
+      String(turns),
+      '--timeout',
+      '3d',
+    ]);
+    expect(created.status, created.stderr).toBe(0);
+    // The mailing list: every file goes to the two others, wrapped, quoted, twice or late by its number.
+    const inbox = new Map<string, { text: string; due: number }[]>(names.map((n) => [n, []]));
+    let n = 0;
+    let round = 0;
+    const post = (from: string): void => {
+      for (const text of outbox(folder(from))) {
+        for (const to of names) {
+          if (to === from) continue;
+          const k = n++;
+          const body = k % 3 === 0 ? asEmail(text, from, to) : k % 3 === 1 ? asQuotedReply(text, from, to, 1 + (k % 2)) : text;
+          const due = round + (k % 5 === 0 ? 2 : 0);
+          inbox.get(to)!.push({ text: body, due });
+          if (k % 4 === 0) inbox.get(to)!.push({ text: body, due: due + 1 });
+        }
+      }
+    };
+    post('ann');
+    const over = new Set<string>();
+    for (; round < 200 && over.size < names.length; round++) {
+      for (const me of names) {
+        const box = inbox.get(me)!;
+        const due = box.filter((m) => m.due <= round);
+        if (due.length === 0) continue;
+        inbox.set(
+          me,
+          box.filter((m) => m.due > round),
+        );
+        const files = due.map((m, i) => {
+          const name = `${folder(me)}-in-${round}-${i}.eml`;
+          writeFileSync(join(dir, name), m.text);
+          return name;
+        });
+        let r = run(['mail', 'read', '--dir', folder(me), '--key', `${me}.json`, ...files]);
+        if (r.status === 2 && /holds no game yet/.test(r.stderr)) {
+          // Mail that overtook the invitation: kept for later, as a person would.
+          inbox.get(me)!.push(...due.map((m) => ({ text: m.text, due: round + 1 })));
+          continue;
+        }
+        expect(r.status, r.stderr + r.stdout).toBe(0);
+        while (/ decides: /.test(r.stdout)) {
+          const s = JSON.parse(run(['mail', 'status', '--dir', folder(me), '--json']).stdout) as { decision: { choices: Choices } | null };
+          if (s.decision === null) break;
+          r = run(['mail', 'decide', '--dir', folder(me), JSON.stringify(randomChoice(s.decision.choices, choose))]);
+          expect(r.status, r.stderr).toBe(0);
+        }
+        if (/the game is over/.test(r.stdout)) over.add(me);
+        post(me);
+      }
+    }
+    expect(over.size).toBe(names.length);
+    const texts = names.map((me) => {
+      expect(run(['mail', 'transcript', '--dir', folder(me), '--out', `${folder(me)}.jsonl`]).status).toBe(0);
+      return readFileSync(join(dir, `${folder(me)}.jsonl`), 'utf8');
+    });
+    expect(texts[1]).toBe(texts[0]);
+    expect(texts[2]).toBe(texts[0]);
+    const audit = run(['audit', `${folder('ann')}.jsonl`, '--json']);
+    expect(audit.status, audit.stdout).toBe(0);
+    expect(JSON.parse(audit.stdout)).toMatchObject({ valid: true, violations: [] });
+    return { lines: texts[0]!.trimEnd().split('\n'), rounds: round };
+  }
+
+  /** The receipts a player's folder holds, through test/python/receipt_check.py (log hash chain, JCS, Ed25519 from RFC 8032). */
+  function independentCheck(folder: string, lines: readonly string[]): void {
+    const receipts = readFileSync(join(dir, folder, 'receipts.jsonl'), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, JsonValue>);
+    expect(receipts.length).toBe(lines.length);
+    const setup = JSON.parse(lines[0]!) as { game: string; body: { setup: { params: { recorder: { key: string } } } } };
+    const vectors = {
+      ordererPublicKey: setup.body.setup.params.recorder.key,
+      game: setup.game,
+      receipts: receipts.map((r) => {
+        const { sig, ...unsigned } = r;
+        void sig;
+        return { receipt: r, signedText: canonicalize(unsigned) };
+      }),
+    };
+    const file = join(dir, `${folder}-receipts.json`);
+    writeFileSync(file, JSON.stringify(vectors));
+    const py = spawnSync('python3', [join(root, 'test/python/receipt_check.py'), file], { encoding: 'utf8' });
+    expect(py.status, py.stdout + py.stderr).toBe(0);
+    expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, receipts: lines.length });
+  }
+
+  it('dice, then Monopoly: identical transcripts that audit valid, receipts that pass the Python checker; an altered file is refused', () => {
+    for (const p of ['cat']) {
+      const r = run(['keygen', '--name', p, '--out', `${p}.json`]);
+      expect(r.status).toBe(0);
+      writeFileSync(join(dir, `${p}.pub.json`), r.stdout);
+    }
+    const dice = game('dice', 2, (who) => `dice-${who}`);
+    expect(dice.lines.length).toBeGreaterThan(6);
+    independentCheck('dice-ben', dice.lines);
+    const monopoly = game('monopoly', 2, (who) => `monopoly-${who}`);
+    expect(JSON.parse(monopoly.lines[0]!).body.setup.game).toBe('monopoly');
+    independentCheck('monopoly-cat', monopoly.lines);
+
+    // A file altered in transit: one base64 character of a recorded message changed. The reader refuses it
+    // (exit 1), names the file and why, and its folder is unchanged.
+    const sent = readdirSync(join(dir, 'monopoly-ann', 'sent')).filter((f) => f.includes('entries'));
+    const original = readFileSync(join(dir, 'monopoly-ann', 'sent', sent[sent.length - 1]!), 'utf8');
+    const rows = original.split('\n');
+    const at = rows.findIndex((l) => /^[A-Za-z0-9+/]{64}$/.test(l));
+    rows[at] = rows[at]!.slice(0, 10) + (rows[at]![10] === 'A' ? 'B' : 'A') + rows[at]!.slice(11);
+    writeFileSync(join(dir, 'altered.eml'), asEmail(rows.join('\n'), 'ann', 'ben'));
+    const before = readFileSync(join(dir, 'monopoly-ben', 'transcript.jsonl'), 'utf8');
+    const refused = run(['mail', 'read', '--dir', 'monopoly-ben', 'altered.eml']);
+    expect(refused.status).toBe(1);
+    expect(refused.stdout).toMatch(/refused altered\.eml: \[bad_checksum\]/);
+    expect(readFileSync(join(dir, 'monopoly-ben', 'transcript.jsonl'), 'utf8')).toBe(before);
+  }, 600_000);
 });

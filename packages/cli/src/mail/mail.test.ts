@@ -1,4 +1,6 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import type { Decision } from '@fairtable/core/protocols/machine.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -209,9 +211,71 @@ describe('every protocol by mail', () => {
   it('refuses a protocol it cannot play by mail, and a recorder who is the creator', () => {
     const tag = 'refuse';
     const ps = people(tag, ['ann', 'ben']);
-    expect(() => mailNew({ protocol: 'signidice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)) })).toThrow(/signidice/);
+    expect(() => mailNew({ protocol: 'poker', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)) })).toThrow(/poker/);
     expect(() => mailNew({ protocol: 'dice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), recorder: 'ann' })).toThrow(/recorder/);
     expect(() => mailNew({ protocol: 'dice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), recorder: 'ben' })).toThrow(/two players/);
+  });
+});
+
+describe('Signidice by mail (docs/spec/mail.md §10)', () => {
+  it('the creator is the house, its folder keeps the contract key; three folders play every round to the end', () => {
+    const tag = 'signidice';
+    const ps = people(tag, ['bank', 'ann', 'ben']);
+    const created = mailNew({ protocol: 'signidice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), turns: 3, game: 'dice' });
+    expect(created.status).toMatchObject({ seat: 'house', protocol: 'signidice', recorder: 'house' });
+    // A copy of the unique-signature secret, readable by its owner only; the setup carries its public key.
+    const kept = JSON.parse(readFileSync(join(ps[0]!.dir, 'house-secret.json'), 'utf8')) as { scheme: string; secret: string };
+    expect(kept.scheme).toBe('ecvrf-ell2');
+    expect(statSync(join(ps[0]!.dir, 'house-secret.json')).mode & 0o777).toBe(0o600);
+    const post = new PostOffice(ps, {
+      wrap: (text, from, to, n) => (n % 2 === 0 ? asEmail(text, from, to) : asQuotedReply(text, from, to)),
+      twice: (n) => n % 3 === 0,
+      hold: (n) => (n % 4 === 0 ? 1 : 0),
+    });
+    const last = post.play(strategy(6));
+    expect(last.map((r) => r.status.done)).toEqual([true, true, true]);
+    const texts = transcripts(ps);
+    expect(texts[1]).toBe(texts[0]);
+    expect(texts[2]).toBe(texts[0]);
+    const lines = texts[0]!.trimEnd().split('\n');
+    const verdict = auditLines(lines);
+    expect(verdict.valid).toBe(true);
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.outcome).toEqual(last[1]!.status.outcome);
+    // The house signed with the key in the contract: every round has its signatures.
+    expect(lines.filter((l) => JSON.parse(l).body.type === 'sign').length).toBeGreaterThan(0);
+    expect(JSON.parse(lines[0]!).body.setup.params.houseKey.publicKey).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('a house that stops signing forfeits as the contract says once the deadline (in days) passes: bets back, the bounty to the players', () => {
+    let now = Date.UTC(2026, 10, 1);
+    const clock = (): number => now;
+    const tag = 'signidice-late';
+    const ps = people(tag, ['bank', 'rec', 'ann', 'ben']);
+    // A third party records, so that the players' claims are recorded while the house is silent.
+    mailNew({ protocol: 'signidice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), turns: 2, timeout: '2d', recorder: 'rec', clock });
+    const post = new PostOffice(ps);
+    const bet = (_who: string, d: Decision): JsonValue => (d.kind === 'bet' ? { kind: 'red', pick: null, amount: 10 } : null);
+    // The house sends its invitation, then reads and signs nothing (on holiday).
+    const away = (who: string): boolean => who === 'bank';
+    let last = post.play(bet, { maxRounds: 6, clock, away });
+    expect(last.map((r) => r.status.done)).toEqual([false, false, false]);
+    expect(last[1]!.status.next.who).toEqual(['house']);
+    expect(last[1]!.status.next.deadline).toBe(Date.UTC(2026, 10, 3));
+    // Two days and the half day of grace later, the players claim the deadline.
+    now = Date.UTC(2026, 10, 4, 13);
+    last = post.play(bet, { maxRounds: 20, clock, tick: true, away });
+    expect(last.map((r) => r.status.done)).toEqual([true, true, true]);
+    const outcome = last[1]!.status.outcome!;
+    expect(outcome.forfeits).toEqual([{ player: 'house', code: 'withheld' }]);
+    const texts = transcripts(ps.slice(1));
+    expect(texts[1]).toBe(texts[0]);
+    expect(texts[2]).toBe(texts[0]);
+    const verdict = auditLines(texts[0]!.trimEnd().split('\n'));
+    expect(verdict.violations.map((v) => [v.code, v.player])).toEqual([['withheld', 'house']]);
+    expect(verdict.outcome).toEqual(outcome);
+    // The escrow as the contract says: each player's bet back and a share of the bounty (1000 between two).
+    expect((outcome.summary as { balances: Record<string, number> }).balances).toMatchObject({ ann: 1500, ben: 1500 });
   });
 });
 

@@ -114,7 +114,13 @@ export class PostOffice {
    */
   play(
     strategy: (who: string, d: Decision) => JsonValue,
-    options: { readonly maxRounds?: number; readonly clock?: () => number; readonly tick?: boolean } = {},
+    options: {
+      readonly maxRounds?: number;
+      readonly clock?: () => number;
+      readonly tick?: boolean;
+      /** A participant who is away this round: reads nothing, sends nothing (its mail waits). */
+      readonly away?: (who: string) => boolean;
+    } = {},
   ): MailResult[] {
     const clock = options.clock ?? Date.now;
     const max = options.maxRounds ?? 10_000;
@@ -124,6 +130,7 @@ export class PostOffice {
     for (; this.round < max; this.round++) {
       last = [];
       for (const p of this.participants) {
+        if (options.away?.(p.id) === true) continue;
         const texts = this.take(p);
         if (!isGameFolder(p.dir)) {
           // Mail that overtook the invitation waits in the inbox, as a person would keep it for later.
@@ -153,7 +160,8 @@ export class PostOffice {
         known.set(p.id, r);
         this.collect(p);
       }
-      if (last.length === this.participants.length && last.every((r) => r.status.done) && this.waiting === 0) return last;
+      const present = this.participants.filter((p) => options.away?.(p.id) !== true).length;
+      if (last.length === present && last.every((r) => r.status.done) && (this.waiting === 0 || options.away !== undefined)) return last;
     }
     return last;
   }

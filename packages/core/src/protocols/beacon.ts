@@ -15,6 +15,7 @@ import { toHex } from '../bytes.js';
 import { commit, opens, type Opening } from '../commitment.js';
 import { hashJson, hashJsonHex } from '../hash.js';
 import type { GameSetup } from '../setup.js';
+import type { JsonValue } from '../jcs.js';
 import type { Accepted } from '../transcript.js';
 import {
   deadlineTick,
@@ -127,6 +128,15 @@ export const beacon: Machine<BeaconState> = {
   // The beacon asks nothing of a person: each value is drawn from ctx.random.
   decision: noDecision,
   decide: refuseDecision,
+
+  // The state is data through and through: saved as it is (docs/spec/mail.md §2.1).
+  saveState(s: BeaconState): JsonValue {
+    return s as unknown as JsonValue;
+  },
+
+  loadState(saved: JsonValue): BeaconState {
+    return copy(saved as unknown as BeaconState);
+  },
 
   init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<BeaconState> {
     const s: BeaconState = {

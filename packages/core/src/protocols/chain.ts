@@ -24,7 +24,7 @@ import { commit, opens, type Opening } from '../commitment.js';
 import { hashJson, hashJsonHex } from '../hash.js';
 import { RecordingChance } from '../chance.js';
 import { RandomStream } from '../stream.js';
-import type { ViolationCode } from '../errors.js';
+import { FairtableError, type ViolationCode } from '../errors.js';
 import type { JsonValue } from '../jcs.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
@@ -364,6 +364,20 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
   return {
     protocol: 'chain',
     messages: CHAIN_MESSAGES,
+
+    // Everything but the rules is data; the rules come back from the book by the game's name.
+    saveState(s: ChainState): JsonValue {
+      const { rules, ...data } = s;
+      void rules;
+      return data as unknown as JsonValue;
+    },
+
+    loadState(saved: JsonValue): ChainState {
+      const data = saved as unknown as Omit<ChainState, 'rules'>;
+      if (data === null || typeof data !== 'object' || typeof data.gameName !== 'string')
+        throw new FairtableError('bad_input', 'a saved chain state names no game', { field: 'gameName' });
+      return { ...data, rules: gameByName(data.gameName, book) };
+    },
 
     init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<ChainState> {
       const gameName = setup.game ?? 'dice';

@@ -29,7 +29,7 @@ import { canonicalize, type JsonValue } from '../jcs.js';
 import { taggedHash } from '../hash.js';
 import { RecordingChance, ScriptedChance, ScriptMismatch } from '../chance.js';
 import { RandomStream } from '../stream.js';
-import type { ViolationCode } from '../errors.js';
+import { FairtableError, type ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import { BUILTIN_GAMES, gameByName, type GameBook } from '../games/index.js';
@@ -511,6 +511,25 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
       const st = new Stepper();
       askDecide(state.rules, s, st, choice, ctx, {});
       return st.result(s);
+    },
+
+    // Everything but the rules is data; the histories go as arrays (a linked list would nest as deep as
+    // the game is long), and the rules come back from the book by the game's name (docs/spec/mail.md §2.1).
+    saveState(s: KeyedState): JsonValue {
+      const { rules, history, ...data } = s;
+      void rules;
+      const ops: Record<string, Op[]> = {};
+      for (const [p, list] of Object.entries(history)) ops[p] = opsOf(list);
+      return { ...data, history: ops } as unknown as JsonValue;
+    },
+
+    loadState(saved: JsonValue): KeyedState {
+      const data = saved as unknown as Omit<KeyedState, 'rules' | 'history'> & { history: Record<string, Op[]> };
+      if (data === null || typeof data !== 'object' || typeof data.gameName !== 'string')
+        throw new FairtableError('bad_input', 'a saved keyed-stream state names no game', { field: 'gameName' });
+      const history: Record<string, OpList> = {};
+      for (const [p, ops] of Object.entries(data.history)) history[p] = ops.reduce<OpList>(pushOp, null);
+      return { ...data, history, rules: gameByName(data.gameName, book) };
     },
 
     init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<KeyedState> {

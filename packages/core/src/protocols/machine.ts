@@ -101,6 +101,12 @@ export interface Machine<S> {
    * signature…) by `player`: the machine applies the game's penalty, forfeit.
    */
   penalize(state: S, player: string, code: ViolationCode, line: number, ctx: Ctx, time: number): StepResult<S>;
+  /**
+   * The state as JSON, for a seat that keeps a snapshot instead of replaying its log (docs/spec/mail.md §2);
+   * a machine without it is always replayed. `loadState(saveState(s))` must behave exactly as `s`.
+   */
+  saveState?(state: S): JsonValue;
+  loadState?(saved: JsonValue, setup: GameSetup, gameId: string, me: string | null): S;
 }
 
 /** Collects the parts of a StepResult while a step runs. */

@@ -22,7 +22,7 @@ import type { KeyPair } from '../identity.js';
 import { hashJson } from '../hash.js';
 import { RandomStream } from '../stream.js';
 import { toHex } from '../bytes.js';
-import { Referee } from '../referee.js';
+import { Referee, type RefereeSnapshot } from '../referee.js';
 import type { Registry } from '../registry.js';
 import { openShare as openSealedShare, type SealedShare } from '../escrow/vss.js';
 import type { Ctx, Decision, GameEvent, Outcome } from '../protocols/machine.js';
@@ -82,6 +82,19 @@ export interface JournalEntry {
   readonly choice: JsonValue;
 }
 
+/** A seat as JSON (its log apart): restored with `Seat.restore`. Times that never were are null. */
+export interface SeatSnapshot {
+  readonly referee: RefereeSnapshot;
+  readonly journal: readonly JournalEntry[];
+  readonly buffer: readonly (readonly [number, string])[];
+  readonly queue: readonly Body[];
+  readonly unasked: readonly Body[];
+  readonly current: { readonly text: string; readonly hash: string; readonly sentAt: number | null } | null;
+  readonly lastProgress: number | null;
+  readonly lastSync: number | null;
+  readonly held: boolean;
+}
+
 /** A deterministic random source for a seat: a stream keyed by a secret the player keeps (and the game). */
 export function seatRandom(secret: Uint8Array, gameId: string): (length: number) => Uint8Array {
   const stream = new RandomStream(hashJson('seat-random', { game: gameId, secret: toHex(secret) }), 'seat');
@@ -109,15 +122,66 @@ export class Seat {
   private replaying = false;
   private held = false;
 
-  constructor(options: SeatOptions) {
+  constructor(options: SeatOptions, from?: { readonly lines: readonly string[]; readonly snapshot: SeatSnapshot }) {
     this.options = options;
     this.id = options.id;
-    this.referee = new Referee(options.setupLine, options.id, this.ctx(), {
+    const refereeOptions = {
       ...(options.verify === undefined ? {} : { verify: options.verify }),
       ...(options.registry === undefined ? {} : { registry: options.registry }),
-    });
+    };
+    if (from !== undefined) {
+      const s = from.snapshot;
+      this.referee = new Referee(options.setupLine, options.id, this.ctx(), refereeOptions, s.referee);
+      if (from.lines.length !== this.referee.checker.lines || from.lines[0] !== options.setupLine)
+        throw new FairtableError('bad_input', `seat snapshot: taken on ${this.referee.checker.lines} lines, restored on ${from.lines.length}`, {
+          field: 'snapshot',
+        });
+      this.lines.push(...from.lines);
+      this.journal.push(...s.journal);
+      for (const [i, t] of s.buffer) this.buffer.set(i, t);
+      this.queue.push(...s.queue);
+      this.unasked.push(...s.unasked);
+      this.current = s.current === null ? null : { text: s.current.text, hash: s.current.hash, sentAt: s.current.sentAt ?? -Infinity };
+      this.lastProgress = s.lastProgress ?? -Infinity;
+      this.lastSync = s.lastSync ?? -Infinity;
+      this.held = s.held;
+      return;
+    }
+    this.referee = new Referee(options.setupLine, options.id, this.ctx(), refereeOptions);
     this.lines.push(options.setupLine);
     this.enqueue(this.referee.takeInitialOut());
+  }
+
+  /**
+   * A seat that goes on from `snapshot` (`save`) on its copy of the log, instead of replaying it
+   * (docs/spec/mail.md §2): the random source in `options` must be where it stood when the snapshot was
+   * taken. The snapshot is trusted as this seat's own past: its keeper must make sure it is.
+   */
+  static restore(options: SeatOptions, lines: readonly string[], snapshot: SeatSnapshot): Seat {
+    const seat = new Seat(options, { lines, snapshot });
+    seat.pump();
+    return seat;
+  }
+
+  /**
+   * The seat's whole state as JSON, or null when its machine cannot save its state (it is then replayed).
+   * It may share objects with the live state: serialize it before the seat goes on.
+   */
+  save(): SeatSnapshot | null {
+    const referee = this.referee.save();
+    if (referee === null) return null;
+    const time = (t: number): number | null => (Number.isFinite(t) ? t : null);
+    return {
+      referee,
+      journal: [...this.journal],
+      buffer: [...this.buffer],
+      queue: [...this.queue],
+      unasked: [...this.unasked],
+      current: this.current === null ? null : { text: this.current.text, hash: this.current.hash, sentAt: time(this.current.sentAt) },
+      lastProgress: time(this.lastProgress),
+      lastSync: time(this.lastSync),
+      held: this.held,
+    };
   }
 
   /**

@@ -320,6 +320,15 @@ export const signidice: Machine<SignidiceState> = {
 
   decision: betDecision,
 
+  // The state is data through and through (the house key included): saved as it is.
+  saveState(s: SignidiceState): JsonValue {
+    return s as unknown as JsonValue;
+  },
+
+  loadState(saved: JsonValue): SignidiceState {
+    return copy(saved as unknown as SignidiceState);
+  },
+
   decide(state: SignidiceState, choice: JsonValue, ctx: Ctx): StepResult<SignidiceState> {
     return decideBy(state, betDecision, choice, copy, (s, st, bet) => {
       if (bet === null) {
