@@ -159,6 +159,10 @@ function firstChoice(c: Choices): JsonValue {
       return firstChoice(c.options[0]!);
     case 'record':
       return Object.fromEntries(Object.entries(c.fields).map(([k, v]) => [k, firstChoice(v)]));
+    case 'text':
+      return c.examples[0] ?? '';
+    case 'list':
+      return [];
   }
 }
 
