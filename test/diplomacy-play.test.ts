@@ -67,8 +67,8 @@ describe('fairtable play diplomacy', () => {
       for (const o of outcomes) expect(o.summary).toEqual(summary);
       expect(Object.keys(summary.powers).sort()).toEqual(NAMES);
       expect(new Set(Object.values(summary.powers)).size).toBe(7);
-      // Player 4's only choice, England, is uncontested: it gets it in the first pass.
-      expect(summary.powers.p4).toBe('england');
+      // Player 1's first choice, Austria, is nobody else's first: it gets it in the first pass.
+      expect(summary.powers.p1).toBe('austria');
 
       const fetched = join(dir, 'fetched.jsonl');
       // Not spawnSync: the relay answering the fetch runs in this process.
