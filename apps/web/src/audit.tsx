@@ -5,6 +5,7 @@
  * prove it, with the outcome chart; and a drop zone that audits a transcript file played anywhere.
  */
 import { useState } from 'preact/hooks';
+import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { auditTranscript, nobleVerifier, webCryptoVerifier, type AuditResult, type AuditVerdict, type Verifier } from '@fairtable/client/explain';
 import { DistributionCharts } from './explain.js';
 
@@ -29,7 +30,7 @@ export interface AuditRun {
 export async function runAudit(text: string, onProgress: (fraction: number) => void): Promise<AuditRun> {
   const v = await pageVerifier();
   const start = performance.now();
-  const result = await auditTranscript(text, { verifier: v, onProgress: (done, total) => onProgress(total === 0 ? 1 : done / total) });
+  const result = await auditTranscript(text, { verifier: v, registry: diplomacyRegistry, onProgress: (done, total) => onProgress(total === 0 ? 1 : done / total) });
   return { result, verifier: v.name, ms: performance.now() - start, text };
 }
 

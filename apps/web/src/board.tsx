@@ -7,6 +7,7 @@ import { LADDERS, SNAKES } from '@fairtable/core/games/snakes.js';
 import { CHANCE, COMMUNITY_CHEST, CHANCE_SQUARES, CHEST_SQUARES } from '@fairtable/core/games/monopoly.js';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { judge, type Verdict as JudgeVerdict } from '@fairtable/core/rochambeau/judge.js';
+import { Diplomacy } from './diplomacy-board.js';
 
 export interface TableView {
   readonly protocol: string;
@@ -351,6 +352,7 @@ function Signidice({ view }: { view: TableView }) {
 }
 
 export function Table({ view }: { view: TableView }) {
+  if (view.protocol === 'diplomacy') return <Diplomacy view={view} />;
   if (view.protocol === 'rochambeau') return <Rochambeau view={view} />;
   if (view.protocol === 'signidice') return <Signidice view={view} />;
   if (view.game === 'snakes') return <Snakes view={view} />;

@@ -10,6 +10,7 @@ import type { Violation } from '@fairtable/core/errors.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
+import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { relayKeyOf } from '@fairtable/client';
 import { readGameInfo, readTranscript } from './api.js';
@@ -28,7 +29,7 @@ class Observer {
   feed(lines: readonly string[]): void {
     if (lines.length === 0) return;
     if (this.referee === null) {
-      this.referee = new Referee(lines[0]!, null, undefined, { keepEvents: true, timeOf: this.timeOf });
+      this.referee = new Referee(lines[0]!, null, undefined, { keepEvents: true, timeOf: this.timeOf, registry: diplomacyRegistry });
       this.fed = 1;
     }
     for (; this.fed < lines.length; this.fed++) this.referee.feedText(this.fed, lines[this.fed]!);

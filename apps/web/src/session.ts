@@ -13,6 +13,7 @@ import { seatRandom } from '@fairtable/core/seat/seat.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
+import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import type { Offer } from './api.js';
 import { getKey, loadJournal, putGame, putKey, saveJournal, type GameRecord } from './store.js';
 
@@ -37,7 +38,14 @@ export function setupLine(
   let protocol = 'chain';
   let game: string | null = offer.protocol;
   let vrfSecret: string | null = null;
-  if (offer.protocol === 'rochambeau') {
+  if (offer.protocol === 'diplomacy') {
+    // Diplomacy (docs/spec/diplomacy.md §10.9): powers by the seed's weighted lottery, commitments sealed by the relay.
+    protocol = 'diplomacy';
+    game = null;
+    params.years = offer.rounds;
+    params.assign = 'weighted';
+    params.sealed = { types: ['commit'] };
+  } else if (offer.protocol === 'rochambeau') {
     protocol = 'rochambeau';
     game = null;
     params.N = String(offer.states);
@@ -99,6 +107,7 @@ export async function startSeat(record: GameRecord, outgoing?: OutgoingHook): Pr
     random: seatRandom(fromHex(record.secret, 'secret', 32), record.game),
     WebSocket: globalThis.WebSocket,
     relayKey: record.relayKey,
+    registry: diplomacyRegistry,
     ...resume,
     ...(prover === undefined ? {} : { prover }),
     ...(outgoing === undefined ? {} : { outgoing }),
