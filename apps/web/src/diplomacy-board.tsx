@@ -172,7 +172,10 @@ export function Diplomacy({ view }: { view: TableView }) {
   const s = view.state as { powers?: Record<string, string>; stage?: string; phase?: string; position?: { phase?: { season: string; year: number; type: string } } } | null;
   const events = view.events as readonly GameEvent[];
   const assignment = (events.filter((e) => e.type === 'assignment').pop() ?? null) as unknown as Assignment | null;
-  const last = (events.filter((e) => e.type === 'adjudicated').pop() ?? null) as unknown as Adjudicated | null;
+  const adjudicated = events.filter((e) => e.type === 'adjudicated') as unknown as Adjudicated[];
+  const last = adjudicated.at(-1) ?? null;
+  // The arrows are the last movement phase's: a retreat or adjustment phase after it has few or none to draw.
+  const lastMovement = adjudicated.filter((e) => e.phase.endsWith('M')).at(-1) ?? null;
   const powers = s?.powers ?? {};
   const phase = s?.position?.phase;
   const centres: Record<string, number> = {};
@@ -185,8 +188,9 @@ export function Diplomacy({ view }: { view: TableView }) {
           : phase === undefined
             ? ''
             : `${phase.season} ${phase.year}, ${phase.type}: ${s?.phase ?? ''}`}
+        {lastMovement === null ? '' : ` The arrows are the orders of ${lastMovement.phase} (dashed: supports; faint: failed).`}
       </p>
-      <Board view={view} last={last} />
+      <Board view={view} last={lastMovement} />
       <table class="scores" data-testid="powers">
         <caption>Powers{assignment === null ? '' : ` (assigned by the ${assignment.method} method)`}</caption>
         <thead>
