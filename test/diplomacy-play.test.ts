@@ -82,8 +82,16 @@ describe('fairtable play diplomacy', () => {
       // The commitments of each phase stand together in the log: the relay released each set whole.
       const labels = bodies.filter((b) => b.type === 'commit').map((b) => b.label);
       // Every movement phase is played; a retreat or adjustment phase only when the position has one.
-      for (const phase of ['powers', 'S1901M', 'F1901M', 'S1902M', 'F1902M']) expect(labels.filter((l) => l === phase), phase).toHaveLength(7);
-      for (const phase of new Set(labels)) expect(labels.filter((l) => l === phase), phase).toHaveLength(7);
+      for (const phase of ['powers', 'S1901M', 'F1901M', 'S1902M', 'F1902M'])
+        expect(
+          labels.filter((l) => l === phase),
+          phase,
+        ).toHaveLength(7);
+      for (const phase of new Set(labels))
+        expect(
+          labels.filter((l) => l === phase),
+          phase,
+        ).toHaveLength(7);
       let i = 0;
       while (i < bodies.length) {
         if (bodies[i]!.type !== 'commit') {

@@ -343,7 +343,10 @@ describe('the web app in Chromium', () => {
         // Orders: each unit's second legal order (its first move) where it has one; the first is its hold.
         const selects = form.locator('select');
         for (let k = 0; k < (await selects.count()); k++) {
-          const values = await selects.nth(k).locator('option').evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+          const values = await selects
+            .nth(k)
+            .locator('option')
+            .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
           if (values.length > 1) await selects.nth(k).selectOption(values[1]!);
         }
         return false;

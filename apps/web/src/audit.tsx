@@ -41,7 +41,11 @@ export async function runAudit(text: string, onProgress: (fraction: number) => v
   const v = await pageVerifier();
   const start = performance.now();
   const registry = await registryFor(protocolOf(text));
-  const result = await auditTranscript(text, { verifier: v, ...(registry === undefined ? {} : { registry }), onProgress: (done, total) => onProgress(total === 0 ? 1 : done / total) });
+  const result = await auditTranscript(text, {
+    verifier: v,
+    ...(registry === undefined ? {} : { registry }),
+    onProgress: (done, total) => onProgress(total === 0 ? 1 : done / total),
+  });
   return { result, verifier: v.name, ms: performance.now() - start, text };
 }
 

@@ -159,7 +159,13 @@ function optionMatches(o: Choices & { type: 'record' }, value: Record<string, Js
   return kind?.type === 'one-of' && kind.values.some((v) => v === value.kind);
 }
 
-const VERB: Record<string, string> = { move: 'Roll', hand: 'Play this state', bet: 'Place the bet', orders: 'Commit these orders', preferences: 'Commit this list' };
+const VERB: Record<string, string> = {
+  move: 'Roll',
+  hand: 'Play this state',
+  bet: 'Place the bet',
+  orders: 'Commit these orders',
+  preferences: 'Commit this list',
+};
 
 export function DecisionForm(props: { decision: Decision; onDecide: (choice: JsonValue) => string | null }) {
   const { decision } = props;

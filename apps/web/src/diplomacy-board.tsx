@@ -10,17 +10,82 @@ import type { TableView } from './board.js';
 
 /** Where each province is drawn, roughly where it lies on the board (x east, y south). */
 const AT: Record<string, readonly [number, number]> = {
-  nao: [120, 110], nwg: [380, 55], bar: [690, 30], iri: [150, 255], cly: [240, 165], edi: [280, 185], lvp: [240, 220],
-  yor: [285, 245], wal: [230, 275], lon: [285, 290], nth: [350, 215], nwy: [440, 135], ska: [440, 195], swe: [510, 155],
-  fin: [590, 120], stp: [700, 135], bot: [555, 195], bal: [515, 245], den: [445, 240], hel: [395, 262], eng: [230, 325],
-  mao: [90, 380], bre: [250, 370], pic: [300, 340], bel: [335, 310], hol: [370, 285], kie: [425, 295], ber: [475, 285],
-  pru: [535, 285], lvn: [605, 245], mos: [720, 240], war: [575, 330], sil: [505, 330], ruh: [380, 335], mun: [430, 370],
-  boh: [500, 370], gal: [590, 380], ukr: [680, 335], sev: [770, 365], par: [290, 395], bur: [345, 405], gas: [250, 440],
-  mar: [320, 462], spa: [200, 500], por: [110, 480], swi: [390, 432], pie: [385, 475], tyr: [450, 418], vie: [520, 410],
-  bud: [575, 440], rum: [665, 450], bla: [760, 450], ven: [440, 470], tri: [510, 462], adr: [490, 510], tus: [420, 520],
-  rom: [465, 560], apu: [530, 550], nap: [530, 600], alb: [575, 540], ser: [590, 495], bul: [660, 505], con: [705, 550],
-  ank: [785, 525], arm: [880, 515], smy: [765, 600], syr: [880, 610], gre: [615, 590], aeg: [665, 625], eas: [775, 670],
-  ion: [560, 665], tys: [430, 610], lyo: [330, 525], wes: [250, 575], naf: [170, 645], tun: [360, 655],
+  nao: [120, 110],
+  nwg: [380, 55],
+  bar: [690, 30],
+  iri: [150, 255],
+  cly: [240, 165],
+  edi: [280, 185],
+  lvp: [240, 220],
+  yor: [285, 245],
+  wal: [230, 275],
+  lon: [285, 290],
+  nth: [350, 215],
+  nwy: [440, 135],
+  ska: [440, 195],
+  swe: [510, 155],
+  fin: [590, 120],
+  stp: [700, 135],
+  bot: [555, 195],
+  bal: [515, 245],
+  den: [445, 240],
+  hel: [395, 262],
+  eng: [230, 325],
+  mao: [90, 380],
+  bre: [250, 370],
+  pic: [300, 340],
+  bel: [335, 310],
+  hol: [370, 285],
+  kie: [425, 295],
+  ber: [475, 285],
+  pru: [535, 285],
+  lvn: [605, 245],
+  mos: [720, 240],
+  war: [575, 330],
+  sil: [505, 330],
+  ruh: [380, 335],
+  mun: [430, 370],
+  boh: [500, 370],
+  gal: [590, 380],
+  ukr: [680, 335],
+  sev: [770, 365],
+  par: [290, 395],
+  bur: [345, 405],
+  gas: [250, 440],
+  mar: [320, 462],
+  spa: [200, 500],
+  por: [110, 480],
+  swi: [390, 432],
+  pie: [385, 475],
+  tyr: [450, 418],
+  vie: [520, 410],
+  bud: [575, 440],
+  rum: [665, 450],
+  bla: [760, 450],
+  ven: [440, 470],
+  tri: [510, 462],
+  adr: [490, 510],
+  tus: [420, 520],
+  rom: [465, 560],
+  apu: [530, 550],
+  nap: [530, 600],
+  alb: [575, 540],
+  ser: [590, 495],
+  bul: [660, 505],
+  con: [705, 550],
+  ank: [785, 525],
+  arm: [880, 515],
+  smy: [765, 600],
+  syr: [880, 610],
+  gre: [615, 590],
+  aeg: [665, 625],
+  eas: [775, 670],
+  ion: [560, 665],
+  tys: [430, 610],
+  lyo: [330, 525],
+  wes: [250, 575],
+  naf: [170, 645],
+  tun: [360, 655],
 };
 
 const COLOUR: Record<string, string> = {
@@ -83,7 +148,11 @@ function arrowOf(r: Result): { from: string; to: string; kind: 'move' | 'support
 
 function Board({ view, last }: { view: TableView; last: Adjudicated | null }) {
   const position = view.state?.position as
-    | { units: { power: string; type: string; at: string }[]; dislodged: { power: string; type: string; at: string }[]; supplyCenterOwners: { power: string; at: string }[] }
+    | {
+        units: { power: string; type: string; at: string }[];
+        dislodged: { power: string; type: string; at: string }[];
+        supplyCenterOwners: { power: string; at: string }[];
+      }
     | undefined;
   const owner = new Map((position?.supplyCenterOwners ?? []).map((o) => [o.at, o.power]));
   const arrows = (last?.results ?? []).map((r) => ({ r, a: arrowOf(r) })).filter((x) => x.a !== null);
@@ -169,7 +238,12 @@ function Board({ view, last }: { view: TableView; last: Adjudicated | null }) {
 }
 
 export function Diplomacy({ view }: { view: TableView }) {
-  const s = view.state as { powers?: Record<string, string>; stage?: string; phase?: string; position?: { phase?: { season: string; year: number; type: string } } } | null;
+  const s = view.state as {
+    powers?: Record<string, string>;
+    stage?: string;
+    phase?: string;
+    position?: { phase?: { season: string; year: number; type: string } };
+  } | null;
   const events = view.events as readonly GameEvent[];
   const assignment = (events.filter((e) => e.type === 'assignment').pop() ?? null) as unknown as Assignment | null;
   const adjudicated = events.filter((e) => e.type === 'adjudicated') as unknown as Adjudicated[];

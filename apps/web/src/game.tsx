@@ -31,7 +31,11 @@ class Observer {
   feed(lines: readonly string[]): void {
     if (lines.length === 0) return;
     if (this.referee === null) {
-      this.referee = new Referee(lines[0]!, null, undefined, { keepEvents: true, timeOf: this.timeOf, ...(this.registry === undefined ? {} : { registry: this.registry }) });
+      this.referee = new Referee(lines[0]!, null, undefined, {
+        keepEvents: true,
+        timeOf: this.timeOf,
+        ...(this.registry === undefined ? {} : { registry: this.registry }),
+      });
       this.fed = 1;
     }
     for (; this.fed < lines.length; this.fed++) this.referee.feedText(this.fed, lines[this.fed]!);

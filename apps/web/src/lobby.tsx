@@ -208,8 +208,10 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
     <main>
       <h2>Lobby: {GAMES.find((g) => g.value === lobby.offer.protocol)?.label ?? lobby.offer.protocol}</h2>
       <p>
-        {lobby.offer.protocol === 'rochambeau' ? `${lobby.offer.states} states` : `${lobby.offer.rounds} ${lobby.offer.protocol === 'diplomacy' ? 'game years' : 'rounds'}`}, {lobby.offer.timeoutMs / 1000} s to act.
-        Created by {lobby.creator}.
+        {lobby.offer.protocol === 'rochambeau'
+          ? `${lobby.offer.states} states`
+          : `${lobby.offer.rounds} ${lobby.offer.protocol === 'diplomacy' ? 'game years' : 'rounds'}`}
+        , {lobby.offer.timeoutMs / 1000} s to act. Created by {lobby.creator}.
       </p>
       {mine === null && seat !== null && lobby.seats.some((s) => s.id === seat && s.key === null) ? (
         <button type="button" class="primary" onClick={() => void join(seat)}>

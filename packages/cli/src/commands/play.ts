@@ -221,11 +221,8 @@ export function register(program: Command): void {
     .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')
     .option('--hash <name>', 'rochambeau: sha-256, sha-384, sha-512 or sha3-256', 'sha-256')
     .option('--timeout-ms <ms>', 'deadline of each phase', '30000')
-    .option(
-      '--sealed <types>',
-      'message types the relay holds until every player has sent one, comma-separated (e.g. commit; diplomacy: commit unless "none")',
-    )
-    .option('--years <y>', 'diplomacy: game years to play (default 2); orders are random legal ones, drawn from each phase\'s choices')
+    .option('--sealed <types>', 'message types the relay holds until every player has sent one, comma-separated (e.g. commit; diplomacy: commit unless "none")')
+    .option('--years <y>', "diplomacy: game years to play (default 2); orders are random legal ones, drawn from each phase's choices")
     .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)')
     .option('--escrow <kind>', 'diplomacy: none | threshold (k of the others open a withheld reveal)')
