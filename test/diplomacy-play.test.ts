@@ -1,5 +1,5 @@
 /**
- * Diplomacy through a relay from the command line (docs/spec/diplomacy.md §10.8): seven `fairtable play`
+ * Diplomacy through a relay from the command line (docs/spec/diplomacy.md §10.10): seven `fairtable play`
  * processes, one per power, play two game years of random legal orders with their commitments sealed by
  * the relay; `fairtable fetch` and `fairtable audit` then judge the transcript valid.
  */

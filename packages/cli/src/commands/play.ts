@@ -10,9 +10,9 @@
  *
  * Both print the outcome as one JSON line on stdout and exit 0 when the game ends. Decisions: `--hand`
  * (Rochambeau), `--bet` (Signidice) and `--prefs` (Diplomacy's power assignment) answer them; anything
- * else is answered at random through the simulator's strategies, Diplomacy's orders included (docs/spec/
- * diplomacy.md §10.8). Every seat knows Diplomacy's machine, and a Diplomacy game seals its commitments. A relay caught lying ends the seat with exit 1 and the finding, with the relay's
- * receipts as evidence, on stderr; a relay that cannot be reached or refuses the player, exit 2. Progress
+ * else is answered at random through the simulator's strategies, Diplomacy's orders included
+ * (docs/spec/diplomacy.md §10.10). Every seat knows Diplomacy's machine, and a Diplomacy game seals its
+ * commitments. A relay caught lying ends the seat with exit 1 and the finding, with the relay's receipts as evidence, on stderr; a relay that cannot be reached or refuses the player, exit 2. Progress
  * goes to stderr.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
