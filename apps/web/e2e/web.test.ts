@@ -56,7 +56,7 @@ async function startGame(s: Setup): Promise<Page[]> {
   await page.goto((s.base ?? relay.url) + '/#/new');
   await page.getByLabel('Game').selectOption(s.game);
   if (s.states !== undefined) await page.getByLabel('Number of states').fill(String(s.states));
-  if (s.rounds !== undefined) await page.getByLabel(/Rounds|Most rounds/).fill(String(s.rounds));
+  if (s.rounds !== undefined) await page.getByLabel(/Rounds|Most rounds|Game years/).fill(String(s.rounds));
   if (s.creator !== undefined) await page.getByLabel('Your name').fill(s.creator);
   await page.getByLabel('The other seats').fill(s.others.join(' '));
   await page.getByRole('button', { name: 'Create the game' }).click();
@@ -327,4 +327,45 @@ describe('the web app in Chromium', () => {
     expect(await auditOn(page)).toContain('Valid');
     await close([page]);
   }, 150_000);
+
+  it('plays a year of Diplomacy between two browsers: preferences, orders from the form, the board with arrows, a valid audit', async () => {
+    const pages = await startGame({ game: 'diplomacy', rounds: 1, others: ['bob'] });
+    const prefs = ['AE', 'FA'];
+    await playToEnd(
+      pages,
+      async (page, i) => {
+        const form = page.getByRole('form', { name: 'Your decision' });
+        const list = form.locator('input[type=text]');
+        if (await list.isVisible()) {
+          await list.fill(prefs[i]!);
+          return false;
+        }
+        // Orders: each unit's second legal order (its first move) where it has one; the first is its hold.
+        const selects = form.locator('select');
+        for (let k = 0; k < (await selects.count()); k++) {
+          const values = await selects
+            .nth(k)
+            .locator('option')
+            .evaluateAll((os) => os.map((o) => (o as HTMLOptionElement).value));
+          if (values.length > 1) await selects.nth(k).selectOption(values[1]!);
+        }
+        return false;
+      },
+      150_000,
+    );
+    const [ann, bob] = pages as [Page, Page];
+    const powers = ann.getByTestId('powers');
+    // Both first choices are unopposed: the first pass gives them.
+    const table = (await ann.getByRole('region', { name: 'Diplomacy table' }).textContent()) ?? '';
+    expect(await powers.getByRole('row', { name: /ann austria/ }).isVisible(), table).toBe(true);
+    expect(await powers.getByRole('row', { name: /bob france/ }).isVisible(), table).toBe(true);
+    // The board: the last movement phase's orders drawn as arrows, their results in the table, the units on their provinces.
+    expect(await ann.locator('svg.diplomacy-map line.order').count()).toBeGreaterThan(0);
+    expect(await ann.locator('svg.diplomacy-map text.unit').count()).toBeGreaterThan(20);
+    expect(await ann.getByTestId('results').getByRole('row').count()).toBeGreaterThan(1);
+    expect(await ann.getByTestId('diplomacy-phase').textContent()).toContain('spring 1902');
+    await ann.screenshot({ path: join(SHOTS, 'web-diplomacy.png'), fullPage: true });
+    for (const p of [ann, bob]) expect(await auditOn(p)).toContain('Valid');
+    await close(pages);
+  }, 240_000);
 });

@@ -7,7 +7,8 @@ export interface LobbySeat {
 }
 
 export interface Offer {
-  readonly protocol: 'dice' | 'snakes' | 'monopoly' | 'rochambeau' | 'signidice';
+  readonly protocol: 'dice' | 'snakes' | 'monopoly' | 'rochambeau' | 'signidice' | 'diplomacy';
+  /** Rounds; Diplomacy: game years. */
   readonly rounds: number;
   /** Rochambeau: the number of states N. */
   readonly states: number;

@@ -5,6 +5,7 @@
  * prove it, with the outcome chart; and a drop zone that audits a transcript file played anywhere.
  */
 import { useState } from 'preact/hooks';
+import { registryFor } from './session.js';
 import { auditTranscript, nobleVerifier, webCryptoVerifier, type AuditResult, type AuditVerdict, type Verifier } from '@fairtable/client/explain';
 import { DistributionCharts } from './explain.js';
 
@@ -25,11 +26,26 @@ export interface AuditRun {
   readonly text: string;
 }
 
+/** The protocol a transcript's setup line names ('' when it names none that can be read: the auditor says why). */
+function protocolOf(text: string): string {
+  try {
+    const first = JSON.parse(text.slice(0, text.indexOf('\n') < 0 ? text.length : text.indexOf('\n'))) as { body?: { setup?: { protocol?: unknown } } };
+    return typeof first.body?.setup?.protocol === 'string' ? first.body.setup.protocol : '';
+  } catch {
+    return '';
+  }
+}
+
 /** Audits a transcript's text, reporting progress as a fraction. */
 export async function runAudit(text: string, onProgress: (fraction: number) => void): Promise<AuditRun> {
   const v = await pageVerifier();
   const start = performance.now();
-  const result = await auditTranscript(text, { verifier: v, onProgress: (done, total) => onProgress(total === 0 ? 1 : done / total) });
+  const registry = await registryFor(protocolOf(text));
+  const result = await auditTranscript(text, {
+    verifier: v,
+    ...(registry === undefined ? {} : { registry }),
+    onProgress: (done, total) => onProgress(total === 0 ? 1 : done / total),
+  });
   return { result, verifier: v.name, ms: performance.now() - start, text };
 }
 

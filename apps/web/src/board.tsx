@@ -7,6 +7,8 @@ import { LADDERS, SNAKES } from '@fairtable/core/games/snakes.js';
 import { CHANCE, COMMUNITY_CHEST, CHANCE_SQUARES, CHEST_SQUARES } from '@fairtable/core/games/monopoly-chance.js';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { judge, type Verdict as JudgeVerdict } from '@fairtable/core/rochambeau/judge.js';
+import { useEffect, useState } from 'preact/hooks';
+import type { FunctionComponent } from 'preact';
 
 export interface TableView {
   readonly protocol: string;
@@ -350,7 +352,17 @@ function Signidice({ view }: { view: TableView }) {
   );
 }
 
+/** Diplomacy's board, loaded with its map the first time one is shown (a chunk of its own, out of the first load). */
+function LazyDiplomacy({ view }: { view: TableView }) {
+  const [Board, setBoard] = useState<FunctionComponent<{ view: TableView }> | null>(null);
+  useEffect(() => {
+    void import('./diplomacy-board.js').then((m) => setBoard(() => m.Diplomacy));
+  }, []);
+  return Board === null ? <p>Loading the board…</p> : <Board view={view} />;
+}
+
 export function Table({ view }: { view: TableView }) {
+  if (view.protocol === 'diplomacy') return <LazyDiplomacy view={view} />;
   if (view.protocol === 'rochambeau') return <Rochambeau view={view} />;
   if (view.protocol === 'signidice') return <Signidice view={view} />;
   if (view.game === 'snakes') return <Snakes view={view} />;

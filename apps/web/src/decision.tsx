@@ -17,6 +17,8 @@ function initial(c: Choices): JsonValue {
       return Object.fromEntries(Object.entries(c.fields).map(([k, f]) => [k, initial(f)]));
     case 'any-of':
       return c.options[0] === undefined ? null : initial(c.options[0]);
+    case 'text':
+      return c.examples[0] ?? '';
   }
 }
 
@@ -67,6 +69,24 @@ function ChoiceInput(props: { choices: Choices; value: JsonValue; onChange: (v: 
         </label>
       );
     }
+    case 'text':
+      return (
+        <label class="field">
+          {label}
+          <input
+            type="text"
+            value={typeof value === 'string' ? value : ''}
+            maxLength={c.maxLength}
+            list={`${id}-examples`}
+            onInput={(e) => onChange((e.target as HTMLInputElement).value)}
+          />
+          <datalist id={`${id}-examples`}>
+            {c.examples.map((x) => (
+              <option key={x} value={x} />
+            ))}
+          </datalist>
+        </label>
+      );
     case 'one-of':
       if (c.values.length <= 1) return null;
       return (
@@ -139,7 +159,13 @@ function optionMatches(o: Choices & { type: 'record' }, value: Record<string, Js
   return kind?.type === 'one-of' && kind.values.some((v) => v === value.kind);
 }
 
-const VERB: Record<string, string> = { move: 'Roll', hand: 'Play this state', bet: 'Place the bet' };
+const VERB: Record<string, string> = {
+  move: 'Roll',
+  hand: 'Play this state',
+  bet: 'Place the bet',
+  orders: 'Commit these orders',
+  preferences: 'Commit this list',
+};
 
 export function DecisionForm(props: { decision: Decision; onDecide: (choice: JsonValue) => string | null }) {
   const { decision } = props;

@@ -10,6 +10,7 @@ import type { Violation } from '@fairtable/core/errors.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
+import type { Registry } from '@fairtable/core/registry.js';
 import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { relayKeyOf } from '@fairtable/client';
 import { readGameInfo, readTranscript } from './api.js';
@@ -17,18 +18,24 @@ import { AuditRunView, Progress, runAudit, type AuditRun } from './audit.js';
 import { Table, type TableView } from './board.js';
 import { DecisionForm } from './decision.js';
 import { ProvenancePanel } from './explain.js';
-import { HOUSE, keyFor, newRecord, startSeat } from './session.js';
+import { HOUSE, keyFor, newRecord, registryFor, startSeat } from './session.js';
 import { allKeys, getGame, type GameRecord } from './store.js';
 
 /** The observer's replay of a log, fed line by line as the seat receives them. */
 class Observer {
   private referee: Referee | null = null;
   private fed = 0;
+  /** Set before the first line for a protocol from outside the core (registryFor). */
+  registry: Registry | undefined;
   constructor(private readonly timeOf: (line: number) => number | undefined) {}
   feed(lines: readonly string[]): void {
     if (lines.length === 0) return;
     if (this.referee === null) {
-      this.referee = new Referee(lines[0]!, null, undefined, { keepEvents: true, timeOf: this.timeOf });
+      this.referee = new Referee(lines[0]!, null, undefined, {
+        keepEvents: true,
+        timeOf: this.timeOf,
+        ...(this.registry === undefined ? {} : { registry: this.registry }),
+      });
       this.fed = 1;
     }
     for (; this.fed < lines.length; this.fed++) this.referee.feedText(this.fed, lines[this.fed]!);
@@ -90,6 +97,7 @@ export function GamePage({ gameId }: { gameId: string }) {
         // Not a seat of ours yet: watch the log as the relay serves it, and offer the seats whose keys we hold.
         try {
           const [info, keys] = await Promise.all([readGameInfo(gameId), allKeys()]);
+          observer.current.registry = await registryFor(info.protocol);
           setClaimable(
             info.players
               // The house of a game made elsewhere holds its wheel's secret there: this page cannot prove its spins.
@@ -116,6 +124,7 @@ export function GamePage({ gameId }: { gameId: string }) {
         stopWatching = () => clearInterval(timer);
         return;
       }
+      observer.current.registry = await registryFor(r.protocol);
       const g = await startSeat(r, await cheatFor(r.me));
       if (stopped) return g.close();
       game.current = g;

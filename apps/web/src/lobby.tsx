@@ -18,6 +18,7 @@ const GAMES: { value: Offer['protocol']; label: string }[] = [
   { value: 'monopoly', label: "Monopoly's dice and cards" },
   { value: 'rochambeau', label: 'Rochambeau (rock-paper-scissors for any number)' },
   { value: 'signidice', label: 'Roulette against a house (Signidice)' },
+  { value: 'diplomacy', label: 'Diplomacy (sealed orders, no game master)' },
 ];
 
 export const go = (hash: string): void => {
@@ -73,7 +74,7 @@ export function CreatePage() {
           </label>
         ) : (
           <label class="field">
-            {protocol === 'snakes' ? 'Most rounds' : 'Rounds'}
+            {protocol === 'snakes' ? 'Most rounds' : protocol === 'diplomacy' ? 'Game years' : 'Rounds'}
             <input type="number" min={1} max={100} value={rounds} onInput={(e) => setRounds(Number((e.target as HTMLInputElement).value))} />
           </label>
         )}
@@ -207,8 +208,10 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
     <main>
       <h2>Lobby: {GAMES.find((g) => g.value === lobby.offer.protocol)?.label ?? lobby.offer.protocol}</h2>
       <p>
-        {lobby.offer.protocol === 'rochambeau' ? `${lobby.offer.states} states` : `${lobby.offer.rounds} rounds`}, {lobby.offer.timeoutMs / 1000} s to act.
-        Created by {lobby.creator}.
+        {lobby.offer.protocol === 'rochambeau'
+          ? `${lobby.offer.states} states`
+          : `${lobby.offer.rounds} ${lobby.offer.protocol === 'diplomacy' ? 'game years' : 'rounds'}`}
+        , {lobby.offer.timeoutMs / 1000} s to act. Created by {lobby.creator}.
       </p>
       {mine === null && seat !== null && lobby.seats.some((s) => s.id === seat && s.key === null) ? (
         <button type="button" class="primary" onClick={() => void join(seat)}>

@@ -13,6 +13,7 @@ import { seatRandom } from '@fairtable/core/seat/seat.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
+import type { Registry } from '@fairtable/core/registry.js';
 import type { Offer } from './api.js';
 import { getKey, loadJournal, putGame, putKey, saveJournal, type GameRecord } from './store.js';
 
@@ -27,6 +28,14 @@ export async function keyFor(name: string): Promise<{ name: string; keys: KeyPai
   return { name, keys };
 }
 
+/**
+ * The machines a protocol needs beyond the core's: Diplomacy's registry, loaded only for a Diplomacy game (its map
+ * and adjudicator are a chunk of their own, kept out of the first load); the client's default otherwise.
+ */
+export async function registryFor(protocol: string): Promise<Registry | undefined> {
+  return protocol === 'diplomacy' ? (await import('@fairtable/diplomacy/protocol/index.js')).diplomacyRegistry : undefined;
+}
+
 /** The setup line of a new game from a lobby's offer and the keys gathered there, signed by the creator. */
 export function setupLine(
   offer: Offer,
@@ -37,7 +46,14 @@ export function setupLine(
   let protocol = 'chain';
   let game: string | null = offer.protocol;
   let vrfSecret: string | null = null;
-  if (offer.protocol === 'rochambeau') {
+  if (offer.protocol === 'diplomacy') {
+    // Diplomacy (docs/spec/diplomacy.md §10.10): powers by the seed's weighted lottery, commitments sealed by the relay.
+    protocol = 'diplomacy';
+    game = null;
+    params.years = offer.rounds;
+    params.assign = 'weighted';
+    params.sealed = { types: ['commit'] };
+  } else if (offer.protocol === 'rochambeau') {
     protocol = 'rochambeau';
     game = null;
     params.N = String(offer.states);
@@ -87,6 +103,7 @@ export async function newRecord(
 /** Starts (or resumes) the seat of `record`. `outgoing` is the e2e tests' cheating hook, never set by the app itself. */
 export async function startSeat(record: GameRecord, outgoing?: OutgoingHook): Promise<RelayGame> {
   const me = await keyFor(record.me);
+  const registry = await registryFor(record.protocol);
   Object.assign(record, loadJournal(record));
   const prover = record.vrfSecret === null ? undefined : ecvrfHouse('ecvrf-ell2', fromHex(record.vrfSecret, 'vrfSecret', 32)).prove;
   const resume =
@@ -99,6 +116,7 @@ export async function startSeat(record: GameRecord, outgoing?: OutgoingHook): Pr
     random: seatRandom(fromHex(record.secret, 'secret', 32), record.game),
     WebSocket: globalThis.WebSocket,
     relayKey: record.relayKey,
+    ...(registry === undefined ? {} : { registry }),
     ...resume,
     ...(prover === undefined ? {} : { prover }),
     ...(outgoing === undefined ? {} : { outgoing }),

@@ -9,9 +9,10 @@
  *     plays another seat.
  *
  * Both print the outcome as one JSON line on stdout and exit 0 when the game ends. Decisions: `--hand`
- * (Rochambeau) and `--bet` (Signidice) answer them; anything else is answered at random through the
- * simulator's strategies. A relay caught lying ends the seat with exit 1 and the finding, with the relay's
- * receipts as evidence, on stderr; a relay that cannot be reached or refuses the player, exit 2. Progress
+ * (Rochambeau), `--bet` (Signidice) and `--prefs` (Diplomacy's power assignment) answer them; anything
+ * else is answered at random through the simulator's strategies, Diplomacy's orders included
+ * (docs/spec/diplomacy.md §10.10). Every seat knows Diplomacy's machine, and a Diplomacy game seals its
+ * commitments. A relay caught lying ends the seat with exit 1 and the finding, with the relay's receipts as evidence, on stderr; a relay that cannot be reached or refuses the player, exit 2. Progress
  * goes to stderr.
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,10 @@ import { fail, failWith } from '../io.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 import { betStrategy } from './signidice.js';
 import { collect, witnessesFrom } from '../witnesses.js';
+import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
+
+/** What `play` creates: the simulator's protocols and Diplomacy. */
+const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy'];
 
 const loadKey = (path: string): { name: string; keys: KeyPair } => readKeyFile(path);
 const loadPublic = (path: string): { id: string; key: string } => readPublicKeyFile(path);
@@ -58,7 +63,22 @@ function setupFor(
   if (opts.game !== undefined && protocol !== 'chain' && protocol !== 'keyed-stream') fail('[bad_input] --game is for chain and keyed-stream');
   if (opts.game !== undefined && !BUILTIN_GAMES.has(opts.game))
     fail(`[bad_input] unknown game "${opts.game}": choose one of ${[...BUILTIN_GAMES.keys()].join(', ')}`);
-  if (protocol === 'beacon') {
+  const diplomacyOnly = ['years', 'assign', 'typos', 'escrow', 'threshold'].filter((k) => opts[k] !== undefined);
+  if (protocol !== 'diplomacy' && diplomacyOnly.length > 0) fail(`[bad_input] --${diplomacyOnly[0]} is for diplomacy`);
+  if (protocol === 'diplomacy') {
+    if (turns !== undefined) fail('[bad_input] diplomacy counts game years: give --years, not --turns');
+    if (!['weighted', 'serial', 'fixed'].includes(opts.assign ?? 'weighted')) fail('[bad_input] --assign must be weighted, serial or fixed');
+    if (!['ignore-unit-letter', 'strict'].includes(opts.typos ?? 'ignore-unit-letter')) fail('[bad_input] --typos must be ignore-unit-letter or strict');
+    if (!['none', 'threshold'].includes(opts.escrow ?? 'none')) fail('[bad_input] --escrow must be none or threshold');
+    if (opts.threshold !== undefined && opts.escrow !== 'threshold') fail('[bad_input] --threshold needs --escrow threshold');
+    params.years = integer(opts.years, '--years', 1, 200) ?? 2;
+    params.assign = opts.assign ?? 'weighted';
+    params.typos = opts.typos ?? 'ignore-unit-letter';
+    params.escrow = opts.escrow ?? 'none';
+    const k = integer(opts.threshold, '--threshold', 1, 15);
+    if (k !== undefined) params.threshold = k;
+    game = null;
+  } else if (protocol === 'beacon') {
     if (turns !== undefined) params.rounds = turns;
   } else if (protocol === 'rochambeau') {
     params.N = opts.states!;
@@ -80,7 +100,9 @@ function setupFor(
     if (turns !== undefined) params[game === 'snakes' ? 'maxRounds' : 'rounds'] = turns;
   }
   // Sealed mode (docs/spec/sealed.md): the relay holds these message types until every player's is in.
-  if (opts.sealed !== undefined) params.sealed = { types: opts.sealed.split(',').filter((t) => t.length > 0) };
+  // Diplomacy seals its commitments unless told otherwise: seed 003's third party that collects the hashes.
+  const sealed = opts.sealed ?? (protocol === 'diplomacy' ? 'commit' : undefined);
+  if (sealed !== undefined && sealed !== 'none') params.sealed = { types: sealed.split(',').filter((t) => t.length > 0) };
   const setup: GameSetup = { protocol: name, game, params, players, nonce: toHex(randomBytes(32)), created: Date.now() };
   return prove === undefined ? { setup } : { setup, prove };
 }
@@ -90,6 +112,7 @@ function strategyFor(opts: Record<string, string | undefined>, id: string): Stra
   const automatic = simStrategy(randomBytes(32));
   const bet = opts.bet === undefined ? null : betStrategy(opts.bet, id);
   const hand = opts.hand;
+  const prefs = opts.prefs;
   if (hand !== undefined && !/^\d+$/.test(hand)) fail(`[bad_input] --hand must be a whole number`);
   return (decision: Decision): JsonValue => {
     if (decision.kind === 'hand' && hand !== undefined) {
@@ -102,6 +125,14 @@ function strategyFor(opts: Record<string, string | undefined>, id: string): Stra
       return value;
     }
     if (decision.kind === 'bet' && bet !== null) return bet(decision);
+    if (decision.kind === 'preferences' && prefs !== undefined) {
+      try {
+        checkChoice(decision.choices, prefs, 'preferences');
+      } catch (e) {
+        fail(`[illegal_choice] --prefs ${prefs}: ${(e as Error).message}`);
+      }
+      return prefs;
+    }
     return automatic(decision);
   };
 }
@@ -143,6 +174,7 @@ async function playSeat(
     verify: nativeVerify,
     sign: nativeSign,
     strategy: strategyFor(opts, me.name),
+    registry: diplomacyRegistry,
     giveUpMs: integer(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000)!,
     ...(relayKey === undefined ? {} : { relayKey }),
     ...(prove === undefined ? {} : { prover: prove }),
@@ -179,8 +211,8 @@ async function playSeat(
 export function register(program: Command): void {
   program
     .command('play')
-    .description(`play a seat of a game through a relay: create one (PROTOCOL: ${SIM_PROTOCOLS.join(', ')}) or --join one`)
-    .argument('[protocol]', SIM_PROTOCOLS.join(' | '))
+    .description(`play a seat of a game through a relay: create one (PROTOCOL: ${PLAY_PROTOCOLS.join(', ')}) or --join one`)
+    .argument('[protocol]', PLAY_PROTOCOLS.join(' | '))
     .requiredOption('--relay <url>', 'the relay, e.g. http://localhost:8080')
     .requiredOption('--key <file>', "this player's key file (fairtable keygen)")
     .option('--players <files>', "comma-separated public key files of every player, this player's among them (creating a game)")
@@ -190,7 +222,13 @@ export function register(program: Command): void {
     .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')
     .option('--hash <name>', 'rochambeau: sha-256, sha-384, sha-512 or sha3-256', 'sha-256')
     .option('--timeout-ms <ms>', 'deadline of each phase', '30000')
-    .option('--sealed <types>', 'message types the relay holds until every player has sent one, comma-separated (e.g. commit)')
+    .option('--sealed <types>', 'message types the relay holds until every player has sent one, comma-separated (e.g. commit; diplomacy: commit unless "none")')
+    .option('--years <y>', "diplomacy: game years to play (default 2); orders are random legal ones, drawn from each phase's choices")
+    .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)')
+    .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)')
+    .option('--escrow <kind>', 'diplomacy: none | threshold (k of the others open a withheld reveal)')
+    .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
+    .option('--prefs <list>', 'diplomacy: this player\'s preference list in seed 003\'s notation, e.g. "AE(GI)R" or "%REG" (default: random)')
     .option('--hand <n>', 'rochambeau: the state this player plays (default: random)')
     .option('--bet <bet>', 'signidice: the bet every round, e.g. red:10, straight:17:5, pass (default: random)')
     .option('--vrf-secret <hex>', 'signidice, the house creating: its ECVRF secret key (random if absent)')
@@ -207,7 +245,7 @@ export function register(program: Command): void {
         return playSeat(opts.relay!, opts.join, me, opts, opts.relayKey, undefined);
       }
       if (protocol === undefined) fail('[bad_input] give a PROTOCOL to create a game, or --join GAME_ID');
-      if (!(SIM_PROTOCOLS as readonly string[]).includes(protocol)) fail(`[unknown_protocol] "${protocol}": choose one of ${SIM_PROTOCOLS.join(', ')}`);
+      if (!PLAY_PROTOCOLS.includes(protocol)) fail(`[unknown_protocol] "${protocol}": choose one of ${PLAY_PROTOCOLS.join(', ')}`);
       if (opts.players === undefined) fail('[bad_input] --players: the public key files of every player');
       const players = opts.players.split(',').map(loadPublic);
       const mine = players.find((p) => p.id === me.name);

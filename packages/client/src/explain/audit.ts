@@ -8,6 +8,7 @@
  * `fairtable audit --json`.
  */
 import { Auditor, emptyTranscript, setupText, type Verdict } from '@fairtable/core/audit.js';
+import type { Registry } from '@fairtable/core/registry.js';
 import type { Evidence, ViolationCode } from '@fairtable/core/errors.js';
 import { verify as nobleVerify } from '@fairtable/core/identity.js';
 import { parseJson, type JsonValue } from '@fairtable/core/jcs.js';
@@ -64,6 +65,8 @@ export interface AuditOptions {
   verifier?: Verifier;
   /** Stops the audit between slices: the promise rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** The machines a protocol from outside the core needs (Diplomacy's); the built-ins when left out. */
+  registry?: Registry;
 }
 
 /** The CLI's --json object for a verdict (packages/cli/src/commands/audit.ts prints the same members). */
@@ -186,7 +189,7 @@ async function runAudit(input: string | Uint8Array, options: AuditOptions): Prom
   for (const { line, done: at } of linesOf(input)) {
     done = at;
     if (auditor === null) {
-      auditor = new Auditor(setupText(line));
+      auditor = new Auditor(setupText(line), options.registry === undefined ? {} : { registry: options.registry });
       continue;
     }
     batch.push({ line, n: auditor.nextLine + batch.length });
