@@ -100,6 +100,31 @@ describe("a transcript's holder cannot frame an honest player", () => {
     expect(v.outcome).toBeNull();
   });
 
+  it('a repeated line is an alteration: it cannot fill the place of a moved one (rochambeau, fast-check seed -828441111)', () => {
+    const { honest, other } = games.get('rochambeau')!;
+    // Lines 1–3 are the three Commits (p0, p2, p1), line 4 p1's Reveal on a view of 4 lines. The edits move
+    // p0's Commit after that Reveal and put a second copy of p2's Commit in its place, so line 3 is still
+    // the line p1's `head` names: read as a harmless skip, the repeat made honest p1 `out_of_turn`.
+    let lines = honest;
+    for (const e of [
+      { kind: 'delete', at: 1614382595 },
+      { kind: 'duplicate', at: 188973871, to: 154742248 },
+      { kind: 'swap', at: 0, to: 458727418 },
+    ] as const)
+      lines = apply(lines, other, e);
+    expect(lines.slice(1, 6)).toEqual([honest[2], honest[2], honest[3], honest[4], honest[1]]);
+    const v = auditLines(lines);
+    expect(v.violations.filter((x) => x.player !== null)).toEqual([]);
+    expect(v.alteredAt).toBe(2);
+    expect(v.violations[0]).toMatchObject({ code: 'bad_position', player: null, seq: 2 });
+    expect(v.outcome).toBeNull();
+    // A repeat alone, anywhere, shows the alteration too; the log without it audits valid.
+    for (const at of [1, 3, 6]) {
+      const repeated = auditLines([...honest.slice(0, at + 1), honest[at]!, ...honest.slice(at + 1)]);
+      expect([repeated.valid, repeated.alteredAt]).toEqual([false, at + 1]);
+    }
+  });
+
   it('any edit of any protocol names nobody', () => {
     fc.assert(
       fc.property(fc.constantFrom(...SIM_PROTOCOLS), fc.array(anEdit, { minLength: 1, maxLength: 3 }), (protocol, edits) => {

@@ -13,7 +13,7 @@
  * different envelopes at one position, two histories); an orderer answers for
  * its log. An orderer checks every envelope at its door (`admit`, the same
  * rules), so a line it should have refused (not an envelope, a bad signature,
- * another game, a gap, an impossible view, a `head` that contradicts the log)
+ * another game, a gap, a repeat, an impossible view, a `head` that contradicts the log)
  * means the log was altered after the fact: it names nobody, and the referee
  * stops judging the game on such a log.
  */
@@ -236,12 +236,12 @@ export interface CheckerSnapshot {
 export interface CheckResult {
   readonly accepted: Accepted | null;
   readonly violations: Violation[];
-  /** True when the line repeats an envelope already in the transcript (harmless, skipped). */
+  /** True when the line repeats an envelope already in the transcript: also `altered`, as no checking orderer records it twice. */
   readonly duplicate: boolean;
   /**
    * True when the line shows the log itself was altered after signing (docs/SPEC.md §4.4): a line a
    * checking orderer never records (not an envelope, a bad signature, another game, a gap in its
-   * author's sequence, an impossible view) or a `head` that contradicts the log.
+   * author's sequence, a repeat of a recorded envelope, an impossible view) or a `head` that contradicts the log.
    */
   readonly altered: boolean;
 }
@@ -443,8 +443,20 @@ export class TranscriptChecker {
           duplicate: false,
           altered: false,
         };
-      case 'duplicate':
-        return { accepted: null, violations: [], duplicate: true, altered: false };
+      case 'duplicate': {
+        // A checking orderer records an envelope once (an identical resend gets its line back), so a repeat
+        // in a log was put there afterwards. It is no harmless no-op: it takes a line number, which can make
+        // another author's `head` fit a log reordered around it (docs/SPEC.md §4.4).
+        const env = prepared.envelope!;
+        const violation: Violation = {
+          code: 'bad_position',
+          player: null,
+          seq: line,
+          message: `line ${line} repeats line ${judgement.line} (${env.from}'s envelope #${env.seq}); a checking orderer records an envelope once, so the log was altered here and ${env.from} is not held to it`,
+          evidence: [{ line: judgement.line }, { line, hash: prepared.hash!, envelope: env }],
+        };
+        return { accepted: null, violations: [violation], duplicate: true, altered: true };
+      }
       case 'equivocation':
         return { accepted: null, violations: [judgement.violation], duplicate: false, altered: false };
       case 'refuse': {
