@@ -109,7 +109,9 @@ export type ViolationCode =
   | 'reused_r'
   | 'rejected_bet'
   // Rochambeau (docs/spec/rochambeau.md)
-  | 'bad_payload';
+  | 'bad_payload'
+  // Escrow (docs/spec/escrow.md): a dealing, an answered complaint or an opened share that does not fit its commitments
+  | 'bad_share';
 
 export interface Evidence {
   /** 0-based line of the transcript the envelope stands on, when known. */

@@ -22,6 +22,8 @@ export interface Ctx {
   readonly random: (length: number) => Uint8Array;
   /** The local player's unique-signature prover, when it holds one (the Signidice house). */
   readonly prover?: (alpha: Uint8Array) => Uint8Array;
+  /** Opens a box sealed to the local player's key (escrow shares, docs/spec/escrow.md); throws when it does not open. */
+  readonly unseal?: (sealed: { readonly ephemeral: string; readonly box: string }, context: string) => string;
 }
 
 export interface GameEvent {

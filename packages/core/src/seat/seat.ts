@@ -26,6 +26,7 @@ import { Referee } from '../referee.js';
 import type { Registry } from '../registry.js';
 import type { Ctx, Decision, GameEvent, Outcome } from '../protocols/machine.js';
 import { prepareLine, type VerifyFn } from '../transcript.js';
+import { openShare, type SealedShare } from '../escrow/vss.js';
 
 /** How a seat reaches the orderer. */
 export interface SeatTransport {
@@ -155,7 +156,10 @@ export class Seat {
 
   private ctx(): Ctx {
     const now = this.options.clock();
-    return this.options.prover === undefined ? { now, random: this.options.random } : { now, random: this.options.random, prover: this.options.prover };
+    const unseal = (sealed: SealedShare, context: string): string => openShare(sealed, this.options.keys.secretKey, context);
+    return this.options.prover === undefined
+      ? { now, random: this.options.random, unseal }
+      : { now, random: this.options.random, prover: this.options.prover, unseal };
   }
 
   get gameId(): string {

@@ -34,6 +34,8 @@ export interface SimOptions {
   readonly turns?: number;
   readonly cheat?: Cheat;
   readonly cheater?: string;
+  /** More cheaters, each with its own cheat (escrow tests: a withholder and a share-holder who lies). */
+  readonly accomplices?: Readonly<Record<string, Cheat>>;
   readonly drop?: number;
   readonly duplicate?: number;
   readonly minDelay?: number;
@@ -136,7 +138,7 @@ export function simulate(options: SimOptions): SimResult {
   net.add(table);
   const players = ids.map((id, i) => {
     const stream = new RandomStream(taggedHash('sim-random', options.seed, utf8(id)), 'player');
-    const cheat = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;
+    const cheat = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : (options.accomplices?.[id] ?? null);
     const prover = id === HOUSE ? house?.prove : undefined;
     const player = new SimPlayer(
       id,
@@ -159,14 +161,15 @@ export function simulate(options: SimOptions): SimResult {
   });
   // Players send their first messages as the game starts.
   for (const p of players) p.tick(net);
-  const observer = players.find((p) => p.id !== cheater)!;
+  const dishonest = (id: string): boolean => id === cheater || options.accomplices?.[id] !== undefined;
+  const observer = players.find((p) => !dishonest(p.id))!;
   const timeout = (options.timeoutMs ?? 2000) * 4;
   let quietSince = -1;
   net.run(() => {
     if (observer.referee.outcome() === null) return false;
     // Let in-flight messages land so every honest player has the full log.
     if (quietSince < 0) quietSince = net.now;
-    return net.now - quietSince > 500 && players.every((p) => p.idle || p.id === cheater);
+    return net.now - quietSince > 500 && players.every((p) => p.idle || dishonest(p.id));
   }, 10_000_000 + timeout);
   let lines = table.log.slice();
   if (options.cheat === 'tamper' && cheater !== null) lines = tamper(lines, cheater, keys[ids.indexOf(cheater)]!);
