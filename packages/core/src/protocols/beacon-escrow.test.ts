@@ -124,6 +124,27 @@ describe('beacon with threshold escrow', () => {
     expect(answers).toHaveLength(4);
   });
 
+  // Each remaining rule of the escrow, broken once: the cheater is named, and no honest player.
+  const rules: { cheat: Cheat; code: string; why: string; accomplices?: Record<string, Cheat> }[] = [
+    { cheat: 'escrow-short-deal', code: 'bad_share', why: 'a sharing of the wrong size' },
+    { cheat: 'escrow-withhold-check', code: 'withheld', why: 'no word on the shares dealt to it' },
+    { cheat: 'escrow-bad-check', code: 'commit_set_mismatch', why: 'a share check on another commit set' },
+    { cheat: 'escrow-self-complaint', code: 'unexpected_message', why: 'a complaint of a dealing it was not dealt' },
+    { cheat: 'escrow-withhold-answer', code: 'withheld', why: 'a complaint left unanswered', accomplices: { p0: 'escrow-false-complaint' } },
+  ];
+  for (const rule of rules) {
+    it(`${rule.cheat} (${rule.why}): named ${rule.code} before any value is public; the seed is drawn without it`, () => {
+      const res = run(4, 2, { cheat: rule.cheat, cheater: 'p2', ...(rule.accomplices === undefined ? {} : { accomplices: rule.accomplices }) });
+      expectNamed(res, { p2: rule.code });
+      expect(res.seeds).toHaveLength(1);
+      expect(res.seeds[0]!.players).not.toContain('p2');
+      // Named before any value was public: no reveal stands in the log ahead of the violation.
+      const named = res.verdict.violations.find((v) => v.player === 'p2')!;
+      const firstReveal = res.r.lines.findIndex((l) => (JSON.parse(l) as { body: { type: string } }).body.type === 'reveal');
+      expect(firstReveal).toBeGreaterThan(named.seq);
+    });
+  }
+
   it('escrow changes nothing for the seed of an honest round but its binding: without escrow the values differ', () => {
     const plain = simulate({ protocol: 'beacon', players: 5, seed: SEED });
     const seeds = (auditLines(plain.lines).outcome!.summary as { seeds: Seeds }).seeds;

@@ -40,6 +40,11 @@ export const CHEATS = [
   'escrow-wrong-share',
   'escrow-withhold-share',
   'escrow-false-complaint',
+  'escrow-short-deal',
+  'escrow-withhold-check',
+  'escrow-withhold-answer',
+  'escrow-bad-check',
+  'escrow-self-complaint',
 ] as const;
 export type Cheat = (typeof CHEATS)[number];
 /** The cheats every protocol knows; the others are Signidice's own. */
@@ -166,6 +171,23 @@ export function cheatHook(cheat: Cheat, deps: CheatDeps): OutgoingHook | undefin
           return { ...b, complaints: s.active.filter((p) => p !== seat.id) };
         },
       };
+    case 'escrow-short-deal':
+      // A sharing with one commitment fewer than the threshold asks for.
+      return {
+        body: (b) => {
+          const e = b.escrow as { commitments: string[]; shares: JsonValue } | undefined;
+          return b.type === 'commit' && e !== undefined ? (once(() => ({ ...b, escrow: { ...e, commitments: e.commitments.slice(1) } })) ?? b) : b;
+        },
+      };
+    case 'escrow-withhold-check':
+      return { body: (b) => (b.type === 'check' ? null : b) };
+    case 'escrow-withhold-answer':
+      // Never answers a complaint against its own dealing.
+      return { body: (b, seat) => (b.type === 'share' && b.dealer === seat.id ? null : b) };
+    case 'escrow-bad-check':
+      return { body: (b) => (b.type === 'check' ? (once(() => ({ ...b, commitSet: '0'.repeat(64) })) ?? b) : b) };
+    case 'escrow-self-complaint':
+      return { body: (b, seat) => (b.type === 'check' ? (once(() => ({ ...b, complaints: [seat.id] })) ?? b) : b) };
     case 'out-of-turn':
       return undefined; // acts through earlyMove
     case 'tamper':
