@@ -139,6 +139,26 @@ export function sealShare(share: string, playerKey: Uint8Array, context: string,
   return { ephemeral: toHex(x25519.getPublicKey(ephemeral)), box: toHex(box) };
 }
 
+/**
+ * Seals one dealing's shares, `shares[i]` to `playerKeys[i]` under `contexts[i]`, with one ephemeral key for
+ * all of them: each box still has its own key (a different shared secret and context per seat), and the
+ * dealer does one Montgomery ladder per seat instead of two. Each result opens with `openShare`.
+ */
+export function sealShares(
+  shares: readonly string[],
+  playerKeys: readonly Uint8Array[],
+  contexts: readonly string[],
+  random: (n: number) => Uint8Array,
+): SealedShare[] {
+  const ephemeral = random(32);
+  const ephemeralPublic = toHex(x25519.getPublicKey(ephemeral));
+  return shares.map((share, i) => {
+    const shared = x25519.getSharedSecret(ephemeral, ed25519.utils.toMontgomery(playerKeys[i]!));
+    const box = chacha20poly1305(shareKey(shared, contexts[i]!), ZERO_NONCE).encrypt(fromHex(share, 'share', 32));
+    return { ephemeral: ephemeralPublic, box: toHex(box) };
+  });
+}
+
 /** Opens a share sealed to this player (its fairtable Ed25519 secret key); throws `bad_share` when it does not open. */
 export function openShare(sealed: SealedShare, secretKey: Uint8Array, context: string): string {
   try {

@@ -27,7 +27,7 @@ import type { Accepted } from '../transcript.js';
 import type { Body } from '../envelope.js';
 import type { JsonValue } from '../jcs.js';
 import { FairtableError } from '../errors.js';
-import { deal, randomScalar, reconstruct, sealShare, secretCommitment, verifyShare, type SealedShare } from '../escrow/vss.js';
+import { deal, randomScalar, reconstruct, sealShares, secretCommitment, verifyShare, type SealedShare } from '../escrow/vss.js';
 import { ristretto255 } from '@noble/curves/ed25519.js';
 import {
   deadlineTick,
@@ -179,11 +179,13 @@ function startRound(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
     const c = commit(binding, scalarHex(secret), ctx.random);
     const others = othersOf(s, me);
     const d = deal(secret, threshold(s), others.length, ctx.random);
-    const shares: Record<string, string> = {};
-    const sealed = others.map((p, i) => {
-      shares[p] = d.shares[i]!;
-      return sealShare(d.shares[i]!, fromHex(s.keys[p]!, 'key', 32), beaconShareContext(s.gameId, s.round, me, p), ctx.random);
-    });
+    const shares: Record<string, string> = Object.fromEntries(others.map((p, i) => [p, d.shares[i]!]));
+    const sealed = sealShares(
+      d.shares,
+      others.map((p) => fromHex(s.keys[p]!, 'key', 32)),
+      others.map((p) => beaconShareContext(s.gameId, s.round, me, p)),
+      ctx.random,
+    );
     s.mine = { round: s.round, opening: c.opening, shares };
     st.send({
       type: 'commit',
