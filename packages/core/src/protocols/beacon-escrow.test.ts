@@ -78,6 +78,14 @@ describe('beacon with threshold escrow', () => {
     expect(res.seeds[0]!.seed).toBe(honest5.seeds[0]!.seed);
   });
 
+  it('a reveal on another commit set is named and the shared value used instead', () => {
+    const res = run(5, 3, { cheat: 'escrow-reveal-wrong-set', cheater: 'p1' });
+    expectNamed(res, { p1: 'commit_set_mismatch' });
+    expect(res.seeds[0]!.round).toBe(1);
+    expect(res.seeds[0]!.opened).toEqual(['p1']);
+    expect(res.seeds[0]!.seed).toBe(honest5.seeds[0]!.seed);
+  });
+
   it('a wrong share published at opening names its sender; the others still open the value', () => {
     const res = run(5, 2, { cheat: 'withhold', cheater: 'p3', accomplices: { p1: 'escrow-wrong-share' } });
     const honest = run(5, 2);

@@ -43,6 +43,7 @@ function expectedCode(protocol: string, cheat: Cheat): string {
     case 'escrow-withhold-answer':
       return 'withheld';
     case 'escrow-bad-check':
+    case 'escrow-reveal-wrong-set':
       return 'commit_set_mismatch';
     case 'escrow-self-complaint':
       return 'unexpected_message';

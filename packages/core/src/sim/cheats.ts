@@ -45,6 +45,7 @@ export const CHEATS = [
   'escrow-withhold-answer',
   'escrow-bad-check',
   'escrow-self-complaint',
+  'escrow-reveal-wrong-set',
 ] as const;
 export type Cheat = (typeof CHEATS)[number];
 /** The cheats every protocol knows; the others are Signidice's own. */
@@ -188,6 +189,8 @@ export function cheatHook(cheat: Cheat, deps: CheatDeps): OutgoingHook | undefin
       return { body: (b) => (b.type === 'check' ? (once(() => ({ ...b, commitSet: '0'.repeat(64) })) ?? b) : b) };
     case 'escrow-self-complaint':
       return { body: (b, seat) => (b.type === 'check' ? (once(() => ({ ...b, complaints: [seat.id] })) ?? b) : b) };
+    case 'escrow-reveal-wrong-set':
+      return { body: (b) => (b.type === 'reveal' ? (once(() => ({ ...b, commitSet: '0'.repeat(64) })) ?? b) : b) };
     case 'out-of-turn':
       return undefined; // acts through earlyMove
     case 'tamper':
