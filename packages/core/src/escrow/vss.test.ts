@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { generateKeyPair } from '../identity.js';
 import { RandomStream } from '../stream.js';
 import { utf8, fromUtf8 } from '../bytes.js';
-import { deal, openEscrowedValue, openShare, randomScalar, reconstruct, sealShare, sealValue, secretCommitment, verifyShare } from './vss.js';
+import { deal, openEscrowedValue, openShare, randomScalar, reconstruct, sealShare, sealShares, sealValue, secretCommitment, verifyShare } from './vss.js';
 
 const rng = (seed: number) => {
   const s = new RandomStream(new Uint8Array(32).fill(seed), 'test');
@@ -74,5 +74,22 @@ describe('sealed shares and the escrowed value', () => {
     const back = reconstruct([1, 3, 4].map((seat) => ({ seat, share: opened[seat - 1]! })));
     expect(fromUtf8(openEscrowedValue(value, back, 'opening of p0, round 1'))).toBe('{"nonce":"…","value":"3"}');
     expect(() => openEscrowedValue(value, back, 'opening of p0, round 2')).toThrow(/does not open/);
+  });
+
+  it('shares sealed with one ephemeral key: each opens for its own seat and context only', () => {
+    const random = rng(12);
+    const players = [1, 2, 3].map((i) => generateKeyPair(new Uint8Array(32).fill(80 + i)));
+    const d = deal(randomScalar(random), 2, 3, random);
+    const contexts = ['s1', 's2', 's3'];
+    const sealed = sealShares(
+      d.shares,
+      players.map((p) => p.publicKey),
+      contexts,
+      random,
+    );
+    expect(new Set(sealed.map((x) => x.ephemeral)).size).toBe(1);
+    expect(sealed.map((box, i) => openShare(box, players[i]!.secretKey, contexts[i]!))).toEqual(d.shares);
+    expect(() => openShare(sealed[1]!, players[1]!.secretKey, 's1')).toThrow(/does not open/);
+    expect(() => openShare(sealed[1]!, players[0]!.secretKey, 's2')).toThrow(/does not open/);
   });
 });

@@ -72,12 +72,13 @@ export function deal(secret: bigint, k: number, n: number, random: (n: number) =
 export function verifyShare(i: number, share: string, commitments: readonly string[]): boolean {
   try {
     const y = scalarOf(share, 'share');
+    // Horner's rule on public points with the small public scalar i: variable-time multiplication is safe
+    // here and several times faster than the constant-time ladder.
+    const x = Fn.create(BigInt(i));
     let expected: RPoint = Point.ZERO;
-    let power = 1n;
-    for (const c of commitments) {
-      const C = Point.fromHex(c);
-      if (power !== 0n) expected = expected.add(C.multiply(power));
-      power = Fn.mul(power, BigInt(i));
+    for (let j = commitments.length - 1; j >= 0; j--) {
+      const scaled = x === 0n || expected.equals(Point.ZERO) ? Point.ZERO : expected.multiplyUnsafe(x);
+      expected = scaled.add(Point.fromHex(commitments[j]!));
     }
     const left = y === 0n ? Point.ZERO : Point.BASE.multiply(y);
     return left.equals(expected);
@@ -136,6 +137,26 @@ export function sealShare(share: string, playerKey: Uint8Array, context: string,
   // A fresh key per box, so the all-zero nonce is used once.
   const box = chacha20poly1305(shareKey(shared, context), ZERO_NONCE).encrypt(fromHex(share, 'share', 32));
   return { ephemeral: toHex(x25519.getPublicKey(ephemeral)), box: toHex(box) };
+}
+
+/**
+ * Seals one dealing's shares, `shares[i]` to `playerKeys[i]` under `contexts[i]`, with one ephemeral key for
+ * all of them: each box still has its own key (a different shared secret and context per seat), and the
+ * dealer does one Montgomery ladder per seat instead of two. Each result opens with `openShare`.
+ */
+export function sealShares(
+  shares: readonly string[],
+  playerKeys: readonly Uint8Array[],
+  contexts: readonly string[],
+  random: (n: number) => Uint8Array,
+): SealedShare[] {
+  const ephemeral = random(32);
+  const ephemeralPublic = toHex(x25519.getPublicKey(ephemeral));
+  return shares.map((share, i) => {
+    const shared = x25519.getSharedSecret(ephemeral, ed25519.utils.toMontgomery(playerKeys[i]!));
+    const box = chacha20poly1305(shareKey(shared, contexts[i]!), ZERO_NONCE).encrypt(fromHex(share, 'share', 32));
+    return { ephemeral: ephemeralPublic, box: toHex(box) };
+  });
 }
 
 /** Opens a share sealed to this player (its fairtable Ed25519 secret key); throws `bad_share` when it does not open. */

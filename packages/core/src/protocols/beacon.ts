@@ -1,5 +1,6 @@
 /**
- * N-party joint random number: the beacon (docs/SPEC.md §7.1; seeds 003 and 004).
+ * N-party joint random number: the beacon (docs/SPEC.md §7.1; seeds 003 and 004), with optional threshold
+ * escrow (docs/spec/escrow.md §2).
  *
  * Round r: every active player commits to 32 random bytes (purpose
  * "beacon/r"); once every commitment is in, the commit set is fixed and each
@@ -10,13 +11,25 @@
  * (`withheld`) and forfeits; because the others' values are then public, the
  * round is not finished without them (that would let the last revealer choose
  * between two seeds) but run again among the remaining players.
+ *
+ * With `escrow: {scheme: "vss", threshold: k}` the value is a ristretto255 scalar s, dealt with its
+ * commitment as a Feldman sharing (C_0 = s·G binds it) with a share sealed to each other player; every
+ * player checks its shares (and complains, the dealer answering in the clear) before anyone reveals. A
+ * player who then withholds, or reveals a value that is not its sharing's, is named and its value is
+ * opened from k shares, so the round finishes with the value it committed to; only when fewer than k
+ * valid shares come does the round end as without escrow.
  */
-import { toHex } from '../bytes.js';
+import { fromHex, toHex } from '../bytes.js';
 import { commit, opens, type Opening } from '../commitment.js';
 import { hashJson, hashJsonHex } from '../hash.js';
 import type { GameSetup } from '../setup.js';
 import type { JsonValue } from '../jcs.js';
 import type { Accepted } from '../transcript.js';
+import type { Body } from '../envelope.js';
+import type { JsonValue } from '../jcs.js';
+import { FairtableError } from '../errors.js';
+import { deal, randomScalar, reconstruct, sealShares, secretCommitment, verifyShare, type SealedShare } from '../escrow/vss.js';
+import { ristretto255 } from '@noble/curves/ed25519.js';
 import {
   deadlineTick,
   intParam,
@@ -33,24 +46,51 @@ import {
 import type { ViolationCode } from '../errors.js';
 import { BEACON_MESSAGES } from './messages.js';
 
+/** A player's published sharing: Feldman commitments C_0..C_{k−1} and one sealed share per other roster player. */
+export interface BeaconDealing {
+  readonly commitments: readonly string[];
+  readonly shares: readonly SealedShare[];
+}
+
+export type BeaconPhase = 'commit' | 'check' | 'answer' | 'reveal' | 'open' | 'done';
+
 export interface BeaconState {
   readonly gameId: string;
   readonly timeoutMs: number;
   /** How many seeds the game wants. */
   readonly wanted: number;
+  /** The escrow threshold k, or null without escrow. */
+  readonly escrowK: number | null;
+  /** Each player's fairtable key (hex), to seal shares to. */
+  readonly keys: Readonly<Record<string, string>>;
   active: string[];
+  /** The round's players as it started: the seats of every dealing of the round. */
+  roster: string[];
   round: number;
-  phase: 'commit' | 'reveal' | 'done';
+  phase: BeaconPhase;
   phaseStart: number;
   lastTime: number;
   commits: Record<string, string>;
   commitSet: string | null;
   values: Record<string, string>;
-  seeds: { round: number; seed: string; players: string[] }[];
+  seeds: { round: number; seed: string; players: string[]; opened: string[] }[];
   forfeits: { player: string; code: ViolationCode }[];
   me: string | null;
-  mine: { round: number; opening: Opening } | null;
+  mine: { round: number; opening: Opening; shares: Record<string, string> } | null;
   claimed: string | null;
+  // Escrow (empty without it).
+  dealings: Record<string, BeaconDealing>;
+  checked: string[];
+  /** Complaints not yet answered: dealer → complainants. */
+  pending: Record<string, string[]>;
+  /** The shares dealt to this seat, checked: dealer → share (local; never published unless asked). */
+  held: Record<string, string>;
+  /** Players whose value escrow opens: they withheld or revealed a value that is not their sharing's. */
+  failed: { player: string; code: ViolationCode }[];
+  /** Named during reveal or opening but with their value in the round: they leave when it ends. */
+  leaving: { player: string; code: ViolationCode }[];
+  /** Valid shares published for each failed dealer: dealer → holder → share. */
+  opened: Record<string, Record<string, string>>;
 }
 
 export function commitSetHash(gameId: string, round: number, active: readonly string[], commits: Record<string, string>): string {
@@ -61,11 +101,54 @@ export function beaconSeed(gameId: string, round: number, players: readonly stri
   return toHex(hashJson('beacon', { game: gameId, round, players, values: players.map((p) => values[p] ?? null) }));
 }
 
+/** The context a share of `dealer` for `holder` is sealed under (docs/spec/escrow.md §2). */
+export function beaconShareContext(gameId: string, round: number, dealer: string, holder: string): string {
+  return `fairtable/beacon-share/${gameId}/${round}/${dealer}/${holder}`;
+}
+
 const purpose = (round: number): string => `beacon/${round}`;
+const Fn = ristretto255.Point.Fn;
+const scalarHex = (x: bigint): string => toHex(Fn.toBytes(x));
+
+/** The escrow parameter: `{scheme: "vss", threshold: k}` (k ≥ 1), or absent. */
+function escrowParam(params: { readonly [key: string]: JsonValue }): number | null {
+  const e = params.escrow;
+  if (e === undefined || e === null) return null;
+  if (typeof e !== 'object' || Array.isArray(e) || e.scheme !== 'vss') {
+    throw new FairtableError('bad_input', 'escrow: expected {"scheme": "vss", "threshold": k}', { field: 'escrow' });
+  }
+  return intParam(e, 'threshold', 0, 1, 1000);
+}
+
+const escrowOn = (s: BeaconState): boolean => s.escrowK !== null && s.roster.length >= 2;
+/** The threshold of this round: k, or every other player when fewer are left (docs/spec/escrow.md §2). */
+const threshold = (s: BeaconState): number => Math.min(s.escrowK ?? 1, s.roster.length - 1);
+const othersOf = (s: BeaconState, dealer: string): string[] => s.roster.filter((p) => p !== dealer);
+const seatOf = (s: BeaconState, dealer: string, holder: string): number => othersOf(s, dealer).indexOf(holder) + 1;
+const isFailed = (s: BeaconState, p: string): boolean => s.failed.some((f) => f.player === p);
+const isLeaving = (s: BeaconState, p: string): boolean => s.leaving.some((f) => f.player === p);
+/** Who must publish a share of `dealer`'s withheld value: the active players who revealed, but the dealer. */
+const holdersOf = (s: BeaconState, dealer: string): string[] =>
+  s.active.filter((p) => p !== dealer && s.roster.includes(p) && !isFailed(s, p) && !isLeaving(s, p));
 
 /** A copy deep enough for a step (containers copied; openings and seeds are never mutated). */
 function copy(s: BeaconState): BeaconState {
-  return { ...s, active: [...s.active], commits: { ...s.commits }, values: { ...s.values }, seeds: [...s.seeds], forfeits: [...s.forfeits] };
+  return {
+    ...s,
+    active: [...s.active],
+    roster: [...s.roster],
+    commits: { ...s.commits },
+    values: { ...s.values },
+    seeds: [...s.seeds],
+    forfeits: [...s.forfeits],
+    dealings: { ...s.dealings },
+    checked: [...s.checked],
+    pending: Object.fromEntries(Object.entries(s.pending).map(([k, v]) => [k, [...v]])),
+    held: { ...s.held },
+    failed: [...s.failed],
+    leaving: [...s.leaving],
+    opened: Object.fromEntries(Object.entries(s.opened).map(([k, v]) => [k, { ...v }])),
+  };
 }
 
 function startRound(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
@@ -75,11 +158,58 @@ function startRound(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
   s.values = {};
   s.commitSet = null;
   s.claimed = null;
+  s.roster = [...s.active];
+  s.dealings = {};
+  s.checked = [];
+  s.pending = {};
+  s.held = {};
+  s.failed = [];
+  s.leaving = [];
+  s.opened = {};
   if (s.me !== null && s.active.includes(s.me)) {
-    const c = commit({ game: s.gameId, player: s.me, purpose: purpose(s.round) }, toHex(ctx.random(32)), ctx.random);
-    s.mine = { round: s.round, opening: c.opening };
-    st.send({ type: 'commit', round: s.round, commitment: c.commitment });
+    const me = s.me;
+    const binding = { game: s.gameId, player: me, purpose: purpose(s.round) };
+    if (!escrowOn(s)) {
+      const c = commit(binding, toHex(ctx.random(32)), ctx.random);
+      s.mine = { round: s.round, opening: c.opening, shares: {} };
+      st.send({ type: 'commit', round: s.round, commitment: c.commitment });
+      return;
+    }
+    // The value is the sharing's secret: C_0 = s·G binds it as firmly as the hash commitment does.
+    const secret = randomScalar(ctx.random);
+    const c = commit(binding, scalarHex(secret), ctx.random);
+    const others = othersOf(s, me);
+    const d = deal(secret, threshold(s), others.length, ctx.random);
+    const shares: Record<string, string> = Object.fromEntries(others.map((p, i) => [p, d.shares[i]!]));
+    const sealed = sealShares(
+      d.shares,
+      others.map((p) => fromHex(s.keys[p]!, 'key', 32)),
+      others.map((p) => beaconShareContext(s.gameId, s.round, me, p)),
+      ctx.random,
+    );
+    s.mine = { round: s.round, opening: c.opening, shares };
+    st.send({
+      type: 'commit',
+      round: s.round,
+      commitment: c.commitment,
+      escrow: { commitments: [...d.commitments], shares: sealed.map((x) => ({ ephemeral: x.ephemeral, box: x.box })) },
+    });
   }
+}
+
+/** Why a published dealing cannot be used (wrong size, a commitment that is not a point), or null. */
+function dealingProblem(s: BeaconState, dealer: string, d: BeaconDealing | undefined): string | null {
+  if (d === undefined) return `${dealer}'s commitment carries no sharing, and this beacon escrows every value`;
+  if (d.commitments.length !== threshold(s)) return `${dealer}'s sharing has ${d.commitments.length} commitments, the threshold is ${threshold(s)}`;
+  if (d.shares.length !== s.roster.length - 1) return `${dealer}'s sharing seals ${d.shares.length} shares for ${s.roster.length - 1} other players`;
+  for (const c of d.commitments) {
+    try {
+      ristretto255.Point.fromHex(c);
+    } catch {
+      return `${dealer}'s sharing commits to ${c.slice(0, 16)}…, which is not a ristretto255 point`;
+    }
+  }
+  return null;
 }
 
 function openReveal(s: BeaconState, st: Stepper, time: number): void {
@@ -92,11 +222,64 @@ function openReveal(s: BeaconState, st: Stepper, time: number): void {
   }
 }
 
+/** Escrow: every player checks the shares dealt to it and says so (complaining of those that do not open or fit). */
+function openCheck(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
+  s.phase = 'check';
+  s.phaseStart = time;
+  s.claimed = null;
+  s.commitSet = commitSetHash(s.gameId, s.round, s.active, s.commits);
+  const me = s.me;
+  if (me === null || !s.active.includes(me)) return;
+  const complaints: string[] = [];
+  for (const dealer of s.active) {
+    if (dealer === me) continue;
+    const d = s.dealings[dealer]!;
+    const seat = seatOf(s, dealer, me);
+    let share: string | null = null;
+    try {
+      if (ctx.unseal !== undefined) share = ctx.unseal(d.shares[seat - 1]!, beaconShareContext(s.gameId, s.round, dealer, me));
+    } catch {
+      share = null;
+    }
+    if (share !== null && verifyShare(seat, share, d.commitments)) s.held[dealer] = share;
+    else complaints.push(dealer);
+  }
+  st.send({ type: 'check', round: s.round, commitSet: s.commitSet, complaints });
+}
+
+/** Escrow: the players named in the reveal phase have their values opened; each holder publishes its shares. */
+function openEscrow(s: BeaconState, st: Stepper, time: number): void {
+  s.phase = 'open';
+  s.phaseStart = time;
+  s.claimed = null;
+  for (const f of s.failed) s.opened[f.player] = {};
+  const me = s.me;
+  if (me === null) return;
+  for (const f of s.failed) {
+    const share = s.held[f.player];
+    if (holdersOf(s, f.player).includes(me) && share !== undefined) {
+      st.send({ type: 'share', round: s.round, dealer: f.player, seat: me, share });
+    }
+  }
+}
+
 function forfeit(s: BeaconState, st: Stepper, player: string, code: ViolationCode): void {
   if (!s.active.includes(player)) return;
   s.active = s.active.filter((p) => p !== player);
   s.forfeits.push({ player, code });
   st.emit({ type: 'forfeit', player, code });
+}
+
+/** The round's seed from every value, the named players leaving afterwards. */
+function finishRound(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
+  const seed = beaconSeed(s.gameId, s.round, s.active, s.values);
+  const opened = s.failed.map((f) => f.player);
+  s.seeds.push({ round: s.round, seed, players: [...s.active], opened });
+  st.emit({ type: 'beacon', round: s.round, seed, players: [...s.active], opened });
+  for (const f of [...s.failed, ...s.leaving]) forfeit(s, st, f.player, f.code);
+  s.round++;
+  if (s.seeds.length >= s.wanted || s.active.length === 0) s.phase = 'done';
+  else startRound(s, st, ctx, time);
 }
 
 function finishRoundIfComplete(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
@@ -105,21 +288,150 @@ function finishRoundIfComplete(s: BeaconState, st: Stepper, ctx: Ctx, time: numb
       s.phase = 'done';
       return;
     }
+    if (escrowOn(s) && s.active.length >= 2) openCheck(s, st, ctx, time);
+    else openReveal(s, st, time);
+  } else if (s.phase === 'check' && s.active.every((p) => s.checked.includes(p))) {
+    if (Object.values(s.pending).some((c) => c.length > 0)) {
+      // The dealers complained of get a full timeout to answer from the last check on.
+      s.phase = 'answer';
+      s.phaseStart = time;
+      s.claimed = null;
+    } else openReveal(s, st, time);
+  } else if (s.phase === 'answer' && Object.values(s.pending).every((c) => c.length === 0)) {
     openReveal(s, st, time);
-  } else if (s.phase === 'reveal' && s.active.every((p) => s.values[p] !== undefined)) {
-    const seed = beaconSeed(s.gameId, s.round, s.active, s.values);
-    s.seeds.push({ round: s.round, seed, players: [...s.active] });
-    st.emit({ type: 'beacon', round: s.round, seed, players: [...s.active] });
-    s.round++;
-    if (s.seeds.length >= s.wanted || s.active.length === 0) s.phase = 'done';
-    else startRound(s, st, ctx, time);
+  } else if (s.phase === 'reveal' && s.active.every((p) => s.values[p] !== undefined || isFailed(s, p))) {
+    if (s.failed.length === 0) finishRound(s, st, ctx, time);
+    else {
+      openEscrow(s, st, time);
+      settleOpening(s, st, ctx, time);
+    }
   }
 }
 
+/**
+ * Once every holder has published its shares (or been named), opens each failed dealer's value from k valid
+ * shares. Waiting for all of them, not the first k, means every share is checked and every liar named. When a
+ * value has fewer than k valid shares, the round ends as without escrow: the named players forfeit and it
+ * starts over.
+ */
+function settleOpening(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
+  if (s.phase !== 'open') return;
+  const k = threshold(s);
+  const shut = s.failed.filter((f) => s.values[f.player] === undefined);
+  if (shut.some((f) => holdersOf(s, f.player).some((p) => s.opened[f.player]?.[p] === undefined))) return;
+  for (const f of shut) {
+    const got = s.opened[f.player] ?? {};
+    const seats = Object.keys(got);
+    if (seats.length < k) {
+      for (const x of [...s.failed, ...s.leaving]) forfeit(s, st, x.player, x.code);
+      restartAfterLoss(s, st, ctx, time);
+      return;
+    }
+    const secret = reconstruct(seats.slice(0, k).map((p) => ({ seat: seatOf(s, f.player, p), share: got[p]! })));
+    s.values[f.player] = scalarHex(secret);
+    st.emit({ type: 'escrow-opened', round: s.round, player: f.player });
+  }
+  finishRound(s, st, ctx, time);
+}
+
 function missing(s: BeaconState): string[] {
-  if (s.phase === 'commit') return s.active.filter((p) => s.commits[p] === undefined);
-  if (s.phase === 'reveal') return s.active.filter((p) => s.values[p] === undefined);
-  return [];
+  switch (s.phase) {
+    case 'commit':
+      return s.active.filter((p) => s.commits[p] === undefined);
+    case 'check':
+      return s.active.filter((p) => !s.checked.includes(p));
+    case 'answer':
+      return s.active.filter((p) => (s.pending[p] ?? []).length > 0);
+    case 'reveal':
+      return s.active.filter((p) => s.values[p] === undefined && !isFailed(s, p));
+    case 'open': {
+      const late = new Set<string>();
+      for (const f of s.failed) {
+        if (s.values[f.player] !== undefined) continue;
+        for (const p of holdersOf(s, f.player)) if (s.opened[f.player]?.[p] === undefined) late.add(p);
+      }
+      return s.active.filter((p) => late.has(p));
+    }
+    case 'done':
+      return [];
+  }
+}
+
+/** A player named during reveal or opening under escrow: its value is opened (or kept, if revealed) and it leaves with the round. */
+function nameUnderEscrow(s: BeaconState, player: string, code: ViolationCode): void {
+  if (isFailed(s, player) || isLeaving(s, player)) return;
+  if (s.phase === 'reveal' && s.values[player] === undefined) s.failed.push({ player, code });
+  else s.leaving.push({ player, code });
+}
+
+function stepCheck(s: BeaconState, st: Stepper, msg: Accepted, body: Body, ctx: Ctx): void {
+  const from = msg.envelope.from;
+  if (body.round !== s.round) {
+    st.violation('unexpected_message', from, msg, `${from}'s check is for round ${String(body.round)}, the beacon is in round ${s.round}`);
+  } else if (s.phase !== 'check' || s.checked.includes(from)) {
+    st.violation('out_of_turn', from, msg, `${from} sent a share check in round ${s.round} outside the check phase, or twice`);
+  } else if (body.commitSet !== s.commitSet) {
+    st.violation('commit_set_mismatch', from, msg, `${from} checked shares on commit set ${String(body.commitSet)}, the agreed set is ${s.commitSet}`);
+    forfeit(s, st, from, 'commit_set_mismatch');
+    restartAfterLoss(s, st, ctx, msg.time);
+  } else {
+    const complaints = body.complaints as string[];
+    const bad = complaints.filter((d) => d === from || !s.active.includes(d) || complaints.indexOf(d) !== complaints.lastIndexOf(d));
+    if (bad.length > 0) {
+      st.violation('unexpected_message', from, msg, `${from} complained of [${bad.join(', ')}], who dealt it nothing this round (or twice)`);
+      forfeit(s, st, from, 'unexpected_message');
+      restartAfterLoss(s, st, ctx, msg.time);
+      return;
+    }
+    s.checked.push(from);
+    for (const dealer of complaints) {
+      (s.pending[dealer] ??= []).push(from);
+      // A dealer complained of answers in the clear: the complainant's share, checkable by anyone.
+      if (dealer === s.me && s.mine !== null && s.mine.round === s.round) {
+        st.send({ type: 'share', round: s.round, dealer, seat: from, share: s.mine.shares[from]! });
+      }
+    }
+    finishRoundIfComplete(s, st, ctx, msg.time);
+  }
+}
+
+function stepShare(s: BeaconState, st: Stepper, msg: Accepted, body: Body, ctx: Ctx): void {
+  const from = msg.envelope.from;
+  const dealer = body.dealer as string;
+  const seat = body.seat as string;
+  const share = body.share as string;
+  if (body.round !== s.round) {
+    st.violation('unexpected_message', from, msg, `${from}'s share is for round ${String(body.round)}, the beacon is in round ${s.round}`);
+    return;
+  }
+  if ((s.phase === 'check' || s.phase === 'answer') && dealer === from && (s.pending[from] ?? []).includes(seat)) {
+    // The dealer's answer to a complaint.
+    if (!verifyShare(seatOf(s, from, seat), share, s.dealings[from]!.commitments)) {
+      st.violation('bad_share', from, msg, `${from}'s share for ${seat}, published to answer its complaint, does not fit ${from}'s commitments`);
+      forfeit(s, st, from, 'bad_share');
+      restartAfterLoss(s, st, ctx, msg.time);
+      return;
+    }
+    s.pending[from] = s.pending[from]!.filter((p) => p !== seat);
+    if (seat === s.me) s.held[from] = share;
+    finishRoundIfComplete(s, st, ctx, msg.time);
+    return;
+  }
+  if (s.phase === 'open' && seat === from && s.opened[dealer] !== undefined && s.values[dealer] === undefined && holdersOf(s, dealer).includes(from)) {
+    if (s.opened[dealer][from] !== undefined) return; // a resend
+    if (!verifyShare(seatOf(s, dealer, from), share, s.dealings[dealer]!.commitments)) {
+      st.violation(
+        'bad_share',
+        from,
+        msg,
+        `${from}'s share of ${dealer}'s value does not fit ${dealer}'s commitments (${from} checked and accepted it before the reveals)`,
+      );
+      nameUnderEscrow(s, from, 'bad_share');
+    } else s.opened[dealer][from] = share;
+    settleOpening(s, st, ctx, msg.time);
+    return;
+  }
+  st.violation('out_of_turn', from, msg, `${from} published a share of ${dealer}'s value for ${seat}, which nobody asked for in round ${s.round} (${s.phase})`);
 }
 
 export const beacon: Machine<BeaconState> = {
@@ -143,7 +455,10 @@ export const beacon: Machine<BeaconState> = {
       gameId,
       timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
       wanted: intParam(setup.params, 'rounds', 1, 1, 1_000_000),
+      escrowK: escrowParam(setup.params),
+      keys: Object.fromEntries(setup.players.map((p) => [p.id, p.key])),
       active: setup.players.map((p) => p.id),
+      roster: [],
       round: 1,
       phase: 'commit',
       phaseStart: setup.created,
@@ -156,6 +471,13 @@ export const beacon: Machine<BeaconState> = {
       me,
       mine: null,
       claimed: null,
+      dealings: {},
+      checked: [],
+      pending: {},
+      held: {},
+      failed: [],
+      leaving: [],
+      opened: {},
     };
     const st = new Stepper();
     startRound(s, st, ctx, setup.created);
@@ -180,6 +502,8 @@ export const beacon: Machine<BeaconState> = {
       return st.result(s);
     }
     if (body.type === 'commit') {
+      const dealing = body.escrow as BeaconDealing | undefined;
+      const problem = body.round === s.round && s.phase === 'commit' && escrowOn(s) ? dealingProblem(s, from, dealing) : null;
       if (body.round !== s.round || typeof body.commitment !== 'string') {
         st.violation('unexpected_message', from, msg, `${from}'s commit is for round ${String(body.round)}, the beacon is in round ${s.round}`);
       } else if (s.phase !== 'commit') {
@@ -191,29 +515,52 @@ export const beacon: Machine<BeaconState> = {
         st.violation('copied_commitment', from, msg, `${from} copied ${owner}'s commitment in round ${s.round}`);
         forfeit(s, st, from, 'copied_commitment');
         finishRoundIfComplete(s, st, ctx, msg.time);
+      } else if (problem !== null) {
+        st.violation('bad_share', from, msg, problem);
+        forfeit(s, st, from, 'bad_share');
+        finishRoundIfComplete(s, st, ctx, msg.time);
       } else {
         s.commits[from] = body.commitment;
+        if (dealing !== undefined && escrowOn(s)) s.dealings[from] = dealing;
         finishRoundIfComplete(s, st, ctx, msg.time);
       }
+    } else if (body.type === 'check') {
+      stepCheck(s, st, msg, body, ctx);
+    } else if (body.type === 'share') {
+      stepShare(s, st, msg, body, ctx);
     } else if (body.type === 'reveal') {
+      const escrowed = escrowOn(s) && s.dealings[from] !== undefined;
       if (body.round !== s.round) {
         st.violation('unexpected_message', from, msg, `${from}'s reveal is for round ${String(body.round)}, the beacon is in round ${s.round}`);
+      } else if (escrowed && isFailed(s, from)) {
+        // Named already: escrow opens its value; a late reveal changes nothing.
       } else if (s.phase !== 'reveal') {
-        st.violation('out_of_turn', from, msg, `${from} revealed before every commitment of round ${s.round} was in`);
+        st.violation('out_of_turn', from, msg, `${from} revealed in round ${s.round} before the reveal phase (${s.phase})`);
       } else if (s.values[from] !== undefined) {
         st.violation('unexpected_message', from, msg, `${from} revealed twice in round ${s.round}`);
       } else if (body.commitSet !== s.commitSet) {
         st.violation('commit_set_mismatch', from, msg, `${from} revealed on commit set ${String(body.commitSet)}, the agreed set is ${s.commitSet}`);
-        forfeit(s, st, from, 'commit_set_mismatch');
-        restartAfterLoss(s, st, ctx, msg.time);
-      } else if (
-        !opens({ game: s.gameId, player: from, purpose: purpose(s.round) }, s.commits[from]!, body.opening) ||
-        typeof (body.opening as { value: unknown }).value !== 'string' ||
-        !/^[0-9a-f]{64}$/.test((body.opening as { value: string }).value)
-      ) {
-        st.violation('commit_mismatch', from, msg, `${from}'s reveal does not open its commitment ${s.commits[from]} of round ${s.round}`);
-        forfeit(s, st, from, 'commit_mismatch');
-        restartAfterLoss(s, st, ctx, msg.time);
+        if (escrowed) {
+          nameUnderEscrow(s, from, 'commit_set_mismatch');
+          finishRoundIfComplete(s, st, ctx, msg.time);
+        } else {
+          forfeit(s, st, from, 'commit_set_mismatch');
+          restartAfterLoss(s, st, ctx, msg.time);
+        }
+      } else if (!revealOpens(s, from, body.opening)) {
+        st.violation(
+          'commit_mismatch',
+          from,
+          msg,
+          `${from}'s reveal does not open its commitment ${s.commits[from]} of round ${s.round}${escrowed ? ' to the secret of its sharing' : ''}`,
+        );
+        if (escrowed) {
+          nameUnderEscrow(s, from, 'commit_mismatch');
+          finishRoundIfComplete(s, st, ctx, msg.time);
+        } else {
+          forfeit(s, st, from, 'commit_mismatch');
+          restartAfterLoss(s, st, ctx, msg.time);
+        }
       } else {
         s.values[from] = (body.opening as Opening).value as string;
         finishRoundIfComplete(s, st, ctx, msg.time);
@@ -221,12 +568,21 @@ export const beacon: Machine<BeaconState> = {
     } else if (isDeadlineBody(body)) {
       const late = settleClaim(st, msg, body, s, { round: s.round, late: missing(s), isOut: (p) => !s.active.includes(p) });
       if (late === null) return st.result(s);
+      const what = s.phase === 'open' ? 'publish its shares' : s.phase === 'answer' ? 'answer the complaints against it' : s.phase;
       for (const p of late) {
-        st.violation('withheld', p, msg, `${p} did not ${s.phase} in round ${s.round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
-        forfeit(s, st, p, 'withheld');
+        st.violation('withheld', p, msg, `${p} did not ${what} in round ${s.round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
       }
-      if (s.phase === 'commit') finishRoundIfComplete(s, st, ctx, msg.time);
-      else restartAfterLoss(s, st, ctx, msg.time);
+      if (s.phase === 'commit') {
+        for (const p of late) forfeit(s, st, p, 'withheld');
+        finishRoundIfComplete(s, st, ctx, msg.time);
+      } else if ((s.phase === 'reveal' || s.phase === 'open') && escrowOn(s)) {
+        for (const p of late) nameUnderEscrow(s, p, 'withheld');
+        if (s.phase === 'reveal') finishRoundIfComplete(s, st, ctx, msg.time);
+        else settleOpening(s, st, ctx, msg.time);
+      } else {
+        for (const p of late) forfeit(s, st, p, 'withheld');
+        restartAfterLoss(s, st, ctx, msg.time);
+      }
     } else {
       st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the beacon does not know`);
     }
@@ -246,8 +602,16 @@ export const beacon: Machine<BeaconState> = {
     const st = new Stepper();
     if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
     const s = copy(state);
+    if (escrowOn(s) && (s.phase === 'reveal' || s.phase === 'open')) {
+      // Under escrow no penalty reruns a round whose values are public: the player's value is opened or kept.
+      nameUnderEscrow(s, player, code);
+      if (s.phase === 'reveal') finishRoundIfComplete(s, st, ctx, time);
+      else settleOpening(s, st, ctx, time);
+      return st.result(s);
+    }
     forfeit(s, st, player, code);
-    if (s.phase === 'reveal' && Object.keys(s.values).length > 0) restartAfterLoss(s, st, ctx, time);
+    if (s.phase === 'check' || s.phase === 'answer') restartAfterLoss(s, st, ctx, time);
+    else if (s.phase === 'reveal' && Object.keys(s.values).length > 0) restartAfterLoss(s, st, ctx, time);
     else if (s.phase === 'reveal') {
       // Nobody has revealed yet: the commit set shrinks and everybody reveals on the new one.
       openReveal(s, st, time);
@@ -261,6 +625,20 @@ export const beacon: Machine<BeaconState> = {
     return { winners: [...state.active], forfeits: state.forfeits, summary: { seeds: state.seeds } };
   },
 };
+
+/** Whether a reveal opens `from`'s commitment to a 32-byte value (under escrow: the secret whose s·G is C_0). */
+function revealOpens(s: BeaconState, from: string, opening: unknown): boolean {
+  if (!opens({ game: s.gameId, player: from, purpose: purpose(s.round) }, s.commits[from]!, opening as Opening)) return false;
+  const value = (opening as { value: unknown }).value;
+  if (typeof value !== 'string' || !/^[0-9a-f]{64}$/.test(value)) return false;
+  const d = s.dealings[from];
+  if (!escrowOn(s) || d === undefined) return true;
+  try {
+    return secretCommitment(Fn.fromBytes(fromHex(value, 'value', 32))) === d.commitments[0];
+  } catch {
+    return false;
+  }
+}
 
 /** Values already revealed in this round are public now: the round starts over among those left. */
 function restartAfterLoss(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {

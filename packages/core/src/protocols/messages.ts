@@ -24,9 +24,14 @@ const players = z.array(text);
 
 export const DEADLINE = z.object({ type: z.literal('deadline'), phase: text, round, missing: players });
 
+const sealedShare = z.object({ ephemeral: text, box: text });
+
 export const BEACON_MESSAGES: MessageSchemas = {
-  commit: z.object({ round, commitment: text }),
+  commit: z.object({ round, commitment: text, escrow: z.optional(z.object({ commitments: z.array(text), shares: z.array(sealedShare) })) }),
   reveal: z.object({ round, commitSet: text, opening }),
+  // Threshold escrow (docs/spec/escrow.md §2): each player's word on the shares dealt to it, and a share in the clear.
+  check: z.object({ round, commitSet: text, complaints: players }),
+  share: z.object({ round, dealer: text, seat: text, share: text }),
   deadline: DEADLINE,
 };
 

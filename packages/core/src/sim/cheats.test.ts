@@ -33,6 +33,22 @@ function expectedCode(protocol: string, cheat: Cheat): string {
       return 'commit_mismatch';
     case 'player-reuse-r':
       return 'reused_r';
+    // The beacon escrow's cheats are tested with escrow on (protocols/beacon-escrow.test.ts).
+    case 'escrow-bad-deal':
+    case 'escrow-wrong-share':
+    case 'escrow-short-deal':
+      return 'bad_share';
+    case 'escrow-withhold-share':
+    case 'escrow-withhold-check':
+    case 'escrow-withhold-answer':
+      return 'withheld';
+    case 'escrow-bad-check':
+    case 'escrow-reveal-wrong-set':
+      return 'commit_set_mismatch';
+    case 'escrow-self-complaint':
+      return 'unexpected_message';
+    case 'escrow-false-complaint':
+      return 'none';
   }
 }
 

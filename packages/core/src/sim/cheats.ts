@@ -18,6 +18,7 @@ import type { KeyedState } from '../protocols/keyed-stream.js';
 import type { RochambeauState } from '../protocols/rochambeau.js';
 import { HOUSE, signidiceAlpha, type SignidiceState } from '../signidice/arbiter.js';
 import { ecvrfHouse } from '../signidice/house-key.js';
+import { ristretto255 } from '@noble/curves/ed25519.js';
 import type { OutgoingHook, Seat, SignFn } from '../seat/seat.js';
 
 export const CHEATS = [
@@ -34,6 +35,17 @@ export const CHEATS = [
   'house-key-swap',
   'player-wrong-hr',
   'player-reuse-r',
+  // Beacon threshold escrow (docs/spec/escrow.md §2)
+  'escrow-bad-deal',
+  'escrow-wrong-share',
+  'escrow-withhold-share',
+  'escrow-false-complaint',
+  'escrow-short-deal',
+  'escrow-withhold-check',
+  'escrow-withhold-answer',
+  'escrow-bad-check',
+  'escrow-self-complaint',
+  'escrow-reveal-wrong-set',
 ] as const;
 export type Cheat = (typeof CHEATS)[number];
 /** The cheats every protocol knows; the others are Signidice's own. */
@@ -49,6 +61,7 @@ export function cheatApplies(cheat: Cheat, protocol: string, cheater: string): s
     if (protocol !== 'signidice') return `${cheat} is a Signidice cheat; this game plays ${protocol}`;
     if (cheater === HOUSE) return `${cheat} is a player's cheat: the house cannot commit it`;
   }
+  if (cheat.startsWith('escrow-') && protocol !== 'beacon') return `${cheat} is a cheat on the beacon's escrow; this game plays ${protocol}`;
   if (protocol === 'signidice' && cheater === HOUSE && (cheat === 'wrong-opening' || cheat === 'withhold')) {
     return `the house opens no commitment and withholds only its signatures (house-withhold)`;
   }
@@ -132,12 +145,61 @@ export function cheatHook(cheat: Cheat, deps: CheatDeps): OutgoingHook | undefin
           return [{ ...e, sig: signEnvelope(e, forger.secretKey).sig } as Envelope];
         },
       };
+    case 'escrow-bad-deal':
+      // A sharing whose last commitment is not the polynomial's: no share fits, and the dealer's answers cannot either.
+      return {
+        body: (b) => {
+          const e = b.escrow as { commitments: string[]; shares: JsonValue } | undefined;
+          if (b.type !== 'commit' || e === undefined || e.commitments.length < 2 || done) return b;
+          done = true;
+          return { ...b, escrow: { ...e, commitments: [...e.commitments.slice(0, -1), ristretto255.Point.BASE.toHex()] } };
+        },
+      };
+    case 'escrow-wrong-share':
+      // Publishes a share of a withheld value that is not the one dealt to it.
+      return {
+        body: (b, seat) => (b.type === 'share' && b.seat === seat.id ? once(() => ({ ...b, share: flipHex(b.share as string) })) : null) ?? b,
+      };
+    case 'escrow-withhold-share':
+      return { body: (b, seat) => (b.type === 'share' && b.seat === seat.id ? null : b) };
+    case 'escrow-false-complaint':
+      // Complains of every dealer although every share opened and fit.
+      return {
+        body: (b, seat) => {
+          const s = stateOf<BeaconState>(seat, 'beacon');
+          if (b.type !== 'check' || s === null || done) return b;
+          done = true;
+          return { ...b, complaints: s.active.filter((p) => p !== seat.id) };
+        },
+      };
+    case 'escrow-short-deal':
+      // A sharing with one commitment fewer than the threshold asks for.
+      return {
+        body: (b) => {
+          const e = b.escrow as { commitments: string[]; shares: JsonValue } | undefined;
+          return b.type === 'commit' && e !== undefined ? (once(() => ({ ...b, escrow: { ...e, commitments: e.commitments.slice(1) } })) ?? b) : b;
+        },
+      };
+    case 'escrow-withhold-check':
+      return { body: (b) => (b.type === 'check' ? null : b) };
+    case 'escrow-withhold-answer':
+      // Never answers a complaint against its own dealing.
+      return { body: (b, seat) => (b.type === 'share' && b.dealer === seat.id ? null : b) };
+    case 'escrow-bad-check':
+      return { body: (b) => (b.type === 'check' ? (once(() => ({ ...b, commitSet: '0'.repeat(64) })) ?? b) : b) };
+    case 'escrow-self-complaint':
+      return { body: (b, seat) => (b.type === 'check' ? (once(() => ({ ...b, complaints: [seat.id] })) ?? b) : b) };
+    case 'escrow-reveal-wrong-set':
+      return { body: (b) => (b.type === 'reveal' ? (once(() => ({ ...b, commitSet: '0'.repeat(64) })) ?? b) : b) };
     case 'out-of-turn':
       return undefined; // acts through earlyMove
     case 'tamper':
       return undefined; // after the game (simulate.ts)
   }
 }
+
+/** The hex string with its first digit changed (a share stays below the group order: its low byte changes). */
+const flipHex = (h: string): string => (h[0] === '0' ? '1' : '0') + h.slice(1);
 
 function wrongOpening(body: Body): Body | null {
   const opening = body.opening as { nonce: string; value: unknown } | undefined;

@@ -53,6 +53,8 @@ export interface SimOptions {
   /** A cheat of CHEATS, or one of the extension's. */
   readonly cheat?: Cheat | (string & { readonly __cheat?: never });
   readonly cheater?: string;
+  /** More cheaters, each with its own cheat (escrow tests: a withholder and a share-holder who lies). */
+  readonly accomplices?: Readonly<Record<string, Cheat>>;
   readonly drop?: number;
   readonly duplicate?: number;
   readonly minDelay?: number;
@@ -168,7 +170,7 @@ export function simulate(options: SimOptions): SimResult {
     (setup.game === 'monopoly' ? (id: string): Strategy => monopolyStrategy(id, taggedHash('sim-strategy', options.seed, utf8(id))) : undefined);
   const players = ids.map((id, i) => {
     const stream = new RandomStream(taggedHash('sim-random', options.seed, utf8(id)), 'player');
-    const chosen = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : null;
+    const chosen = id === cheater && options.cheat !== 'tamper' ? (options.cheat ?? null) : (options.accomplices?.[id] ?? null);
     const cheat = chosen !== null && isCoreCheat(chosen) ? chosen : null;
     const extensionHook = chosen !== null && !isCoreCheat(chosen) ? extensionCheats[chosen] : undefined;
     const prover = id === HOUSE ? house?.prove : undefined;
@@ -195,14 +197,15 @@ export function simulate(options: SimOptions): SimResult {
   });
   // Players send their first messages as the game starts.
   for (const p of players) p.tick(net);
-  const observer = players.find((p) => p.id !== cheater)!;
+  const dishonest = (id: string): boolean => id === cheater || options.accomplices?.[id] !== undefined;
+  const observer = players.find((p) => !dishonest(p.id))!;
   const timeout = (options.timeoutMs ?? 2000) * 4;
   let quietSince = -1;
   net.run(() => {
     if (observer.referee.outcome() === null) return false;
     // Let in-flight messages land so every honest player has the full log.
     if (quietSince < 0) quietSince = net.now;
-    return net.now - quietSince > 500 && players.every((p) => p.idle || p.id === cheater);
+    return net.now - quietSince > 500 && players.every((p) => p.idle || dishonest(p.id));
   }, 10_000_000 + timeout);
   let lines = table.log.slice();
   if (options.cheat === 'tamper' && cheater !== null) lines = tamper(lines, cheater, keys[ids.indexOf(cheater)]!);
