@@ -17,6 +17,7 @@ import { AuditRunView, Progress, runAudit, type AuditRun } from './audit.js';
 import { Table, type TableView } from './board.js';
 import { DecisionForm } from './decision.js';
 import { ProvenancePanel } from './explain.js';
+import { MonopolyDecision } from './monopoly.js';
 import { HOUSE, keyFor, newRecord, startSeat } from './session.js';
 import { allKeys, getGame, type GameRecord } from './store.js';
 
@@ -203,7 +204,13 @@ export function GamePage({ gameId }: { gameId: string }) {
         </p>
       )}
       {view === null ? null : <Table view={view} />}
-      {decision !== null && outcome === null ? <DecisionForm key={JSON.stringify([lines.length, decision])} decision={decision} onDecide={decide} /> : null}
+      {decision !== null && outcome === null ? (
+        view?.game === 'monopoly' && decision.view !== undefined && record !== null ? (
+          <MonopolyDecision key={JSON.stringify([lines.length, decision])} decision={decision} me={record.me} onDecide={decide} />
+        ) : (
+          <DecisionForm key={JSON.stringify([lines.length, decision])} decision={decision} onDecide={decide} />
+        )
+      ) : null}
       {decision === null && outcome === null && record !== null ? <p class="waiting">Waiting for the other players…</p> : null}
       {outcome === null ? null : (
         <section class="outcome" aria-label="Outcome" data-testid="outcome">
