@@ -5,7 +5,7 @@
  * The state drawn is the observer referee's, the one the auditor computes.
  */
 import { useState } from 'preact/hooks';
-import { BOARD, legalDecisions, netWorth, type Legal, type MonopolyState } from '@fairtable/core/games/monopoly/index.js';
+import { BOARD, describeOffer, legalDecisions, netWorth, type Legal, type MonopolyState } from '@fairtable/core/games/monopoly/index.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { checkChoice, type Decision, type GameEvent } from '@fairtable/core/protocols/machine.js';
 import { ChoiceInput, initial } from './decision.js';
@@ -58,7 +58,7 @@ export function eventText(e: Record<string, JsonValue>): string {
   }
   if (typeof e.auction === 'number')
     return `auction of ${nameOf(e.auction)}: bids ${JSON.stringify(e.bids)}, ${e.winner === null ? 'no winner' : `${String(e.winner)} won for ${money(Number(e.price))}`}`;
-  if (e.trade !== undefined) return `trade carried out: ${JSON.stringify(e.trade)}`;
+  if (e.trade !== null && typeof e.trade === 'object') return `trade carried out: ${describeOffer(e.trade as never)}`;
   if (typeof e.bankrupt === 'string') return `${e.bankrupt} went bankrupt to ${String(e.to)}`;
   if (typeof e.sold === 'number') return `${String(e.by)} sold a building on ${nameOf(e.sold)}`;
   if (typeof e.mortgaged === 'number') return `${String(e.by)} mortgaged ${nameOf(e.mortgaged)}`;
@@ -94,7 +94,7 @@ export function MonopolyBoard({ state, players, events }: { state: MonopolyState
               title={sq.name}
             >
               {group === undefined ? null : <span class="band" style={{ background: group }} />}
-              <span class="n">{sq.name.replace(/ (Avenue|Place|Railroad|Gardens)$/, '')}</span>
+              <span class="n">{sq.name.replace(/ (Avenue|Place|Gardens)$/, '').replace(/ Railroad$/, ' RR')}</span>
               {h === undefined ? null : (
                 <span class="owner" style={{ borderColor: COLORS[players.indexOf(h.owner) % COLORS.length] }}>
                   {h.owner.slice(0, 1).toUpperCase()}
@@ -115,8 +115,9 @@ export function MonopolyBoard({ state, players, events }: { state: MonopolyState
         <>
           <table class="scores">
             <caption>
-              Players, round {s.round + 1}
-              {s.rules.rounds > 0 ? ` of ${s.rules.rounds}` : ''}
+              {s.stage.kind === 'over'
+                ? `Players at the end, after ${Math.min(s.round, s.rules.rounds > 0 ? s.rules.rounds : s.round)} rounds`
+                : `Players, round ${s.round + 1}${s.rules.rounds > 0 ? ` of ${s.rules.rounds}` : ''}`}
             </caption>
             <thead>
               <tr>

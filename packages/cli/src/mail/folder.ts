@@ -33,7 +33,7 @@ import { Seat, seatRandom, type JournalEntry } from '@fairtable/core/seat/seat.j
 import { prepareLine, readSetupLine, type VerifyFn } from '@fairtable/core/transcript.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { linesText, readJsonLines, readLines, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
-import { mailText, type MailMessage } from './message.js';
+import { boardText, mailText, type MailMessage } from './message.js';
 
 export type Role = 'player' | 'recorder' | 'player+recorder';
 
@@ -623,7 +623,7 @@ export class GameFolder {
     const detail =
       m.kind === 'submission' ? `${m.from}` : m.kind === 'entries' ? `${m.first}-${m.first + m.lines.length - 1}` : m.kind === 'holding' ? `for-${m.to}` : '';
     const name = `${String(n).padStart(4, '0')}-${m.kind}${detail === '' ? '' : `-${detail}`}.txt`;
-    writeAtomic(join(this.dir, F.outbox, name), mailText(m));
+    writeAtomic(join(this.dir, F.outbox, name), mailText(m, boardText(this.setupLine, () => this.seat?.referee ?? this.observer())));
     this.report.written.push(join(F.outbox, name));
   }
 
