@@ -71,6 +71,24 @@ describe('explainOutcomes on honest games', () => {
     });
   }
 
+  it('Monopoly on keyed streams: each roll (the mover\'s X, the next player\'s draws) explained, and charted', () => {
+    const sim = simulate({ protocol: 'keyed-stream', game: 'monopoly', players: 3, seed: utf8('explain-keyed-monopoly'), turns: 4 });
+    expect(sim.violations).toEqual([]);
+    const rolls = sim.lines.filter((l) => (JSON.parse(l) as { body: { type: string } }).body.type === 'roll').length;
+    expect(rolls).toBeGreaterThan(5);
+    const entries = explainOutcomes(sim.lines);
+    expect(entries).toHaveLength(rolls);
+    for (const e of entries) {
+      expect(e.ok).toBe(true);
+      expect(e.inputs.some((i) => i.ok === false)).toBe(false);
+      expect(e.label).toMatch(/^Turn \d+: (p\d)'s roll, drawn by p\d$/);
+      expect(e.inputs.map((i) => i.label)).toContain('dice');
+    }
+    const [faces] = outcomeDistributions(sim.lines);
+    expect(faces!.label).toBe('Die faces (d6)');
+    expect(faces!.categories.reduce((a, c) => a + c.observed, 0)).toBe(2 * rolls);
+  });
+
   it('keyed-stream: every X and every roll replayed from the revealed stream secrets', () => {
     const sim = game('keyed-stream', 'explain-keyed');
     const entries = explainOutcomes(sim.lines);

@@ -362,17 +362,22 @@ function keyedExplainer(params: { readonly [k: string]: JsonValue }, out: Proven
       keyLine.set(from, line);
       refs.set(from, []);
     }
-    if (body.type === 'turn') {
+    // A decision game (Monopoly) sends the mover's X and the next player's roll as messages of their own, for the
+    // roll its rules wait for; the other games send both in a turn.
+    if (body.type === 'turn' || body.type === 'x' || body.type === 'roll') {
+      const rules = before.rules as Partial<DecisionGame<unknown>>;
+      const waiting = typeof rules.waiting === 'function' && before.phase === 'play' ? rules.waiting(before.game) : null;
+      const pending = before.pending ?? (waiting?.kind === 'roll' ? { mover: waiting.player, turn: before.turn } : null);
       const newOps = newestOps(history(after, from), (history(after, from)?.length ?? 0) - (history(before, from)?.length ?? 0));
       const mine = refs.get(from) ?? [];
       refs.set(from, mine);
       for (const op of newOps) {
-        if (op.kind === 'roll' && before.pending !== null) {
-          const mover = before.pending.mover;
-          const turnEvent = events.find((e) => e.type === 'turn' && e.turn === before.pending!.turn);
+        if (op.kind === 'roll' && pending !== null) {
+          const mover = pending.mover;
+          const turnEvent = events.find((e) => e.type === 'turn' && e.turn === pending.turn);
           const draws = op.draws;
           const inputs: ProvenanceInput[] = [];
-          const xRef = pendingX !== null && pendingX.turn === before.pending.turn ? pendingX : null;
+          const xRef = pendingX !== null && pendingX.turn === pending.turn ? pendingX : null;
           if (xRef !== null) inputs.push(xRef.input);
           inputs.push(
             input(
@@ -400,7 +405,7 @@ function keyedExplainer(params: { readonly [k: string]: JsonValue }, out: Proven
             outcome = describeTurn(before.gameName, summary);
             detail = summary;
           }
-          const e = entry('keyed-stream', line, `Turn ${before.pending.turn}: ${mover}'s roll, drawn by ${from}`, outcome, inputs, { player: mover, detail });
+          const e = entry('keyed-stream', line, `Turn ${pending.turn}: ${mover}'s roll, drawn by ${from}`, outcome, inputs, { player: mover, detail });
           out.push(e);
           if (xRef !== null) xRef.holder.entry = e;
           mine.push({ holder: { entry: e }, input: drawsInput });
