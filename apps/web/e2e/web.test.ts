@@ -237,16 +237,24 @@ describe('the web app in Chromium', () => {
     await close(pages);
   }, 150_000);
 
-  it('plays the whole game of Monopoly to its end and a valid audit: deeds bought show their owner, a trade offered and answered', async () => {
+  it('plays the whole game of Monopoly to its end and a valid audit: deeds bought show their owner, a sealed auction, a trade offered and answered', async () => {
     const pages = await startGame({ game: 'monopoly', rounds: 3, others: ['bob'] });
     const names = ['ann', 'bob'];
     let bought: { square: string; by: string } | null = null;
     let offered = false;
+    let declined: string | null = null;
     await playToEnd(
       pages,
       async (page, i) => {
         const form = page.getByRole('form', { name: 'Your decision' });
         const buy = form.getByRole('button', { name: /^Buy / });
+        // bob declines the first deed he could buy: it goes to a sealed auction, where ann bids $10 and bob passes.
+        if (i === 1 && declined === null && (await buy.count()) > 0) {
+          declined = /^Buy (.+) for/.exec((await buy.textContent()) ?? '')![1]!;
+          await page.screenshot({ path: join(SHOTS, 'web-monopoly-decision.png'), fullPage: true });
+          await form.getByRole('button', { name: /^Decline / }).click();
+          return true;
+        }
         if ((await buy.count()) > 0) {
           const label = (await buy.textContent()) ?? '';
           await buy.click();
@@ -272,6 +280,7 @@ describe('the web app in Chromium', () => {
         }
         const bid = form.getByRole('button', { name: 'Seal the bid' });
         if ((await bid.count()) > 0) {
+          if (i === 0) await form.getByRole('spinbutton').fill('10');
           await bid.click();
           return true;
         }
@@ -289,6 +298,8 @@ describe('the web app in Chromium', () => {
     const history = (await pages[1]!.getByRole('list', { name: 'History' }).textContent()) ?? '';
     expect(history).toContain('ann chose trade with bob');
     expect(history).toMatch(/bob chose (accept|decline)/);
+    expect(declined).not.toBeNull();
+    expect(history).toContain(`auction of ${declined!}: bids {"ann":10,"bob":0}, ann won for $10`);
     await pages[1]!.screenshot({ path: join(SHOTS, 'web-monopoly.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
     // Every roll's origin, checked in the page.
