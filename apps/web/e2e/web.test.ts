@@ -285,7 +285,11 @@ describe('the web app in Chromium', () => {
           return true;
         }
         // Otherwise the first legal answer: roll, accept a trade, raise the money.
-        await form.locator('.buttons button').first().click({ timeout: 5_000 }).catch(() => undefined);
+        await form
+          .locator('.buttons button')
+          .first()
+          .click({ timeout: 5_000 })
+          .catch(() => undefined);
         return true;
       },
       150_000,

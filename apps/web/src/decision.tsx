@@ -84,7 +84,12 @@ export function ChoiceInput(props: { choices: Choices; value: JsonValue; onChang
       return (
         <label class="field">
           {label}
-          <input type="text" maxLength={c.maxLength} value={typeof value === 'string' ? value : ''} onInput={(e) => onChange((e.target as HTMLInputElement).value)} />
+          <input
+            type="text"
+            maxLength={c.maxLength}
+            value={typeof value === 'string' ? value : ''}
+            onInput={(e) => onChange((e.target as HTMLInputElement).value)}
+          />
         </label>
       );
     case 'integer': {

@@ -74,7 +74,12 @@ type Step = { turn: number; player?: string; summary?: { events?: Record<string,
 export function MonopolyBoard({ state, players, events }: { state: MonopolyState | undefined; players: readonly string[]; events: readonly GameEvent[] }) {
   const s = state;
   const history = (events as unknown as Step[]).filter((e) => Array.isArray(e.summary?.events) && e.summary!.events!.length > 0);
-  const owned = s === undefined ? [] : Object.keys(s.deeds).map(Number).sort((a, b) => a - b);
+  const owned =
+    s === undefined
+      ? []
+      : Object.keys(s.deeds)
+          .map(Number)
+          .sort((a, b) => a - b);
   return (
     <section aria-label="Monopoly board" class="board">
       <ol class="monopoly" aria-label="The 40 squares">
@@ -195,7 +200,14 @@ function FormChoice({ legal, onDecide }: { legal: Legal; onDecide: (choice: Json
       }}
     >
       {bid ? null : <p class="prompt">{legal.label}</p>}
-      <ChoiceInput id={`f-${legal.label}`} label={bid ? legal.label : 'offer'} choices={form} value={value} onChange={setValue} nameOf={(v) => (typeof v === 'number' ? nameOf(v) : String(v))} />
+      <ChoiceInput
+        id={`f-${legal.label}`}
+        label={bid ? legal.label : 'offer'}
+        choices={form}
+        value={value}
+        onChange={setValue}
+        nameOf={(v) => (typeof v === 'number' ? nameOf(v) : String(v))}
+      />
       <button type="submit" class={bid ? 'primary' : undefined}>
         {bid ? 'Seal the bid' : 'Send the offer'}
       </button>

@@ -71,7 +71,7 @@ describe('explainOutcomes on honest games', () => {
     });
   }
 
-  it('Monopoly on keyed streams: each roll (the mover\'s X, the next player\'s draws) explained, and charted', () => {
+  it("Monopoly on keyed streams: each roll (the mover's X, the next player's draws) explained, and charted", () => {
     const sim = simulate({ protocol: 'keyed-stream', game: 'monopoly', players: 3, seed: utf8('explain-keyed-monopoly'), turns: 4 });
     expect(sim.violations).toEqual([]);
     const rolls = sim.lines.filter((l) => (JSON.parse(l) as { body: { type: string } }).body.type === 'roll').length;
