@@ -623,13 +623,8 @@ export class GameFolder {
     const detail =
       m.kind === 'submission' ? `${m.from}` : m.kind === 'entries' ? `${m.first}-${m.first + m.lines.length - 1}` : m.kind === 'holding' ? `for-${m.to}` : '';
     const name = `${String(n).padStart(4, '0')}-${m.kind}${detail === '' ? '' : `-${detail}`}.txt`;
-    writeAtomic(
-      join(this.dir, F.outbox, name),
-      mailText(
-        m,
-        boardText(this.setupLine, () => this.seat?.referee ?? this.observer()),
-      ),
-    );
+    const board = boardText(this.setupLine, () => this.seat?.referee ?? this.observer());
+    writeAtomic(join(this.dir, F.outbox, name), mailText(m, board));
     this.report.written.push(join(F.outbox, name));
   }
 
