@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { BOARD, describeOffer, legalDecisions, netWorth, type Legal, type MonopolyState } from '@fairtable/core/games/monopoly/index.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { checkChoice, type Decision, type GameEvent } from '@fairtable/core/protocols/machine.js';
-import { ChoiceInput, initial } from './decision.js';
+import { ChoiceInput, DecisionForm, initial } from './decision.js';
 
 const COLORS = ['#1b5e20', '#0d47a1', '#b71c1c', '#4a148c', '#e65100', '#006064'];
 const GROUP: Record<string, string> = {
@@ -229,6 +229,8 @@ export function MonopolyDecision(props: { decision: Decision; me: string; onDeci
   const { decision, me } = props;
   const [error, setError] = useState<string | null>(null);
   const legal = legalDecisions(decision.view as unknown as MonopolyState, me);
+  // A question the rules list nothing for (a view that is not the game's): the generic form from its choices.
+  if (legal.length === 0) return <DecisionForm decision={decision} onDecide={props.onDecide} />;
   const plain = legal.filter((l) => l.form === undefined);
   const forms = legal.filter((l) => l.form !== undefined);
   const trades = forms.filter((l) => l.form!.type !== 'integer');
