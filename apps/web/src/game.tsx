@@ -159,9 +159,12 @@ export function GamePage({ gameId }: { gameId: string }) {
     }
   };
 
-  const view = observer.current.view();
   const g = game.current;
   const lines = g?.lines ?? watched;
+  // A line can land in the seat's copy just after the event that announced it was handled: the table is drawn
+  // from every line the page holds now (the observer takes only the lines it has not seen).
+  if (g !== null) observer.current.feed(g.lines);
+  const view = observer.current.view();
   const decide = (choice: JsonValue): string | null => {
     try {
       g?.decide(choice);
