@@ -237,15 +237,93 @@ describe('the web app in Chromium', () => {
     await close(pages);
   }, 150_000);
 
-  it("plays Monopoly's dice and cards on its board to a valid audit", async () => {
-    const pages = await startGame({ game: 'monopoly', rounds: 4, others: ['bob'] });
-    await playToEnd(pages);
+  it('plays the whole game of Monopoly to its end and a valid audit: deeds bought show their owner, a sealed auction, a trade offered and answered', async () => {
+    const pages = await startGame({ game: 'monopoly', rounds: 5, others: ['bob'] });
+    const names = ['ann', 'bob'];
+    let bought: { square: string; by: string } | null = null;
+    let offered = false;
+    let declined: string | null = null;
+    await playToEnd(
+      pages,
+      async (page, i) => {
+        const form = page.getByRole('form', { name: 'Your decision' });
+        const buy = form.getByRole('button', { name: /^Buy / });
+        // The first deed anyone could buy is declined: it goes to a sealed auction, where ann bids $10 and bob passes.
+        if (declined === null && (await buy.count()) > 0) {
+          declined = /^Buy (.+) for/.exec((await buy.textContent()) ?? '')![1]!;
+          await page.screenshot({ path: join(SHOTS, 'web-monopoly-decision.png'), fullPage: true });
+          await form.getByRole('button', { name: /^Decline / }).click();
+          return true;
+        }
+        if ((await buy.count()) > 0) {
+          const label = (await buy.textContent()) ?? '';
+          await buy.click();
+          // The first deed bought shows its owner on the other player's board.
+          if (bought === null) {
+            bought = { square: /^Buy (.+) for \$\d+$/.exec(label)![1]!, by: names[i]! };
+            const other = pages[1 - i]!.getByRole('listitem', { name: new RegExp(`^${bought.square.replace('.', '\\.')}, owned by ${bought.by}`) });
+            // On a loaded machine a click can land as the form is redrawn for a new line: the button stays until the
+            // answer is taken, so it is clicked again until it goes.
+            await expect
+              .poll(
+                async () => {
+                  if ((await buy.count()) > 0) await buy.click({ timeout: 2_000 }).catch(() => undefined);
+                  return buy.count();
+                },
+                { timeout: 30_000 },
+              )
+              .toBe(0);
+            await other.waitFor({ timeout: 30_000 });
+          }
+          return true;
+        }
+        // Once ann holds a deed, she offers it to bob for $1 from the trade form (deeds as a list of checkboxes).
+        const trades = form.locator('details.trades');
+        if (!offered && i === 0 && (await trades.count()) > 0) {
+          if ((await trades.getAttribute('open')) === null) await form.getByText('Offer a trade').click();
+        }
+        const trade = form.getByRole('form', { name: 'Offer bob a trade' });
+        if (!offered && i === 0 && (await trade.count()) > 0 && (await trade.getByRole('checkbox').count()) > 0) {
+          await trade.getByRole('checkbox').first().check();
+          offered = true;
+          await trade.getByRole('button', { name: 'Send the offer' }).click();
+          return true;
+        }
+        const bid = form.getByRole('button', { name: 'Seal the bid' });
+        if ((await bid.count()) > 0) {
+          if (i === 0) await form.getByRole('spinbutton').fill('10');
+          await bid.click();
+          return true;
+        }
+        // Otherwise the first legal answer: roll, accept a trade, raise the money.
+        await form
+          .locator('.buttons button')
+          .first()
+          .click({ timeout: 5_000 })
+          .catch(() => undefined);
+        return true;
+      },
+      150_000,
+    );
+    expect(bought).not.toBeNull();
+    expect(offered).toBe(true);
     const board = (await pages[1]!.getByRole('region', { name: 'Monopoly board' }).textContent()) ?? '';
-    expect(board).toMatch(/Chance pile: \d+ of 16 cards left/);
+    expect(board).toMatch(/Chance pile: \d+ cards left/);
+    expect(board).toContain('Players at the end, after 5 rounds');
+    const history = (await pages[1]!.getByRole('list', { name: 'History' }).textContent()) ?? '';
+    expect(history).toContain('ann chose trade with bob');
+    expect(history).toMatch(/bob chose (accept|decline)/);
+    expect(declined).not.toBeNull();
+    expect(history).toMatch(new RegExp(`(ann|bob) chose decline`));
+    expect(history).toContain(`auction of ${declined!}: bids {"ann":10,"bob":0}, ann won for $10`);
     await pages[1]!.screenshot({ path: join(SHOTS, 'web-monopoly.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    // Every roll's origin, checked in the page.
+    const rolls = pages[0]!.getByRole('region', { name: 'Where did each outcome come from?' }).locator('details');
+    expect(await rolls.count()).toBeGreaterThan(5);
+    expect((await pages[0]!.getByRole('region', { name: 'Where did each outcome come from?' }).textContent()) ?? '').not.toContain('✗');
     await close(pages);
-  }, 150_000);
+  }, 240_000);
 
   it('names a seat that sends a wrong opening in the verdict, on every page and on a dropped transcript', async () => {
     const pages = await startGame({ game: 'dice', rounds: 2, others: ['bob'], cheater: 'bob' });

@@ -4,11 +4,11 @@
  */
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 import { LADDERS, SNAKES } from '@fairtable/core/games/snakes.js';
-import { CHANCE, COMMUNITY_CHEST, CHANCE_SQUARES, CHEST_SQUARES } from '@fairtable/core/games/monopoly-chance.js';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { judge, type Verdict as JudgeVerdict } from '@fairtable/core/rochambeau/judge.js';
 import { useEffect, useState } from 'preact/hooks';
 import type { FunctionComponent } from 'preact';
+import { MonopolyBoard } from './monopoly.js';
 
 export interface TableView {
   readonly protocol: string;
@@ -121,94 +121,6 @@ function Snakes({ view }: { view: TableView }) {
           Last: {last.player} rolled {String(last.summary.roll)}, {String(last.summary.from)} → {String(last.summary.to)}
           {last.summary.via === null ? '' : ` (via ${String(last.summary.via)})`}
         </p>
-      ) : null}
-    </section>
-  );
-}
-
-function squareName(n: number): string {
-  if (n === 0) return 'Go';
-  if (n === 10) return 'Jail';
-  if (n === 20) return 'Free Parking';
-  if (n === 30) return 'Go to Jail';
-  if (CHANCE_SQUARES.includes(n)) return 'Chance';
-  if (CHEST_SQUARES.includes(n)) return 'Community Chest';
-  return `Square ${n}`;
-}
-
-/** Where square n sits on an 11 × 11 ring, Go in the bottom right corner, play running clockwise. */
-function ringCell(n: number): { gridRow: number; gridColumn: number } {
-  if (n <= 10) return { gridRow: 11, gridColumn: 11 - n };
-  if (n <= 20) return { gridRow: 21 - n, gridColumn: 1 };
-  if (n <= 30) return { gridRow: 1, gridColumn: n - 19 };
-  return { gridRow: n - 29, gridColumn: 11 };
-}
-
-function Monopoly({ view }: { view: TableView }) {
-  const g = view.state?.game ?? {};
-  const positions = (g.positions ?? {}) as Record<string, number>;
-  const cash = (g.cash ?? {}) as Record<string, number>;
-  const piles = (g.piles ?? { chance: [], chest: [] }) as { chance: number[]; chest: number[] };
-  const draws = turns(view.events).flatMap((t) =>
-    ((t.summary.events ?? []) as { card?: string; pile?: string }[]).filter((e) => e.card !== undefined).map((e) => ({ ...e, player: t.player, turn: t.turn })),
-  );
-  return (
-    <section aria-label="Monopoly board" class="board">
-      <ol class="monopoly" aria-label="The 40 squares">
-        {Array.from({ length: 40 }, (_, n) => {
-          const here = view.players.filter((p) => positions[p] === n);
-          return (
-            <li
-              key={n}
-              style={ringCell(n)}
-              class={`msq${CHANCE_SQUARES.includes(n) ? ' chance' : ''}${CHEST_SQUARES.includes(n) ? ' chest' : ''}`}
-              aria-label={`${squareName(n)}${here.length ? `: ${here.join(', ')}` : ''}`}
-            >
-              <span class="n">{n}</span>
-              {here.map((p) => (
-                <span key={p} class="token" style={{ background: COLORS[view.players.indexOf(p) % COLORS.length] }} title={p}>
-                  {p.slice(0, 1).toUpperCase()}
-                </span>
-              ))}
-            </li>
-          );
-        })}
-      </ol>
-      <table class="scores">
-        <caption>Players</caption>
-        <thead>
-          <tr>
-            <th scope="col">Player</th>
-            <th scope="col">Square</th>
-            <th scope="col">Cash</th>
-          </tr>
-        </thead>
-        <tbody>
-          {view.players.map((p) => (
-            <tr key={p}>
-              <th scope="row">{p}</th>
-              <td>{squareName(positions[p] ?? 0)}</td>
-              <td>${cash[p] ?? 1500}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <div class="piles">
-        <p>
-          Chance pile: {piles.chance.length} of {CHANCE.length} cards left
-        </p>
-        <p>
-          Community Chest pile: {piles.chest.length} of {COMMUNITY_CHEST.length} cards left
-        </p>
-      </div>
-      {draws.length ? (
-        <ol class="rolls" aria-label="Cards drawn">
-          {draws.map((d, i) => (
-            <li key={i}>
-              {d.player} drew from {d.pile === 'chance' ? 'Chance' : 'Community Chest'}: “{d.card}”
-            </li>
-          ))}
-        </ol>
       ) : null}
     </section>
   );
@@ -366,6 +278,6 @@ export function Table({ view }: { view: TableView }) {
   if (view.protocol === 'rochambeau') return <Rochambeau view={view} />;
   if (view.protocol === 'signidice') return <Signidice view={view} />;
   if (view.game === 'snakes') return <Snakes view={view} />;
-  if (view.game === 'monopoly') return <Monopoly view={view} />;
+  if (view.game === 'monopoly') return <MonopolyBoard state={view.state?.game} players={view.players} events={view.events} />;
   return <Dice view={view} />;
 }

@@ -6,8 +6,8 @@ import { useState } from 'preact/hooks';
 import { checkChoice, type Choices, type Decision } from '@fairtable/core/protocols/machine.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 
-/** A first answer for a choice: the smallest integer, the first value, each field's first, the first option's. */
-function initial(c: Choices): JsonValue {
+/** A first answer for a choice: the smallest integer, the first value, each field's first, the first option's, an empty list. */
+export function initial(c: Choices): JsonValue {
   switch (c.type) {
     case 'integer':
       return Number(c.min);
@@ -17,6 +17,8 @@ function initial(c: Choices): JsonValue {
       return Object.fromEntries(Object.entries(c.fields).map(([k, f]) => [k, initial(f)]));
     case 'any-of':
       return c.options[0] === undefined ? null : initial(c.options[0]);
+    case 'list':
+      return [];
     case 'text':
       return c.examples[0] ?? '';
   }
@@ -33,9 +35,63 @@ function optionName(c: Choices): string {
   return c.type;
 }
 
-function ChoiceInput(props: { choices: Choices; value: JsonValue; onChange: (v: JsonValue) => void; label: string; id: string }) {
+/** How a value is named on the page (a square number by its name); plain `String` unless the game says. */
+export type Namer = (v: JsonValue) => string;
+
+export function ChoiceInput(props: { choices: Choices; value: JsonValue; onChange: (v: JsonValue) => void; label: string; id: string; nameOf?: Namer }) {
   const { choices: c, value, onChange, label, id } = props;
+  const nameOf = props.nameOf ?? ((v: JsonValue) => String(v));
   switch (c.type) {
+    case 'list': {
+      const picked = Array.isArray(value) ? value : [];
+      const has = (v: JsonValue): boolean => picked.some((x) => JSON.stringify(x) === JSON.stringify(v));
+      if (c.of.type !== 'one-of')
+        return (
+          <label class="field">
+            {label} (a JSON list)
+            <input
+              type="text"
+              value={JSON.stringify(picked)}
+              onInput={(e) => {
+                try {
+                  onChange(JSON.parse((e.target as HTMLInputElement).value) as JsonValue);
+                } catch {
+                  // Left as it was until the text is JSON again.
+                }
+              }}
+            />
+          </label>
+        );
+      if (c.of.values.length === 0) return null;
+      // Distinct answers, at most `max`: one checkbox a value, ticked in the order the values are listed.
+      return (
+        <fieldset class="choice">
+          <legend>{label}</legend>
+          {c.of.values.map((v) => (
+            <label key={JSON.stringify(v)} class="pill">
+              <input
+                type="checkbox"
+                checked={has(v)}
+                onChange={() => onChange(has(v) ? picked.filter((x) => JSON.stringify(x) !== JSON.stringify(v)) : [...picked, v])}
+              />{' '}
+              {nameOf(v)}
+            </label>
+          ))}
+        </fieldset>
+      );
+    }
+    case 'text':
+      return (
+        <label class="field">
+          {label}
+          <input
+            type="text"
+            maxLength={c.maxLength}
+            value={typeof value === 'string' ? value : ''}
+            onInput={(e) => onChange((e.target as HTMLInputElement).value)}
+          />
+        </label>
+      );
     case 'integer': {
       const small = BigInt(c.max) - BigInt(c.min) < 12n;
       if (small) {
@@ -113,6 +169,7 @@ function ChoiceInput(props: { choices: Choices; value: JsonValue; onChange: (v: 
               choices={f}
               value={record[name] ?? null}
               onChange={(v) => onChange({ ...record, [name]: v })}
+              {...(props.nameOf === undefined ? {} : { nameOf: props.nameOf })}
             />
           ))}
         </div>
@@ -165,6 +222,7 @@ const VERB: Record<string, string> = {
   bet: 'Place the bet',
   orders: 'Commit these orders',
   preferences: 'Commit this list',
+  bid: 'Seal the bid',
 };
 
 export function DecisionForm(props: { decision: Decision; onDecide: (choice: JsonValue) => string | null }) {

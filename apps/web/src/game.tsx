@@ -18,6 +18,7 @@ import { AuditRunView, Progress, runAudit, type AuditRun } from './audit.js';
 import { Table, type TableView } from './board.js';
 import { DecisionForm } from './decision.js';
 import { ProvenancePanel } from './explain.js';
+import { MonopolyDecision } from './monopoly.js';
 import { HOUSE, keyFor, newRecord, registryFor, startSeat } from './session.js';
 import { allKeys, getGame, type GameRecord } from './store.js';
 
@@ -167,9 +168,12 @@ export function GamePage({ gameId }: { gameId: string }) {
     }
   };
 
-  const view = observer.current.view();
   const g = game.current;
   const lines = g?.lines ?? watched;
+  // A line can land in the seat's copy just after the event that announced it was handled: the table is drawn
+  // from every line the page holds now (the observer takes only the lines it has not seen).
+  if (g !== null) observer.current.feed(g.lines);
+  const view = observer.current.view();
   const decide = (choice: JsonValue): string | null => {
     try {
       g?.decide(choice);
@@ -212,7 +216,13 @@ export function GamePage({ gameId }: { gameId: string }) {
         </p>
       )}
       {view === null ? null : <Table view={view} />}
-      {decision !== null && outcome === null ? <DecisionForm key={JSON.stringify([lines.length, decision])} decision={decision} onDecide={decide} /> : null}
+      {decision !== null && outcome === null ? (
+        view?.game === 'monopoly' && decision.view !== undefined && record !== null ? (
+          <MonopolyDecision key={JSON.stringify([lines.length, decision])} decision={decision} me={record.me} onDecide={decide} />
+        ) : (
+          <DecisionForm key={JSON.stringify([lines.length, decision])} decision={decision} onDecide={decide} />
+        )
+      ) : null}
       {decision === null && outcome === null && record !== null ? <p class="waiting">Waiting for the other players…</p> : null}
       {outcome === null ? null : (
         <section class="outcome" aria-label="Outcome" data-testid="outcome">

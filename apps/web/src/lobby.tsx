@@ -15,7 +15,7 @@ import { allGames, allKeys, getGame, noteLobby } from './store.js';
 const GAMES: { value: Offer['protocol']; label: string }[] = [
   { value: 'dice', label: 'Dice (highest total wins)' },
   { value: 'snakes', label: 'Snakes & Ladders' },
-  { value: 'monopoly', label: "Monopoly's dice and cards" },
+  { value: 'monopoly', label: 'Monopoly (the whole game)' },
   { value: 'rochambeau', label: 'Rochambeau (rock-paper-scissors for any number)' },
   { value: 'signidice', label: 'Roulette against a house (Signidice)' },
   { value: 'diplomacy', label: 'Diplomacy (sealed orders, no game master)' },

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
 import { receiptError } from '@fairtable/core/order/receipt.js';
+import { auditLines } from '@fairtable/core/audit.js';
 import { startMiniRelay, type MiniRelay } from '../../../test/mini-relay.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -130,6 +131,38 @@ describe('fairtable play and fetch through a relay', () => {
     expect(readFileSync(bad, 'utf8')).toBe(truth.lines.join('\n') + '\n');
     expect(readFileSync(`${bad}.receipts.jsonl`, 'utf8').trim().split('\n')).toHaveLength(truth.lines.length);
   });
+
+  it('Monopoly, the whole game: two processes decide automatically (buy, bid, build, trade) to the end; the copy audits valid', async () => {
+    relay = await startMiniRelay();
+    const [a, b] = [keys('ann'), keys('ben')];
+    const out = join(dir, 'monopoly-copy.jsonl');
+    const { creator, others } = await game(
+      ['play', 'monopoly', '--relay', relay.url, '--key', a.key, '--players', `${a.pub},${b.pub}`, '--turns', '4', '--timeout-ms', '5000', '--out', out],
+      [{ key: b.key }],
+    );
+    expect(creator.status, creator.stderr).toBe(0);
+    expect(others[0]!.status, others[0]!.stderr).toBe(0);
+    const outcomes = [creator, others[0]!].map(
+      (r) =>
+        JSON.parse(r.stdout.trim().split('\n').pop()!) as {
+          winners: string[];
+          violations: unknown[];
+          summary: { state: { stage: { kind: string }; round: number; deeds: Record<string, unknown> } };
+        },
+    );
+    expect([outcomes[1]!.winners, outcomes[1]!.summary]).toEqual([outcomes[0]!.winners, outcomes[0]!.summary]);
+    const o = outcomes[0]!;
+    expect(o.violations).toEqual([]);
+    expect(o.winners.length).toBeGreaterThan(0);
+    // The game ran its four rounds (or ended sooner by a bankruptcy), and decisions were taken: deeds were bought.
+    expect(o.summary.state.stage.kind).toBe('over');
+    expect(Object.keys(o.summary.state.deeds).length).toBeGreaterThan(0);
+    const lines = readFileSync(out, 'utf8').trim().split('\n');
+    expect(lines.some((l) => (JSON.parse(l) as { body: { type: string } }).body.type === 'answer')).toBe(true);
+    const verdict = auditLines(lines);
+    expect(verdict.valid).toBe(true);
+    expect(verdict.outcome?.winners).toEqual(o.winners);
+  }, 60_000);
 
   it('Rochambeau: each player plays its --hand', async () => {
     relay = await startMiniRelay();

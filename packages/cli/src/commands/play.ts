@@ -28,7 +28,7 @@ import { checkChoice, type Decision } from '@fairtable/core';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
-import { SIM_PROTOCOLS, simStrategy, type Strategy } from '@fairtable/core/testing';
+import { SIM_PROTOCOLS, monopolyStrategy, simStrategy, type Strategy } from '@fairtable/core/testing';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { fail, failWith } from '../io.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
@@ -107,9 +107,17 @@ function setupFor(
   return prove === undefined ? { setup } : { setup, prove };
 }
 
-/** How this seat answers its decisions: the player's own flags first, a uniformly random legal answer otherwise. */
+/**
+ * How this seat answers its decisions: the player's own flags first; Monopoly's decisions (buy, bid, build,
+ * trade, jail) by the automatic player that reads the board; a uniformly random legal answer otherwise.
+ */
 function strategyFor(opts: Record<string, string | undefined>, id: string): Strategy {
-  const automatic = simStrategy(randomBytes(32));
+  const random = simStrategy(randomBytes(32));
+  const monopoly = monopolyStrategy(id, randomBytes(32));
+  const automatic = (decision: Decision): JsonValue => {
+    const v = decision.view;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) && 'deeds' in v && 'stage' in v ? monopoly(decision) : random(decision);
+  };
   const bet = opts.bet === undefined ? null : betStrategy(opts.bet, id);
   const hand = opts.hand;
   const prefs = opts.prefs;

@@ -36,7 +36,7 @@ import { Seat, seatRandom, type JournalEntry, type SeatSnapshot } from '@fairtab
 import { prepareLine, readSetupLine, type CheckerSnapshot, type VerifyFn } from '@fairtable/core/transcript.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { linesText, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
-import { mailText, type MailMessage } from './message.js';
+import { boardText, mailText, type MailMessage } from './message.js';
 
 export type Role = 'player' | 'recorder' | 'player+recorder';
 
@@ -772,7 +772,8 @@ export class GameFolder {
     const detail =
       m.kind === 'submission' ? `${m.from}` : m.kind === 'entries' ? `${m.first}-${m.first + m.lines.length - 1}` : m.kind === 'holding' ? `for-${m.to}` : '';
     const name = `${String(n).padStart(4, '0')}-${m.kind}${detail === '' ? '' : `-${detail}`}.txt`;
-    writeAtomic(join(this.dir, F.outbox, name), mailText(m));
+    const board = boardText(this.setupLine, () => this.seat?.referee ?? this.observer());
+    writeAtomic(join(this.dir, F.outbox, name), mailText(m, board));
     this.report.written.push(join(F.outbox, name));
   }
 

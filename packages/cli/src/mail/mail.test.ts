@@ -104,6 +104,22 @@ describe('a separate recorder who does not play', () => {
     expect(JSON.parse(texts[0]!.split('\n')[0]!).body.setup.players.map((p: { id: string }) => p.id)).toEqual(['alice', 'bob', 'carol']);
     const receipts = readFileSync(join(ps[1]!.dir, 'receipts.jsonl'), 'utf8').trimEnd().split('\n');
     expect(receipts.length).toBe(texts[0]!.trimEnd().split('\n').length);
+    // Every message the recorder mailed has the board in plain words before its armored block, and the
+    // messages asking a player something list that player's legal decisions, numbered.
+    const mailed = readdirSync(join(ps[3]!.dir, 'sent'))
+      .sort()
+      .map((f) => readFileSync(join(ps[3]!.dir, 'sent', f), 'utf8'));
+    expect(mailed.length).toBeGreaterThan(3);
+    for (const m of mailed) {
+      const plain = m.slice(0, m.indexOf('-----BEGIN'));
+      expect(plain).toMatch(/^Monopoly, round \d+ of 2: /m);
+      expect(plain).toContain('  alice');
+      expect(plain).toContain('Deeds:');
+      expect(plain).toMatch(/Bank: \d+ houses, \d+ hotels\./);
+    }
+    expect(mailed.some((m) => /(alice|bob|carol)'s choices now[^\n]*\n {2}1\. Roll the dice: \{"do":"roll"\}/.test(m))).toBe(true);
+    const lastText = mailed.at(-1)!;
+    expect(lastText).toContain('the game is over');
   });
 });
 

@@ -13,6 +13,7 @@ import { fromUtf8, isHex, utf8 } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
+import { boardSummary, legalDecisions, type MonopolyState } from '@fairtable/core/games/monopoly/index.js';
 
 export const MAIL_VERSION = 'mail/v1';
 
@@ -56,9 +57,35 @@ export function describe(m: MailMessage): string {
   }
 }
 
-/** A whole outbox file: a short plain preface and the armored block. */
-export function mailText(m: MailMessage): string {
-  return `${describe(m)}\nRead it with: fairtable mail read --dir YOUR-GAME-FOLDER THIS-FILE\n\n${armorMessage(m)}`;
+/** A whole outbox file: a short plain preface, the board in words when the game has one, and the armored block. */
+export function mailText(m: MailMessage, board = ''): string {
+  return `${describe(m)}\nRead it with: fairtable mail read --dir YOUR-GAME-FOLDER THIS-FILE\n\n${board === '' ? '' : `${board}\n`}${armorMessage(m)}`;
+}
+
+/**
+ * The board of a Monopoly game in plain text (docs/spec/mail.md §3.1), for a message's readable part: the
+ * summary, then every player asked something now with its legal decisions, numbered. The text is only for
+ * reading; what counts is the armored block. Empty for other games. `referee` is asked for only when the
+ * setup line names Monopoly, since a recorder's folder replays its log to make one.
+ */
+export function boardText(setupLine: string, referee: () => { readonly state: unknown }): string {
+  let game: unknown;
+  try {
+    game = (JSON.parse(setupLine) as { body?: { setup?: { game?: unknown } } }).body?.setup?.game;
+  } catch {
+    return '';
+  }
+  if (game !== 'monopoly') return '';
+  const s = (referee().state as { game?: MonopolyState } | null)?.game;
+  if (s === undefined || s === null || !Array.isArray(s.players)) return '';
+  const lines = [boardSummary(s).trimEnd()];
+  for (const p of s.players) {
+    const legal = legalDecisions(s, p);
+    if (legal.length === 0) continue;
+    lines.push('', `${p}'s choices now (answer with: fairtable mail decide --dir YOUR-GAME-FOLDER 'JSON'):`);
+    legal.forEach((l, i) => lines.push(`  ${i + 1}. ${l.label}: ${JSON.stringify(l.choice)}${l.form === undefined ? '' : ' (fill in)'}`));
+  }
+  return lines.join('\n') + '\n';
 }
 
 const bad = (message: string): FairtableError => new FairtableError('bad_message', message, { field: 'header' });

@@ -7,7 +7,8 @@
  * same walk that explains each outcome (provenance.ts).
  */
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { CHANCE, COMMUNITY_CHEST } from '@fairtable/core/games/monopoly-chance.js';
+import * as chanceOnly from '@fairtable/core/games/monopoly-chance.js';
+import * as whole from '@fairtable/core/games/monopoly/index.js';
 import type { VerifyFn } from '@fairtable/core/transcript.js';
 import { analyse, type Samples } from './provenance.js';
 import type { Distribution, DistributionCategory } from './types.js';
@@ -101,8 +102,13 @@ function turnDistributions(samples: Samples): Distribution[] {
       ),
     );
   }
-  const monopoly = byGame.get('monopoly');
-  if (monopoly !== undefined) {
+  // The whole game and the chance-only one draw alike; each from its own piles.
+  for (const [name, decks] of [
+    ['monopoly', whole],
+    ['monopoly-chance', chanceOnly],
+  ] as const) {
+    const monopoly = byGame.get(name);
+    if (monopoly === undefined) continue;
     const faces: number[] = [];
     const totals: number[] = [];
     const cards = { chance: [] as string[], chest: [] as string[] };
@@ -119,18 +125,20 @@ function turnDistributions(samples: Samples): Distribution[] {
     const d = sums('Sums of 2d6', 2, 6, totals);
     if (d !== null) out.push(d);
     for (const [pile, label, deck] of [
-      ['chance', 'Chance cards', CHANCE],
-      ['chest', 'Community Chest cards', COMMUNITY_CHEST],
+      ['chance', 'Chance cards', decks.CHANCE],
+      ['chest', 'Community Chest cards', decks.COMMUNITY_CHEST],
     ] as const) {
       const drawn = cards[pile];
       if (drawn.length === 0) continue;
-      const names = deck.map((c) => c.text);
+      // A wording printed on two cards (the nearest railroad) is one category, expected twice as often.
+      const names = [...new Set(deck.map((c) => c.text))];
+      const copies = names.map((n) => deck.filter((c) => c.text === n).length);
       out.push(
         distribution(
           label,
           names,
           names.map((n) => drawn.filter((c) => c === n).length),
-          names.map(() => drawn.length / names.length),
+          copies.map((k) => (drawn.length * k) / deck.length),
         ),
       );
     }

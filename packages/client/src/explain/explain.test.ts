@@ -35,7 +35,9 @@ describe('explainOutcomes on honest games', () => {
     it(`${name} (chain): one entry per turn, the opening, the fresh values and the draws checked`, () => {
       const sim = game(name, `explain-${name}`, { turns: name === 'monopoly' ? 8 : 4 });
       const entries = explainOutcomes(sim.lines);
-      expect(entries).toHaveLength((sim.outcome!.summary as { turns: number }).turns);
+      // The whole game of Monopoly counts its decisions as turns too; an entry stands for each roll, a move line.
+      const moves = sim.lines.filter((l) => (JSON.parse(l) as { body: { type: string } }).body.type === 'move').length;
+      expect(entries).toHaveLength(name === 'monopoly' ? moves : (sim.outcome!.summary as { turns: number }).turns);
       for (const e of entries) {
         expect(e.ok).toBe(true);
         const checked = e.inputs.filter((i) => i.ok === true).map((i) => i.label.replace(/^p\d/, 'P'));
@@ -48,6 +50,9 @@ describe('explainOutcomes on honest games', () => {
         expect(totals).toEqual((sim.outcome!.summary as { state: { scores: Record<string, number> } }).state.scores);
       }
       if (name === 'monopoly') {
+        // Every player's rolls are explained, not only the first seat's.
+        expect(new Set(entries.map((e) => e.player))).toEqual(new Set(['p0', 'p1', 'p2']));
+        for (const e of entries) expect(e.outcome).not.toMatch(/undefined/);
         // Each roll and each card of the summary has its draw shown; the cards by their wording.
         let cards = 0;
         for (const e of entries) {
@@ -66,6 +71,24 @@ describe('explainOutcomes on honest games', () => {
       }
     });
   }
+
+  it("Monopoly on keyed streams: each roll (the mover's X, the next player's draws) explained, and charted", () => {
+    const sim = simulate({ protocol: 'keyed-stream', game: 'monopoly', players: 3, seed: utf8('explain-keyed-monopoly'), turns: 4 });
+    expect(sim.violations).toEqual([]);
+    const rolls = sim.lines.filter((l) => (JSON.parse(l) as { body: { type: string } }).body.type === 'roll').length;
+    expect(rolls).toBeGreaterThan(5);
+    const entries = explainOutcomes(sim.lines);
+    expect(entries).toHaveLength(rolls);
+    for (const e of entries) {
+      expect(e.ok).toBe(true);
+      expect(e.inputs.some((i) => i.ok === false)).toBe(false);
+      expect(e.label).toMatch(/^Turn \d+: (p\d)'s roll, drawn by p\d$/);
+      expect(e.inputs.map((i) => i.label)).toContain('dice');
+    }
+    const [faces] = outcomeDistributions(sim.lines);
+    expect(faces!.label).toBe('Die faces (d6)');
+    expect(faces!.categories.reduce((a, c) => a + c.observed, 0)).toBe(2 * rolls);
+  });
 
   it('keyed-stream: every X and every roll replayed from the revealed stream secrets', () => {
     const sim = game('keyed-stream', 'explain-keyed');

@@ -15,6 +15,7 @@ import { FairtableError } from '@fairtable/core/errors.js';
 import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
 import { beaconSeed, commitSetHash, type BeaconState } from '@fairtable/core/protocols/beacon.js';
 import { playTurn, turnSeed, type ChainState } from '@fairtable/core/protocols/chain.js';
+import type { DecisionGame } from '@fairtable/core/games/game.js';
 import { replayOps, type KeyedState } from '@fairtable/core/protocols/keyed-stream.js';
 import type { RochambeauState } from '@fairtable/core/protocols/rochambeau.js';
 import { nonceBinding, startsWithBinding } from '@fairtable/core/rochambeau/binding.js';
@@ -78,17 +79,23 @@ export function describeTurn(game: string, summary: JsonValue): string {
     const via = s.via === 'ladder' ? ', up a ladder' : s.via === 'snake' ? ', down a snake' : '';
     return `rolled ${String(s.roll)}: square ${String(s.from)} → ${String(s.to)}${via}`;
   }
-  if (game === 'monopoly' && Array.isArray(s.events)) {
+  if ((game === 'monopoly' || game === 'monopoly-chance') && Array.isArray(s.events)) {
     const parts = s.events.map((e) => {
       const ev = e as Record<string, JsonValue>;
       if (Array.isArray(ev.roll)) return `rolled ${ev.roll.join(' + ')}`;
+      if (Array.isArray(ev.utilityRoll)) return `rolled ${ev.utilityRoll.join(' + ')} for the utility's rent`;
       if (typeof ev.card === 'string') return `${ev.pile === 'chance' ? 'Chance' : 'Community Chest'}: "${ev.card}"`;
       if (ev.jail === true) return 'to jail';
+      if (typeof ev.jail === 'string') return `${ev.jail} to jail`;
+      if (typeof ev.passedGo === 'string') return `${ev.passedGo} passed Go`;
+      if (typeof ev.paid === 'number') return `${String(ev.from)} paid $${ev.paid} to ${String(ev.to)} (${String(ev.for)})`;
+      if (typeof ev.stays === 'string') return `${ev.stays} stays in jail`;
       if (typeof ev.used === 'string') return `used "${ev.used}"`;
       if (typeof ev.refill === 'string') return `${ev.refill === 'chance' ? 'Chance' : 'Community Chest'} pile refilled`;
       return json(ev);
     });
-    return `${parts.join('; ')}; now on square ${String(s.position)} with $${String(s.cash)}`;
+    // The chance-only game's summary ends with where the mover is; the whole game's board is in its state.
+    return typeof s.position === 'number' ? `${parts.join('; ')}; now on square ${s.position} with $${String(s.cash)}` : parts.join('; ');
   }
   return json(summary);
 }
@@ -107,7 +114,7 @@ export function drawBreakdown(game: string, summary: JsonValue, draws: readonly 
     const faces = Array.isArray(s.roll) ? s.roll : [s.roll ?? null];
     return faces.length === draws.length ? [dice(faces, draws, game === 'dice' ? 'dice' : 'die')] : [];
   }
-  if (game !== 'monopoly' || !Array.isArray(s.events)) return [];
+  if ((game !== 'monopoly' && game !== 'monopoly-chance') || !Array.isArray(s.events)) return [];
   const out: ProvenanceInput[] = [];
   let next = 0;
   for (const e of s.events) {
@@ -115,6 +122,9 @@ export function drawBreakdown(game: string, summary: JsonValue, draws: readonly 
     if (Array.isArray(ev.roll)) {
       out.push(dice(ev.roll, draws.slice(next, next + ev.roll.length), 'dice'));
       next += ev.roll.length;
+    } else if (Array.isArray(ev.utilityRoll)) {
+      out.push(dice(ev.utilityRoll, draws.slice(next, next + ev.utilityRoll.length), "dice for the utility's rent"));
+      next += ev.utilityRoll.length;
     } else if (typeof ev.card === 'string') {
       const [n, v] = draws[next++] ?? [0, 0];
       const pile = ev.pile === 'chance' ? 'Chance' : 'Community Chest';
@@ -236,12 +246,16 @@ function chainExplainer(gameId: string, params: { readonly [k: string]: JsonValu
     if (body.type === 'join' && before.phase === 'join' && before.commits[from] === undefined) commitLine.set(from, line);
     if (body.type === 'ready' && before.phase === 'ready' && before.fresh[from] === undefined) freshLine.set(from, line);
     if (body.type !== 'move' || before.phase !== 'play' || body.turn !== before.turn) return;
-    const mover = before.active[before.mover % Math.max(1, before.active.length)];
+    // A decision game (Monopoly) names its roller; the other games go round the table.
+    const rules = before.rules as Partial<DecisionGame<unknown>>;
+    const waiting = typeof rules.waiting === 'function' ? rules.waiting(before.game) : null;
+    const mover = waiting === null ? before.active[before.mover % Math.max(1, before.active.length)] : waiting.kind === 'roll' ? waiting.player : null;
     if (mover !== from) return;
     const pending = before.commits[from];
     if (pending === undefined) return;
     const label = `Turn ${before.turn}: ${from}'s roll`;
-    const cLine = commitLine.get(from);
+    // Between a decision game's rolls, fresh values also come in their own messages and with answers: the machine keeps their lines.
+    const cLine = waiting === null ? commitLine.get(from) : before.commitLine[from];
     const inputs: ProvenanceInput[] = [
       input(`${from}'s commitment to roll #${pending.k}`, pending.commitment, cLine, undefined, `Published before the others chose the fresh values below.`),
     ];
@@ -266,7 +280,7 @@ function chainExplainer(gameId: string, params: { readonly [k: string]: JsonValu
     for (const p of before.active) {
       if (p === from) continue;
       const value = before.fresh[p] ?? '';
-      const fLine = freshLine.get(p);
+      const fLine = waiting === null ? freshLine.get(p) : before.freshLine[p];
       fresh.push(value);
       const after = fLine !== undefined && cLine !== undefined && fLine > cLine;
       inputs.push(
@@ -348,17 +362,22 @@ function keyedExplainer(params: { readonly [k: string]: JsonValue }, out: Proven
       keyLine.set(from, line);
       refs.set(from, []);
     }
-    if (body.type === 'turn') {
+    // A decision game (Monopoly) sends the mover's X and the next player's roll as messages of their own, for the
+    // roll its rules wait for; the other games send both in a turn.
+    if (body.type === 'turn' || body.type === 'x' || body.type === 'roll') {
+      const rules = before.rules as Partial<DecisionGame<unknown>>;
+      const waiting = typeof rules.waiting === 'function' && before.phase === 'play' ? rules.waiting(before.game) : null;
+      const pending = before.pending ?? (waiting?.kind === 'roll' ? { mover: waiting.player, turn: before.turn } : null);
       const newOps = newestOps(history(after, from), (history(after, from)?.length ?? 0) - (history(before, from)?.length ?? 0));
       const mine = refs.get(from) ?? [];
       refs.set(from, mine);
       for (const op of newOps) {
-        if (op.kind === 'roll' && before.pending !== null) {
-          const mover = before.pending.mover;
-          const turnEvent = events.find((e) => e.type === 'turn' && e.turn === before.pending!.turn);
+        if (op.kind === 'roll' && pending !== null) {
+          const mover = pending.mover;
+          const turnEvent = events.find((e) => e.type === 'turn' && e.turn === pending.turn);
           const draws = op.draws;
           const inputs: ProvenanceInput[] = [];
-          const xRef = pendingX !== null && pendingX.turn === before.pending.turn ? pendingX : null;
+          const xRef = pendingX !== null && pendingX.turn === pending.turn ? pendingX : null;
           if (xRef !== null) inputs.push(xRef.input);
           inputs.push(
             input(
@@ -386,7 +405,7 @@ function keyedExplainer(params: { readonly [k: string]: JsonValue }, out: Proven
             outcome = describeTurn(before.gameName, summary);
             detail = summary;
           }
-          const e = entry('keyed-stream', line, `Turn ${before.pending.turn}: ${mover}'s roll, drawn by ${from}`, outcome, inputs, { player: mover, detail });
+          const e = entry('keyed-stream', line, `Turn ${pending.turn}: ${mover}'s roll, drawn by ${from}`, outcome, inputs, { player: mover, detail });
           out.push(e);
           if (xRef !== null) xRef.holder.entry = e;
           mine.push({ holder: { entry: e }, input: drawsInput });

@@ -26,7 +26,6 @@ import type { GameSetup } from '../setup.js';
 import type { JsonValue } from '../jcs.js';
 import type { Accepted } from '../transcript.js';
 import type { Body } from '../envelope.js';
-import type { JsonValue } from '../jcs.js';
 import { FairtableError } from '../errors.js';
 import { deal, randomScalar, reconstruct, sealShares, secretCommitment, verifyShare, type SealedShare } from '../escrow/vss.js';
 import { ristretto255 } from '@noble/curves/ed25519.js';
