@@ -80,18 +80,6 @@ export function ChoiceInput(props: { choices: Choices; value: JsonValue; onChang
         </fieldset>
       );
     }
-    case 'text':
-      return (
-        <label class="field">
-          {label}
-          <input
-            type="text"
-            maxLength={c.maxLength}
-            value={typeof value === 'string' ? value : ''}
-            onInput={(e) => onChange((e.target as HTMLInputElement).value)}
-          />
-        </label>
-      );
     case 'integer': {
       const small = BigInt(c.max) - BigInt(c.min) < 12n;
       if (small) {
