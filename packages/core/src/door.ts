@@ -24,6 +24,17 @@ export type Admission =
       readonly evidence: readonly Evidence[];
     };
 
+/** A refusal of `player`'s line `text`, with the line's start as the evidence unless other evidence is given. */
+const refusal =
+  (text: string, player: string) =>
+  (code: ViolationCode | 'too_long' | 'not_your_seat', message: string, evidence: readonly Evidence[] = [{ note: text.slice(0, 200) }]): Admission => ({
+    ok: false,
+    code,
+    player,
+    message,
+    evidence,
+  });
+
 export class Door {
   readonly checker: TranscriptChecker;
   private readonly verify: VerifyFn | undefined;
@@ -58,17 +69,7 @@ export class Door {
 
   private decide(text: string, player: string, record: boolean): Admission {
     const line = this.checker.lines;
-    const refuse = (
-      code: ViolationCode | 'too_long' | 'not_your_seat',
-      message: string,
-      evidence: readonly Evidence[] = [{ note: text.slice(0, 200) }],
-    ): Admission => ({
-      ok: false,
-      code,
-      player,
-      message,
-      evidence,
-    });
+    const refuse = refusal(text, player);
     if (text.length > MAX_LINE_LENGTH) return refuse('too_long', `${player} submitted a line of ${text.length} characters; the limit is ${MAX_LINE_LENGTH}`);
     return this.decidePrepared(prepareLine(line, text, this.checker.keys, this.verify), player, record);
   }
@@ -85,17 +86,7 @@ export class Door {
     const line = this.checker.lines;
     const text = read.text;
     const prepared: PreparedLine = { ...read, line };
-    const refuse = (
-      code: ViolationCode | 'too_long' | 'not_your_seat',
-      message: string,
-      evidence: readonly Evidence[] = [{ note: text.slice(0, 200) }],
-    ): Admission => ({
-      ok: false,
-      code,
-      player,
-      message,
-      evidence,
-    });
+    const refuse = refusal(text, player);
     if (prepared.envelope !== null && prepared.envelope.from !== player) {
       return refuse('not_your_seat', `${player} submitted an envelope from ${prepared.envelope.from}: a connection speaks only for its own player`);
     }

@@ -37,6 +37,28 @@ function externalRegistry(file: string): Registry | null {
   }
 }
 
+/** The verdict as `--json` prints it (a violation names its relay when a relay is at fault). */
+function verdictJson(verdict: Verdict): Record<string, unknown> {
+  const violations = verdict.violations.map((v) => ({
+    code: v.code,
+    player: v.player,
+    ...(v.relay === undefined ? {} : { relay: v.relay }),
+    seq: v.seq,
+    message: v.message,
+    evidence: v.evidence,
+  }));
+  return {
+    valid: verdict.valid,
+    violations,
+    omitted: verdict.omitted,
+    game: verdict.gameId,
+    protocol: verdict.protocol,
+    lines: verdict.lines,
+    outcome: verdict.outcome,
+    alteredAt: verdict.alteredAt,
+  };
+}
+
 function printHuman(verdict: Verdict): void {
   const out: string[] = [];
   out.push(`game ${verdict.gameId} (${verdict.protocol}), ${verdict.lines} lines`);
@@ -117,21 +139,8 @@ export function register(program: Command): void {
         return unreadable(err.code ?? 'bad_input', `${file}: ${err.message ?? String(e)}`);
       }
       bar.finish();
-      if (opts.json === true) {
-        const violations = verdict.violations.map((v) => ({ code: v.code, player: v.player, seq: v.seq, message: v.message, evidence: v.evidence }));
-        process.stdout.write(
-          JSON.stringify({
-            valid: verdict.valid,
-            violations,
-            omitted: verdict.omitted,
-            game: verdict.gameId,
-            protocol: verdict.protocol,
-            lines: verdict.lines,
-            outcome: verdict.outcome,
-            alteredAt: verdict.alteredAt,
-          }) + '\n',
-        );
-      } else printHuman(verdict);
+      if (opts.json === true) process.stdout.write(JSON.stringify(verdictJson(verdict)) + '\n');
+      else printHuman(verdict);
       process.exitCode = verdict.valid ? 0 : 1;
     });
 }
@@ -183,29 +192,8 @@ function auditOrdered(
     const err = e as { code?: string; message?: string };
     return unreadable(err.code ?? 'bad_input', `${file}: ${err.message ?? String(e)}`);
   }
-  if (json) {
-    const violations = verdict.violations.map((v) => ({
-      code: v.code,
-      player: v.player,
-      ...(v.relay === undefined ? {} : { relay: v.relay }),
-      seq: v.seq,
-      message: v.message,
-      evidence: v.evidence,
-    }));
-    process.stdout.write(
-      JSON.stringify({
-        valid: verdict.valid,
-        violations,
-        omitted: verdict.omitted,
-        game: verdict.gameId,
-        protocol: verdict.protocol,
-        lines: verdict.lines,
-        outcome: verdict.outcome,
-        alteredAt: verdict.alteredAt,
-        relay: verdict.relay,
-      }) + '\n',
-    );
-  } else {
+  if (json) process.stdout.write(JSON.stringify({ ...verdictJson(verdict), relay: verdict.relay }) + '\n');
+  else {
     printHuman(verdict);
     process.stdout.write(relaySummary(verdict.relay, receipts.length) + '\n');
   }
