@@ -79,3 +79,25 @@ describe('fairtable simulate keyed-stream --game', () => {
     expect(run(['simulate', 'keyed-stream', '--audit-every', '0', '--players', '2', '--out', 'x']).stderr).toMatch(/out_of_range/);
   });
 });
+
+describe('fairtable simulate beacon --escrow vss', () => {
+  it('names a withholder, opens its value from the others shares, and refuses escrow cheats outside it', () => {
+    const file = join(dir, 'escrow.jsonl');
+    const seed = '07'.repeat(32);
+    const r = run(['simulate', 'beacon', '--players', '5', '--escrow', 'vss', '--threshold', '3', '--cheat', 'withhold', '--seed', seed, '--out', file]);
+    expect(r.status, r.stderr).toBe(0);
+    const types = bodies(file).map((e) => e.body.type);
+    // Each other player published its share of p1's value: the round ended on the committed value.
+    expect(bodies(file).filter((e) => e.body.type === 'share' && e.body.dealer === 'p1').length).toBeGreaterThanOrEqual(3);
+    expect(types.filter((t) => t === 'check').length).toBe(5);
+    const audit = run(['audit', file, '--json']);
+    const verdict = JSON.parse(audit.stdout) as { violations: { code: string; player: string }[] };
+    expect(verdict.violations.map((v) => `${v.code} ${v.player}`)).toEqual(['withheld p1']);
+    expect(run(['simulate', 'dice', '--players', '2', '--cheat', 'escrow-wrong-share', '--out', join(dir, 'x.jsonl')]).stderr).toMatch(
+      /\[bad_cheater\].*beacon --escrow vss/,
+    );
+    expect(run(['simulate', 'dice', '--players', '2', '--escrow', 'vss', '--out', join(dir, 'y.jsonl')]).stderr).toMatch(
+      /--escrow is for beacon and diplomacy/,
+    );
+  });
+});

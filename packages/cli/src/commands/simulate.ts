@@ -33,6 +33,10 @@ function cheaterFor(protocol: string, cheat: string, cheater: string | undefined
     return cheater ?? 'p1';
   }
   const generic = (GENERIC_CHEATS as readonly string[]).includes(cheat);
+  if (cheat.startsWith('escrow-')) {
+    if (protocol !== 'beacon') fail(`[bad_cheater] "${cheat}" is a cheat on the beacon's escrow; ${protocol} has no such move (use beacon --escrow vss)`);
+    return cheater ?? 'p1';
+  }
   if (!generic && protocol !== 'signidice') fail(`[bad_cheater] "${cheat}" is a Signidice cheat; ${protocol} has no such move`);
   if (cheat.startsWith('house-')) {
     if (cheater !== undefined && cheater !== HOUSE)
@@ -66,8 +70,8 @@ export function register(program: Command): void {
     .option('--audit-every <k>', 'keyed-stream: honest players ask for an audit of the last roller every k turns (default: never)')
     .option('--years <y>', 'diplomacy: game years to play (default 2)')
     .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)', 'weighted')
-    .option('--escrow <kind>', 'diplomacy: none | threshold (k of the others open a withheld reveal)', 'none')
-    .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
+    .option('--escrow <kind>', 'diplomacy: none | threshold; beacon: none | vss (k of the others open a withheld reveal)', 'none')
+    .option('--threshold <k>', 'with --escrow threshold or vss: shares needed to open (diplomacy: default a majority of the others; beacon: default 2)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)', 'ignore-unit-letter')
     .option('--cheat <kind>', `one of: ${ALL_CHEATS.join(', ')} (the last ${DIPLOMACY_CHEATS.length}: diplomacy only)`)
     .option('--cheater <id>', `which player cheats (default p1; the house for the house's cheats)`)
@@ -83,7 +87,12 @@ export function register(program: Command): void {
       if (isDiplomacy && !['weighted', 'serial', 'fixed'].includes(opts.assign!)) fail('[bad_input] --assign must be weighted, serial or fixed');
       if (isDiplomacy && !['ignore-unit-letter', 'strict'].includes(opts.typos!)) fail('[bad_input] --typos must be ignore-unit-letter or strict');
       if (isDiplomacy && !['none', 'threshold'].includes(opts.escrow!)) fail('[bad_input] --escrow must be none or threshold');
-      if (opts.threshold !== undefined && opts.escrow !== 'threshold') fail('[bad_input] --threshold needs --escrow threshold');
+      const isBeacon = protocol === 'beacon';
+      if (isBeacon && !['none', 'vss'].includes(opts.escrow!)) fail('[bad_input] --escrow must be none or vss for the beacon');
+      if (!isDiplomacy && !isBeacon && opts.escrow !== 'none') fail('[bad_input] --escrow is for beacon and diplomacy');
+      if (opts.threshold !== undefined && opts.escrow !== 'threshold' && opts.escrow !== 'vss') fail('[bad_input] --threshold needs --escrow threshold or vss');
+      if (opts.cheat?.startsWith('escrow-') === true && !(isBeacon && opts.escrow === 'vss'))
+        fail(`[bad_cheater] "${opts.cheat}" is a cheat on the beacon's escrow: use beacon --escrow vss`);
       if (opts.cheater !== undefined && opts.cheat === undefined) fail('[bad_input] --cheater needs --cheat');
       if (opts.game !== undefined && protocol !== 'keyed-stream' && protocol !== 'chain') fail('[bad_input] --game is for keyed-stream and chain');
       if (opts.game !== undefined && !BUILTIN_GAMES.has(opts.game))
@@ -128,6 +137,7 @@ export function register(program: Command): void {
           ...(protocol === 'rochambeau' ? { params: { N: opts.states!, hash: opts.hash! } } : {}),
           ...(opts.game !== undefined ? { game: opts.game } : {}),
           ...(auditEvery !== undefined ? { params: { auditEvery } } : {}),
+          ...(isBeacon && opts.escrow === 'vss' ? { params: { escrow: { scheme: 'vss', threshold: threshold ?? 2 } } } : {}),
         });
       } catch (e) {
         failWith(e);
