@@ -236,7 +236,7 @@ function openCheck(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
     const seat = seatOf(s, dealer, me);
     let share: string | null = null;
     try {
-      if (ctx.unseal !== undefined) share = ctx.unseal(d.shares[seat - 1]!, beaconShareContext(s.gameId, s.round, dealer, me));
+      if (ctx.openShare !== undefined) share = ctx.openShare(d.shares[seat - 1]!, beaconShareContext(s.gameId, s.round, dealer, me));
     } catch {
       share = null;
     }

@@ -28,8 +28,6 @@ export interface Ctx {
    * machine the key itself; throws FairtableError('bad_share') when the box does not open. Seats provide it.
    */
   readonly openShare?: (sealed: SealedShare, context: string) => string;
-  /** Opens a box sealed to the local player's key (escrow shares, docs/spec/escrow.md); throws when it does not open. */
-  readonly unseal?: (sealed: { readonly ephemeral: string; readonly box: string }, context: string) => string;
 }
 
 export interface GameEvent {

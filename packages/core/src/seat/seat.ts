@@ -222,8 +222,8 @@ export class Seat {
     const now = this.options.clock();
     const openShare = (sealed: SealedShare, context: string): string => openSealedShare(sealed, this.options.keys.secretKey, context);
     return this.options.prover === undefined
-      ? { now, random: this.options.random, openShare, unseal: openShare }
-      : { now, random: this.options.random, prover: this.options.prover, openShare, unseal: openShare };
+      ? { now, random: this.options.random, openShare }
+      : { now, random: this.options.random, prover: this.options.prover, openShare };
   }
 
   get gameId(): string {
