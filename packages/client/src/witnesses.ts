@@ -2,8 +2,8 @@
  * Publishing to a game's witnesses (docs/spec/relay.md §8): every envelope the seat sends to the ordering
  * relay also goes to each witness relay the setup names (`params.witnesses`), in the seat's own order, and
  * each witness's signed receipt is kept as evidence (`EvidenceRecord`) that the envelope existed then. A
- * witness that cannot be reached is asked again, in order, with a back-off; a witness that refuses an
- * envelope is reported and skipped (it holds nothing after it, so it stops being useful, not the game).
+ * witness that cannot be reached, or that says the client is over its rate (429), is asked again, in order,
+ * with a back-off; a witness that refuses an envelope (or is full, 507) is reported and skipped (it holds nothing after it, so it stops being useful, not the game).
  *
  * Isomorphic: `fetch` and the timers are the platform's; no clock is read.
  */
@@ -78,7 +78,7 @@ export class WitnessPublisher {
             q.stopped = true;
             this.onProblem(q.witness, `witness ${q.witness.url} answered with a receipt that is not its own for this envelope (${why ?? 'another envelope'})`);
           } else this.onEvidence({ relay: q.witness.key, text, receipt: r });
-        } else if (res.status >= 500) throw new Error(`status ${res.status}`);
+        } else if (res.status === 429 || (res.status >= 500 && res.status !== 507)) throw new Error(`status ${res.status}`);
         else {
           // A refusal is final for this witness: what follows would be refused as a gap.
           q.stopped = true;

@@ -6,13 +6,20 @@
  * game and writes its id into the lobby for the others to follow.
  *
  * The lobby is not trusted any more than the relay: it carries public keys only, and every player checks that
- * the setup it is asked to play names its own key for its seat before it plays. Lobbies live in memory (a
- * relay restart loses the ones still gathering; games are in the store) and expire after a day.
+ * the setup it is asked to play names its own key for its seat before it plays.
+ *
+ * Lobbies are kept in memory and, when the relay's store can (`Store.saveLobby`…), in the store too, written
+ * before each change is answered, so a restart on the same DATA_DIR finds every lobby still open (web.md §2).
+ * Bounds: `maxLobbies` in all (expired ones leave first, then the oldest), `maxLobbiesPerClient` open at once
+ * per client address, `maxSeats` and `maxOfferBytes` per lobby; a lobby expires `ttlMs` after it was opened,
+ * on the relay's clock; the routes are rate-limited per address like the witness's (rate-limit.ts).
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { isHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { isPlayerId } from '@fairtable/core/envelope.js';
+import { clientKey, rateLimited, remoteAddress, type RateLimiter } from './rate-limit.js';
+import type { Store, StoredLobby } from './store.js';
 
 export interface LobbyLimits {
   /** Lobbies kept at once; the oldest gives way. */
@@ -22,9 +29,29 @@ export interface LobbyLimits {
   readonly maxSeats: number;
   /** The offer (protocol, parameters) as the creator wrote it, JSON bytes. */
   readonly maxOfferBytes: number;
+  /** Lobbies one client address may have open at once (counted in memory: a restart forgets who opened which). */
+  readonly maxLobbiesPerClient?: number;
 }
 
-export const DEFAULT_LOBBY_LIMITS: LobbyLimits = { maxLobbies: 10_000, ttlMs: 24 * 3_600_000, maxSeats: 16, maxOfferBytes: 8_192 };
+export const DEFAULT_LOBBY_LIMITS: LobbyLimits = { maxLobbies: 10_000, ttlMs: 24 * 3_600_000, maxSeats: 16, maxOfferBytes: 8_192, maxLobbiesPerClient: 50 };
+
+/** Where lobbies are kept beside memory: the relay's store, when it has the lobby methods. */
+export type LobbyStore = Required<Pick<Store, 'saveLobby' | 'deleteLobby' | 'listLobbies'>>;
+
+export interface LobbyOptions {
+  readonly store?: LobbyStore | undefined;
+  /** The per-address rate limit of the relay's HTTP routes; none when absent. */
+  readonly rateLimiter?: RateLimiter;
+  /** Counts a refusal by code (the relay's metrics). */
+  readonly onRefused?: (code: string) => void;
+}
+
+/** The store's lobby methods, when it has all of them. */
+export function lobbyStoreOf(store: Store): LobbyStore | undefined {
+  const { saveLobby, deleteLobby, listLobbies } = store;
+  if (saveLobby === undefined || deleteLobby === undefined || listLobbies === undefined) return undefined;
+  return { saveLobby: saveLobby.bind(store), deleteLobby: deleteLobby.bind(store), listLobbies: listLobbies.bind(store) };
+}
 
 interface Lobby {
   readonly id: string;
@@ -35,6 +62,30 @@ interface Lobby {
   readonly creator: string;
   readonly seats: Map<string, string | null>;
   game: string | null;
+  /** The client address that opened it (memory only), for `maxLobbiesPerClient`. */
+  readonly opener: string | null;
+}
+
+/** A lobby as the store keeps it: its id, its opening time and the rest as JSON. */
+function stored(l: Lobby): StoredLobby {
+  return { id: l.id, created: l.created, body: JSON.stringify({ offer: l.offer, creator: l.creator, seats: [...l.seats], game: l.game }) };
+}
+
+/** A stored lobby read back; null for one that is not readable (it is dropped, not served). */
+function revive(s: StoredLobby): Lobby | null {
+  try {
+    const b = JSON.parse(s.body) as { offer?: unknown; creator?: unknown; seats?: unknown; game?: unknown };
+    if (typeof b.creator !== 'string' || !Array.isArray(b.seats) || !(b.game === null || isHex(b.game, 32))) return null;
+    const seats = new Map<string, string | null>();
+    for (const pair of b.seats as unknown[]) {
+      if (!Array.isArray(pair) || !isPlayerId(pair[0]) || !(pair[1] === null || isHex(pair[1], 32))) return null;
+      seats.set(pair[0] as string, pair[1] as string | null);
+    }
+    if (!seats.has(b.creator)) return null;
+    return { id: s.id, created: s.created, offer: b.offer ?? null, creator: b.creator, seats, game: (b.game as string | null) ?? null, opener: null };
+  } catch {
+    return null;
+  }
 }
 
 const failure = (code: string, message: string) => ({ error: { code, message } });
@@ -52,69 +103,130 @@ async function jsonBody(c: Context): Promise<Record<string, unknown> | null> {
   }
 }
 
-/** The lobby routes, mounted at `/lobbies`. `clock` is the relay's. */
-export function lobbyRoutes(clock: () => number = Date.now, limits: LobbyLimits = DEFAULT_LOBBY_LIMITS): Hono {
+/** The lobby routes, mounted at `/lobbies`. `clock` is the relay's; with `options.store`, lobbies outlive a restart. */
+export function lobbyRoutes(clock: () => number = Date.now, limits: LobbyLimits = DEFAULT_LOBBY_LIMITS, options: LobbyOptions = {}): Hono {
+  /** Open lobbies, oldest first (a lobby is never re-inserted, so the map's order is the order of opening). */
   const lobbies = new Map<string, Lobby>();
+  const perClient = new Map<string, number>();
+  const store = options.store;
+  const refused = options.onRefused ?? (() => {});
   const app = new Hono();
-  const find = (id: string): Lobby | null => {
+
+  function forget(l: Lobby): Promise<void> {
+    lobbies.delete(l.id);
+    if (l.opener !== null) {
+      const n = (perClient.get(l.opener) ?? 1) - 1;
+      if (n <= 0) perClient.delete(l.opener);
+      else perClient.set(l.opener, n);
+    }
+    return store?.deleteLobby(l.id) ?? Promise.resolve();
+  }
+  const expired = (l: Lobby): boolean => clock() - l.created > limits.ttlMs;
+  /** Expired lobbies leave from the front: they are the oldest. */
+  async function sweep(): Promise<void> {
+    for (const l of lobbies.values()) {
+      if (!expired(l)) break;
+      await forget(l);
+    }
+  }
+  // The lobbies kept before a restart, oldest first; the expired and unreadable ones are dropped from the store.
+  const ready: Promise<void> = (async () => {
+    if (store === undefined) return;
+    const kept = (await store.listLobbies()).sort((a, b) => a.created - b.created);
+    for (const s of kept) {
+      const l = revive(s);
+      if (l === null || expired(l)) await store.deleteLobby(s.id);
+      else lobbies.set(l.id, l);
+    }
+    while (lobbies.size > limits.maxLobbies) await forget(lobbies.values().next().value!);
+  })();
+  const save = (l: Lobby): Promise<void> => store?.saveLobby(stored(l)) ?? Promise.resolve();
+
+  const find = async (id: string): Promise<Lobby | null> => {
+    await ready;
     const l = lobbies.get(id);
     if (l === undefined) return null;
-    if (clock() - l.created > limits.ttlMs) {
-      lobbies.delete(id);
+    if (expired(l)) {
+      await forget(l);
       return null;
     }
     return l;
   };
-  const missing = (c: Context) => c.json(failure('unknown_lobby', 'no such lobby on this relay (lobbies last a day, and not across a restart)'), 404);
+  const missing = (c: Context) => c.json(failure('unknown_lobby', 'no such lobby on this relay (lobbies last a day)'), 404);
+  const bad = (c: Context, code: string, message: string, status: 400 | 404 | 409 | 429) => {
+    refused(code);
+    return c.json(failure(code, message), status);
+  };
+  if (options.rateLimiter !== undefined) app.use('*', rateLimited(options.rateLimiter, refused));
   app.use('*', bodyLimit({ maxSize: limits.maxOfferBytes * 2, onError: (c) => c.json(failure('line_too_long', 'the request is too large'), 413) }));
 
   app.post('/', async (c) => {
+    await ready;
     const body = await jsonBody(c);
     const seats = body?.seats;
     const creator = body?.creator;
     const key = body?.key;
     if (!Array.isArray(seats) || seats.length < 2 || seats.length > limits.maxSeats || !seats.every(isPlayerId) || new Set(seats).size !== seats.length)
-      return c.json(failure('bad_input', `seats: 2 to ${limits.maxSeats} distinct player names`), 400);
-    if (typeof creator !== 'string' || !seats.includes(creator)) return c.json(failure('bad_input', 'creator: one of the seats'), 400);
-    if (!isHex(key, 32)) return c.json(failure('bad_hex', "key: the creator's public key, 64 hex digits"), 400);
-    if (JSON.stringify(body?.offer ?? null).length > limits.maxOfferBytes) return c.json(failure('bad_input', 'offer: too large'), 400);
-    while (lobbies.size >= limits.maxLobbies) lobbies.delete(lobbies.keys().next().value!);
+      return bad(c, 'bad_input', `seats: 2 to ${limits.maxSeats} distinct player names`, 400);
+    if (typeof creator !== 'string' || !seats.includes(creator)) return bad(c, 'bad_input', 'creator: one of the seats', 400);
+    if (!isHex(key, 32)) return bad(c, 'bad_hex', "key: the creator's public key, 64 hex digits", 400);
+    if (JSON.stringify(body?.offer ?? null).length > limits.maxOfferBytes) return bad(c, 'bad_input', 'offer: too large', 400);
+    await sweep();
+    const opener = clientKey(remoteAddress(c));
+    const most = limits.maxLobbiesPerClient ?? Infinity;
+    if ((perClient.get(opener) ?? 0) >= most)
+      return bad(c, 'too_many_lobbies', `at most ${most} lobbies open at once from one address; they close ${limits.ttlMs} ms after opening`, 429);
+    while (lobbies.size >= limits.maxLobbies) await forget(lobbies.values().next().value!);
     const id = toHex(randomBytes(16));
-    const lobby: Lobby = { id, created: clock(), offer: body?.offer ?? null, creator, seats: new Map(seats.map((s: string) => [s, null])), game: null };
+    const lobby: Lobby = { id, created: clock(), offer: body?.offer ?? null, creator, seats: new Map(seats.map((s: string) => [s, null])), game: null, opener };
     lobby.seats.set(creator, key);
+    await save(lobby);
     lobbies.set(id, lobby);
+    perClient.set(opener, (perClient.get(opener) ?? 0) + 1);
     return c.json(view(lobby), 201);
   });
 
-  app.get('/:lobby', (c) => {
-    const l = find(c.req.param('lobby'));
+  app.get('/:lobby', async (c) => {
+    const l = await find(c.req.param('lobby'));
     return l === null ? missing(c) : c.json(view(l));
   });
 
   // Taking a seat: the first key wins it; the same key again is an idempotent retry.
   app.put('/:lobby/seats/:seat', async (c) => {
-    const l = find(c.req.param('lobby'));
+    const l = await find(c.req.param('lobby'));
     if (l === null) return missing(c);
     const seat = c.req.param('seat');
-    if (!l.seats.has(seat)) return c.json(failure('unknown_player', `no seat ${seat} in this lobby`), 404);
+    if (!l.seats.has(seat)) return bad(c, 'unknown_player', `no seat ${seat} in this lobby`, 404);
     const key = (await jsonBody(c))?.key;
-    if (!isHex(key, 32)) return c.json(failure('bad_hex', 'key: a public key, 64 hex digits'), 400);
+    if (!isHex(key, 32)) return bad(c, 'bad_hex', 'key: a public key, 64 hex digits', 400);
     const held = l.seats.get(seat);
-    if (held !== null && held !== key) return c.json(failure('seat_taken', `seat ${seat} is taken by another key`), 409);
-    if (held === null && l.game !== null) return c.json(failure('seat_taken', 'the game has started'), 409);
-    l.seats.set(seat, key);
+    if (held !== null && held !== key) return bad(c, 'seat_taken', `seat ${seat} is taken by another key`, 409);
+    if (held === null && l.game !== null) return bad(c, 'seat_taken', 'the game has started', 409);
+    if (held === null) {
+      l.seats.set(seat, key);
+      await save(l).catch((e: unknown) => {
+        l.seats.set(seat, null);
+        throw e;
+      });
+    }
     return c.json(view(l));
   });
 
   // The game made from the lobby: written once, by whoever holds the setup (every player checks the setup itself).
   app.put('/:lobby/game', async (c) => {
-    const l = find(c.req.param('lobby'));
+    const l = await find(c.req.param('lobby'));
     if (l === null) return missing(c);
     const game = (await jsonBody(c))?.game;
-    if (!isHex(game, 32)) return c.json(failure('bad_hex', 'game: a game id, 64 hex digits'), 400);
-    if ([...l.seats.values()].includes(null)) return c.json(failure('bad_input', 'not every seat is taken'), 409);
-    if (l.game !== null && l.game !== game) return c.json(failure('game_exists', 'this lobby already made its game'), 409);
-    l.game = game;
+    if (!isHex(game, 32)) return bad(c, 'bad_hex', 'game: a game id, 64 hex digits', 400);
+    if ([...l.seats.values()].includes(null)) return bad(c, 'bad_input', 'not every seat is taken', 409);
+    if (l.game !== null && l.game !== game) return bad(c, 'game_exists', 'this lobby already made its game', 409);
+    if (l.game === null) {
+      l.game = game;
+      await save(l).catch((e: unknown) => {
+        l.game = null;
+        throw e;
+      });
+    }
     return c.json(view(l));
   });
   return app;

@@ -34,13 +34,14 @@ import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { BatchWriter } from './batch-writer.js';
 import { Intake } from './intake.js';
 import { Metrics } from './metrics.js';
-import { lobbyRoutes } from './lobby.js';
+import { lobbyRoutes, lobbyStoreOf, DEFAULT_LOBBY_LIMITS, type LobbyLimits } from './lobby.js';
 import { servePage } from './page.js';
 import { SealedRoom, type RoomHost } from './sealed.js';
 import type { LineToStore, Store } from './store.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 import { VerifyPool } from './verify-pool.js';
-import { MemoryWitnessStore, SqliteWitnessStore, witnessRoutes, type WitnessStore } from './witness.js';
+import { MemoryWitnessStore, SqliteWitnessStore, witnessRoutes, type WitnessLimits, type WitnessStore } from './witness.js';
+import { RateLimiter } from './rate-limit.js';
 
 export interface RelayLimits {
   /** Longest frame (and line) taken from a client, bytes; a longer one is answered `line_too_long` and the connection closed. */
@@ -60,6 +61,8 @@ export interface RelayLimits {
   readonly syncBatch: number;
   /** A game with no connection and nothing waiting to be stored leaves memory after this long (it is rebuilt from the store when asked for). */
   readonly unloadAfterMs: number;
+  /** Client addresses whose HTTP rate buckets (witness and lobby routes, `messagesPerSecond`/`messageBurst` each) are kept at once. */
+  readonly httpClients: number;
 }
 
 export const DEFAULT_LIMITS: RelayLimits = {
@@ -72,6 +75,7 @@ export const DEFAULT_LIMITS: RelayLimits = {
   idleMs: 120_000,
   syncBatch: 256,
   unloadAfterMs: 60_000,
+  httpClients: 100_000,
 };
 
 export interface RelayOptions {
@@ -83,6 +87,10 @@ export interface RelayOptions {
   readonly store?: Store;
   /** Where the relay keeps what it witnesses for games other relays order (relay.md §8); in memory when `store` is given. */
   readonly witnessStore?: WitnessStore;
+  /** Bounds on what the relay keeps as a witness (relay.md §8, "Limits"). */
+  readonly witnessLimits?: Partial<WitnessLimits>;
+  /** Bounds on lobbies (web.md §2). */
+  readonly lobbyLimits?: Partial<LobbyLimits>;
   readonly limits?: Partial<RelayLimits>;
   readonly logger?: Logger;
   /** The relay's clock for receipts (ms). */
@@ -293,7 +301,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   });
   app.notFound((c) => c.json(failure('not_found', `no such route: ${c.req.method} ${c.req.path}`), 404));
   servePage(app, publicKey, options.webDir);
-  app.route('/lobbies', lobbyRoutes(clock));
+  // One bucket per client address for the HTTP routes that keep what they are given (relay.md §5).
+  const httpLimiter = new RateLimiter({ perSecond: limits.messagesPerSecond, burst: limits.messageBurst, maxClients: limits.httpClients });
+  const httpRefused = (code: string): void => metrics.refused(code);
+  app.route(
+    '/lobbies',
+    lobbyRoutes(clock, { ...DEFAULT_LOBBY_LIMITS, ...options.lobbyLimits }, { store: lobbyStoreOf(store), rateLimiter: httpLimiter, onRefused: httpRefused }),
+  );
   app.get('/health', (c) => c.json({ ok: !closing }, closing ? 503 : 200));
   app.get('/metrics', (c) =>
     c.text(metrics.render({ connections: connections.size, games: loadedGames }), 200, { 'content-type': 'text/plain; version=0.0.4' }),
@@ -334,7 +348,19 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       return c.json({ game: id, relay: publicKey }, 201);
     },
   );
-  app.route('/witness', witnessRoutes({ store: witnessStore, secretKey, publicKey, clock, maxBodyBytes: limits.maxFrameBytes }));
+  app.route(
+    '/witness',
+    witnessRoutes({
+      store: witnessStore,
+      secretKey,
+      publicKey,
+      clock,
+      maxBodyBytes: limits.maxFrameBytes,
+      limits: options.witnessLimits ?? {},
+      rateLimiter: httpLimiter,
+      onRefused: httpRefused,
+    }),
+  );
   const gameParam = (id: string): string => {
     if (!isHex(id, 32)) throw new FairtableError('unknown_game', 'a game id is 64 hex digits', { field: 'game' });
     return id;

@@ -14,7 +14,7 @@ import { fromHex, isHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
-import type { GameSummary, HeldLine, LineToStore, Store, StoredLine } from './store.js';
+import type { GameSummary, HeldLine, LineToStore, Store, StoredLine, StoredLobby } from './store.js';
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -46,6 +46,8 @@ export class SqliteStore implements Store {
         PRIMARY KEY (game, hash)
       ) WITHOUT ROWID;
     `);
+    // Lobbies in a table of their own, apart from the lines: written on the caller's thread, never by the append thread.
+    this.db.exec('CREATE TABLE IF NOT EXISTS lobbies (id TEXT PRIMARY KEY, created INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID');
     this.insertGame = this.db.prepare('INSERT INTO games (game, protocol, created) VALUES (?, ?, ?)');
     this.insertLine = this.db.prepare('INSERT INTO lines (game, line, text, receipt) VALUES (?, ?, ?, ?)');
     this.selectLines = this.db.prepare('SELECT line, text, receipt FROM lines WHERE game = ? AND line >= ? ORDER BY line LIMIT ?');
@@ -109,6 +111,24 @@ export class SqliteStore implements Store {
 
   gamesHolding(): Promise<string[]> {
     return Promise.resolve((this.db.prepare('SELECT DISTINCT game FROM held ORDER BY game').all() as { game: string }[]).map((r) => r.game));
+  }
+
+  saveLobby(lobby: StoredLobby): Promise<void> {
+    try {
+      this.db.prepare('INSERT OR REPLACE INTO lobbies (id, created, body) VALUES (?, ?, ?)').run(lobby.id, lobby.created, lobby.body);
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+
+  deleteLobby(id: string): Promise<void> {
+    this.db.prepare('DELETE FROM lobbies WHERE id = ?').run(id);
+    return Promise.resolve();
+  }
+
+  listLobbies(): Promise<StoredLobby[]> {
+    return Promise.resolve(this.db.prepare('SELECT id, created, body FROM lobbies ORDER BY created, id').all() as StoredLobby[]);
   }
 
   relayKey(): Promise<Uint8Array> {

@@ -30,6 +30,13 @@ export interface HeldLine {
   readonly receipt: HoldingReceipt;
 }
 
+/** A lobby as a store keeps it (docs/spec/web.md §2): the store reads only its id and opening time; `body` is JSON. */
+export interface StoredLobby {
+  readonly id: string;
+  readonly created: number;
+  readonly body: string;
+}
+
 export interface Store {
   /** Stores a new game with its setup line as line 0; false (and nothing written) when the game exists. */
   createGame(game: string, protocol: string, setup: LineToStore): Promise<boolean>;
@@ -50,6 +57,14 @@ export interface Store {
   readHeld?(game: string): Promise<HeldLine[]>;
   unhold?(game: string, hashes: readonly string[]): Promise<void>;
   gamesHolding?(): Promise<string[]>;
+  /**
+   * Lobbies (docs/spec/web.md §2), kept so that a restart does not lose them: save (insert or replace) a lobby
+   * before a change to it is answered, delete one that expired or gave way, list them all at start. A store
+   * without these keeps lobbies in memory only.
+   */
+  saveLobby?(lobby: StoredLobby): Promise<void>;
+  deleteLobby?(id: string): Promise<void>;
+  listLobbies?(): Promise<StoredLobby[]>;
   /** The relay's Ed25519 secret key (32 bytes), created on first use and kept from then on. */
   relayKey(): Promise<Uint8Array>;
   close(): Promise<void>;

@@ -7,6 +7,11 @@
  *
  * Storage is its own interface (`WitnessStore`), in memory for tests and in `DATA_DIR/witness.sqlite`
  * otherwise: apart from the ordering relay's store, which it never touches.
+ *
+ * Bounds (relay.md §8, "Limits"): every route is rate-limited per client address like a WebSocket connection
+ * (rate-limit.ts); a game holds at most `maxGameLines` envelopes and `maxGameBytes`, the witness at most
+ * `maxGames` games and `maxBytes` in all (`507 game_full` / `witness_full` beyond); the doors kept in memory
+ * are bounded by games and by the envelopes they index, so memory does not grow with what is witnessed.
  */
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
@@ -16,13 +21,21 @@ import { bodyLimit } from 'hono/body-limit';
 import { isHex } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { readSetupLine } from '@fairtable/core/transcript.js';
-import { envelopeHash } from '@fairtable/core/envelope.js';
+import { envelopeHash, type Envelope } from '@fairtable/core/envelope.js';
 import { signWitnessReceipt, WitnessBook, type WitnessReceipt } from '@fairtable/core/order/witness.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+import { rateLimited, type RateLimiter } from './rate-limit.js';
 
 export interface WitnessedLine {
   readonly text: string;
   readonly receipt: WitnessReceipt;
+}
+
+/** What a witness holds in all: the bounds of `WitnessLimits` are checked against it. */
+export interface WitnessUsage {
+  readonly games: number;
+  /** UTF-8 bytes of every line held. */
+  readonly bytes: number;
 }
 
 export interface WitnessStore {
@@ -32,33 +45,63 @@ export interface WitnessStore {
   append(game: string, line: WitnessedLine): Promise<void>;
   /** Every line held for `game`, in the order they were taken (the setup first); empty when not held. */
   read(game: string): Promise<WitnessedLine[]>;
+  /** The setup line held for `game`, or null. */
+  first(game: string): Promise<WitnessedLine | null>;
+  /** The receipt given for the envelope of `game` whose hash is `hash`, or null. */
+  receiptOf(game: string, hash: string): Promise<WitnessReceipt | null>;
+  usage(): Promise<WitnessUsage>;
   close(): Promise<void>;
 }
 
+const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+
 export class MemoryWitnessStore implements WitnessStore {
   private readonly games = new Map<string, WitnessedLine[]>();
+  private bytes = 0;
   createGame(game: string, setup: WitnessedLine): Promise<boolean> {
     if (this.games.has(game)) return Promise.resolve(false);
     this.games.set(game, [setup]);
+    this.bytes += utf8Bytes(setup.text);
     return Promise.resolve(true);
   }
   append(game: string, line: WitnessedLine): Promise<void> {
-    this.games.get(game)?.push(line);
+    const held = this.games.get(game);
+    if (held !== undefined) {
+      held.push(line);
+      this.bytes += utf8Bytes(line.text);
+    }
     return Promise.resolve();
   }
   read(game: string): Promise<WitnessedLine[]> {
     return Promise.resolve([...(this.games.get(game) ?? [])]);
+  }
+  first(game: string): Promise<WitnessedLine | null> {
+    return Promise.resolve(this.games.get(game)?.[0] ?? null);
+  }
+  receiptOf(game: string, hash: string): Promise<WitnessReceipt | null> {
+    return Promise.resolve(this.games.get(game)?.find((l) => l.receipt.hash === hash)?.receipt ?? null);
+  }
+  usage(): Promise<WitnessUsage> {
+    return Promise.resolve({ games: this.games.size, bytes: this.bytes });
   }
   close(): Promise<void> {
     return Promise.resolve();
   }
 }
 
-/** `DATA_DIR/witness.sqlite`, WAL, `synchronous = FULL`, like the relay's own store (relay.md §4). */
+/**
+ * `DATA_DIR/witness.sqlite`, WAL, `synchronous = FULL`, like the relay's own store (relay.md §4). Beside the lines,
+ * `witness_games` keeps each game's line and byte count, written in the same transaction as the line, so
+ * that the witness's usage is known at start without reading every line (a file from before the table is
+ * counted once, when the table is made).
+ */
 export class SqliteWitnessStore implements WitnessStore {
   private readonly db: Database.Database;
   private readonly insert: Database.Statement<[string, string, string]>;
   private readonly select: Database.Statement<[string], { text: string; receipt: string }>;
+  private readonly selectFirst: Database.Statement<[string], { text: string; receipt: string }>;
+  private readonly selectReceipt: Database.Statement<[string, string], { receipt: string }>;
+  private readonly count: Database.Statement<[{ game: string; bytes: number }]>;
   private readonly has: Database.Statement<[string], { n: number }>;
 
   constructor(dataDir: string) {
@@ -72,30 +115,83 @@ export class SqliteWitnessStore implements WitnessStore {
     this.db.pragma('synchronous = FULL');
     this.db.exec('CREATE TABLE IF NOT EXISTS witnessed (id INTEGER PRIMARY KEY, game TEXT NOT NULL, text TEXT NOT NULL, receipt TEXT NOT NULL)');
     this.db.exec('CREATE INDEX IF NOT EXISTS witnessed_game ON witnessed (game, id)');
+    // A resend is answered with the receipt held for its hash: found through this index, not by reading the game.
+    this.db.exec("CREATE INDEX IF NOT EXISTS witnessed_hash ON witnessed (game, json_extract(receipt, '$.hash'))");
+    const counted = this.db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'witness_games'").get() as { n: number };
+    if (counted.n === 0)
+      this.db.exec(`
+        CREATE TABLE witness_games (game TEXT PRIMARY KEY, lines INTEGER NOT NULL, bytes INTEGER NOT NULL) WITHOUT ROWID;
+        INSERT INTO witness_games SELECT game, count(*), sum(length(CAST(text AS BLOB))) FROM witnessed GROUP BY game;
+      `);
     this.insert = this.db.prepare('INSERT INTO witnessed (game, text, receipt) VALUES (?, ?, ?)');
     this.select = this.db.prepare('SELECT text, receipt FROM witnessed WHERE game = ? ORDER BY id');
+    this.selectFirst = this.db.prepare('SELECT text, receipt FROM witnessed WHERE game = ? ORDER BY id LIMIT 1');
+    this.selectReceipt = this.db.prepare("SELECT receipt FROM witnessed WHERE game = ? AND json_extract(receipt, '$.hash') = ? LIMIT 1");
+    this.count = this.db.prepare(
+      'INSERT INTO witness_games (game, lines, bytes) VALUES (@game, 1, @bytes) ON CONFLICT (game) DO UPDATE SET lines = lines + 1, bytes = bytes + @bytes',
+    );
     this.has = this.db.prepare('SELECT count(*) AS n FROM witnessed WHERE game = ?');
+  }
+  private keep(game: string, line: WitnessedLine): void {
+    this.insert.run(game, line.text, JSON.stringify(line.receipt));
+    this.count.run({ game, bytes: utf8Bytes(line.text) });
   }
   createGame(game: string, setup: WitnessedLine): Promise<boolean> {
     const create = this.db.transaction((): boolean => {
       if (this.has.get(game)!.n > 0) return false;
-      this.insert.run(game, setup.text, JSON.stringify(setup.receipt));
+      this.keep(game, setup);
       return true;
     });
     return Promise.resolve(create());
   }
   append(game: string, line: WitnessedLine): Promise<void> {
-    this.insert.run(game, line.text, JSON.stringify(line.receipt));
+    this.db.transaction(() => this.keep(game, line))();
     return Promise.resolve();
   }
   read(game: string): Promise<WitnessedLine[]> {
     return Promise.resolve(this.select.all(game).map((r) => ({ text: r.text, receipt: JSON.parse(r.receipt) as WitnessReceipt })));
   }
+  first(game: string): Promise<WitnessedLine | null> {
+    const r = this.selectFirst.get(game);
+    return Promise.resolve(r === undefined ? null : { text: r.text, receipt: JSON.parse(r.receipt) as WitnessReceipt });
+  }
+  receiptOf(game: string, hash: string): Promise<WitnessReceipt | null> {
+    const r = this.selectReceipt.get(game, hash);
+    return Promise.resolve(r === undefined ? null : (JSON.parse(r.receipt) as WitnessReceipt));
+  }
+  usage(): Promise<WitnessUsage> {
+    const r = this.db.prepare('SELECT count(*) AS games, coalesce(sum(bytes), 0) AS bytes FROM witness_games').get() as WitnessUsage;
+    return Promise.resolve({ games: r.games, bytes: r.bytes });
+  }
   close(): Promise<void> {
-    this.db.close();
+    if (this.db.open) this.db.close();
     return Promise.resolve();
   }
 }
+
+export interface WitnessLimits {
+  /** Games witnessed at once; a new game beyond is refused (`507 witness_full`). */
+  readonly maxGames: number;
+  /** Lines (the setup and envelopes) one game holds; an envelope beyond is refused (`507 game_full`). */
+  readonly maxGameLines: number;
+  /** UTF-8 bytes one game's lines take; an envelope beyond is refused (`507 game_full`). */
+  readonly maxGameBytes: number;
+  /** UTF-8 bytes every game's lines take together; a line beyond is refused (`507 witness_full`). */
+  readonly maxBytes: number;
+  /** Games whose door stays in memory (least recently used leave first; rebuilt from the store). */
+  readonly cachedGames: number;
+  /** Envelopes the doors in memory index together (each door keeps one hash per envelope); the least recently used leave first. */
+  readonly cachedLines: number;
+}
+
+export const DEFAULT_WITNESS_LIMITS: WitnessLimits = {
+  maxGames: 100_000,
+  maxGameLines: 100_000,
+  maxGameBytes: 32 << 20,
+  maxBytes: 2 ** 31,
+  cachedGames: 1_000,
+  cachedLines: 250_000,
+};
 
 export interface WitnessOptions {
   readonly store: WitnessStore;
@@ -103,88 +199,187 @@ export interface WitnessOptions {
   readonly publicKey: string;
   readonly clock: () => number;
   readonly maxBodyBytes: number;
-  /** Games whose door stays in memory (least recently used leave first; rebuilt from the store). */
-  readonly cachedGames?: number;
+  readonly limits?: Partial<WitnessLimits>;
+  /** The per-address rate limit of the relay's HTTP routes (rate-limit.ts); none when absent. */
+  readonly rateLimiter?: RateLimiter;
+  /** Counts a refusal by code (the relay's metrics). */
+  readonly onRefused?: (code: string) => void;
+}
+
+/** What the witness holds in memory for a game: its door and how much the game holds. */
+interface Held {
+  readonly book: WitnessBook;
+  lines: number;
+  bytes: number;
 }
 
 const failure = (code: string, message: string) => ({ error: { code, message } });
 
 /** The witness's HTTP routes, mounted at `/witness` (relay.md §8). */
 export function witnessRoutes(o: WitnessOptions): Hono {
+  const limits: WitnessLimits = { ...DEFAULT_WITNESS_LIMITS, ...o.limits };
+  const refused = o.onRefused ?? (() => {});
   const app = new Hono();
-  const books = new Map<string, Promise<WitnessBook | null>>();
-  const cap = o.cachedGames ?? 1000;
+  /** Doors in memory, least recently used first. */
+  const cache = new Map<string, Held>();
+  const loading = new Map<string, Promise<Held | null>>();
+  let cachedLines = 0;
+  let usage: Promise<{ games: number; bytes: number }> | null = null;
+  const totals = (): Promise<{ games: number; bytes: number }> => (usage ??= o.store.usage().then((u) => ({ games: u.games, bytes: u.bytes })));
+
   const receiptFor = (book: WitnessBook, from: string, seq: number, hash: string): WitnessReceipt =>
     signWitnessReceipt({ v: 1, game: book.gameId, from, seq, hash, time: o.clock() }, o.secretKey, nativeSign);
 
+  function remember(game: string, held: Held): void {
+    const before = cache.get(game);
+    if (before !== undefined) cachedLines -= before.lines;
+    cache.delete(game);
+    cache.set(game, held);
+    cachedLines += held.lines;
+    // The door just used stays, even alone over the bound: it is bounded by maxGameLines.
+    while (cache.size > 1 && (cache.size > limits.cachedGames || cachedLines > limits.cachedLines)) {
+      const [oldest, h] = cache.entries().next().value!;
+      cache.delete(oldest);
+      cachedLines -= h.lines;
+    }
+  }
+
   /** The game's door: from memory, or rebuilt by admitting every stored line again. */
-  function bookOf(game: string): Promise<WitnessBook | null> {
-    let found = books.get(game);
+  function heldOf(game: string): Promise<Held | null> {
+    const hit = cache.get(game);
+    if (hit !== undefined) {
+      cache.delete(game);
+      cache.set(game, hit);
+      return Promise.resolve(hit);
+    }
+    let found = loading.get(game);
     if (found === undefined) {
-      found = o.store.read(game).then((held) => {
-        if (held.length === 0) return null;
-        const book = new WitnessBook(held[0]!.text, nativeVerify);
-        for (const l of held.slice(1)) book.admit(l.text);
-        return book;
-      });
-      books.set(game, found);
-      void found.then(
-        (b) => b === null && books.delete(game),
-        () => books.delete(game),
-      );
-      while (books.size > cap) books.delete(books.keys().next().value!);
-    } else {
-      books.delete(game);
-      books.set(game, found);
+      found = o.store
+        .read(game)
+        .then((lines) => {
+          if (lines.length === 0) return null;
+          const book = new WitnessBook(lines[0]!.text, nativeVerify);
+          let bytes = utf8Bytes(lines[0]!.text);
+          for (const l of lines.slice(1)) {
+            book.admit(l.text);
+            bytes += utf8Bytes(l.text);
+          }
+          const held: Held = { book, lines: lines.length, bytes };
+          remember(game, held);
+          return held;
+        })
+        .finally(() => loading.delete(game));
+      loading.set(game, found);
     }
     return found;
   }
-  const limit = bodyLimit({ maxSize: o.maxBodyBytes, onError: (c) => c.json(failure('line_too_long', `a line over ${o.maxBodyBytes} bytes`), 413) });
+
+  const limit = bodyLimit({
+    maxSize: o.maxBodyBytes,
+    onError: (c) => {
+      refused('line_too_long');
+      return c.json(failure('line_too_long', `a line over ${o.maxBodyBytes} bytes`), 413);
+    },
+  });
   const body = async (c: import('hono').Context): Promise<string> => (await c.req.text()).replace(/\r?\n$/, '');
+  const full = (c: import('hono').Context, code: 'game_full' | 'witness_full', message: string) => {
+    refused(code);
+    return c.json(failure(code, message), 507);
+  };
+  if (o.rateLimiter !== undefined) app.use('*', rateLimited(o.rateLimiter, refused));
 
   app.get('/', (c) => c.json({ relay: o.publicKey }));
   app.post('/games', limit, async (c) => {
     const text = await body(c);
     let gameId: string;
-    let from: string;
+    let envelope: Envelope;
     try {
       const read = readSetupLine(text);
       gameId = read.gameId;
-      from = read.envelope.from;
+      envelope = read.envelope;
       new WitnessBook(text, nativeVerify);
     } catch (e) {
       const code = e instanceof FairtableError ? e.code : 'bad_setup';
+      refused(code);
       return c.json(failure(code, (e as Error).message), 400);
     }
-    const held = await o.store.read(gameId);
-    if (held.length > 0) {
-      if (held[0]!.text !== text) return c.json(failure('game_exists', `game ${gameId} is witnessed with another setup line`), 409);
-      return c.json({ game: gameId, relay: o.publicKey, receipt: held[0]!.receipt }, 200);
+    const held = await o.store.first(gameId);
+    if (held !== null) {
+      if (held.text !== text) return c.json(failure('game_exists', `game ${gameId} is witnessed with another setup line`), 409);
+      return c.json({ game: gameId, relay: o.publicKey, receipt: held.receipt }, 200);
     }
+    const size = utf8Bytes(text);
+    const all = await totals();
+    if (all.games >= limits.maxGames) return full(c, 'witness_full', `this witness holds ${limits.maxGames} games, its most; it takes no new game`);
+    if (all.bytes + size > limits.maxBytes) return full(c, 'witness_full', `this witness holds ${limits.maxBytes} bytes of lines, its most`);
     const book = new WitnessBook(text, nativeVerify);
-    const receipt = receiptFor(book, from, 0, envelopeHash(readSetupLine(text).envelope));
-    if (!(await o.store.createGame(gameId, { text, receipt }))) return c.json(failure('game_exists', `game ${gameId} is already witnessed`), 409);
-    books.delete(gameId);
+    const receipt = receiptFor(book, envelope.from, 0, envelopeHash(envelope));
+    all.games++;
+    all.bytes += size;
+    let created: boolean;
+    try {
+      created = await o.store.createGame(gameId, { text, receipt });
+    } catch (e) {
+      usage = null;
+      throw e;
+    }
+    if (!created) {
+      all.games--;
+      all.bytes -= size;
+      return c.json(failure('game_exists', `game ${gameId} is already witnessed`), 409);
+    }
     return c.json({ game: gameId, relay: o.publicKey, receipt }, 201);
   });
   app.post('/games/:game', limit, async (c) => {
     const game = c.req.param('game');
     if (!isHex(game, 32)) return c.json(failure('unknown_game', 'a game id is 64 hex digits'), 404);
-    const book = await bookOf(game);
-    if (book === null) return c.json(failure('unknown_game', 'this witness does not hold that game: post its setup line to /witness/games first'), 404);
+    const held = await heldOf(game);
+    if (held === null) return c.json(failure('unknown_game', 'this witness does not hold that game: post its setup line to /witness/games first'), 404);
     const text = await body(c);
-    const a = book.admit(text);
-    if (!a.ok) return c.json(failure(a.code, a.message), a.code === 'equivocation' ? 409 : 400);
-    if (a.duplicate) {
-      const held = (await o.store.read(game)).find((l) => l.receipt.hash === a.hash);
-      if (held !== undefined) return c.json({ receipt: held.receipt }, 200);
+    const size = utf8Bytes(text);
+    const all = await totals();
+    const why =
+      held.lines >= limits.maxGameLines || held.bytes + size > limits.maxGameBytes
+        ? (['game_full', `this witness holds at most ${limits.maxGameLines} lines and ${limits.maxGameBytes} bytes of one game`] as const)
+        : all.bytes + size > limits.maxBytes
+          ? (['witness_full', `this witness holds ${limits.maxBytes} bytes of lines, its most`] as const)
+          : null;
+    if (why !== null) {
+      // At a bound a resend is still answered with its receipt; nothing new is taken.
+      let hash: string | null = null;
+      try {
+        hash = envelopeHash(JSON.parse(text) as Envelope);
+      } catch {
+        hash = null;
+      }
+      const receipt = hash === null ? null : await o.store.receiptOf(game, hash);
+      if (receipt !== null) return c.json({ receipt }, 200);
+      return full(c, why[0], why[1]);
     }
-    const receipt = receiptFor(book, a.envelope.from, a.envelope.seq, a.hash);
+    const a = held.book.admit(text);
+    if (!a.ok) {
+      refused(a.code);
+      return c.json(failure(a.code, a.message), a.code === 'equivocation' ? 409 : 400);
+    }
+    if (a.duplicate) {
+      const receipt = await o.store.receiptOf(game, a.hash);
+      if (receipt !== null) return c.json({ receipt }, 200);
+    }
+    // Counted when admitted, before the await: requests in flight together cannot pass a bound together.
+    held.lines++;
+    held.bytes += size;
+    if (cache.get(game) === held) cachedLines++;
+    all.bytes += size;
+    const receipt = receiptFor(held.book, a.envelope.from, a.envelope.seq, a.hash);
     try {
       await o.store.append(game, { text, receipt });
     } catch (e) {
       // The door is ahead of the store: it is rebuilt from what was kept.
-      books.delete(game);
+      if (cache.get(game) === held) {
+        cache.delete(game);
+        cachedLines -= held.lines;
+      }
+      usage = null;
       throw e;
     }
     return c.json({ receipt }, 201);
