@@ -4,6 +4,17 @@
 export { startRelay, DEFAULT_LIMITS, type Relay, type RelayLimits, type RelayOptions } from './relay.js';
 export { SqliteStore } from './sqlite-store.js';
 export { ThreadedSqliteStore, type ThreadedSqliteOptions } from './threaded-sqlite-store.js';
-export type { Store, StoredLine, LineToStore, GameSummary, HeldLine } from './store.js';
+export type { Store, StoredLine, LineToStore, GameSummary, HeldLine, StoredLobby } from './store.js';
 export { Metrics } from './metrics.js';
-export { witnessRoutes, MemoryWitnessStore, SqliteWitnessStore, type WitnessStore, type WitnessedLine } from './witness.js';
+export {
+  witnessRoutes,
+  MemoryWitnessStore,
+  SqliteWitnessStore,
+  DEFAULT_WITNESS_LIMITS,
+  type WitnessStore,
+  type WitnessedLine,
+  type WitnessLimits,
+  type WitnessUsage,
+} from './witness.js';
+export { DEFAULT_LOBBY_LIMITS, type LobbyLimits } from './lobby.js';
+export { RateLimiter, type RateLimit } from './rate-limit.js';
