@@ -65,3 +65,12 @@ export async function readTranscript(game: string): Promise<string> {
   if (!r.ok) throw new ApiError('unknown_game', `the relay answered ${r.status}`);
   return r.text();
 }
+/** The relay's receipts for the game's log (docs/spec/relay.md §3), one JSON object a line. */
+export async function readReceipts(game: string): Promise<unknown[]> {
+  const r = await fetch(`/games/${game}/receipts`);
+  if (!r.ok) throw new ApiError('unknown_game', `the relay answered ${r.status}`);
+  return (await r.text())
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as unknown);
+}

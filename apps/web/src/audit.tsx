@@ -3,10 +3,23 @@
  * progress (`auditTranscript` of @fairtable/client/explain), signatures through WebCrypto where the page has it and
  * noble otherwise; the verdict shown as valid or as the violations found, each naming the player and the lines that
  * prove it, with the outcome chart; and a drop zone that audits a transcript file played anywhere.
+ *
+ * A game played through this relay is audited with the relay's receipts (`auditWithRelay`, the audit of
+ * `fairtable audit --relay-key`): deadlines judged on the times the relay signed, and a relay whose own receipts
+ * convict it named as the relay. The verdict says where its times came from.
  */
 import { useState } from 'preact/hooks';
 import { registryFor } from './session.js';
-import { auditTranscript, nobleVerifier, webCryptoVerifier, type AuditResult, type AuditVerdict, type Verifier } from '@fairtable/client/explain';
+import {
+  auditTranscript,
+  auditWithRelay,
+  nobleVerifier,
+  webCryptoVerifier,
+  type AuditResult,
+  type AuditVerdict,
+  type RelayAuditVerdict,
+  type Verifier,
+} from '@fairtable/client/explain';
 import { DistributionCharts } from './explain.js';
 
 let verifier: Promise<Verifier> | null = null;
@@ -20,10 +33,21 @@ function pageVerifier(): Promise<Verifier> {
 }
 
 export interface AuditRun {
-  readonly result: AuditResult;
+  readonly result: AuditResult | RelayAuditVerdict;
   readonly verifier: string;
   readonly ms: number;
   readonly text: string;
+  /** Why the relay's receipts were not used, when they were not (the players' own times judged the deadlines). */
+  readonly noReceipts?: string;
+}
+
+/** What the relay gave for the audit with its receipts. */
+export interface RelayEvidence {
+  /** The relay's public key, hex. */
+  readonly key: string;
+  readonly receipts: readonly unknown[];
+  /** Evidence records: the seat's own `accepted` receipts. */
+  readonly records: readonly unknown[];
 }
 
 /** The protocol a transcript's setup line names ('' when it names none that can be read: the auditor says why). */
@@ -36,17 +60,34 @@ function protocolOf(text: string): string {
   }
 }
 
-/** Audits a transcript's text, reporting progress as a fraction. */
-export async function runAudit(text: string, onProgress: (fraction: number) => void): Promise<AuditRun> {
+/**
+ * Audits a transcript's text, reporting progress as a fraction: with the relay's receipts when `relay` is given
+ * (a string: why there are none, shown with the verdict), on the players' own times otherwise.
+ */
+export async function runAudit(text: string, onProgress: (fraction: number) => void, relay?: RelayEvidence | string): Promise<AuditRun> {
   const v = await pageVerifier();
   const start = performance.now();
   const registry = await registryFor(protocolOf(text));
+  if (relay !== undefined && typeof relay !== 'string') {
+    const result = await auditWithRelay(
+      text.split('\n').filter((l) => l.trim() !== ''),
+      {
+        relayKey: relay.key,
+        receipts: relay.receipts,
+        records: relay.records,
+        verifier: v,
+        ...(registry === undefined ? {} : { registry }),
+        onProgress: (done, total) => onProgress(total === 0 ? 1 : done / total),
+      },
+    );
+    return { result, verifier: v.name, ms: performance.now() - start, text };
+  }
   const result = await auditTranscript(text, {
     verifier: v,
     ...(registry === undefined ? {} : { registry }),
     onProgress: (done, total) => onProgress(total === 0 ? 1 : done / total),
   });
-  return { result, verifier: v.name, ms: performance.now() - start, text };
+  return { result, verifier: v.name, ms: performance.now() - start, text, ...(relay === undefined ? {} : { noReceipts: relay }) };
 }
 
 export function AuditRunView({ run }: { run: AuditRun }) {
@@ -60,6 +101,7 @@ export function AuditRunView({ run }: { run: AuditRun }) {
   return (
     <>
       <VerdictView verdict={run.result} />
+      <TimesView run={run} />
       <p class="hint">
         Checked in this page in {Math.round(run.ms)} ms, signatures by {run.verifier}.
       </p>
@@ -78,8 +120,31 @@ export function Progress({ fraction }: { fraction: number | null }) {
   );
 }
 
-export function VerdictView({ verdict }: { verdict: AuditVerdict }) {
-  const named = [...new Set(verdict.violations.map((v) => v.player).filter((p): p is string => p !== null))];
+/** Where the deadlines' times came from: the relay's receipts, or the players' own clocks (and why). */
+function TimesView({ run }: { run: AuditRun }) {
+  const r = 'relay' in run.result ? run.result.relay : null;
+  if (r === null)
+    return (
+      <p class="times" data-testid="audit-times">
+        Deadlines judged on the players' own times{run.noReceipts === undefined ? '' : `: ${run.noReceipts}`}.
+      </p>
+    );
+  return (
+    <p class="times" data-testid="audit-times">
+      {r.timed ? "Deadlines judged on the relay's receipt times" : "Receipts checked; deadlines judged on the players' own times"}: {r.receipted} of{' '}
+      {'lines' in run.result ? run.result.lines : 0} lines carry a receipt of relay <code>{(r.orderer ?? '').slice(0, 16)}…</code> that fits the log
+      {r.recordsUsed > 0 ? `; ${r.recordsUsed} evidence records used` : ''}.
+      {r.faultAt === null ? '' : ` The relay's own signatures convict it from line ${r.faultAt}: the game is not decided on this log.`}
+    </p>
+  );
+}
+
+export function VerdictView({ verdict }: { verdict: AuditVerdict | RelayAuditVerdict }) {
+  const relays = [...new Set(verdict.violations.map((v) => ('relay' in v ? v.relay : undefined)).filter((r): r is string => r !== undefined))];
+  const named = [
+    ...new Set(verdict.violations.map((v) => v.player).filter((p): p is string => p !== null)),
+    ...relays.map((r) => `the relay ${r.slice(0, 16)}…`),
+  ];
   return (
     <section class={`verdict ${verdict.valid ? 'valid' : 'invalid'}`} aria-label="Audit verdict" aria-live="polite">
       <h3>
@@ -98,7 +163,9 @@ export function VerdictView({ verdict }: { verdict: AuditVerdict }) {
         <ol class="violations">
           {verdict.violations.map((v, i) => (
             <li key={i}>
-              <strong>{v.code}</strong> by <strong>{v.player ?? 'nobody named'}</strong> at line {v.seq}: {v.message}
+              <strong>{v.code}</strong> by{' '}
+              <strong>{v.player ?? ('relay' in v && v.relay !== undefined ? `the relay ${v.relay.slice(0, 16)}…` : 'nobody named')}</strong> at line {v.seq}:{' '}
+              {v.message}
               {v.evidence.length > 0 ? (
                 <details>
                   <summary>Evidence ({v.evidence.length})</summary>

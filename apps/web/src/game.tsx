@@ -13,8 +13,8 @@ import { Referee } from '@fairtable/core/referee.js';
 import type { Registry } from '@fairtable/core/registry.js';
 import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { relayKeyOf } from '@fairtable/client';
-import { readGameInfo, readTranscript } from './api.js';
-import { AuditRunView, Progress, runAudit, type AuditRun } from './audit.js';
+import { readGameInfo, readReceipts, readTranscript } from './api.js';
+import { AuditRunView, Progress, runAudit, type AuditRun, type RelayEvidence } from './audit.js';
 import { Table, type TableView } from './board.js';
 import { DecisionForm } from './decision.js';
 import { ProvenancePanel } from './explain.js';
@@ -183,11 +183,21 @@ export function GamePage({ gameId }: { gameId: string }) {
       return (e as Error).message;
     }
   };
-  // The one-click audit re-checks the whole game from its transcript, as a third party would.
+  // The one-click audit re-checks the whole game from its transcript, as a third party would, with the relay's
+  // receipts (the relay's key: the one this seat was given at the start, or for a watcher the one the relay shows).
   const runIt = async () => {
     setAudit(null);
     setProgress(0);
-    const run = await runAudit(lines.join('\n'), setProgress);
+    const copy = [...lines];
+    const evidence = await (async (): Promise<RelayEvidence | string> => {
+      try {
+        const [key, receipts] = await Promise.all([record?.relayKey ?? relayKeyOf(location.origin, gameId, globalThis.WebSocket), readReceipts(gameId)]);
+        return { key, receipts, records: [...(g?.evidence ?? [])] };
+      } catch (e) {
+        return `the relay's receipts could not be fetched (${(e as Error).message})`;
+      }
+    })();
+    const run = await runAudit(copy.join('\n'), setProgress, evidence);
     setProgress(null);
     setAudit(run);
   };
