@@ -147,7 +147,8 @@ describe('the web app in Chromium', () => {
     await ann.screenshot({ path: join(SHOTS, 'web-game.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
     // Audited with the relay's receipts: deadlines on the relay's times, every line receipted.
-    for (const p of pages) expect(await p.getByTestId('audit-times').textContent()).toMatch(/judged on the relay's receipt times: (\d+) of \1 lines carry a receipt/);
+    for (const p of pages)
+      expect(await p.getByTestId('audit-times').textContent()).toMatch(/judged on the relay's receipt times: (\d+) of \1 lines carry a receipt/);
     // The chart of the outcomes, and where each roll came from, every input checked in the page.
     expect(await ann.getByRole('region', { name: 'Outcomes against their expected distribution' }).isVisible()).toBe(true);
     const rolls = ann.getByRole('region', { name: 'Where did each outcome come from?' }).locator('details');

@@ -25,7 +25,7 @@ function fakeWitness(statuses: number[]) {
     const e = JSON.parse(init.body) as { from: string; seq: number };
     const body =
       status === 200 || status === 201
-        ? { receipt: signWitnessReceipt({ v: 1, game: gameId, from: e.from, seq: e.seq, hash: lineHash(init.body), time: 1 }, witnessKey.secretKey) }
+        ? { receipt: signWitnessReceipt({ v: 1, game: gameId, from: e.from, seq: e.seq, hash: lineHash(init.body)!, time: 1 }, witnessKey.secretKey) }
         : { error: { code: status === 429 ? 'rate_limited' : 'witness_full', message: 'no' } };
     return Promise.resolve({ status, text: () => Promise.resolve(JSON.stringify(body)) });
   };
@@ -41,7 +41,13 @@ describe('WitnessPublisher', () => {
     const w = fakeWitness([201, 429, 429, 201]);
     const evidence: EvidenceRecord[] = [];
     const problems: string[] = [];
-    const p = new WitnessPublisher(gameId, [witness], w.post, (r) => evidence.push(r), (_w, m) => problems.push(m));
+    const p = new WitnessPublisher(
+      gameId,
+      [witness],
+      w.post,
+      (r) => evidence.push(r),
+      (_w, m) => problems.push(m),
+    );
     p.publish(game.lines[0]!, true);
     p.publish(game.lines[1]!);
     await settle(p, problems);
@@ -53,7 +59,13 @@ describe('WitnessPublisher', () => {
   it('gives a full witness up (507) and says so', async () => {
     const w = fakeWitness([201, 507]);
     const problems: string[] = [];
-    const p = new WitnessPublisher(gameId, [witness], w.post, () => {}, (_w, m) => problems.push(m));
+    const p = new WitnessPublisher(
+      gameId,
+      [witness],
+      w.post,
+      () => {},
+      (_w, m) => problems.push(m),
+    );
     p.publish(game.lines[0]!, true);
     p.publish(game.lines[1]!);
     p.publish(game.lines[2]!);

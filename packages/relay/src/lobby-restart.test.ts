@@ -41,7 +41,12 @@ describe('lobbies across a restart (web.md §2)', () => {
     // The players' keys; the game itself is made from what the lobby holds.
     const keys = diceGame(2, 31).keys;
     const first = await relay(dataDir);
-    const open = await call('POST', `${first.url}/lobbies`, { offer: { protocol: 'dice' }, seats: ['p0', 'p1'], creator: 'p0', key: toHex(keys[0]!.publicKey) });
+    const open = await call('POST', `${first.url}/lobbies`, {
+      offer: { protocol: 'dice' },
+      seats: ['p0', 'p1'],
+      creator: 'p0',
+      key: toHex(keys[0]!.publicKey),
+    });
     expect(open.status).toBe(201);
     const id = open.body.lobby as string;
     expect((await call('PUT', `${first.url}/lobbies/${id}/seats/p1`, { key: toHex(keys[1]!.publicKey) })).status).toBe(200);

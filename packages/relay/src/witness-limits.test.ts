@@ -70,7 +70,17 @@ function envelopes(g: TestGame, player: number, count: number, noteBytes = 16): 
   }
   for (let i = 0; i < count; i++, seq++) {
     const e = signEnvelope(
-      { v: 1, game: g.id, from: g.ids[player]!, seq, prev, at: 1, head: envelopeHash(setup), time: 5, body: { type: 'note', note: `${i}`.padEnd(noteBytes, '.') } },
+      {
+        v: 1,
+        game: g.id,
+        from: g.ids[player]!,
+        seq,
+        prev,
+        at: 1,
+        head: envelopeHash(setup),
+        time: 5,
+        body: { type: 'note', note: `${i}`.padEnd(noteBytes, '.') },
+      },
       g.keys[player]!.secretKey,
       nativeSign,
     );

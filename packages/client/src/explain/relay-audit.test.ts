@@ -48,7 +48,7 @@ const verdict = (r: Awaited<ReturnType<typeof auditWithRelay>>): RelayAuditVerdi
   return r;
 };
 
-describe('the audit with the relay\'s receipts in a page', () => {
+describe("the audit with the relay's receipts in a page", () => {
   const honest = simulate({ protocol: 'chain', players: 3, seed, turns: 2 });
 
   it("gives core's verdict, deadlines on receipt times, every signature through the page's verifier", async () => {
