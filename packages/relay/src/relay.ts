@@ -5,8 +5,9 @@
  * §10.1), rebuilt from the store the first time the game is asked for, and the running log hash its
  * receipts carry (relay.md §2). It runs no game logic.
  *
- * Durability before acknowledgement: a line the door admits gets its number, its log hash and its signed
- * receipt at once, but it is sent to no one until the store has committed it. Lines reach their doors
+ * Durability before acknowledgement: a line the door admits gets its number, its log hash and its
+ * receipt's time at once; the receipt is signed with the line's append (on the store's writing thread when
+ * the store can), and the line is sent to no one until the store has committed it. Lines reach their doors
  * in arrival order after the verifying threads (intake.ts), go to the store in batches, one `append`
  * (one transaction) at a time (batch-writer.ts), and are then acknowledged (`accepted`) and fanned out
  * (`entry`) in log order (relay.md, "The pipeline").
@@ -28,7 +29,7 @@ import { Door, type Admission } from '@fairtable/core/door.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { verifyHello } from '@fairtable/core/order/hello.js';
-import { firstLogHash, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
+import { firstLogHash, nextLogHash, signReceipt, type Receipt, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
 import { sealedRule } from '@fairtable/core/order/sealer.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { BatchWriter } from './batch-writer.js';
@@ -37,7 +38,7 @@ import { Metrics } from './metrics.js';
 import { lobbyRoutes } from './lobby.js';
 import { servePage } from './page.js';
 import { SealedRoom, type RoomHost } from './sealed.js';
-import type { LineToStore, Store } from './store.js';
+import type { LineToSign, Store } from './store.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 import { VerifyPool } from './verify-pool.js';
 import { MemoryWitnessStore, SqliteWitnessStore, witnessRoutes, type WitnessStore } from './witness.js';
@@ -142,7 +143,9 @@ interface Connection {
   closed: boolean;
 }
 
-interface Pending extends LineToStore {
+interface Pending extends LineToSign {
+  /** The receipt's signature, hex: made with the batch's append (by the store's thread when it can), known once it has committed. */
+  sig: string;
   /** The submitter to acknowledge; null for a released sealed line (its author learns of it from the entry). */
   readonly from: Connection | null;
   readonly entry: Game;
@@ -192,6 +195,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   const receipt = (game: string, line: number, hash: string, logHash: string, time = clock()): Receipt =>
     signReceipt({ v: 1, game, line, hash, log: logHash, time }, secretKey, nativeSign);
+  /** What a line admitted now will be receipted with, once its batch is stored (the signature comes with the append). */
+  const pending = (g: Game, line: number, hash: string, text: string, time: number, from: Connection | null): Pending => {
+    g.log = nextLogHash(g.log, hash);
+    g.unstored++;
+    const unsigned: UnsignedReceipt = { v: 1, game: g.id, line, hash, log: g.log, time };
+    return { game: g.id, line, text, receipt: unsigned, sig: '', from, entry: g };
+  };
 
   /** The game, from memory or rebuilt from the store (every stored line passes the door again). */
   function loadGame(id: string): Promise<Game | null> {
@@ -259,20 +269,55 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     log.error({ err: e }, 'a verifying thread failed; its lines are verified on the event loop'),
   );
   const intake = new Intake<Connection>(pool, (c, text, a) => admitted(c, text, a));
+  /**
+   * A batch's append: the store signs the receipts on its writing thread when it can (`appendSigning`),
+   * else they are signed here and stored with `append`. Either way the signature is `signReceipt`'s.
+   */
+  const appendBatch = async (batch: Pending[]): Promise<void> => {
+    if (store.appendSigning !== undefined) {
+      const sigs = await store.appendSigning(batch, secretKey);
+      for (let i = 0; i < batch.length; i++) batch[i]!.sig = sigs[i]!;
+      return;
+    }
+    const signed = batch.map((p) => {
+      const r = signReceipt(p.receipt, secretKey, nativeSign);
+      p.sig = r.sig;
+      return { game: p.game, line: p.line, text: p.text, receipt: r };
+    });
+    await store.append(signed);
+  };
   const writer = new BatchWriter<Pending>(
-    store,
+    appendBatch,
     (batch, seconds) => {
       metrics.storeFlush(seconds, batch.length);
+      // Each connection's socket is corked for the batch: what it is sent (an acknowledgement and entries) goes out in one write.
+      const corked: Duplex[] = [];
+      const cork = (c: Connection): void => {
+        const socket = (c.ws as unknown as { _socket?: Duplex })._socket;
+        if (socket === undefined || socket.writableCorked > 0 || c.ws.readyState !== c.ws.OPEN) return;
+        socket.cork();
+        corked.push(socket);
+      };
       for (const p of batch) {
         p.entry.committed = p.line + 1;
         p.entry.unstored--;
         metrics.linesAccepted++;
         // The receipt encoded once, for the submitter's answer and every reader's entry; one buffer for all readers.
-        const receiptText = JSON.stringify(p.receipt);
-        if (p.from !== null) send(p.from, `{"kind":"accepted","line":${p.line},"receipt":${receiptText}}`);
+        // The same text as JSON.stringify of the receipt (hex and integers need no escaping), without building the object.
+        const r = p.receipt;
+        const receiptText = `{"v":1,"game":"${r.game}","line":${r.line},"hash":"${r.hash}","log":"${r.log}","time":${r.time},"sig":"${p.sig}"}`;
+        if (p.from !== null) {
+          cork(p.from);
+          send(p.from, `{"kind":"accepted","line":${p.line},"receipt":${receiptText}}`);
+        }
         const entry = Buffer.from(`{"kind":"entry","line":${p.line},"text":${JSON.stringify(p.text)},"receipt":${receiptText}}`);
-        for (const c of p.entry.connections) if (c.who !== null) send(c, entry);
+        for (const c of p.entry.connections)
+          if (c.who !== null) {
+            cork(c);
+            send(c, entry);
+          }
       }
+      for (const socket of corked) socket.uncork();
     },
     (e: unknown) => {
       // The doors are now ahead of the store: nothing of the batch was acknowledged, and the only safe
@@ -484,9 +529,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       return;
     }
     g.sealed?.observe(text);
-    g.log = nextLogHash(g.log, a.hash);
-    g.unstored++;
-    writer.add({ game: g.id, line: a.line, text, receipt: receipt(g.id, a.line, a.hash, g.log, now), from: c, entry: g });
+    writer.add(pending(g, a.line, a.hash, text, now, c));
   }
 
   // Sealed mode: the room sees the relay through these (sealed.ts).
@@ -508,9 +551,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
           return;
         }
         g.sealed?.observe(text);
-        g.log = nextLogHash(g.log, a.hash);
-        g.unstored++;
-        writer.add({ game: id, line: a.line, text, receipt: receipt(id, a.line, a.hash, g.log, time), from: null, entry: g });
+        writer.add(pending(g, a.line, a.hash, text, time, null));
       },
       flush: () => writer.flush(),
     };
