@@ -290,14 +290,6 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     appendBatch,
     (batch, seconds) => {
       metrics.storeFlush(seconds, batch.length);
-      // Each connection's socket is corked for the batch: what it is sent (an acknowledgement and entries) goes out in one write.
-      const corked: Duplex[] = [];
-      const cork = (c: Connection): void => {
-        const socket = (c.ws as unknown as { _socket?: Duplex })._socket;
-        if (socket === undefined || socket.writableCorked > 0 || c.ws.readyState !== c.ws.OPEN) return;
-        socket.cork();
-        corked.push(socket);
-      };
       for (const p of batch) {
         p.entry.committed = p.line + 1;
         p.entry.unstored--;
@@ -306,18 +298,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         // The same text as JSON.stringify of the receipt (hex and integers need no escaping), without building the object.
         const r = p.receipt;
         const receiptText = `{"v":1,"game":"${r.game}","line":${r.line},"hash":"${r.hash}","log":"${r.log}","time":${r.time},"sig":"${p.sig}"}`;
-        if (p.from !== null) {
-          cork(p.from);
-          send(p.from, `{"kind":"accepted","line":${p.line},"receipt":${receiptText}}`);
-        }
+        // The submitter's socket is corked for its line: its acknowledgement and its entry leave in one write.
+        const corked = p.from === null ? null : cork(p.from);
+        if (p.from !== null) send(p.from, `{"kind":"accepted","line":${p.line},"receipt":${receiptText}}`);
         const entry = Buffer.from(`{"kind":"entry","line":${p.line},"text":${JSON.stringify(p.text)},"receipt":${receiptText}}`);
-        for (const c of p.entry.connections)
-          if (c.who !== null) {
-            cork(c);
-            send(c, entry);
-          }
+        for (const c of p.entry.connections) if (c.who !== null) send(c, entry);
+        corked?.uncork();
       }
-      for (const socket of corked) socket.uncork();
     },
     (e: unknown) => {
       // The doors are now ahead of the store: nothing of the batch was acknowledged, and the only safe
@@ -326,6 +313,14 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       (options.onStoreFailure ?? (() => process.exit(70)))(e);
     },
   );
+
+  /** `c`'s socket, corked, when it is open and not corked already. */
+  function cork(c: Connection): Duplex | null {
+    const socket = (c.ws as unknown as { _socket?: Duplex })._socket;
+    if (socket === undefined || socket.writableCorked > 0 || c.ws.readyState !== c.ws.OPEN) return null;
+    socket.cork();
+    return socket;
+  }
 
   // -------------------------------------------------------------------------
   // HTTP.
