@@ -33,6 +33,7 @@ import { firstLogHash, nextLogHash, signReceipt, type Receipt, type UnsignedRece
 import { sealedRule } from '@fairtable/core/order/sealer.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { BatchWriter } from './batch-writer.js';
+import { framePayload, textFrame } from './frame.js';
 import { Intake } from './intake.js';
 import { Metrics } from './metrics.js';
 import { lobbyRoutes } from './lobby.js';
@@ -300,9 +301,10 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         const receiptText = `{"v":1,"game":"${r.game}","line":${r.line},"hash":"${r.hash}","log":"${r.log}","time":${r.time},"sig":"${p.sig}"}`;
         // The submitter's socket is corked for its line: its acknowledgement and its entry leave in one write.
         const corked = p.from === null ? null : cork(p.from);
-        if (p.from !== null) send(p.from, `{"kind":"accepted","line":${p.line},"receipt":${receiptText}}`);
-        const entry = Buffer.from(`{"kind":"entry","line":${p.line},"text":${JSON.stringify(p.text)},"receipt":${receiptText}}`);
-        for (const c of p.entry.connections) if (c.who !== null) send(c, entry);
+        if (p.from !== null) sendFrame(p.from, textFrame(`{"kind":"accepted","line":${p.line},"receipt":${receiptText}}`));
+        // One whole frame, written as it is to every reader.
+        const entry = textFrame(`{"kind":"entry","line":${p.line},"text":${JSON.stringify(p.text)},"receipt":${receiptText}}`);
+        for (const c of p.entry.connections) if (c.who !== null) sendFrame(c, entry);
         corked?.uncork();
       }
     },
@@ -314,12 +316,30 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     },
   );
 
+  /** The socket under `c`'s WebSocket (ws keeps it as `_socket`), for frames written whole and for corking. */
+  const socketOf = (c: Connection): Duplex | undefined => (c.ws as unknown as { _socket?: Duplex })._socket;
+
   /** `c`'s socket, corked, when it is open and not corked already. */
   function cork(c: Connection): Duplex | null {
-    const socket = (c.ws as unknown as { _socket?: Duplex })._socket;
+    const socket = socketOf(c);
     if (socket === undefined || socket.writableCorked > 0 || c.ws.readyState !== c.ws.OPEN) return null;
     socket.cork();
     return socket;
+  }
+
+  /**
+   * Sends a frame made by `textFrame`, written whole to the socket. ws writes each of its own frames
+   * whole and at once (no compression, no fragments), so a frame written here never lands inside one of
+   * its; `bufferedAmount` counts what waits in the socket, so the slow-reader bound holds.
+   */
+  function sendFrame(c: Connection, frame: Buffer): void {
+    if (c.closed || c.ws.readyState !== c.ws.OPEN) return;
+    const socket = socketOf(c);
+    if (socket === undefined) return send(c, framePayload(frame));
+    socket.write(frame);
+    if (c.ws.bufferedAmount > limits.maxOutputBytes) {
+      drop(c, 'slow_reader', `${c.ws.bufferedAmount} bytes wait to be written to this connection; it does not read what it is sent`);
+    }
   }
 
   // -------------------------------------------------------------------------

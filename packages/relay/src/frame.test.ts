@@ -1,0 +1,21 @@
+/**
+ * The relay's prebuilt frames (frame.ts): byte for byte what the WebSocket library itself sends for the same
+ * text, at each length encoding (7-bit, 16-bit and 64-bit lengths, and the bounds between them).
+ */
+import { describe, expect, it } from 'vitest';
+import { Sender } from 'ws';
+import { framePayload, textFrame } from './frame.js';
+
+describe('textFrame', () => {
+  it("is the frame ws sends for the same text, at every length encoding", () => {
+    for (const n of [0, 1, 125, 126, 127, 65535, 65536, 70000, (1 << 20) + 3]) {
+      const text = 'é'.repeat(Math.floor(n / 2)) + 'x'.repeat(n % 2);
+      const payload = Buffer.from(text);
+      expect(payload.length).toBe(n);
+      const theirs = Buffer.concat(Sender.frame(payload, { fin: true, opcode: 1, mask: false, readOnly: true, rsv1: false }));
+      const ours = textFrame(text);
+      expect(ours.equals(theirs)).toBe(true);
+      expect(framePayload(ours).equals(payload)).toBe(true);
+    }
+  });
+});
