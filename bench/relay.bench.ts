@@ -257,7 +257,11 @@ async function main(): Promise<void> {
   const measured = await load(relay.url, games);
   // Where the relay's CPU went, thread by thread (µs an envelope), for profiling: RELAY_BENCH_THREADS=1, on stderr.
   if (process.env.RELAY_BENCH_THREADS) {
-    const rows = [...threadCpu(pid)].map(([tid, t]) => ({ tid, name: t.name, us: ((t.seconds - (threadsBefore.get(tid)?.seconds ?? 0)) * 1e6) / (GAMES * ENVELOPES) }));
+    const rows = [...threadCpu(pid)].map(([tid, t]) => ({
+      tid,
+      name: t.name,
+      us: ((t.seconds - (threadsBefore.get(tid)?.seconds ?? 0)) * 1e6) / (GAMES * ENVELOPES),
+    }));
     process.stderr.write(JSON.stringify(rows.filter((r) => r.us >= 1).map((r) => `${r.tid === pid ? 'main' : r.name}:${r.us.toFixed(0)}`)) + '\n');
   }
   const cpuUsPerEnvelope = ((cpuSeconds(pid) - cpuBefore) * 1e6) / (GAMES * ENVELOPES);

@@ -144,7 +144,13 @@ export function prepareLine(line: number, text: string, keys: ReadonlyMap<string
  * `envelopeShapeError` passed (a relay's verifying thread looks at the envelope before paying for its
  * signature): the same answer `prepareLine` gives for `text`, without a second parse.
  */
-export function prepareEnvelope(line: number, text: string, envelope: Envelope, keys: ReadonlyMap<string, Uint8Array>, verifyFn: VerifyFn = verify): PreparedLine {
+export function prepareEnvelope(
+  line: number,
+  text: string,
+  envelope: Envelope,
+  keys: ReadonlyMap<string, Uint8Array>,
+  verifyFn: VerifyFn = verify,
+): PreparedLine {
   const malformed = (why: string): PreparedLine => ({ line, text, envelope: null, shapeError: why, hash: null, sigOk: false });
   if (overLimit(text)) return unreadableLine(line, text.slice(0, 200), `longer than ${MAX_LINE_BYTES} bytes`);
   try {

@@ -115,7 +115,7 @@ describe('receipts signed on the writing thread', () => {
 });
 
 describe('the relay with its receipts signed on the writing thread', () => {
-  it("acknowledges and fans out receipts that verify under its key, the same ones it serves afterwards", async () => {
+  it('acknowledges and fans out receipts that verify under its key, the same ones it serves afterwards', async () => {
     const dir = tempDir();
     const r = await startRelay({ port: 0, dataDir: dir, logger: pino({ level: 'silent' }) });
     relays.push(r);
@@ -125,7 +125,10 @@ describe('the relay with its receipts signed on the writing thread', () => {
     const b = await WireClient.join(r.url, g, 1);
     const setup = JSON.parse(g.setupLine) as Envelope;
     const line = envelopeLine(
-      signEnvelope({ v: 1, game: g.id, from: 'p1', seq: 0, prev: g.id, at: 1, head: envelopeHash(setup), time: 1000, body: { type: 'note', n: 1 } }, g.keys[1]!.secretKey),
+      signEnvelope(
+        { v: 1, game: g.id, from: 'p1', seq: 0, prev: g.id, at: 1, head: envelopeHash(setup), time: 1000, body: { type: 'note', n: 1 } },
+        g.keys[1]!.secretKey,
+      ),
     );
     b.send({ kind: 'submit', text: line });
     const accepted = await b.next('accepted');

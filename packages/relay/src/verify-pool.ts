@@ -55,7 +55,16 @@ function decode(r: VerifyResults, k: number, who: string): Read {
       return { kind: 'ahead', seq: r.nums[3 * k]! };
     default: {
       const h = r.hexes;
-      const header = { game: h[4 * k]!, from: who, seq: r.nums[3 * k]!, prev: h[4 * k + 1]!, at: r.nums[3 * k + 1]!, head: h[4 * k + 2]!, time: r.nums[3 * k + 2]!, type: h[4 * k + 3]! };
+      const header = {
+        game: h[4 * k]!,
+        from: who,
+        seq: r.nums[3 * k]!,
+        prev: h[4 * k + 1]!,
+        at: r.nums[3 * k + 1]!,
+        head: h[4 * k + 2]!,
+        time: r.nums[3 * k + 2]!,
+        type: h[4 * k + 3]!,
+      };
       return { kind: 'read', header, hash: r.strs[k]!, sigOk: r.ok[k] === 1 };
     }
   }
