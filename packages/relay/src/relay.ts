@@ -263,7 +263,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   }
 
   // -------------------------------------------------------------------------
-  // The pipeline (relay.md, "The pipeline"): the intake (cheap checks, verifying threads, the door in arrival order),
+  // The pipeline (relay.md, "The pipeline"): the intake (each line read once on a verifying thread, the door in arrival order),
   // then group commit, then the acknowledgement and the fan-out of what committed.
   // -------------------------------------------------------------------------
   const pool = new VerifyPool(options.verifyThreads ?? Math.max(1, Math.min(4, availableParallelism() - 1)), (e) =>
