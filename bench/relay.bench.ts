@@ -12,7 +12,7 @@
  * is read from /proc.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -118,6 +118,19 @@ function cpuSeconds(pid: number, thread?: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 a second on Linux).
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** CPU seconds of each thread of the process, by thread id, with the thread's name. */
+function threadCpu(pid: number): Map<number, { name: string; seconds: number }> {
+  const out = new Map<number, { name: string; seconds: number }>();
+  for (const tid of readdirSync(`/proc/${pid}/task`).map(Number)) {
+    try {
+      out.set(tid, { name: readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim(), seconds: cpuSeconds(pid, tid) });
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return out;
 }
 
 /** `{"kind":"entry","line":N,…`: the line number without parsing the whole message. */
@@ -240,7 +253,17 @@ async function main(): Promise<void> {
   const rssBefore = peakRssMiB(relay.child.pid!);
   const pid = relay.child.pid!;
   const [cpuBefore, loopBefore] = [cpuSeconds(pid), cpuSeconds(pid, pid)];
+  const threadsBefore = threadCpu(pid);
   const measured = await load(relay.url, games);
+  // Where the relay's CPU went, thread by thread (µs an envelope), for profiling: RELAY_BENCH_THREADS=1, on stderr.
+  if (process.env.RELAY_BENCH_THREADS) {
+    const rows = [...threadCpu(pid)].map(([tid, t]) => ({
+      tid,
+      name: t.name,
+      us: ((t.seconds - (threadsBefore.get(tid)?.seconds ?? 0)) * 1e6) / (GAMES * ENVELOPES),
+    }));
+    process.stderr.write(JSON.stringify(rows.filter((r) => r.us >= 1).map((r) => `${r.tid === pid ? 'main' : r.name}:${r.us.toFixed(0)}`)) + '\n');
+  }
   const cpuUsPerEnvelope = ((cpuSeconds(pid) - cpuBefore) * 1e6) / (GAMES * ENVELOPES);
   // The main thread (its id is the process's): the event loop, which every line passes through in order.
   const loopUsPerEnvelope = ((cpuSeconds(pid, pid) - loopBefore) * 1e6) / (GAMES * ENVELOPES);

@@ -4,18 +4,20 @@
  * while it runs form the next batch, so under load a batch holds what arrived during one commit, and
  * when idle a line is written in the turn of the event loop after it was admitted. A line's batch has
  * committed before `onCommitted` hears of it, and nothing about a line goes out before then: the relay
- * acknowledges only what is stored.
+ * acknowledges only what is stored. How a batch is stored (and whose thread signs its receipts) is the
+ * relay's `append`.
  */
-import type { LineToStore, Store } from './store.js';
+/** Stores a batch in one transaction, all or none; resolves once it has committed. */
+export type AppendFn<P> = (batch: P[]) => Promise<void>;
 
-export class BatchWriter<P extends LineToStore> {
+export class BatchWriter<P> {
   private pending: P[] = [];
   private writing: Promise<void> | null = null;
   private scheduled = false;
   private failed = false;
 
   constructor(
-    private readonly store: Store,
+    private readonly append: AppendFn<P>,
     /** A batch that committed, in the order its lines were added. */
     private readonly onCommitted: (batch: P[], seconds: number) => void,
     /** An append that failed: nothing of its batch was acknowledged, and nothing more is written. */
@@ -45,7 +47,7 @@ export class BatchWriter<P extends LineToStore> {
     this.pending = [];
     const started = performance.now();
     // One append at a time keeps the lines of each game in log order across batches.
-    this.writing = this.store.append(batch).then(
+    this.writing = this.append(batch).then(
       () => {
         this.writing = null;
         this.onCommitted(batch, (performance.now() - started) / 1000);

@@ -1,39 +1,38 @@
 /**
  * The relay's intake (docs/spec/relay.md, "The pipeline"): what happens to a submitted line between its frame and its
  * game's door. Lines of one game reach the door strictly in the order they arrived, as if each were
- * admitted the moment it came; only the signature check moves, to the verifying threads, and runs for
- * many lines (of many games) at once. The cheap checks come first, on the event loop, and spare the
- * threads what no door would take:
- * - a line over the door's length, or one that is not an envelope at all, goes to the door as it is
- *   (the door refuses it unread, with no signature check);
+ * admitted the moment it came; only the reading of the line moves, to the verifying threads, and runs for
+ * many lines (of many games) at once. The event loop does not parse the line: a thread parses it once
+ * (`readSubmitted`), and spares the signature check for what no door would take:
+ * - a line that is not an envelope is refused `malformed` (a line over the door's length goes to the
+ *   door as it is, unread, and is refused `too_long`);
  * - an envelope from another player than the connection's is refused `not_your_seat` by the door's own
  *   rule, unverified;
  * - an envelope whose `seq` is beyond its author's next, counting the author's lines still waiting in
  *   the intake, is refused `bad_position` unverified (the door could only refuse it later).
- * Everything else is read, hashed and verified by the pool, then judged by the door's full rule
- * (`Door.admitPrepared`). A line the pool cannot answer for is verified here (`Door.admit`).
+ * Everything else is hashed and verified there, then judged by the door's full rule (`Door.admitPrepared`)
+ * on the header the thread read. A line the pool cannot answer for is read here, the same way.
  */
 import { MAX_LINE_LENGTH, type Admission, type Door } from '@fairtable/core/door.js';
-import { envelopeShapeError, type Envelope } from '@fairtable/core/envelope.js';
-import type { Read, VerifyPool } from './verify-pool.js';
+import type { Envelope } from '@fairtable/core/envelope.js';
+import { nativeVerify } from '@fairtable/node/native-verify.js';
+import { readSubmitted, type Read } from './read-submitted.js';
+import type { VerifyPool } from './verify-pool.js';
 
 interface Item<C> {
   readonly conn: C;
   readonly who: string;
   readonly text: string;
-  readonly envelope: Envelope | null;
-  /** Counted among its author's waiting lines (it went to the pool). */
-  readonly counted: boolean;
+  /** The largest `seq` its envelope can have (`readSubmitted`); -1 for a line the door reads itself. */
+  readonly next: number;
   ready: boolean;
-  /** The pool's reading; null when the door reads the line itself. */
+  /** The reading; null when the door reads the line itself. */
   read: Read | null;
-  /** A refusal decided by the cheap checks. */
-  refusal: Admission | null;
 }
 
 interface Queue<C> {
   readonly items: Item<C>[];
-  /** Lines of each author waiting in this queue that went to the pool. */
+  /** Lines of each author waiting in this queue. */
   readonly waitingBy: Map<string, number>;
 }
 
@@ -66,39 +65,23 @@ export class Intake<C> {
       q = { items: [], waitingBy: new Map() };
       this.queues.set(door, q);
     }
-    const item: Item<C> = { conn, who, text, envelope: null, counted: false, ready: true, read: null, refusal: null };
     this.waitingLines++;
-    q.items.push(item);
-    const envelope = text.length > MAX_LINE_LENGTH ? null : parse(text);
-    const key = envelope === null ? undefined : door.checker.keys.get(envelope.from);
-    if (envelope === null || key === undefined) return this.drain(door, q);
-    (item as { envelope: Envelope }).envelope = envelope;
-    if (envelope.from !== who) {
-      // The door's own rule, which needs neither the signature nor the hash.
-      item.read = { hash: null, sigOk: false, shapeError: null };
+    const key = door.checker.keys.get(who);
+    if (text.length > MAX_LINE_LENGTH || key === undefined) {
+      q.items.push({ conn, who, text, next: -1, ready: true, read: null });
       return this.drain(door, q);
     }
     const waiting = q.waitingBy.get(who) ?? 0;
-    const next = door.checker.authorPosition(who)!.count + waiting;
-    if (envelope.seq > next) {
-      item.refusal = {
-        ok: false,
-        code: 'bad_position',
-        player: who,
-        message: `${who}'s envelope #${envelope.seq} comes before its envelope #${next}`,
-        evidence: [{ note: text.slice(0, 200) }],
-      };
-      return this.drain(door, q);
-    }
-    if (this.pool === null || this.pool.size === 0) return this.drain(door, q);
-    (item as { counted: boolean }).counted = true;
     q.waitingBy.set(who, waiting + 1);
-    item.ready = false;
-    this.pool.request(text, who, this.hexOf(key), (read) => {
-      item.read = read;
+    const item: Item<C> = { conn, who, text, next: door.checker.authorPosition(who)!.count + waiting, ready: false, read: null };
+    q.items.push(item);
+    const done = (read: Read | null): void => {
+      item.read = read ?? readSubmitted(text, who, key, item.next, nativeVerify);
       item.ready = true;
       this.drain(door, q);
-    });
+    };
+    if (this.pool === null) done(null);
+    else this.pool.request(text, who, this.hexOf(key), item.next, done);
   }
 
   private hexOf(key: Uint8Array): string {
@@ -119,34 +102,40 @@ export class Intake<C> {
     const taken = q.items.splice(0, n);
     if (q.items.length === 0) this.queues.delete(door);
     for (const item of taken) {
-      if (item.counted) {
+      if (item.next >= 0) {
         const left = q.waitingBy.get(item.who)! - 1;
         if (left === 0) q.waitingBy.delete(item.who);
         else q.waitingBy.set(item.who, left);
       }
-      let admission: Admission;
-      if (item.refusal !== null) admission = item.refusal;
-      else if (item.read !== null) {
-        const { read, envelope, text, who } = item;
-        admission = door.admitPrepared(
-          { text, envelope: read.shapeError === null ? envelope : null, shapeError: read.shapeError, hash: read.hash, sigOk: read.sigOk },
-          who,
-        );
-      } else admission = door.admit(item.text, item.who);
       this.waitingLines--;
-      this.onAdmission(item.conn, item.text, admission);
+      this.onAdmission(item.conn, item.text, item.read === null ? door.admit(item.text, item.who) : judge(door, item, item.read));
     }
     if (this.waitingLines === 0) for (const resolve of this.idle.splice(0)) resolve();
   }
 }
 
-/** The envelope in `text`, or null when it is not one (the door then says why). */
-function parse(text: string): Envelope | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
+/** The door's answer to a line read by `readSubmitted`. */
+function judge<C>(door: Door, { text, who, next }: Item<C>, read: Read): Admission {
+  switch (read.kind) {
+    case 'malformed':
+      return door.admitPrepared({ text, envelope: null, shapeError: read.shapeError, hash: null, sigOk: false }, who);
+    case 'other':
+      // The door's own rule, which reads only the author.
+      return door.admitPrepared({ text, envelope: { from: read.from } as Envelope, shapeError: null, hash: null, sigOk: false }, who);
+    case 'ahead':
+      return {
+        ok: false,
+        code: 'bad_position',
+        player: who,
+        message: `${who}'s envelope #${read.seq} comes before its envelope #${next}`,
+        evidence: [{ note: text.slice(0, 200) }],
+      };
+    case 'read': {
+      // The envelope as the door's rule reads it: every member but the body's content and the signature,
+      // whose verdict is `sigOk`.
+      const { type, ...header } = read.header;
+      const envelope: Envelope = { v: 1, ...header, body: { type }, sig: '' };
+      return door.admitPrepared({ text, envelope, shapeError: null, hash: read.hash, sigOk: read.sigOk }, who);
+    }
   }
-  return envelopeShapeError(value) === null ? (value as Envelope) : null;
 }

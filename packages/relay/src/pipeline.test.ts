@@ -12,6 +12,7 @@ import { prepareLine } from '@fairtable/core/transcript.js';
 import { nativeVerify } from '@fairtable/node/native-verify.js';
 import { Intake } from './intake.js';
 import { diceGame, type TestGame } from './test-helpers.js';
+import { readSubmitted } from './read-submitted.js';
 import { VerifyPool, type Read } from './verify-pool.js';
 
 const pools: VerifyPool[] = [];
@@ -76,30 +77,41 @@ async function throughIntake(games: TestGame[], p: VerifyPool | null, meanwhile:
 }
 
 describe('the verifying threads', () => {
-  it("answer what prepareLine says, on OpenSSL's path, for a good line, a bad signature and a line that is not canonical", async () => {
+  it("answer what readSubmitted says on the event loop, on OpenSSL's path, for every kind of line; a line read agrees with prepareLine", async () => {
     const g = diceGame(3, 21);
     const p = pool(2);
     const lines = script(g).map(([, text]) => text);
     const key = g.keys[1]!.publicKey;
-    const reads = await Promise.all(lines.map((text) => new Promise<Read | null>((resolve) => p.request(text, 'p1', toHex(key), resolve))));
     const nonCanonical = lines[0]!.replace('{"at":', '{ "at":');
-    reads.push(await new Promise<Read | null>((resolve) => p.request(nonCanonical, 'p1', toHex(key), resolve)));
-    lines.push(nonCanonical);
-    const expected = lines.map((text) => {
-      const r = prepareLine(0, text, new Map([['p1', key]]), nativeVerify);
-      return { hash: r.hash, sigOk: r.sigOk, shapeError: r.shapeError };
-    });
-    expect(reads).toEqual(expected);
-    // The script holds good and bad signatures, and lines that are not envelopes.
-    expect(reads.some((r) => r?.sigOk === true)).toBe(true);
-    expect(reads.some((r) => r !== null && r.shapeError === null && !r.sigOk)).toBe(true);
-    expect(reads.some((r) => r?.shapeError !== null)).toBe(true);
+    const badSig = lines[0]!.replace(/"sig":"([0-9a-f]{127})([0-9a-f])"/, (_, a: string, b: string) => `"sig":"${a}${b === '0' ? '1' : '0'}"`);
+    expect(badSig).not.toBe(lines[0]);
+    lines.push(badSig, nonCanonical);
+    const ask = (text: string, next: number) => new Promise<Read | null>((resolve) => p.request(text, 'p1', toHex(key), next, resolve));
+    const reads = await Promise.all(lines.map((text) => ask(text, 1)));
+    expect(reads).toEqual(lines.map((text) => readSubmitted(text, 'p1', key, 1, nativeVerify)));
+    // Every kind of answer: a good and a bad signature, another player's envelope, one ahead of its author, and lines that are not envelopes.
+    expect(new Set(reads.map((r) => r?.kind))).toEqual(new Set(['read', 'other', 'ahead', 'malformed']));
+    expect(reads.some((r) => r?.kind === 'read' && r.sigOk)).toBe(true);
+    expect(reads.some((r) => r?.kind === 'read' && !r.sigOk)).toBe(true);
+    expect(reads[reads.length - 1]).toMatchObject({ kind: 'malformed' });
+    for (const [i, r] of reads.entries()) {
+      const full = prepareLine(0, lines[i]!, new Map([['p1', key]]), nativeVerify);
+      if (r?.kind === 'read') {
+        expect({ hash: r.hash, sigOk: r.sigOk }).toEqual({ hash: full.hash, sigOk: full.sigOk });
+        const { type, ...header } = r.header;
+        expect(full.envelope).toMatchObject({ ...header, body: { type } });
+      }
+      if (r?.kind === 'malformed') expect(r.shapeError).toBe(full.shapeError);
+    }
+    // With a larger `next`, the line ahead is read and verified like any other.
+    const ahead = lines[reads.findIndex((r) => r?.kind === 'ahead')]!;
+    expect(await ask(ahead, 9)).toMatchObject({ kind: 'read', sigOk: true });
   });
 
   it('answer null when there are none, so the caller verifies for itself', async () => {
     const p = pool(0);
     expect(p.size).toBe(0);
-    expect(await new Promise((resolve) => p.request('x', 'p1', '00'.repeat(32), resolve))).toBeNull();
+    expect(await new Promise((resolve) => p.request('x', 'p1', '00'.repeat(32), 0, resolve))).toBeNull();
   });
 });
 

@@ -5,8 +5,9 @@
  * §10.1), rebuilt from the store the first time the game is asked for, and the running log hash its
  * receipts carry (relay.md §2). It runs no game logic.
  *
- * Durability before acknowledgement: a line the door admits gets its number, its log hash and its signed
- * receipt at once, but it is sent to no one until the store has committed it. Lines reach their doors
+ * Durability before acknowledgement: a line the door admits gets its number, its log hash and its
+ * receipt's time at once; the receipt is signed with the line's append (on the store's writing thread when
+ * the store can), and the line is sent to no one until the store has committed it. Lines reach their doors
  * in arrival order after the verifying threads (intake.ts), go to the store in batches, one `append`
  * (one transaction) at a time (batch-writer.ts), and are then acknowledged (`accepted`) and fanned out
  * (`entry`) in log order (relay.md, "The pipeline").
@@ -28,16 +29,17 @@ import { Door, type Admission } from '@fairtable/core/door.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { verifyHello } from '@fairtable/core/order/hello.js';
-import { firstLogHash, nextLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
+import { firstLogHash, nextLogHash, signReceipt, type Receipt, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
 import { sealedRule } from '@fairtable/core/order/sealer.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { BatchWriter } from './batch-writer.js';
+import { framePayload, textFrame } from './frame.js';
 import { Intake } from './intake.js';
 import { Metrics } from './metrics.js';
 import { lobbyRoutes, lobbyStoreOf, DEFAULT_LOBBY_LIMITS, type LobbyLimits } from './lobby.js';
 import { servePage } from './page.js';
 import { SealedRoom, type RoomHost } from './sealed.js';
-import type { LineToStore, Store } from './store.js';
+import type { LineToSign, Store } from './store.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 import { VerifyPool } from './verify-pool.js';
 import { MemoryWitnessStore, SqliteWitnessStore, witnessRoutes, type WitnessLimits, type WitnessStore } from './witness.js';
@@ -150,7 +152,9 @@ interface Connection {
   closed: boolean;
 }
 
-interface Pending extends LineToStore {
+interface Pending extends LineToSign {
+  /** The receipt's signature, hex: made with the batch's append (by the store's thread when it can), known once it has committed. */
+  sig: string;
   /** The submitter to acknowledge; null for a released sealed line (its author learns of it from the entry). */
   readonly from: Connection | null;
   readonly entry: Game;
@@ -200,6 +204,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   const receipt = (game: string, line: number, hash: string, logHash: string, time = clock()): Receipt =>
     signReceipt({ v: 1, game, line, hash, log: logHash, time }, secretKey, nativeSign);
+  /** What a line admitted now will be receipted with, once its batch is stored (the signature comes with the append). */
+  const pending = (g: Game, line: number, hash: string, text: string, time: number, from: Connection | null): Pending => {
+    g.log = nextLogHash(g.log, hash);
+    g.unstored++;
+    const unsigned: UnsignedReceipt = { v: 1, game: g.id, line, hash, log: g.log, time };
+    return { game: g.id, line, text, receipt: unsigned, sig: '', from, entry: g };
+  };
 
   /** The game, from memory or rebuilt from the store (every stored line passes the door again). */
   function loadGame(id: string): Promise<Game | null> {
@@ -260,15 +271,32 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   }
 
   // -------------------------------------------------------------------------
-  // The pipeline (relay.md, "The pipeline"): the intake (cheap checks, verifying threads, the door in arrival order),
+  // The pipeline (relay.md, "The pipeline"): the intake (each line read once on a verifying thread, the door in arrival order),
   // then group commit, then the acknowledgement and the fan-out of what committed.
   // -------------------------------------------------------------------------
   const pool = new VerifyPool(options.verifyThreads ?? Math.max(1, Math.min(4, availableParallelism() - 1)), (e) =>
     log.error({ err: e }, 'a verifying thread failed; its lines are verified on the event loop'),
   );
   const intake = new Intake<Connection>(pool, (c, text, a) => admitted(c, text, a));
+  /**
+   * A batch's append: the store signs the receipts on its writing thread when it can (`appendSigning`),
+   * else they are signed here and stored with `append`. Either way the signature is `signReceipt`'s.
+   */
+  const appendBatch = async (batch: Pending[]): Promise<void> => {
+    if (store.appendSigning !== undefined) {
+      const sigs = await store.appendSigning(batch, secretKey);
+      for (let i = 0; i < batch.length; i++) batch[i]!.sig = sigs[i]!;
+      return;
+    }
+    const signed = batch.map((p) => {
+      const r = signReceipt(p.receipt, secretKey, nativeSign);
+      p.sig = r.sig;
+      return { game: p.game, line: p.line, text: p.text, receipt: r };
+    });
+    await store.append(signed);
+  };
   const writer = new BatchWriter<Pending>(
-    store,
+    appendBatch,
     (batch, seconds) => {
       metrics.storeFlush(seconds, batch.length);
       for (const p of batch) {
@@ -276,10 +304,16 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         p.entry.unstored--;
         metrics.linesAccepted++;
         // The receipt encoded once, for the submitter's answer and every reader's entry; one buffer for all readers.
-        const receiptText = JSON.stringify(p.receipt);
-        if (p.from !== null) send(p.from, `{"kind":"accepted","line":${p.line},"receipt":${receiptText}}`);
-        const entry = Buffer.from(`{"kind":"entry","line":${p.line},"text":${JSON.stringify(p.text)},"receipt":${receiptText}}`);
-        for (const c of p.entry.connections) if (c.who !== null) send(c, entry);
+        // The same text as JSON.stringify of the receipt (hex and integers need no escaping), without building the object.
+        const r = p.receipt;
+        const receiptText = `{"v":1,"game":"${r.game}","line":${r.line},"hash":"${r.hash}","log":"${r.log}","time":${r.time},"sig":"${p.sig}"}`;
+        // The submitter's socket is corked for its line: its acknowledgement and its entry leave in one write.
+        const corked = p.from === null ? null : cork(p.from);
+        if (p.from !== null) sendFrame(p.from, textFrame(`{"kind":"accepted","line":${p.line},"receipt":${receiptText}}`));
+        // One whole frame, written as it is to every reader.
+        const entry = textFrame(`{"kind":"entry","line":${p.line},"text":${JSON.stringify(p.text)},"receipt":${receiptText}}`);
+        for (const c of p.entry.connections) if (c.who !== null) sendFrame(c, entry);
+        corked?.uncork();
       }
     },
     (e: unknown) => {
@@ -289,6 +323,32 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       (options.onStoreFailure ?? (() => process.exit(70)))(e);
     },
   );
+
+  /** The socket under `c`'s WebSocket (ws keeps it as `_socket`), for frames written whole and for corking. */
+  const socketOf = (c: Connection): Duplex | undefined => (c.ws as unknown as { _socket?: Duplex })._socket;
+
+  /** `c`'s socket, corked, when it is open and not corked already. */
+  function cork(c: Connection): Duplex | null {
+    const socket = socketOf(c);
+    if (socket === undefined || socket.writableCorked > 0 || c.ws.readyState !== c.ws.OPEN) return null;
+    socket.cork();
+    return socket;
+  }
+
+  /**
+   * Sends a frame made by `textFrame`, written whole to the socket. ws writes each of its own frames
+   * whole and at once (no compression, no fragments), so a frame written here never lands inside one of
+   * its; `bufferedAmount` counts what waits in the socket, so the slow-reader bound holds.
+   */
+  function sendFrame(c: Connection, frame: Buffer): void {
+    if (c.closed || c.ws.readyState !== c.ws.OPEN) return;
+    const socket = socketOf(c);
+    if (socket === undefined) return send(c, framePayload(frame));
+    socket.write(frame);
+    if (c.ws.bufferedAmount > limits.maxOutputBytes) {
+      drop(c, 'slow_reader', `${c.ws.bufferedAmount} bytes wait to be written to this connection; it does not read what it is sent`);
+    }
+  }
 
   // -------------------------------------------------------------------------
   // HTTP.
@@ -510,9 +570,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       return;
     }
     g.sealed?.observe(text);
-    g.log = nextLogHash(g.log, a.hash);
-    g.unstored++;
-    writer.add({ game: g.id, line: a.line, text, receipt: receipt(g.id, a.line, a.hash, g.log, now), from: c, entry: g });
+    writer.add(pending(g, a.line, a.hash, text, now, c));
   }
 
   // Sealed mode: the room sees the relay through these (sealed.ts).
@@ -534,9 +592,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
           return;
         }
         g.sealed?.observe(text);
-        g.log = nextLogHash(g.log, a.hash);
-        g.unstored++;
-        writer.add({ game: id, line: a.line, text, receipt: receipt(id, a.line, a.hash, g.log, time), from: null, entry: g });
+        writer.add(pending(g, a.line, a.hash, text, time, null));
       },
       flush: () => writer.flush(),
     };

@@ -5,7 +5,7 @@
  * stored (and may be acknowledged) only once the promise of the `append` that carried it has resolved.
  */
 import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
-import type { Receipt } from '@fairtable/core/order/receipt.js';
+import type { Receipt, UnsignedReceipt } from '@fairtable/core/order/receipt.js';
 
 export interface StoredLine {
   readonly line: number;
@@ -16,6 +16,14 @@ export interface StoredLine {
 /** One line to append: the `line`-th line of `game`, with its receipt. */
 export interface LineToStore extends StoredLine {
   readonly game: string;
+}
+
+/** One line to append whose receipt is not signed yet (`Store.appendSigning`). */
+export interface LineToSign {
+  readonly game: string;
+  readonly line: number;
+  readonly text: string;
+  readonly receipt: UnsignedReceipt;
 }
 
 export interface GameSummary {
@@ -65,6 +73,13 @@ export interface Store {
   saveLobby?(lobby: StoredLobby): Promise<void>;
   deleteLobby?(id: string): Promise<void>;
   listLobbies?(): Promise<StoredLobby[]>;
+  /**
+   * `append` for lines whose receipts the store signs with `secretKey` (as `signReceipt` does) before
+   * storing them, off the relay's event loop (docs/spec/relay.md, "The pipeline"): resolves, once
+   * committed, with each receipt's signature (hex), in order. A store without it gets signed receipts
+   * through `append`.
+   */
+  appendSigning?(lines: readonly LineToSign[], secretKey: Uint8Array): Promise<string[]>;
   /** The relay's Ed25519 secret key (32 bytes), created on first use and kept from then on. */
   relayKey(): Promise<Uint8Array>;
   close(): Promise<void>;

@@ -15,9 +15,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FairtableError } from '@fairtable/core/errors.js';
-import type { AppendBatch, AppendDone } from './sqlite-append-thread.js';
+import type { AppendBatch, AppendDone, SignBatch } from './sqlite-append-thread.js';
 import { SqliteStore } from './sqlite-store.js';
-import type { LineToStore } from './store.js';
+import type { LineToSign, LineToStore } from './store.js';
 
 export interface ThreadedSqliteOptions {
   readonly synchronous?: 'FULL' | 'NORMAL';
@@ -34,7 +34,7 @@ function threadFile(): string {
 
 export class ThreadedSqliteStore extends SqliteStore {
   private readonly worker: Worker;
-  private readonly waiting = new Map<number, { resolve: () => void; reject: (e: unknown) => void }>();
+  private readonly waiting = new Map<number, { resolve: (sigs: string[] | undefined) => void; reject: (e: unknown) => void }>();
   private nextId = 0;
   private broken: Error | null = null;
   private closing = false;
@@ -51,7 +51,7 @@ export class ThreadedSqliteStore extends SqliteStore {
       const w = this.waiting.get(m.id);
       if (w === undefined) return;
       this.waiting.delete(m.id);
-      if (m.error === undefined) w.resolve();
+      if (m.error === undefined) w.resolve(m.sigs);
       else w.reject(new FairtableError('store_failed', `the append failed: ${m.error}`));
     });
     const fail = (e: Error): void => {
@@ -74,13 +74,37 @@ export class ThreadedSqliteStore extends SqliteStore {
       rows[i++] = l.text;
       rows[i++] = JSON.stringify(l.receipt);
     }
-    const id = this.nextId++;
-    const batch: AppendBatch = { id, rows };
-    const appended = new Promise<void>((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
+    return this.post({ id: this.nextId++, rows }).then(() => {});
+  }
+
+  /** The receipts are signed on the writing thread, in the transaction that stores them (sqlite-append-thread.ts). */
+  appendSigning(lines: readonly LineToSign[], secretKey: Uint8Array): Promise<string[]> {
+    if (this.broken !== null) return Promise.reject(this.broken);
+    const sign: (string | number)[] = new Array<string | number>(lines.length * 6);
+    let i = 0;
+    for (const l of lines) {
+      sign[i++] = l.game;
+      sign[i++] = l.line;
+      sign[i++] = l.text;
+      sign[i++] = l.receipt.hash;
+      sign[i++] = l.receipt.log;
+      sign[i++] = l.receipt.time;
+    }
+    return this.post({ id: this.nextId++, sign, key: secretKey }).then((sigs) => {
+      if (sigs === undefined || sigs.length !== lines.length) throw new FairtableError('store_failed', 'the writing thread did not sign every receipt');
+      return sigs;
+    });
+  }
+
+  private post(batch: AppendBatch | SignBatch): Promise<string[] | undefined> {
+    const appended = new Promise<string[] | undefined>((resolve, reject) => {
+      this.waiting.set(batch.id, { resolve, reject });
       this.worker.postMessage(batch);
     });
-    this.last = appended.catch(() => {});
+    this.last = appended.then(
+      () => {},
+      () => {},
+    );
     return appended;
   }
 

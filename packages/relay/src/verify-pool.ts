@@ -1,39 +1,76 @@
 /**
- * The relay's verifying threads (docs/spec/relay.md, "The pipeline"): a small pool of worker threads that read, hash
+ * The relay's verifying threads (docs/spec/relay.md, "The pipeline"): a small pool of worker threads that parse, hash
  * and verify submitted lines (`verify-worker.ts`), so that Ed25519 verification, the relay's largest
- * cost per line, leaves the event loop. Requests made during one turn of the event loop go out as one
- * message per thread, which pays the cost of `postMessage` once per batch rather than once per line.
+ * cost per line, and the line's only parse leave the event loop. Requests made during one turn of the
+ * event loop go out as one message per thread, which pays the cost of `postMessage` once per batch
+ * rather than once per line; the answers come back as parallel arrays, the numbers in transferred buffers.
  *
- * The pool only ever answers "what `prepareLine` says of this text under this key"; a thread that fails
- * answers `null` for what it held, and a pool with no thread left answers `null` at once: the caller
- * then verifies on its own thread, so the pool can make the relay slower but never change a verdict.
+ * The pool only ever answers "what `readSubmitted` says of this text"; a thread that fails answers
+ * `null` for what it held, and a pool with no thread left answers `null` at once: the caller then reads
+ * the line on its own thread, so the pool can make the relay slower but never change a verdict.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
-/** What a verifying thread found in one line: `prepareLine`'s answer less the envelope (the caller parsed it). */
-export interface Read {
-  readonly hash: string | null;
-  readonly sigOk: boolean;
-  readonly shapeError: string | null;
-}
+import type { Read } from './read-submitted.js';
 
-/** One message to a thread: parallel arrays (one structured clone of three arrays, not of many objects). */
+/** One message to a thread: parallel arrays (one structured clone of a few arrays, not of many objects). */
 export interface VerifyBatch {
   readonly id: number;
   readonly texts: string[];
+  /** The player of the connection each line came over. */
   readonly froms: string[];
-  /** The public key of each line's claimed author, hex. */
+  /** That player's public key, hex. */
   readonly keys: string[];
+  /** The largest `seq` each line's envelope can have (`readSubmitted`). */
+  readonly nexts: number[];
 }
 
+/** `Read['kind']` as a number, for the answers' typed array. */
+export const KIND = { malformed: 0, other: 1, ahead: 2, read: 3 } as const;
+
+/** A thread's answers, line by line, as parallel arrays. */
 export interface VerifyResults {
   readonly id: number;
-  readonly hashes: (string | null)[];
+  readonly kinds: Uint8Array;
+  /** `read`: the signature verifies. */
   readonly ok: Uint8Array;
-  readonly shapeErrors: (string | null)[];
+  /** `malformed`: why; `other`: the envelope's author; `read`: the envelope's hash. */
+  readonly strs: string[];
+  /** seq, at and time of each line (`ahead`: seq only). */
+  readonly nums: Float64Array;
+  /** game, prev, head and body.type of each `read` line. */
+  readonly hexes: string[];
 }
+
+/** Line `k` of `r`, read over `who`'s connection. */
+function decode(r: VerifyResults, k: number, who: string): Read {
+  switch (r.kinds[k]) {
+    case KIND.malformed:
+      return { kind: 'malformed', shapeError: r.strs[k]! };
+    case KIND.other:
+      return { kind: 'other', from: r.strs[k]! };
+    case KIND.ahead:
+      return { kind: 'ahead', seq: r.nums[3 * k]! };
+    default: {
+      const h = r.hexes;
+      const header = {
+        game: h[4 * k]!,
+        from: who,
+        seq: r.nums[3 * k]!,
+        prev: h[4 * k + 1]!,
+        at: r.nums[3 * k + 1]!,
+        head: h[4 * k + 2]!,
+        time: r.nums[3 * k + 2]!,
+        type: h[4 * k + 3]!,
+      };
+      return { kind: 'read', header, hash: r.strs[k]!, sigOk: r.ok[k] === 1 };
+    }
+  }
+}
+
+export type { Read };
 
 type Done = (read: Read | null) => void;
 
@@ -42,8 +79,8 @@ const IN_FLIGHT = 2;
 
 interface Thread {
   readonly worker: Worker;
-  /** Batches sent and not answered, by id. */
-  readonly waiting: Map<number, Done[]>;
+  /** Batches sent and not answered, by id: who each line came from, and who waits for it. */
+  readonly waiting: Map<number, { readonly froms: string[]; readonly dones: Done[] }>;
   lines: number;
   alive: boolean;
 }
@@ -62,10 +99,12 @@ export class VerifyPool {
   private texts: string[] = [];
   private froms: string[] = [];
   private keys: string[] = [];
+  private nexts: number[] = [];
   private dones: Done[] = [];
   private scheduled = false;
   private nextId = 0;
   private closed = false;
+  private living = 0;
 
   /** `size` threads (0: none; every request is answered `null`). `onFailure` hears of a thread that failed. */
   constructor(
@@ -79,41 +118,45 @@ export class VerifyPool {
       const worker = new Worker(file, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
       const t: Thread = { worker, waiting: new Map(), lines: 0, alive: true };
       worker.on('message', (r: VerifyResults) => {
-        const dones = t.waiting.get(r.id);
-        if (dones === undefined) return;
+        const held = t.waiting.get(r.id);
+        if (held === undefined) return;
         t.waiting.delete(r.id);
+        const { froms, dones } = held;
         t.lines -= dones.length;
-        for (let k = 0; k < dones.length; k++) dones[k]!({ hash: r.hashes[k] ?? null, sigOk: r.ok[k] === 1, shapeError: r.shapeErrors[k] ?? null });
+        for (let k = 0; k < dones.length; k++) dones[k]!(decode(r, k, froms[k]!));
         this.send();
       });
       const fail = (e: unknown): void => {
         if (!t.alive) return;
         t.alive = false;
+        this.living--;
         if (!this.closed) this.onFailure(e);
         const held = [...t.waiting.values()];
         t.waiting.clear();
         t.lines = 0;
-        for (const dones of held) for (const d of dones) d(null);
+        for (const { dones } of held) for (const d of dones) d(null);
         // What waited for this thread goes to another, or is answered null.
         this.send();
       };
       worker.on('error', fail);
       worker.on('exit', (code) => fail(new Error(`a verifying thread exited (${code})`)));
       this.threads.push(t);
+      this.living++;
     }
   }
 
   /** Threads still running. */
   get size(): number {
-    return this.threads.filter((t) => t.alive).length;
+    return this.living;
   }
 
-  /** Asks for `text` read as an envelope from `from` under `keyHex`; `done` gets the answer, or `null` (verify it yourself). */
-  request(text: string, from: string, keyHex: string, done: Done): void {
+  /** Asks for `readSubmitted(text, from, key, next)` with `from`'s key `keyHex`; `done` gets the answer, or `null` (read it yourself). */
+  request(text: string, from: string, keyHex: string, next: number, done: Done): void {
     if (this.size === 0) return done(null);
     this.texts.push(text);
     this.froms.push(from);
     this.keys.push(keyHex);
+    this.nexts.push(next);
     this.dones.push(done);
     if (!this.scheduled) {
       this.scheduled = true;
@@ -131,10 +174,11 @@ export class VerifyPool {
     // Under load the threads are busy: requests wait for one of them to answer and go out together,
     // fewer and larger batches; two batches in flight per thread keep a thread from waiting on the loop.
     if (alive.length > 0 && alive.every((t) => t.waiting.size >= IN_FLIGHT)) return;
-    const { texts, froms, keys, dones } = this;
+    const { texts, froms, keys, nexts, dones } = this;
     this.texts = [];
     this.froms = [];
     this.keys = [];
+    this.nexts = [];
     this.dones = [];
     if (alive.length === 0) {
       for (const d of dones) d(null);
@@ -149,9 +193,9 @@ export class VerifyPool {
       const from = p * per;
       const to = Math.min(texts.length, from + per);
       const id = this.nextId++;
-      t.waiting.set(id, dones.slice(from, to));
+      const batch: VerifyBatch = { id, texts: texts.slice(from, to), froms: froms.slice(from, to), keys: keys.slice(from, to), nexts: nexts.slice(from, to) };
+      t.waiting.set(id, { froms: batch.froms, dones: dones.slice(from, to) });
       t.lines += to - from;
-      const batch: VerifyBatch = { id, texts: texts.slice(from, to), froms: froms.slice(from, to), keys: keys.slice(from, to) };
       t.worker.postMessage(batch);
     }
   }

@@ -1,0 +1,143 @@
+/**
+ * Receipts signed on the SQLite writing thread (docs/spec/relay.md, "The pipeline"; sqlite-append-thread.ts): the
+ * store signs, stores and answers with the very receipts the event loop would have signed, verifiable under
+ * the relay's key; the relay sends them as they are stored; and a writing thread that dies loses no line
+ * whose append had been answered (the only lines the relay acknowledges).
+ */
+import type { Worker } from 'node:worker_threads';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fromHex, toHex } from '@fairtable/core/bytes.js';
+import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
+import { generateKeyPair } from '@fairtable/core/identity.js';
+import { checkReceipt, firstLogHash, nextLogHash, signReceipt, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
+import { nativeSign } from '@fairtable/node/native-verify.js';
+import { pino } from 'pino';
+import { startRelay, type Relay } from './relay.js';
+import { SqliteStore } from './sqlite-store.js';
+import type { LineToSign } from './store.js';
+import { createGame, diceGame, WireClient } from './test-helpers.js';
+import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
+
+const dirs: string[] = [];
+const stores: { close(): Promise<void> }[] = [];
+const relays: Relay[] = [];
+afterEach(async () => {
+  for (const r of relays.splice(0)) await r.close();
+  for (const s of stores.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'fairtable-receipt-thread-'));
+  dirs.push(d);
+  return d;
+};
+
+/** `count` lines of one game after its setup line, with the receipts' unsigned parts (the log chained as the relay does). */
+function lines(game: string, from: number, count: number, log: string): LineToSign[] {
+  const out: LineToSign[] = [];
+  for (let line = from; line < from + count; line++) {
+    const hash = toHex(new Uint8Array(32).fill(line));
+    log = nextLogHash(log, hash);
+    const receipt: UnsignedReceipt = { v: 1, game, line, hash, log, time: 1_700_000_000_000 + line };
+    out.push({ game, line, text: `{"line":${line},"note":"a \\"quoted\\" text"}`, receipt });
+  }
+  return out;
+}
+
+async function storeWithGame(dir: string): Promise<{ store: ThreadedSqliteStore; key: Uint8Array; game: string; log0: string }> {
+  const store = new ThreadedSqliteStore(dir);
+  stores.push(store);
+  const key = await store.relayKey();
+  const game = 'ab'.repeat(32);
+  const setupHash = 'cd'.repeat(32);
+  const log0 = firstLogHash(game, setupHash);
+  const setup = signReceipt({ v: 1, game, line: 0, hash: setupHash, log: log0, time: 1 }, key, nativeSign);
+  expect(await store.createGame(game, 'chain', { game, line: 0, text: '{"setup":true}', receipt: setup })).toBe(true);
+  return { store, key, game, log0 };
+}
+
+describe('receipts signed on the writing thread', () => {
+  it("are byte for byte the receipts the event loop signs, verify under the relay's key, and are stored with their lines", async () => {
+    const { store, key, game, log0 } = await storeWithGame(tempDir());
+    const batch = lines(game, 1, 50, log0);
+    const sigs = await store.appendSigning(batch, key);
+    expect(sigs).toHaveLength(50);
+    const publicKey = generateKeyPair(key).publicKey;
+    const stored = await store.readLines(game, 1, 100);
+    expect(stored).toHaveLength(50);
+    for (const [i, l] of batch.entries()) {
+      const onLoop = signReceipt(l.receipt, key, nativeSign);
+      expect(sigs[i]).toBe(onLoop.sig);
+      expect(stored[i]!.text).toBe(l.text);
+      // The stored text is JSON.stringify of the receipt the event loop signs: the same bytes a reader is served.
+      expect(JSON.stringify(stored[i]!.receipt)).toBe(JSON.stringify(onLoop));
+      expect(checkReceipt(stored[i]!.receipt, publicKey)).toEqual(onLoop);
+    }
+    // Another key gives other signatures: the thread signs with the key it is given.
+    const other = await store.appendSigning(lines(game, 51, 1, stored[49]!.receipt.log), new Uint8Array(32).fill(9));
+    expect(() => checkReceipt({ ...lines(game, 51, 1, stored[49]!.receipt.log)[0]!.receipt, sig: other[0] }, publicKey)).toThrow(/does not verify/);
+  });
+
+  it('a thread that dies loses no line whose append was answered, and answers no append it did not commit', async () => {
+    const dir = tempDir();
+    const { store, key, game, log0 } = await storeWithGame(dir);
+    const acknowledged: LineToSign[] = [];
+    let log = log0;
+    let next = 1;
+    const settled: Promise<void>[] = [];
+    for (let round = 0; round < 40; round++) {
+      const batch = lines(game, next, 25, log);
+      next += 25;
+      log = batch[batch.length - 1]!.receipt.log;
+      const appended = store.appendSigning(batch, key).then(
+        () => void acknowledged.push(...batch),
+        () => {},
+      );
+      // Half the appends are answered one by one; the thread is killed with the rest in its hands.
+      if (round < 20) await appended;
+      else settled.push(appended);
+      if (round === 30) void (store as unknown as { worker: Worker }).worker.terminate();
+    }
+    await Promise.all(settled);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(20 * 25);
+    await expect(store.appendSigning(lines(game, next, 1, log), key)).rejects.toThrow();
+    const reopened = new SqliteStore(dir);
+    stores.push(reopened);
+    const stored = await reopened.readLines(game, 1, 10_000);
+    const publicKey = generateKeyPair(key).publicKey;
+    // Every acknowledged line is there, in order, with a receipt that verifies (a line may be stored unacknowledged, never the reverse).
+    expect(stored.slice(0, acknowledged.length).map((l) => l.text)).toEqual(acknowledged.map((l) => l.text));
+    for (const l of stored) checkReceipt(l.receipt, publicKey);
+  });
+});
+
+describe('the relay with its receipts signed on the writing thread', () => {
+  it('acknowledges and fans out receipts that verify under its key, the same ones it serves afterwards', async () => {
+    const dir = tempDir();
+    const r = await startRelay({ port: 0, dataDir: dir, logger: pino({ level: 'silent' }) });
+    relays.push(r);
+    const g = diceGame(2, 41);
+    expect((await createGame(r.url, g.setupLine)).status).toBe(201);
+    const a = await WireClient.join(r.url, g, 0);
+    const b = await WireClient.join(r.url, g, 1);
+    const setup = JSON.parse(g.setupLine) as Envelope;
+    const line = envelopeLine(
+      signEnvelope(
+        { v: 1, game: g.id, from: 'p1', seq: 0, prev: g.id, at: 1, head: envelopeHash(setup), time: 1000, body: { type: 'note', n: 1 } },
+        g.keys[1]!.secretKey,
+      ),
+    );
+    b.send({ kind: 'submit', text: line });
+    const accepted = await b.next('accepted');
+    const entry = await a.next('entry');
+    const publicKey = fromHex(r.publicKey);
+    const receipt = checkReceipt(accepted.receipt, publicKey);
+    expect(entry.receipt).toEqual(receipt);
+    expect(receipt.log).toBe(nextLogHash(firstLogHash(g.id, envelopeHash(setup)), envelopeHash(JSON.parse(line) as Envelope)));
+    const served = (await (await fetch(`${r.url}/games/${g.id}/receipts`)).text()).trim().split('\n');
+    expect(JSON.parse(served[1]!)).toEqual(receipt);
+  });
+});
