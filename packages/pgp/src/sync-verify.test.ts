@@ -12,14 +12,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { toHex } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
-import {
-  readPgpKey,
-  readPgpSignature,
-  recoverRsaDigest,
-  signatureDigest,
-  verifyPgpDetached,
-  type PgpKey,
-} from '@fairtable/core/openpgp/verify.js';
+import { readPgpKey, readPgpSignature, recoverRsaDigest, signatureDigest, verifyPgpDetached, type PgpKey } from '@fairtable/core/openpgp/verify.js';
 import { verifyDetached } from '@fairtable/pgp';
 
 const dir = mkdtempSync(join(tmpdir(), 'ft-syncpgp-'));
@@ -173,11 +166,17 @@ describe('signatures made by gpg', () => {
   it('a signature gpg verifies is the one this verifier verifies (gpg --verify as the oracle)', () => {
     const data = new TextEncoder().encode(orders);
     const sigText = sign(rsa, 'oracle.txt', data);
-    const r = spawnSync('gpg', ['--batch', '--homedir', rsa.home, '--status-fd', '1', '--verify', 'oracle.txt.asc', 'oracle.txt'], { cwd: dir, encoding: 'utf8' });
+    const r = spawnSync('gpg', ['--batch', '--homedir', rsa.home, '--status-fd', '1', '--verify', 'oracle.txt.asc', 'oracle.txt'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     expect(r.stdout).toContain(`VALIDSIG ${rsa.fingerprint}`);
     expect(syncSays(readPgpKey(rsa.armored), data, sigText)).toBe(true);
     writeFileSync(join(dir, 'oracle.txt'), orders.replace('bur', 'pic'));
-    const bad = spawnSync('gpg', ['--batch', '--homedir', rsa.home, '--status-fd', '1', '--verify', 'oracle.txt.asc', 'oracle.txt'], { cwd: dir, encoding: 'utf8' });
+    const bad = spawnSync('gpg', ['--batch', '--homedir', rsa.home, '--status-fd', '1', '--verify', 'oracle.txt.asc', 'oracle.txt'], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
     expect(bad.stdout).toContain('BADSIG');
     expect(syncSays(readPgpKey(rsa.armored), new TextEncoder().encode(orders.replace('bur', 'pic')), sigText)).toBe(false);
   });
