@@ -16,8 +16,9 @@ import type { Envelope } from '@fairtable/core/envelope.js';
 import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
 import type { Decision } from '@fairtable/core/protocols/machine.js';
 import { simStrategy } from '@fairtable/core/testing';
-import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
-import { mailNew, mailOrders, mailPrefs, mailRead, mailStatus, mailText, mailTranscript, readMail } from './index.js';
+import { Referee } from '@fairtable/core/referee.js';
+import { diplomacyRegistry, type DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
+import { type MailResult, mailNew, mailOrders, mailPrefs, mailRead, mailStatus, mailText, mailTranscript, readMail } from './index.js';
 import { PostOffice, asEmail, asQuotedReply, type Participant } from './post-office.js';
 
 const root = mkdtempSync(join(tmpdir(), 'fairtable-diplomacy-mail-'));
@@ -122,13 +123,13 @@ describe('Diplomacy by mail', () => {
         const text = label === 'S1901M' ? FIRST_ORDERS : ordersFor(d, turn++);
         if (label === 'S1901M') {
           const t = readFileSync(template, 'utf8');
-          expect(t).toMatch(/^# france's orders for the spring 1901 movement \(S1901M\)/);
+          expect(t).toMatch(/^# France's orders for the spring 1901 movement \(S1901M\)/);
           expect(t).toContain('#     A par - bur');
           expect(t).toMatch(/^A par H$/m);
           // The position and the orders offered are in the status and in the mail the recorder sent.
           expect(status.board).toContain('spring 1901 movement (S1901M)');
           expect(status.board).toMatch(/France \(ann\): F bre, A mar, A par/);
-          expect(status.board).toContain("france's orders (ann) for the spring 1901 movement");
+          expect(status.board).toContain("France's orders (ann) for the spring 1901 movement");
           expect(status.board).toMatch(/^ {4}A mar S A par - bur$/m);
           // Bad files are refused, naming the line, and nothing is sent.
           const before = readdirSync(join(p.dir, 'outbox')).length;
@@ -188,6 +189,57 @@ describe('Diplomacy by mail', () => {
     const r = mailRead(rita.dir, [{ name: 'forged', text: mailText(forged) }]);
     expect(r.status.problems.map((p) => [p.code, p.player])).toEqual([['bad_signature', 'ann']]);
     expect(transcript(rita)).toEqual(lines);
+  }, 60_000);
+});
+
+describe('Diplomacy by mail, a player away', () => {
+  it('a player who sends nothing is named once each deadline has passed, and its units hold', () => {
+    const tag = 'away';
+    const ps = people(tag);
+    const [ann, ben, , rita] = ps as [Participant, Participant, Participant, Participant];
+    let now = Date.UTC(2026, 10, 1);
+    const clock = (): number => now;
+    mailNew({
+      protocol: 'diplomacy',
+      dir: ann.dir,
+      key: ann.key,
+      players: ps.map((p) => join(root, `${tag}-${p.id}.pub.json`)),
+      recorder: 'rita',
+      diplomacy: { years: 1, assign: 'fixed' },
+      timeout: '1d',
+      clock,
+    });
+    // Cat (France) never reads her mail: every phase waits for her until its deadline, a day.
+    const post = new PostOffice(ps);
+    const random = simStrategy(new Uint8Array(32).fill(9));
+    const away = (who: string): boolean => who === 'cat';
+    let last: MailResult[] = [];
+    for (let step = 1; step <= 40; step++) {
+      last = post.play((_who, d) => random(d), { maxRounds: step * 6, clock, tick: true, away });
+      if (last.length === 3 && last.every((r) => r.status.done)) break;
+      now += 6 * 3_600_000;
+    }
+    expect(last.map((r) => r.status.done)).toEqual([true, true, true]);
+    const lines = transcript(ann);
+    expect(transcript(ben)).toEqual(lines);
+    expect(transcript(rita)).toEqual(lines);
+    const envelopes = lines.slice(1).map((l) => JSON.parse(l) as Envelope);
+    expect(envelopes.filter((e) => e.from === 'cat')).toEqual([]);
+    // Each phase's commitments were held, then recorded at the deadline; then ann or ben claimed it, naming cat.
+    // (a phase that waits for her signature waits a day too, then goes on without it).
+    const verdict = auditLines(lines, { registry: diplomacyRegistry });
+    const labels = [...new Set(envelopes.filter((e) => e.body.type === 'commit').map((e) => e.body.label as string))];
+    expect(labels.slice(0, 2)).toEqual(['S1901M', 'F1901M']);
+    expect(verdict.violations.map((v) => `${v.code} ${v.player} ${/did not (\w+) in round (\d+)/.exec(v.message)?.slice(1).join(' ')}`)).toEqual(
+      labels.flatMap((_, i) => [`withheld cat commit ${i + 1}`, `withheld cat sign ${i + 1}`]),
+    );
+    expect((verdict.outcome!.summary as { phase: string }).phase).toBe('S1902M');
+    // France's units took the defaults every phase: they hold where they started.
+    const referee = new Referee(lines[0]!, null, undefined, { registry: diplomacyRegistry });
+    lines.slice(1).forEach((text, i) => referee.feedText(i + 1, text));
+    const position = (referee.state as DiplomacyState).position;
+    expect(position.units.filter((u) => u.power === 'france').map((u) => `${u.type} ${u.at}`)).toEqual(['fleet bre', 'army mar', 'army par']);
+    expect(last[0]!.board).toContain('France (cat): F bre, A mar, A par');
   }, 60_000);
 });
 

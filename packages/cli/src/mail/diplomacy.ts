@@ -15,6 +15,7 @@ import { phaseLabel, type DiplomacyState } from '@fairtable/diplomacy/protocol/i
 import { writeAtomic } from './files.js';
 
 const map = standardMap;
+const title = (power: string): string => power.charAt(0).toUpperCase() + power.slice(1);
 
 /** A state that looks like the diplomacy machine's (a folder's referee state is `unknown`). */
 export function diplomacyState(state: unknown): DiplomacyState | null {
@@ -84,13 +85,15 @@ export function diplomacyText(state: unknown): string {
       }`,
     );
   }
-  if (waiting.length > 0) out.push(`Waiting for: ${waiting.join(', ')}`);
+  // At the commit step this is what the log shows: a sealed game's recorder holds commitments out of it, so
+  // nobody (the recorder's own mail included) says who has committed already.
+  if (waiting.length > 0) out.push(`${s.phase === 'commit' ? 'Commitments due from' : 'Waiting for'}: ${waiting.join(', ')}`);
   if (s.forfeits.length > 0) out.push(`Out of the game: ${s.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}`);
   out.push('', positionText(map, s.position, holders).trimEnd());
   if (s.stage === 'play' && s.phase === 'commit') {
     for (const player of waiting) {
       const power = s.powers[player]!;
-      out.push('', `${power}'s orders (${player}) for the ${phaseName(s.position)}: one a line, a unit with no order holds; offered:`);
+      out.push('', `${title(power)}'s orders (${player}) for the ${phaseName(s.position)}: one a line, a unit with no order holds; offered:`);
       out.push(legalOrdersText(map, s.position, power).trimEnd());
     }
     if (waiting.length > 0) out.push('', 'Answer with: fairtable mail decide --dir DIR --orders FILE (the folder holds a file to fill in: orders-PHASE.txt)');
@@ -112,7 +115,7 @@ export function writeOrdersTemplate(dir: string, state: unknown, decision: Decis
       .split('\n')
       .map((l) => `# ${l}`.trimEnd());
   const lines = [
-    `# ${power}'s orders for the ${phaseName(s.position)} (${phaseLabel(s.position)}), game ${s.gameId.slice(0, 16)}…`,
+    `# ${title(power)}'s orders for the ${phaseName(s.position)} (${phaseLabel(s.position)}), game ${s.gameId.slice(0, 16)}…`,
     '# One order a line, as you would write it: A Par-Bur, F Bre-MAO, A Mar S A Par-Bur, F Nth C A Lon-Nwy;',
     '# retreats A Mun-Boh or A Mun D; in winter Build A Par, Remove F Kie, Waive. Lines starting with # are ignored.',
     '# A unit with no order holds, a dislodged unit with none disbands, a build not written is waived;',
