@@ -220,6 +220,10 @@ function createGame(o: MailNewOptions, g: NewGame, notes: readonly string[]): Ma
   const setupLine = envelopeLine(createSetupEnvelope(setup, g.myId, me.keys));
   const folder = GameFolder.create(o.dir, setupLine, keyPath, me, clock, g.house);
   for (const n of notes) folder.note(n);
+  if (setup.protocol === 'diplomacy' && recorder.key === setup.players.find((p) => p.id === g.myId)?.key)
+    folder.note(
+      'you record this game and play in it: your folder sees who has committed before you commit (never what); a recorder who does not play (--recorder ID) hides that from everyone',
+    );
   folder.invite();
   folder.note(
     `game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) created: players ${players.map((p) => p.id).join(', ')}; recorder ${recorder.id}; ` +
