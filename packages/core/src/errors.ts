@@ -55,6 +55,7 @@ export type ErrorCode =
   | 'bad_cheater'
   // Diplomacy (docs/spec/diplomacy.md)
   | 'bad_order'
+  | 'illegal_order'
   | 'unknown_province'
   | 'bad_position'
   | 'game_over'

@@ -120,6 +120,11 @@ export class PostOffice {
       readonly tick?: boolean;
       /** A participant who is away this round: reads nothing, sends nothing (its mail waits). */
       readonly away?: (who: string) => boolean;
+      /**
+       * A participant who answers by another command than `mail decide CHOICE` (an orders file, a preference
+       * list): its result, or null to answer with `strategy`.
+       */
+      readonly answer?: (who: Participant, d: Decision) => MailResult | null;
     } = {},
   ): MailResult[] {
     const clock = options.clock ?? Date.now;
@@ -155,7 +160,7 @@ export class PostOffice {
                 clock,
               )
             : mailStatus(p.dir, clock);
-        while (r.status.decision !== null) r = mailDecide(p.dir, strategy(p.id, r.status.decision), clock);
+        while (r.status.decision !== null) r = options.answer?.(p, r.status.decision) ?? mailDecide(p.dir, strategy(p.id, r.status.decision), clock);
         last.push(r);
         known.set(p.id, r);
         this.collect(p);
