@@ -543,13 +543,16 @@ function carried(state: DiplomacyState, msg: Accepted): StepResult<DiplomacyStat
   if (s.reveals[player] !== undefined) return ignore("the player's file is in: the first one carried counts");
   const file = body.file;
   const commit = s.pgpCommits[player]!;
+  const prefix = saltPrefix(s.gameId, s.round, label, player);
   if (typeof file !== 'string' || file.length > MAX_VALUE_CHARS || !fileMatches(commit, file)) {
+    // A file that does not even say it is this round's orders of this player is no attempt at this reveal.
+    if (typeof file !== 'string' || saltProblem(file, prefix) !== null) return ignore(`not ${player}'s file for round ${s.round}`);
     // Nobody signed this file, so it names nobody now; the deadline decides (§11.5).
     if (s.pgpRefused[player] === undefined) s.pgpRefused[player] = msg.line;
     st.emit({ type: 'pgp-reveal-refused', player, carrier: from, line: msg.line });
     return st.result(s);
   }
-  const problem = saltProblem(file, saltPrefix(s.gameId, s.round, label, player));
+  const problem = saltProblem(file, prefix);
   if (s.stage === 'assign') {
     const read = problem === null ? readAssignValue(s, player, { prefs: ordersIn(afterSalt(file))[0] ?? '', random: fileRandom(file) }) : null;
     if (read === null) {
@@ -582,6 +585,8 @@ function carried(state: DiplomacyState, msg: Accepted): StepResult<DiplomacyStat
 
 export const diplomacy: Machine<DiplomacyState> = {
   protocol: 'diplomacy',
+  // A seat carries a gpg-only player's mail when it arrives, not because its journal says so (§11).
+  carried: ['pgp-commit', 'pgp-reveal'],
 
   init(setup: GameSetup, gameId: string, me: string | null): StepResult<DiplomacyState> {
     const gpgPlayers = readGpgPlayers(
