@@ -102,6 +102,11 @@ export function register(program: Command): void {
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)')
     .option('--escrow <kind>', 'diplomacy: none | threshold (k of the others open a withheld reveal)')
     .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
+    .option(
+      '--gpg-player <id=key.asc>',
+      'diplomacy: a player with only gpg and a mail client, and the file of their OpenPGP public key (gpg --export --armor); repeated',
+      files,
+    )
     .option('--binding <files>', "players' OpenPGP bindings for the setup (fairtable pgp bind's JSON), repeated or comma-separated", files)
     .option('--pgp-key <file>', 'your OpenPGP key: your own binding must name it')
     .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
@@ -118,6 +123,7 @@ export function register(program: Command): void {
           ...(o.typos === undefined ? {} : { typos: o.typos as string }),
           ...(o.escrow === undefined ? {} : { escrow: o.escrow as string }),
           ...(threshold === undefined ? {} : { threshold }),
+          ...(o.gpgPlayer === undefined ? {} : { gpgPlayers: (o.gpgPlayer as string[]).map(gpgPlayer) }),
         };
         const options = {
           protocol,
@@ -245,4 +251,11 @@ export function register(program: Command): void {
         failWith(e);
       }
     });
+}
+
+/** `--gpg-player ann=ann.asc`: the id and the armored public key read from the file. */
+function gpgPlayer(spec: string): { id: string; publicKey: string } {
+  const at = spec.indexOf('=');
+  if (at <= 0) fail(`[bad_input] --gpg-player takes ID=KEY.asc (the player's id, then their public key file), not "${spec}"`);
+  return { id: spec.slice(0, at), publicKey: readFileSync(spec.slice(at + 1), 'utf8') };
 }

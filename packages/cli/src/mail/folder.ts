@@ -781,6 +781,19 @@ export class GameFolder {
     this.report.written.push(join(F.outbox, name));
   }
 
+  /** A plain letter to a player outside fairtable (a gpg-only player, docs/spec/mail.md §12): no fairtable block in it. */
+  letter(to: string, text: string): void {
+    const n = ++this.state.outboxCount;
+    const name = `${String(n).padStart(4, '0')}-letter-to-${to}.txt`;
+    writeAtomic(join(this.dir, F.outbox, name), text);
+    this.report.written.push(join(F.outbox, name));
+  }
+
+  /** The game as this folder follows it: its seat's referee, or the recorder's observer. */
+  view(): Referee {
+    return this.seat?.referee ?? this.observer();
+  }
+
   /** The invitation to the game (written by `mail new`). */
   invite(): void {
     this.outbox({ kind: 'invitation', game: this.config.game, setupLine: this.setupLine });

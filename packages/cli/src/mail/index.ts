@@ -17,6 +17,9 @@ import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { readMail, type MailMessage } from './message.js';
 import { ordersAnswer, prefsAnswer, writeOrdersTemplate } from './diplomacy.js';
+import { carryGpgMail, gpgMailIn, keepGpgMail, LETTER_MARK, letterText, lettersDue, loadLetters, saveLetters } from './gpg-player.js';
+import { readPgpKey } from '@fairtable/core/openpgp/verify.js';
+import type { DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { writeAtomic } from './files.js';
 import { checkBindings, openPgpMail, pgpFingerprint } from './pgp-mail.js';
 import { readSetupLine } from '@fairtable/core/transcript.js';
@@ -60,6 +63,8 @@ export interface DiplomacyOptions {
   readonly typos?: string;
   readonly escrow?: string;
   readonly threshold?: number;
+  /** Players with only gpg and a mail client (docs/spec/diplomacy.md §11): each id and armored OpenPGP public key. */
+  readonly gpgPlayers?: readonly { readonly id: string; readonly publicKey: string }[];
 }
 
 export interface MailResult extends Report {
@@ -122,7 +127,24 @@ function diplomacyParams(turns: number | undefined, game: string | undefined, d:
   const years = d.years ?? 2;
   if (!Number.isSafeInteger(years) || years < 1 || years > 200)
     throw new FairtableError('out_of_range', '--years must be an integer from 1 to 200', { field: 'years' });
-  return { years, assign, typos, escrow, ...(d.threshold === undefined ? {} : { threshold: d.threshold }) };
+  const gpgPlayers = (d.gpgPlayers ?? []).map((g) => {
+    let fingerprint: string;
+    try {
+      fingerprint = readPgpKey(g.publicKey).fingerprint;
+    } catch (e) {
+      if (e instanceof FairtableError) throw new FairtableError(e.code, `--gpg-player ${g.id}: ${e.message}`, { field: 'gpg-player' });
+      throw e;
+    }
+    return { id: g.id, publicKey: g.publicKey, fingerprint };
+  });
+  return {
+    years,
+    assign,
+    typos,
+    escrow,
+    ...(d.threshold === undefined ? {} : { threshold: d.threshold }),
+    ...(gpgPlayers.length === 0 ? {} : { gpgPlayers }),
+  };
 }
 
 interface NewGame {
@@ -246,10 +268,16 @@ export function mailRead(
 ): MailResult & { refused: string[] } {
   const messages: MailMessage[] = [];
   const refused: string[] = [];
+  const gpgMail: ReturnType<typeof gpgMailIn>[] = [];
   for (const t of texts) {
+    // A gpg-only player's mail (docs/spec/mail.md §12) has no fairtable block; a letter to that player neither.
+    const gpg = gpgMailIn(t.text);
+    const gpgOnly = gpg.signatures.length > 0 || gpg.files.length > 0 || t.text.includes(LETTER_MARK);
+    if (gpg.signatures.length > 0 || gpg.files.length > 0) gpgMail.push(gpg);
     try {
       messages.push(...readMail(t.text));
     } catch (e) {
+      if (gpgOnly) continue;
       const err = e as { code?: string; message?: string };
       refused.push(`${t.name}: [${err.code ?? 'bad_input'}] ${err.message ?? String(e)}`);
     }
@@ -285,6 +313,11 @@ export function mailRead(
   // Invitations first, then what the recorder takes (submissions), then the ordered lines.
   const rank = { invitation: 0, submission: 1, entries: 2, holding: 3 } as const;
   for (const m of [...messages].sort((a, b) => rank[a.kind] - rank[b.kind])) folder.take(m);
+  if (folder.config.protocol === 'diplomacy')
+    for (const g of gpgMail) {
+      const added = keepGpgMail(folder.dir, g);
+      if (added > 0) folder.note(`kept ${added} piece(s) of a gpg-only player's mail, to carry into the log at its step`);
+    }
   folder.tick();
   for (const r of refused) folder.note(`refused ${r}`);
   return { ...finish(folder), refused };
@@ -397,7 +430,8 @@ export function mailTranscript(dir: string, out: string, clock: () => number = r
 }
 
 function finish(folder: GameFolder): MailResult {
-  const report = folder.save();
+  let report = folder.save();
+  if (folder.config.protocol === 'diplomacy' && gpgMailDue(folder)) report = folder.save();
   const status = folder.status();
   const template = writeOrdersTemplate(folder.dir, folder.seat?.referee.state ?? null, status.decision);
   const extra =
@@ -424,4 +458,34 @@ export function plainNext(s: FolderStatus, report: Report): string[] {
     out.push(`deadline of this phase: ${when}${claim}`);
   }
   return out;
+}
+
+/**
+ * A gpg-only player's part of a Diplomacy folder (docs/spec/mail.md §12): a player's folder carries the mail
+ * it keeps into the log when the game is at its step; the recorder's folder writes the letters due. True
+ * when something was written, so the folder is saved again.
+ */
+function gpgMailDue(folder: GameFolder): boolean {
+  const s = folder.view().state as DiplomacyState;
+  if (s.gpgKeys === undefined || Object.keys(s.gpgKeys).length === 0) return false;
+  let wrote = false;
+  const carried = carryGpgMail(folder.dir, folder.seat);
+  if (carried !== null) {
+    folder.note(carried);
+    wrote = true;
+  }
+  if (folder.isRecorder) {
+    const written = loadLetters(folder.dir);
+    const due = lettersDue(folder.view().state as DiplomacyState, written);
+    for (const d of due) {
+      folder.letter(d.player, letterText(folder.view().state as DiplomacyState, d.player, d.step, folder.board()));
+      written.push(d.key);
+      folder.note(`wrote a letter to ${d.player} (gpg only): ${d.step === 'commit' ? 'orders due, with the salt line' : 'the orders file is due'}`);
+    }
+    if (due.length > 0) {
+      saveLetters(folder.dir, written);
+      wrote = true;
+    }
+  }
+  return wrote;
 }

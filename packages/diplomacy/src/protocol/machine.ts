@@ -186,6 +186,11 @@ function alive(position: Position, power: string): boolean {
   );
 }
 
+/** Who must commit this round (a mail folder asks it, to know whom to write to). */
+export function committers(s: DiplomacyState): string[] {
+  return required(s);
+}
+
 /** Who must commit this round. */
 function required(s: DiplomacyState): string[] {
   if (s.stage === 'assign') return s.active;
