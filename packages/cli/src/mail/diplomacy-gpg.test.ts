@@ -6,9 +6,10 @@
  * transcripts that audit valid; a file Ann changes after committing ends in holds, commit_mismatch naming her.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLines } from '@fairtable/core/audit.js';
 import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
@@ -97,7 +98,7 @@ function withAttachment(name: string, type: string, content: string): string {
 function game(tag: string) {
   const fs = folders(tag);
   const [ben, cat, rita] = fs as [Folder, Folder, Folder];
-  mailNew({
+  const created = mailNew({
     protocol: 'diplomacy',
     dir: ben.dir,
     key: ben.key,
@@ -142,7 +143,7 @@ function game(tag: string) {
     mailTranscript(p.dir, out, clock);
     return readFileSync(out, 'utf8').trimEnd().split('\n');
   };
-  return { fs, ben, cat, rita, annInbox, annDir, post, annMails, holds, transcript };
+  return { fs, ben, cat, rita, annInbox, annDir, post, annMails, holds, transcript, created };
 }
 
 /** What Ann does with a letter that asks for orders: the file (salt line as the letter gives it, her secret, orders) and its signature. */
@@ -164,6 +165,9 @@ const ORDERS: Record<string, string[]> = {
 describe('Diplomacy by mail with a player who has only gpg', () => {
   it('Ann plays the whole game by gpg: letters, .asc and files carried, identical transcripts that audit valid', () => {
     const g = game('full');
+    const fingerprint = /^fpr:+([0-9A-F]{40}):/m.exec(gpg(annHome, ['--with-colons', '--fingerprint']))![1]!;
+    // The creator is told the fingerprint to compare with the one Ann gave them.
+    expect(g.created.notes.join('\n')).toContain(`ann plays with gpg alone, OpenPGP key ${fingerprint}`);
     const signed: Record<string, { file: string; asc: string }> = {};
     let phases = 0;
     for (let round = 0; round < 40; round++) {
@@ -258,4 +262,56 @@ describe('Diplomacy by mail with a player who has only gpg', () => {
     const status = mailStatus(g.ben.dir, clock);
     expect(status.board).toMatch(/France \(ann\): .*A par/);
   }, 300_000);
+
+  it('the command: mail new diplomacy --gpg-player puts the key and its fingerprint in the setup; a key that cannot commit is refused', () => {
+    const cli = join(fileURLToPath(new URL('../../../..', import.meta.url)), 'packages/cli/dist/main.js');
+    const fs = folders('cli');
+    const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: root });
+    const players = fs.map((p) => join(root, `cli-${p.id}.pub.json`)).join(',');
+    const ok = run([
+      'mail',
+      'new',
+      'diplomacy',
+      '--dir',
+      fs[0]!.dir,
+      '--key',
+      fs[0]!.key,
+      '--players',
+      players,
+      '--recorder',
+      'rita',
+      '--gpg-player',
+      `ann=${annKey}`,
+    ]);
+    expect(ok.status, ok.stderr).toBe(0);
+    expect(ok.stdout).toMatch(/ann plays with gpg alone, OpenPGP key [0-9A-F]{40}/);
+    const setup = JSON.parse(readFileSync(join(fs[0]!.dir, 'transcript.jsonl'), 'utf8').split('\n')[0]!) as {
+      body: { setup: { params: { gpgPlayers: { id: string; fingerprint: string; publicKey: string }[] } } };
+    };
+    const entry = setup.body.setup.params.gpgPlayers[0]!;
+    expect(entry.id).toBe('ann');
+    expect(entry.publicKey).toBe(readFileSync(annKey, 'utf8'));
+    // An Ed25519 key cannot commit by a detached signature alone (spec/diplomacy.md §11.2).
+    const eddHome = mkdtempSync(join(tmpdir(), 'ft-gpg-edd-'));
+    gpg(eddHome, ['--quick-gen-key', 'Edd <edd@example.org>', 'ed25519', 'sign', 'never']);
+    writeFileSync(join(root, 'edd.asc'), gpg(eddHome, ['--export', '--armor']));
+    const refused = run([
+      'mail',
+      'new',
+      'diplomacy',
+      '--dir',
+      join(root, 'cli2'),
+      '--key',
+      fs[0]!.key,
+      '--players',
+      players,
+      '--recorder',
+      'rita',
+      '--gpg-player',
+      `edd=${join(root, 'edd.asc')}`,
+    ]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/\[bad_input\].*Ed25519/);
+    expect(existsSync(join(root, 'cli2')), 'nothing is made').toBe(false);
+  });
 });

@@ -19,6 +19,7 @@ import { readMail, type MailMessage } from './message.js';
 import { ordersAnswer, prefsAnswer, writeOrdersTemplate } from './diplomacy.js';
 import { carryGpgMail, gpgMailIn, keepGpgMail, LETTER_MARK, letterText, lettersDue, loadLetters, saveLetters } from './gpg-player.js';
 import { readPgpKey } from '@fairtable/core/openpgp/verify.js';
+import { readGpgPlayers } from '@fairtable/diplomacy/protocol/gpg.js';
 import type { DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { writeAtomic } from './files.js';
 import { checkBindings, openPgpMail, pgpFingerprint } from './pgp-mail.js';
@@ -137,6 +138,8 @@ function diplomacyParams(turns: number | undefined, game: string | undefined, d:
     }
     return { id: g.id, publicKey: g.publicKey, fingerprint };
   });
+  // The machine's own check of the keys (RSA, the fingerprint), before any folder is made.
+  readGpgPlayers(gpgPlayers, []);
   return {
     years,
     assign,
@@ -242,6 +245,7 @@ function createGame(o: MailNewOptions, g: NewGame, notes: readonly string[]): Ma
   const setupLine = envelopeLine(createSetupEnvelope(setup, g.myId, me.keys));
   const folder = GameFolder.create(o.dir, setupLine, keyPath, me, clock, g.house);
   for (const n of notes) folder.note(n);
+  for (const n of gpgPlayerNotes(setup)) folder.note(n);
   if (setup.protocol === 'diplomacy' && recorder.key === setup.players.find((p) => p.id === g.myId)?.key)
     folder.note(
       'you record this game and play in it: your folder sees who has committed before you commit (never what); a recorder who does not play (--recorder ID) hides that from everyone',
@@ -308,6 +312,7 @@ export function mailRead(
       );
     folder = GameFolder.create(dir, invitation.setupLine, path, loadKey(path), clock);
     for (const n of checked.bindings ?? []) folder.note(n);
+    for (const n of gpgPlayerNotes(setup)) folder.note(n);
     folder.note(`joined game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) as ${folder.config.me} (${folder.config.role})`);
   }
   // Invitations first, then what the recorder takes (submissions), then the ordered lines.
@@ -488,4 +493,14 @@ function gpgMailDue(folder: GameFolder): boolean {
     }
   }
   return wrote;
+}
+
+/** The gpg-only players a setup names, with the fingerprints every player compares with what those players told them. */
+function gpgPlayerNotes(setup: GameSetup): string[] {
+  const list = setup.params.gpgPlayers;
+  if (!Array.isArray(list)) return [];
+  return list.map((g) => {
+    const e = g as { id?: unknown; fingerprint?: unknown };
+    return `${String(e.id)} plays with gpg alone, OpenPGP key ${String(e.fingerprint)}: compare it with the fingerprint ${String(e.id)} gave you`;
+  });
 }
