@@ -18,6 +18,7 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope } from '@fairtable/core/setup.js';
 import { Seat } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
+import type { AnyMachine, Registry } from '@fairtable/core/registry.js';
 import { diplomacyRegistry as registry } from './index.js';
 import type { DiplomacyState } from './machine.js';
 import { saltPrefix } from './gpg.js';
@@ -139,9 +140,30 @@ function label(s: DiplomacyState): string {
   return type === 'adjustment' ? `W${year}A` : `${season === 'spring' ? 'S' : 'F'}${year}${type === 'movement' ? 'M' : 'R'}`;
 }
 
-/** The audit's violations but the one every unfinished transcript has (nobody named: the game is not over yet). */
+function deepFreeze<T>(value: T, seen = new WeakSet<object>()): T {
+  if (value === null || typeof value !== 'object' || seen.has(value) || ArrayBuffer.isView(value)) return value;
+  seen.add(value);
+  Object.freeze(value);
+  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key], seen);
+  return value;
+}
+
+/** The registry with a machine whose every step is given a deep-frozen state: a write into it throws. */
+const frozen: Registry = {
+  machines: new Map(
+    [...registry.machines].map(([k, m]): [string, AnyMachine] => [k, { ...m, step: (state, msg, ctx) => m.step(deepFreeze(state), msg, ctx) }]),
+  ),
+  games: registry.games,
+};
+
+/**
+ * The audit's violations but the one every unfinished transcript has (nobody named: the game is not over yet);
+ * the same log audited on frozen states gives the same verdict, so the carried path never writes into its input.
+ */
 function named(lines: readonly string[]): Violation[] {
-  return auditLines(lines, { registry }).violations.filter((x) => x.player !== null);
+  const v = auditLines(lines, { registry }).violations.filter((x) => x.player !== null);
+  expect(auditLines(lines, { registry: frozen }).violations.filter((x) => x.player !== null)).toEqual(v);
+  return v;
 }
 
 const FRANCE = ['F bre - mao', 'A par - bur', 'A mar - spa'];
@@ -182,7 +204,7 @@ describe('a gpg-only player in a Diplomacy game', () => {
       t.carry((n + 1) % 2, { type: 'pgp-reveal', file: next.file });
     }
     expect(t.state().position.units.some((u) => u.power === 'france' && u.at === 'por')).toBe(true);
-    const v = auditLines(t.log, { registry });
+    const v = auditLines(t.log, { registry: frozen });
     expect(v.violations.map((x) => [x.code, x.player])).toEqual([['bad_carry', 'p1']]);
     expect(v.outcome?.summary).toMatchObject({ phase: 'S1902M', centres: { france: 5 } });
   });
