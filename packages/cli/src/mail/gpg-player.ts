@@ -154,6 +154,12 @@ export function keepGpgMail(dir: string, found: { signatures: string[]; files: s
   const key = (texts: readonly string[]): string => toHex(sha256(utf8(texts[0]!)));
   const have = new Set(items.map((i) => key(i.texts)));
   let added = 0;
+  const keep = (kind: GpgItem['kind'], texts: string[]): void => {
+    if (have.has(key(texts))) return;
+    items.push({ kind, texts, carried: [] });
+    have.add(key(texts));
+    added++;
+  };
   for (const s of found.signatures) {
     try {
       readPgpSignature(s);
@@ -161,9 +167,9 @@ export function keepGpgMail(dir: string, found: { signatures: string[]; files: s
       if (e instanceof FairtableError) continue;
       throw e;
     }
-    if (!have.has(key([s]))) (items.push({ kind: 'signature', texts: [s], carried: [] }), have.add(key([s])), added++);
+    keep('signature', [s]);
   }
-  for (const f of found.files) if (!have.has(key(f))) (items.push({ kind: 'file', texts: f, carried: [] }), have.add(key(f)), added++);
+  for (const f of found.files) keep('file', f);
   if (added > 0) saveItems(dir, items);
   return added;
 }
