@@ -134,7 +134,7 @@ function game(tag: string) {
     for (const p of [ben, cat]) {
       const d = mailStatus(p.dir, clock).status.decision;
       if (d === null || d.choices.type !== 'record') continue;
-      const choice = Object.fromEntries(Object.entries(d.choices.fields).map(([k, f]) => [k, (f as { values: JsonValue[] }).values[0]!]));
+      const choice = Object.fromEntries(Object.entries(d.choices.fields).map(([k, f]) => [k, (f as unknown as { values: JsonValue[] }).values[0]!]));
       mailDecide(p.dir, choice, clock);
     }
   };
