@@ -17,7 +17,7 @@ import { sha256 } from '@fairtable/core/hash.js';
 import { toHex, utf8 } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { readPgpSignature } from '@fairtable/core/openpgp/verify.js';
+import { readPgpSignature } from '@fairtable/core/pgp/verify.js';
 import type { Referee } from '@fairtable/core/referee.js';
 import type { DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { committers, phaseLabel } from '@fairtable/diplomacy/protocol/index.js';

@@ -18,7 +18,7 @@ import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { readMail, type MailMessage } from './message.js';
 import { ordersAnswer, prefsAnswer, writeOrdersTemplate } from './diplomacy.js';
 import { carryGpgMail, gpgMailIn, keepGpgMail, LETTER_MARK, letterText, lettersDue, loadLetters, saveLetters } from './gpg-player.js';
-import { readPgpKey } from '@fairtable/core/openpgp/verify.js';
+import { readPgpKey } from '@fairtable/core/pgp/verify.js';
 import { readGpgPlayers } from '@fairtable/diplomacy/protocol/gpg.js';
 import type { DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { writeAtomic } from './files.js';

@@ -13,7 +13,7 @@ import { toHex, utf8 } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { hashJsonHex, sha256 } from '@fairtable/core/hash.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { readPgpKey, readPgpSignature, recoverRsaDigest, signatureDigest, type PgpKey, type PgpSignature } from '@fairtable/core/openpgp/verify.js';
+import { readPgpKey, readPgpSignature, recoverRsaDigest, signatureDigest, type PgpKey, type PgpSignature } from '@fairtable/core/pgp/verify.js';
 import { isPlayerId } from '@fairtable/core/envelope.js';
 
 /** The first word of a gpg-only player's salt line: names the format, so a file can never be read as another's. */

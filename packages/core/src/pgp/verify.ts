@@ -5,11 +5,11 @@
  *
  * Why here and not in @fairtable/pgp: protocol machines are replayed synchronously by every seat and by
  * the auditor, and a gpg-only player's commitment and reveal are checked inside the Diplomacy machine. The
- * openpgp.js wrapper is asynchronous and too large for the core and the browser; this file is pure (only
- * @noble/*) and is differential-tested against gpg and openpgp.js.
+ * OpenPGP.js wrapper is asynchronous and too large for the core and the browser; this file is pure (only
+ * @noble/*) and is differential-tested against gpg and OpenPGP.js.
  *
  * What it does not judge: a key's expiry, revocation and self-signatures (the key a game uses is the one
- * its setup fixes, checked by the openpgp.js path when the setup is read), and signatures by subkeys (a
+ * its setup fixes, checked by the OpenPGP.js path when the setup is read), and signatures by subkeys (a
  * signature must be made by the primary key, which is what gpg's default keys sign with).
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
