@@ -247,7 +247,7 @@ describe('Diplomacy by mail, a reveal withheld', () => {
   it('the others open it from its threshold escrow once the deadline has passed, and its orders stand', () => {
     const tag = 'escrow';
     const ps = people(tag);
-    const [ann, , cat] = ps as [Participant, Participant, Participant, Participant];
+    const [ann] = ps as [Participant, Participant, Participant, Participant];
     let now = Date.UTC(2026, 10, 1);
     const clock = (): number => now;
     mailNew({
@@ -295,7 +295,7 @@ describe('Diplomacy by mail, a reveal withheld', () => {
     lines.slice(1).forEach((text, i) => referee.feedText(i + 1, text));
     const opened = referee.events.filter((e) => e.type === 'escrow-opened');
     expect(opened).toEqual([{ type: 'escrow-opened', player: 'cat', power: 'france', orders: ['F bre - mao', 'A mar - spa', 'A par - pic'] }]);
-    const s1901 = referee.events.find((e) => e.type === 'adjudicated' && e.phase === 'S1901M') as {
+    const s1901 = referee.events.find((e) => e.type === 'adjudicated' && e.phase === 'S1901M') as unknown as {
       results: { power: string; order: string; status: string }[];
     };
     expect(s1901.results.filter((r) => r.power === 'france').map((r) => [r.order, r.status])).toEqual([
