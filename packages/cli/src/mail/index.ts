@@ -402,7 +402,12 @@ function finish(folder: GameFolder): MailResult {
   const template = writeOrdersTemplate(folder.dir, folder.seat?.referee.state ?? null, status.decision);
   const extra =
     template === null ? [] : [`your orders are due: fill in ${join(folder.dir, template)} (it lists the orders offered), then mail decide --orders it`];
-  return { ...report, notes: [...report.notes, ...plainNext(status, report), ...extra], status, board: folder.config.protocol === 'diplomacy' ? folder.board() : '' };
+  return {
+    ...report,
+    notes: [...report.notes, ...plainNext(status, report), ...extra],
+    status,
+    board: folder.config.protocol === 'diplomacy' ? folder.board() : '',
+  };
 }
 
 /** What happens next, in plain words. */
