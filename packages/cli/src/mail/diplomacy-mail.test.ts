@@ -358,6 +358,9 @@ describe('the fairtable mail command for Diplomacy', () => {
     expect(status.stdout).toMatch(/^ {2}Austria \(ann\): A bud, F tri, A vie$/m);
     expect(status.stdout).toMatch(/^ {4}A vie - gal$/m);
     expect(status.stdout).toContain('answer with: fairtable mail decide --dir DIR --orders FILE');
+    const json = JSON.parse(run(['mail', 'status', '--dir', dir, '--json']).stdout) as { decision: { kind: string }; board: string };
+    expect(json.decision.kind).toBe('orders');
+    expect(json.board).toContain('Austria (ann): A bud, F tri, A vie');
     const prefs = run(['mail', 'decide', '--dir', dir, '--prefs', 'A']);
     expect(prefs.status).toBe(2);
     expect(prefs.stderr).toMatch(/\[illegal_choice\] the game asks for orders now, not preferences/);
