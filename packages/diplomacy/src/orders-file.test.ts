@@ -65,7 +65,10 @@ describe('orders files (docs/spec/mail.md §11)', () => {
   it('applies the typo rule: a wrong unit letter is corrected, or refused at its line under the strict rule', () => {
     const r = readOrdersFile(map, start, 'france', 'A Par-Bur\nA Bre-MAO\nA Mar-Spa\n');
     expect(r.choice.bre).toBe('F bre - mao');
-    expect(r.notes).toEqual(['line 2: "A Bre-MAO" read as "F bre - mao" (the unit there is a fleet; this game ignores unit letters)']);
+    expect(r.notes).toEqual(['line 2: "A Bre-MAO" read as "F bre - mao" (this game ignores unit letters)']);
+    const support = readOrdersFile(map, start, 'france', 'A Mar S F Par-Bur\n');
+    expect(support.choice.mar).toBe('A mar S A par - bur');
+    expect(support.notes[0]).toBe('line 1: "A Mar S F Par-Bur" read as "A mar S A par - bur" (this game ignores unit letters)');
     expect(() => readOrdersFile(map, start, 'france', 'A Par-Bur\nA Bre-MAO\n', 'strict')).toThrow(
       expect.objectContaining({ code: 'illegal_order', field: 'line 2', message: 'line 2: "A Bre-MAO": the unit in bre is a fleet' }),
     );

@@ -75,12 +75,11 @@ export function readOrdersFile(map: GameMap, position: Position, power: string, 
     if (c.error !== null || c.order === null) throw lineError(codeOf(c.error?.code ?? 'bad_order'), n, written, c.error?.message ?? 'not an order');
     const order = c.order;
     const parsed: Order = parseOrder(written, map, type);
-    if (parsed.kind !== 'waive' && parsed.kind !== 'build' && parsed.unit !== null) {
+    if (parsed.kind !== 'waive' && parsed.kind !== 'build') {
       const canonical = parseOrder(order, map, type);
-      if (canonical.kind !== 'waive' && canonical.unit !== null && canonical.unit !== parsed.unit)
-        notes.push(
-          `line ${n}: "${written}" read as "${order}" (the unit there is ${canonical.unit === 'army' ? 'an army' : 'a fleet'}; this game ignores unit letters)`,
-        );
+      const wrongUnit = canonical.kind !== 'waive' && parsed.unit !== null && canonical.unit !== null && canonical.unit !== parsed.unit;
+      const wrongTarget = parsed.kind === 'support' && canonical.kind === 'support' && parsed.target !== null && parsed.target !== canonical.target;
+      if (wrongUnit || wrongTarget) notes.push(`line ${n}: "${written}" read as "${order}" (this game ignores unit letters)`);
     }
     if (type === 'adjustment') {
       if (parsed.kind === 'remove') removals.push({ n, text: written, order });

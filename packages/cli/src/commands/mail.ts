@@ -221,7 +221,7 @@ export function register(program: Command): void {
       try {
         const r = await encrypted(o.dir as string, mailStatus(o.dir as string), o);
         if (o.json === true) {
-          process.stdout.write(JSON.stringify({ ...r.status, written: r.written }) + '\n');
+          process.stdout.write(JSON.stringify({ ...r.status, written: r.written, ...(r.board === '' ? {} : { board: r.board }) }) + '\n');
           if (r.status.problems.some((p) => p.code.startsWith('recorder_'))) process.exitCode = 1;
         } else {
           const s = r.status;

@@ -161,7 +161,7 @@ describe('Diplomacy by mail', () => {
     const labels = written.map((w) => w.label);
     expect(labels.slice(0, 3)).toEqual(['S1901M', 'F1901M', 'W1901A']);
     expect(labels).toContain('S1902M');
-    expect(written[0]!.notes.join('\n')).toContain('line 4: "A Bre-MAO" read as "F bre - mao"');
+    expect(written[0]!.notes.join('\n')).toContain('line 4: "A Bre-MAO" read as "F bre - mao" (this game ignores unit letters)');
     // What she committed to and revealed is what she wrote, every phase.
     const envelopes = lines.slice(1).map((l) => JSON.parse(l) as Envelope);
     const reveals = envelopes.filter((e) => e.from === 'ann' && e.body.type === 'reveal').map((e) => (e.body.opening as { value: unknown }).value);
@@ -217,7 +217,7 @@ describe('Diplomacy by mail, a player away', () => {
     for (let step = 1; step <= 40; step++) {
       last = post.play((_who, d) => random(d), { maxRounds: step * 6, clock, tick: true, away });
       if (last.length === 3 && last.every((r) => r.status.done)) break;
-      now += 6 * 3_600_000;
+      now += 12 * 3_600_000;
     }
     expect(last.map((r) => r.status.done)).toEqual([true, true, true]);
     const lines = transcript(ann);
@@ -240,6 +240,69 @@ describe('Diplomacy by mail, a player away', () => {
     const position = (referee.state as DiplomacyState).position;
     expect(position.units.filter((u) => u.power === 'france').map((u) => `${u.type} ${u.at}`)).toEqual(['fleet bre', 'army mar', 'army par']);
     expect(last[0]!.board).toContain('France (cat): F bre, A mar, A par');
+  }, 60_000);
+});
+
+describe('Diplomacy by mail, a reveal withheld', () => {
+  it('the others open it from its threshold escrow once the deadline has passed, and its orders stand', () => {
+    const tag = 'escrow';
+    const ps = people(tag);
+    const [ann] = ps as [Participant, Participant, Participant, Participant];
+    let now = Date.UTC(2026, 10, 1);
+    const clock = (): number => now;
+    mailNew({
+      protocol: 'diplomacy',
+      dir: ann.dir,
+      key: ann.key,
+      players: ps.map((p) => join(root, `${tag}-${p.id}.pub.json`)),
+      recorder: 'rita',
+      diplomacy: { years: 1, assign: 'fixed', escrow: 'threshold' },
+      timeout: '1d',
+      clock,
+    });
+    // Cat (France) commits to her orders, claims, and never mails her reveal: the last revealer's option.
+    let withheld = 0;
+    const post = new PostOffice(ps, {
+      drop: (from, _file, text) =>
+        from === 'cat' && readMail(text).some((m) => m.kind === 'submission' && m.line.includes('"type":"reveal"')) && withheld++ === 0,
+    });
+    const random = simStrategy(new Uint8Array(32).fill(11));
+    let last: MailResult[] = [];
+    for (let step = 1; step <= 40; step++) {
+      last = post.play((_who, d) => random(d), {
+        maxRounds: step * 6,
+        clock,
+        tick: true,
+        answer: (p, d) => (p.id === 'cat' && d.kind === 'orders' ? mailOrders(p.dir, 'A Par-Pic\nA Mar-Spa\nF Bre-MAO\n', clock) : null),
+      });
+      if (last.every((r) => r.status.done)) break;
+      now += 12 * 3_600_000;
+    }
+    expect(withheld).toBe(1);
+    expect(last.map((r) => r.status.done)).toEqual([true, true, true, true]);
+    const lines = transcript(ann);
+    for (const p of ps.slice(1)) expect(transcript(p)).toEqual(lines);
+    const verdict = auditLines(lines, { registry: diplomacyRegistry });
+    expect(verdict.violations.map((v) => [v.code, v.player, /did not (\w+)/.exec(v.message)?.[1]])).toEqual([['withheld', 'cat', 'reveal']]);
+    expect(verdict.outcome!.forfeits).toEqual([{ player: 'cat', code: 'withheld' }]);
+    // Ann and Ben each published their share of cat's escrow; the orders cat committed to were opened and adjudicated.
+    const envelopes = lines.slice(1).map((l) => JSON.parse(l) as Envelope);
+    expect(envelopes.filter((e) => e.body.type === 'share').map((e) => [e.from, e.body.dealer])).toEqual([
+      ['ann', 'cat'],
+      ['ben', 'cat'],
+    ]);
+    const referee = new Referee(lines[0]!, null, undefined, { registry: diplomacyRegistry, keepEvents: true });
+    lines.slice(1).forEach((text, i) => referee.feedText(i + 1, text));
+    const opened = referee.events.filter((e) => e.type === 'escrow-opened');
+    expect(opened).toEqual([{ type: 'escrow-opened', player: 'cat', power: 'france', orders: ['F bre - mao', 'A mar - spa', 'A par - pic'] }]);
+    const s1901 = referee.events.find((e) => e.type === 'adjudicated' && e.phase === 'S1901M') as unknown as {
+      results: { power: string; order: string; status: string }[];
+    };
+    expect(s1901.results.filter((r) => r.power === 'france').map((r) => [r.order, r.status])).toEqual([
+      ['F bre - mao', 'succeeded'],
+      ['A mar - spa', 'succeeded'],
+      ['A par - pic', 'succeeded'],
+    ]);
   }, 60_000);
 });
 
@@ -295,6 +358,9 @@ describe('the fairtable mail command for Diplomacy', () => {
     expect(status.stdout).toMatch(/^ {2}Austria \(ann\): A bud, F tri, A vie$/m);
     expect(status.stdout).toMatch(/^ {4}A vie - gal$/m);
     expect(status.stdout).toContain('answer with: fairtable mail decide --dir DIR --orders FILE');
+    const json = JSON.parse(run(['mail', 'status', '--dir', dir, '--json']).stdout) as { decision: { kind: string }; board: string };
+    expect(json.decision.kind).toBe('orders');
+    expect(json.board).toContain('Austria (ann): A bud, F tri, A vie');
     const prefs = run(['mail', 'decide', '--dir', dir, '--prefs', 'A']);
     expect(prefs.status).toBe(2);
     expect(prefs.stderr).toMatch(/\[illegal_choice\] the game asks for orders now, not preferences/);

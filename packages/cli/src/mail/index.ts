@@ -70,7 +70,7 @@ export interface DiplomacyOptions {
 
 export interface MailResult extends Report {
   readonly status: FolderStatus;
-  /** The game in plain text, as the folder's messages carry it (Diplomacy, Monopoly; empty otherwise). */
+  /** A Diplomacy game in plain text, as the folder's messages carry it (docs/spec/mail.md §11); empty for other games. */
   readonly board: string;
 }
 
@@ -246,15 +246,15 @@ function createGame(o: MailNewOptions, g: NewGame, notes: readonly string[]): Ma
   const folder = GameFolder.create(o.dir, setupLine, keyPath, me, clock, g.house);
   for (const n of notes) folder.note(n);
   for (const n of gpgPlayerNotes(setup)) folder.note(n);
-  if (setup.protocol === 'diplomacy' && recorder.key === setup.players.find((p) => p.id === g.myId)?.key)
-    folder.note(
-      'you record this game and play in it: your folder sees who has committed before you commit (never what); a recorder who does not play (--recorder ID) hides that from everyone',
-    );
   folder.invite();
   folder.note(
     `game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) created: players ${players.map((p) => p.id).join(', ')}; recorder ${recorder.id}; ` +
       `deadlines ${formatDuration(timeoutMs)}`,
   );
+  if (setup.protocol === 'diplomacy' && recorder.key === setup.players.find((p) => p.id === g.myId)?.key)
+    folder.note(
+      'you record this game and play in it: your folder sees who has committed before you commit (never what); a recorder who does not play (--recorder ID) hides that from everyone',
+    );
   return finish(folder);
 }
 
@@ -441,7 +441,12 @@ function finish(folder: GameFolder): MailResult {
   const template = writeOrdersTemplate(folder.dir, folder.seat?.referee.state ?? null, status.decision);
   const extra =
     template === null ? [] : [`your orders are due: fill in ${join(folder.dir, template)} (it lists the orders offered), then mail decide --orders it`];
-  return { ...report, notes: [...report.notes, ...plainNext(status, report), ...extra], status, board: folder.board() };
+  return {
+    ...report,
+    notes: [...report.notes, ...plainNext(status, report), ...extra],
+    status,
+    board: folder.config.protocol === 'diplomacy' ? folder.board() : '',
+  };
 }
 
 /** What happens next, in plain words. */

@@ -24,6 +24,8 @@ export interface Delivery {
   readonly twice?: (n: number) => boolean;
   /** Hold this message back for a few rounds (it arrives after later mail). */
   readonly hold?: (n: number) => number;
+  /** Lose this outbox file of `from`'s: it reaches nobody (a message its sender never mailed). */
+  readonly drop?: (from: string, file: string, text: string) => boolean;
 }
 
 /** An e-mail as a mail client saves it: headers, a greeting, the message, a signature. */
@@ -75,6 +77,7 @@ export class PostOffice {
       renameSync(join(outbox, f), join(sent, f));
       this.bytesSent.set(from.id, (this.bytesSent.get(from.id) ?? 0) + text.length);
       this.messages.sent++;
+      if (this.delivery.drop?.(from.id, f, text) === true) continue;
       // A message for one participant (`…-for-ID.txt`, a sealed move's holding receipt) goes to that one alone.
       const only = /-for-(.+)\.txt$/.exec(f)?.[1];
       for (const to of this.participants) {
