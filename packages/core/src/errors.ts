@@ -55,6 +55,7 @@ export type ErrorCode =
   | 'bad_cheater'
   // Diplomacy (docs/spec/diplomacy.md)
   | 'bad_order'
+  | 'illegal_order'
   | 'unknown_province'
   | 'bad_position'
   | 'game_over'
@@ -117,6 +118,8 @@ export type ViolationCode =
   | 'position_mismatch'
   // escrow (docs/spec/escrow.md): a published share that does not match its dealer's commitments
   | 'bad_share'
+  // Diplomacy's gpg-only players (docs/spec/diplomacy.md §11): a seat carried, as such a player's commitment, what is not that player's
+  | 'bad_carry'
   // the orderer, named by its own receipts (docs/spec/relay.md §9)
   | 'relay_forked'
   | 'relay_censored'

@@ -9,6 +9,7 @@ export * from './standard.js';
 export * from './orders.js';
 export * from './position.js';
 export * from './assign.js';
+export * from './orders-file.js';
 export { randomOrders, seededBelow, type Below } from './random-orders.js';
 export {
   adjudicate,

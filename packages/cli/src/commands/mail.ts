@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import {
   mailDecide,
+  mailOrders,
+  mailPrefs,
   mailNew,
   mailNewChecked,
   mailReadChecked,
@@ -91,7 +93,20 @@ export function register(program: Command): void {
     .option('--timeout <duration>', 'how long each phase waits for a player: 3d, 12h, 90m, 30s, 1d12h', DEFAULT_TIMEOUT)
     .option('--recorder <id>', 'who orders the lines: a participant of --players who does not play (default: you)')
     .option('--game <name>', 'chain, keyed-stream: the game played (dice, snakes, monopoly)')
-    .option('--sealed <types>', 'message types the recorder collects sealed, comma-separated (e.g. commit): held until all are in')
+    .option(
+      '--sealed <types>',
+      'message types the recorder collects sealed, comma-separated (e.g. commit; diplomacy: commit unless "none"): held until all are in',
+    )
+    .option('--years <y>', 'diplomacy: game years to play (default 2)')
+    .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)')
+    .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)')
+    .option('--escrow <kind>', 'diplomacy: none | threshold (k of the others open a withheld reveal)')
+    .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
+    .option(
+      '--gpg-player <id=key.asc>',
+      'diplomacy: a player with only gpg and a mail client, and the file of their OpenPGP public key (gpg --export --armor); repeated',
+      files,
+    )
     .option('--binding <files>', "players' OpenPGP bindings for the setup (fairtable pgp bind's JSON), repeated or comma-separated", files)
     .option('--pgp-key <file>', 'your OpenPGP key: your own binding must name it')
     .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
@@ -100,6 +115,16 @@ export function register(program: Command): void {
       try {
         const turns = integer(o.turns as string | undefined, '--turns');
         const bindings = ((o.binding as string[] | undefined) ?? []).map(bindingEntry);
+        const years = integer(o.years as string | undefined, '--years');
+        const threshold = integer(o.threshold as string | undefined, '--threshold');
+        const diplomacy = {
+          ...(years === undefined ? {} : { years }),
+          ...(o.assign === undefined ? {} : { assign: o.assign as string }),
+          ...(o.typos === undefined ? {} : { typos: o.typos as string }),
+          ...(o.escrow === undefined ? {} : { escrow: o.escrow as string }),
+          ...(threshold === undefined ? {} : { threshold }),
+          ...(o.gpgPlayer === undefined ? {} : { gpgPlayers: (o.gpgPlayer as string[]).map(gpgPlayer) }),
+        };
         const options = {
           protocol,
           dir: o.dir as string,
@@ -111,6 +136,7 @@ export function register(program: Command): void {
           ...(o.game === undefined ? {} : { game: o.game as string }),
           ...(o.sealed === undefined ? {} : { sealed: (o.sealed as string).split(',').filter((t) => t.length > 0) }),
           ...(bindings.length === 0 ? {} : { bindings }),
+          ...(Object.keys(diplomacy).length === 0 ? {} : { diplomacy }),
         };
         if (bindings.length === 0) print(await encrypted(options.dir, mailNew(options), o));
         else {
@@ -150,21 +176,35 @@ export function register(program: Command): void {
     });
   mail
     .command('decide')
-    .description('answer the game\'s question to you (status shows it and its choices), as JSON: 2, null, {"kind":"straight",…}')
-    .argument('<choice>', 'the answer, as JSON')
+    .description(
+      'answer the game\'s question to you (status shows it and its choices), as JSON: 2, null, {"kind":"straight",…}; Diplomacy: --orders FILE or --prefs LIST',
+    )
+    .argument('[choice]', 'the answer, as JSON')
     .requiredOption('--dir <dir>', 'the game folder')
+    .option('--orders <file>', 'diplomacy: your orders file for this phase, one order a line (A Par-Bur, F Bre-MAO, A Mar S A Par-Bur, Build A Par)')
+    .option('--prefs <list>', 'diplomacy: your preference list in seed 003\'s notation, e.g. "AE(GI)R", "%REG", or "" for none')
     .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
     .option('--pgp-key <file>', 'with --encrypt: your OpenPGP secret key, to sign inside')
     .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
-    .action(async (choice: string, o: Record<string, string | boolean | undefined>) => {
+    .action(async (choice: string | undefined, o: Record<string, string | boolean | undefined>) => {
+      const given = [choice !== undefined, o.orders !== undefined, o.prefs !== undefined].filter((x) => x).length;
+      if (given !== 1) fail('[bad_input] give one answer: CHOICE_JSON, --orders FILE or --prefs LIST');
       let value: unknown;
+      if (choice !== undefined)
+        try {
+          value = JSON.parse(choice);
+        } catch {
+          fail(`[bad_json] the choice must be JSON (a number, null, a string in quotes, an object): ${choice}`);
+        }
       try {
-        value = JSON.parse(choice);
-      } catch {
-        fail(`[bad_json] the choice must be JSON (a number, null, a string in quotes, an object): ${choice}`);
-      }
-      try {
-        print(await encrypted(o.dir as string, mailDecide(o.dir as string, value as never), o));
+        const dir = o.dir as string;
+        const r =
+          o.orders !== undefined
+            ? mailOrders(dir, readFileSync(o.orders as string, 'utf8'))
+            : o.prefs !== undefined
+              ? mailPrefs(dir, o.prefs as string)
+              : mailDecide(dir, value as never);
+        print(await encrypted(dir, r, o));
       } catch (e) {
         failWith(e);
       }
@@ -181,13 +221,17 @@ export function register(program: Command): void {
       try {
         const r = await encrypted(o.dir as string, mailStatus(o.dir as string), o);
         if (o.json === true) {
-          process.stdout.write(JSON.stringify({ ...r.status, written: r.written }) + '\n');
+          process.stdout.write(JSON.stringify({ ...r.status, written: r.written, ...(r.board === '' ? {} : { board: r.board }) }) + '\n');
           if (r.status.problems.some((p) => p.code.startsWith('recorder_'))) process.exitCode = 1;
         } else {
           const s = r.status;
           process.stdout.write(`game ${s.game} (${s.protocol}); you are ${s.seat} (${s.role}); recorder ${s.recorder}; ${s.lines} lines\n`);
+          const board = s.protocol === 'diplomacy' ? r.board : '';
+          if (board !== '') process.stdout.write(board);
           if (s.decision !== null)
-            process.stdout.write(`decision: ${s.decision.kind}: ${s.decision.prompt}\n  choices: ${JSON.stringify(s.decision.choices)}\n`);
+            process.stdout.write(
+              `decision: ${s.decision.kind}: ${s.decision.prompt}\n${board === '' ? `  choices: ${JSON.stringify(s.decision.choices)}\n` : ''}`,
+            );
           print(r);
         }
       } catch (e) {
@@ -207,4 +251,11 @@ export function register(program: Command): void {
         failWith(e);
       }
     });
+}
+
+/** `--gpg-player ann=ann.asc`: the id and the armored public key read from the file. */
+function gpgPlayer(spec: string): { id: string; publicKey: string } {
+  const at = spec.indexOf('=');
+  if (at <= 0) fail(`[bad_input] --gpg-player takes ID=KEY.asc (the player's id, then their public key file), not "${spec}"`);
+  return { id: spec.slice(0, at), publicKey: readFileSync(spec.slice(at + 1), 'utf8') };
 }

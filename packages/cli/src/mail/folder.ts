@@ -35,6 +35,7 @@ import { Referee, type RefereeSnapshot } from '@fairtable/core/referee.js';
 import { Seat, seatRandom, type JournalEntry, type SeatSnapshot } from '@fairtable/core/seat/seat.js';
 import { prepareLine, readSetupLine, type CheckerSnapshot, type VerifyFn } from '@fairtable/core/transcript.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { linesText, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
 import { boardText, mailText, type MailMessage } from './message.js';
 
@@ -253,6 +254,8 @@ export class GameFolder {
       random: this.randomSource(secret, skip),
       verify: this.verify,
       sign: nativeSign,
+      // The core's machines and Diplomacy's, as every `play` seat has them (docs/spec/diplomacy.md §10.10).
+      registry: diplomacyRegistry,
       ...(this.prover === null ? {} : { prover: this.prover }),
       onDecision: (entry) => this.journal.push(entry),
       onSubmit: (text) => {
@@ -290,7 +293,8 @@ export class GameFolder {
       const seat = secret === null || snap.seat === null ? null : Seat.restore(this.seatOptions(secret, snap.drawn), this.log, snap.seat);
       if (seat !== null) this.resendInflight(seat);
       const o = snap.observer ?? null;
-      if (o !== null && o.checker.lines <= this.log.length) this.watcher = new Referee(this.setupLine, null, undefined, { verify: trustAll }, o);
+      if (o !== null && o.checker.lines <= this.log.length)
+        this.watcher = new Referee(this.setupLine, null, undefined, { verify: trustAll, registry: diplomacyRegistry }, o);
       return { door, seat };
     } catch (e) {
       if (!(e instanceof FairtableError)) throw e;
@@ -777,6 +781,19 @@ export class GameFolder {
     this.report.written.push(join(F.outbox, name));
   }
 
+  /** A plain letter to a player outside fairtable (a gpg-only player, docs/spec/mail.md §12): no fairtable block in it. */
+  letter(to: string, text: string): void {
+    const n = ++this.state.outboxCount;
+    const name = `${String(n).padStart(4, '0')}-letter-to-${to}.txt`;
+    writeAtomic(join(this.dir, F.outbox, name), text);
+    this.report.written.push(join(F.outbox, name));
+  }
+
+  /** The game as this folder follows it: its seat's referee, or the recorder's observer. */
+  view(): Referee {
+    return this.seat?.referee ?? this.observer();
+  }
+
   /** The invitation to the game (written by `mail new`). */
   invite(): void {
     this.outbox({ kind: 'invitation', game: this.config.game, setupLine: this.setupLine });
@@ -812,6 +829,11 @@ export class GameFolder {
     return this.report;
   }
 
+  /** The game in plain text as the folder's messages carry it (docs/spec/mail.md §3.1, §11); empty for most games. */
+  board(): string {
+    return boardText(this.setupLine, () => this.seat?.referee ?? this.observer());
+  }
+
   /** The game as this folder sees it, for `mail status`. */
   status(): FolderStatus {
     const referee = this.seat?.referee ?? this.observer();
@@ -827,7 +849,13 @@ export class GameFolder {
     else if (this.recorderFault) what = 'nothing: this folder holds evidence that the recorder altered or forked the log (see problems)';
     else if (decision !== null) {
       who = [this.config.me];
-      what = `${this.config.me} decides: ${decision.prompt} (answer with: fairtable mail decide --dir DIR CHOICE_JSON)`;
+      const how =
+        decision.kind === 'orders'
+          ? 'fairtable mail decide --dir DIR --orders FILE'
+          : decision.kind === 'preferences'
+            ? 'fairtable mail decide --dir DIR --prefs LIST'
+            : 'fairtable mail decide --dir DIR CHOICE_JSON';
+      what = `${this.config.me} decides: ${decision.prompt} (answer with: ${how})`;
     } else if (this.seat !== null && !this.seat.idle) {
       who = [this.config.recorder.id];
       what = `the recorder (${this.config.recorder.id}) records ${this.config.me}'s message; mail the outbox files`;
@@ -870,7 +898,7 @@ export class GameFolder {
    * the observer does not check them again.
    */
   private observer(): Referee {
-    this.watcher ??= new Referee(this.setupLine, null, undefined, { verify: trustAll });
+    this.watcher ??= new Referee(this.setupLine, null, undefined, { verify: trustAll, registry: diplomacyRegistry });
     for (let n = this.watcher.checker.lines; n < this.log.length; n++) this.watcher.feedText(n, this.log[n]!);
     return this.watcher;
   }

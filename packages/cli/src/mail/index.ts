@@ -3,7 +3,7 @@
  * tests and the benchmark run the same code. Each takes a game folder and the clock; each returns what it
  * wrote to the outbox and plain words saying what happens next.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import { FairtableError, type ErrorCode } from '@fairtable/core/errors.js';
@@ -16,6 +16,11 @@ import { GameFolder, isGameFolder, type FolderStatus, type HouseSecret, type Rep
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { readMail, type MailMessage } from './message.js';
+import { ordersAnswer, prefsAnswer, writeOrdersTemplate } from './diplomacy.js';
+import { carryGpgMail, gpgMailIn, keepGpgMail, LETTER_MARK, letterText, lettersDue, loadLetters, saveLetters } from './gpg-player.js';
+import { readPgpKey } from '@fairtable/core/pgp/verify.js';
+import { readGpgPlayers } from '@fairtable/diplomacy/protocol/gpg.js';
+import type { DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { writeAtomic } from './files.js';
 import { checkBindings, openPgpMail, pgpFingerprint } from './pgp-mail.js';
 import { readSetupLine } from '@fairtable/core/transcript.js';
@@ -26,9 +31,10 @@ export { readMail, mailText, armorMessage, type MailMessage } from './message.js
 export type { FolderStatus, Report, Problem } from './folder.js';
 export { keepFolders, useSnapshots } from './folder.js';
 export { pgpBlocks, openPgpMail, checkBindings } from './pgp-mail.js';
+export { diplomacyText } from './diplomacy.js';
 
 /** Protocols a game by mail can run (the names `fairtable simulate` takes, Signidice aside: see the spec). */
-export const MAIL_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'rochambeau', 'signidice'] as const;
+export const MAIL_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'rochambeau', 'signidice', 'diplomacy'] as const;
 
 export const DEFAULT_TIMEOUT = '3d';
 
@@ -47,11 +53,25 @@ export interface MailNewOptions {
   readonly sealed?: readonly string[];
   /** OpenPGP bindings for the setup (docs/spec/pgp.md §3.2): `{player, publicKey, binding, signature}` each, as `fairtable pgp bind` prints. */
   readonly bindings?: readonly JsonValue[];
+  /** Diplomacy's parameters (docs/spec/diplomacy.md §10.1), as `fairtable play diplomacy` takes them. */
+  readonly diplomacy?: DiplomacyOptions;
   readonly clock?: () => number;
+}
+
+export interface DiplomacyOptions {
+  readonly years?: number;
+  readonly assign?: string;
+  readonly typos?: string;
+  readonly escrow?: string;
+  readonly threshold?: number;
+  /** Players with only gpg and a mail client (docs/spec/diplomacy.md §11): each id and armored OpenPGP public key. */
+  readonly gpgPlayers?: readonly { readonly id: string; readonly publicKey: string }[];
 }
 
 export interface MailResult extends Report {
   readonly status: FolderStatus;
+  /** A Diplomacy game in plain text, as the folder's messages carry it (docs/spec/mail.md §11); empty for other games. */
+  readonly board: string;
 }
 
 const realClock = (): number => Date.now();
@@ -63,9 +83,15 @@ function paramsFor(
   protocol: string,
   turns: number | undefined,
   game: string | undefined,
+  diplomacy: DiplomacyOptions | undefined,
 ): { protocol: string; game: string | null; params: Record<string, JsonValue> } {
   if (!(MAIL_PROTOCOLS as readonly string[]).includes(protocol))
     throw new FairtableError('unknown_protocol', `"${protocol}": choose one of ${MAIL_PROTOCOLS.join(', ')}`, { field: 'protocol' });
+  if (diplomacy !== undefined && protocol !== 'diplomacy') {
+    const given = Object.keys(diplomacy).find((k) => diplomacy[k as keyof DiplomacyOptions] !== undefined);
+    if (given !== undefined) throw new FairtableError('bad_input', `--${given} is for diplomacy`, { field: given });
+  }
+  if (protocol === 'diplomacy') return { protocol, game: null, params: diplomacyParams(turns, game, diplomacy ?? {}) };
   if (protocol === 'signidice') {
     if (game !== undefined && game !== 'roulette' && game !== 'dice')
       throw new FairtableError('bad_input', '--game for signidice is the wheel: roulette or dice', { field: 'game' });
@@ -83,6 +109,45 @@ function paramsFor(
   const g = protocol === 'dice' || protocol === 'snakes' || protocol === 'monopoly' ? protocol : (game ?? 'dice');
   if (turns !== undefined) params[g === 'snakes' ? 'maxRounds' : 'rounds'] = turns;
   return { protocol: protocol === 'keyed-stream' ? 'keyed-stream' : 'chain', game: g, params };
+}
+
+/** Diplomacy's setup parameters, checked as `fairtable play diplomacy` checks them (docs/spec/mail.md §11). */
+function diplomacyParams(turns: number | undefined, game: string | undefined, d: DiplomacyOptions): Record<string, JsonValue> {
+  const bad = (field: string, message: string): never => {
+    throw new FairtableError('bad_input', message, { field });
+  };
+  if (turns !== undefined) bad('turns', 'diplomacy counts game years: give --years, not --turns');
+  if (game !== undefined) bad('game', '--game is for chain and keyed-stream');
+  const assign = d.assign ?? 'weighted';
+  if (!['weighted', 'serial', 'fixed'].includes(assign)) bad('assign', '--assign must be weighted, serial or fixed');
+  const typos = d.typos ?? 'ignore-unit-letter';
+  if (!['ignore-unit-letter', 'strict'].includes(typos)) bad('typos', '--typos must be ignore-unit-letter or strict');
+  const escrow = d.escrow ?? 'none';
+  if (!['none', 'threshold'].includes(escrow)) bad('escrow', '--escrow must be none or threshold');
+  if (d.threshold !== undefined && escrow !== 'threshold') bad('threshold', '--threshold needs --escrow threshold');
+  const years = d.years ?? 2;
+  if (!Number.isSafeInteger(years) || years < 1 || years > 200)
+    throw new FairtableError('out_of_range', '--years must be an integer from 1 to 200', { field: 'years' });
+  const gpgPlayers = (d.gpgPlayers ?? []).map((g) => {
+    let fingerprint: string;
+    try {
+      fingerprint = readPgpKey(g.publicKey).fingerprint;
+    } catch (e) {
+      if (e instanceof FairtableError) throw new FairtableError(e.code, `--gpg-player ${g.id}: ${e.message}`, { field: 'gpg-player' });
+      throw e;
+    }
+    return { id: g.id, publicKey: g.publicKey, fingerprint };
+  });
+  // The machine's own check of the keys (RSA, the fingerprint), before any folder is made.
+  readGpgPlayers(gpgPlayers, []);
+  return {
+    years,
+    assign,
+    typos,
+    escrow,
+    ...(d.threshold === undefined ? {} : { threshold: d.threshold }),
+    ...(gpgPlayers.length === 0 ? {} : { gpgPlayers }),
+  };
 }
 
 interface NewGame {
@@ -140,7 +205,10 @@ function newGame(o: MailNewOptions): NewGame {
   }
   if (players.length < 2) throw new FairtableError('out_of_range', 'a game by mail needs at least two players', { field: 'players' });
   const timeoutMs = parseDuration(o.timeout ?? DEFAULT_TIMEOUT);
-  const shape = paramsFor(o.protocol, o.turns, o.game);
+  const shape = paramsFor(o.protocol, o.turns, o.game, o.diplomacy);
+  // Diplomacy's commitments are collected sealed unless told otherwise: the recorder is seed 003's third party
+  // that collects the hashes and publishes them when all are in (docs/spec/mail.md §11).
+  const sealed = (o.sealed ?? (o.protocol === 'diplomacy' ? ['commit'] : [])).filter((t) => t !== 'none');
   let house: HouseSecret | undefined;
   if (o.protocol === 'signidice') {
     // The creator is the house (docs/spec/mail.md §10): its seat is named "house", and the contract's
@@ -161,7 +229,7 @@ function newGame(o: MailNewOptions): NewGame {
       ...shape.params,
       timeoutMs,
       recorder: { id: recorder.id, key: recorder.key },
-      ...(o.sealed === undefined || o.sealed.length === 0 ? {} : { sealed: { types: [...o.sealed] } }),
+      ...(sealed.length === 0 ? {} : { sealed: { types: sealed } }),
       ...(o.bindings === undefined || o.bindings.length === 0 ? {} : { pgp: [...o.bindings] }),
     },
     players: players.map((p) => ({ id: p.id, key: p.key })),
@@ -177,11 +245,16 @@ function createGame(o: MailNewOptions, g: NewGame, notes: readonly string[]): Ma
   const setupLine = envelopeLine(createSetupEnvelope(setup, g.myId, me.keys));
   const folder = GameFolder.create(o.dir, setupLine, keyPath, me, clock, g.house);
   for (const n of notes) folder.note(n);
+  for (const n of gpgPlayerNotes(setup)) folder.note(n);
   folder.invite();
   folder.note(
     `game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) created: players ${players.map((p) => p.id).join(', ')}; recorder ${recorder.id}; ` +
       `deadlines ${formatDuration(timeoutMs)}`,
   );
+  if (setup.protocol === 'diplomacy' && recorder.key === setup.players.find((p) => p.id === g.myId)?.key)
+    folder.note(
+      'you record this game and play in it: your folder sees who has committed before you commit (never what); a recorder who does not play (--recorder ID) hides that from everyone',
+    );
   return finish(folder);
 }
 
@@ -199,10 +272,16 @@ export function mailRead(
 ): MailResult & { refused: string[] } {
   const messages: MailMessage[] = [];
   const refused: string[] = [];
+  const gpgMail: ReturnType<typeof gpgMailIn>[] = [];
   for (const t of texts) {
+    // A gpg-only player's mail (docs/spec/mail.md §12) has no fairtable block; a letter to that player neither.
+    const gpg = gpgMailIn(t.text);
+    const gpgOnly = gpg.signatures.length > 0 || gpg.files.length > 0 || t.text.includes(LETTER_MARK);
+    if (gpg.signatures.length > 0 || gpg.files.length > 0) gpgMail.push(gpg);
     try {
       messages.push(...readMail(t.text));
     } catch (e) {
+      if (gpgOnly) continue;
       const err = e as { code?: string; message?: string };
       refused.push(`${t.name}: [${err.code ?? 'bad_input'}] ${err.message ?? String(e)}`);
     }
@@ -233,11 +312,17 @@ export function mailRead(
       );
     folder = GameFolder.create(dir, invitation.setupLine, path, loadKey(path), clock);
     for (const n of checked.bindings ?? []) folder.note(n);
+    for (const n of gpgPlayerNotes(setup)) folder.note(n);
     folder.note(`joined game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) as ${folder.config.me} (${folder.config.role})`);
   }
   // Invitations first, then what the recorder takes (submissions), then the ordered lines.
   const rank = { invitation: 0, submission: 1, entries: 2, holding: 3 } as const;
   for (const m of [...messages].sort((a, b) => rank[a.kind] - rank[b.kind])) folder.take(m);
+  if (folder.config.protocol === 'diplomacy')
+    for (const g of gpgMail) {
+      const added = keepGpgMail(folder.dir, g);
+      if (added > 0) folder.note(`kept ${added} piece(s) of a gpg-only player's mail, to carry into the log at its step`);
+    }
   folder.tick();
   for (const r of refused) folder.note(`refused ${r}`);
   return { ...finish(folder), refused };
@@ -312,6 +397,29 @@ export function mailDecide(dir: string, choice: JsonValue, clock: () => number =
   return finish(folder);
 }
 
+/**
+ * `fairtable mail decide --orders FILE` (Diplomacy, docs/spec/mail.md §11): the orders file read against the
+ * phase's position (a coded error names the line at fault, and nothing is sent), then answered as the
+ * decision; notes say what was read differently from what was written, or left to the defaults.
+ */
+export function mailOrders(dir: string, text: string, clock: () => number = realClock): MailResult {
+  const folder = GameFolder.open(dir, loadKey, clock);
+  const referee = folder.seat?.referee;
+  const { choice, notes } = ordersAnswer(referee?.state ?? null, folder.seat?.decision() ?? null, text);
+  folder.decide(choice);
+  for (const n of notes) folder.note(n);
+  folder.tick();
+  return finish(folder);
+}
+
+/** `fairtable mail decide --prefs LIST` (Diplomacy): this player's preference list in seed 003's notation. */
+export function mailPrefs(dir: string, list: string, clock: () => number = realClock): MailResult {
+  const folder = GameFolder.open(dir, loadKey, clock);
+  folder.decide(prefsAnswer(folder.seat?.referee.state ?? null, folder.seat?.decision() ?? null, list));
+  folder.tick();
+  return finish(folder);
+}
+
 /** `fairtable mail status`: also lets the seat claim a deadline that has passed (the seat's tick on the real clock). */
 export function mailStatus(dir: string, clock: () => number = realClock): MailResult {
   const folder = GameFolder.open(dir, loadKey, clock);
@@ -327,9 +435,18 @@ export function mailTranscript(dir: string, out: string, clock: () => number = r
 }
 
 function finish(folder: GameFolder): MailResult {
-  const report = folder.save();
+  let report = folder.save();
+  if (folder.config.protocol === 'diplomacy' && gpgMailDue(folder)) report = folder.save();
   const status = folder.status();
-  return { ...report, notes: [...report.notes, ...plainNext(status, report)], status };
+  const template = writeOrdersTemplate(folder.dir, folder.seat?.referee.state ?? null, status.decision);
+  const extra =
+    template === null ? [] : [`your orders are due: fill in ${join(folder.dir, template)} (it lists the orders offered), then mail decide --orders it`];
+  return {
+    ...report,
+    notes: [...report.notes, ...plainNext(status, report), ...extra],
+    status,
+    board: folder.config.protocol === 'diplomacy' ? folder.board() : '',
+  };
 }
 
 /** What happens next, in plain words. */
@@ -351,4 +468,44 @@ export function plainNext(s: FolderStatus, report: Report): string[] {
     out.push(`deadline of this phase: ${when}${claim}`);
   }
   return out;
+}
+
+/**
+ * A gpg-only player's part of a Diplomacy folder (docs/spec/mail.md §12): a player's folder carries the mail
+ * it keeps into the log when the game is at its step; the recorder's folder writes the letters due. True
+ * when something was written, so the folder is saved again.
+ */
+function gpgMailDue(folder: GameFolder): boolean {
+  const s = folder.view().state as DiplomacyState;
+  if (s.gpgKeys === undefined || Object.keys(s.gpgKeys).length === 0) return false;
+  let wrote = false;
+  const carried = carryGpgMail(folder.dir, folder.seat);
+  if (carried !== null) {
+    folder.note(carried);
+    wrote = true;
+  }
+  if (folder.isRecorder) {
+    const written = loadLetters(folder.dir);
+    const due = lettersDue(folder.view().state as DiplomacyState, written);
+    for (const d of due) {
+      folder.letter(d.player, letterText(folder.view().state as DiplomacyState, d.player, d.step, folder.board()));
+      written.push(d.key);
+      folder.note(`wrote a letter to ${d.player} (gpg only): ${d.step === 'commit' ? 'orders due, with the salt line' : 'the orders file is due'}`);
+    }
+    if (due.length > 0) {
+      saveLetters(folder.dir, written);
+      wrote = true;
+    }
+  }
+  return wrote;
+}
+
+/** The gpg-only players a setup names, with the fingerprints every player compares with what those players told them. */
+function gpgPlayerNotes(setup: GameSetup): string[] {
+  const list = setup.params.gpgPlayers;
+  if (!Array.isArray(list)) return [];
+  return list.map((g) => {
+    const e = g as { id?: unknown; fingerprint?: unknown };
+    return `${String(e.id)} plays with gpg alone, OpenPGP key ${String(e.fingerprint)}: compare it with the fingerprint ${String(e.id)} gave you`;
+  });
 }

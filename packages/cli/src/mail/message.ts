@@ -14,6 +14,7 @@ import { FairtableError } from '@fairtable/core/errors.js';
 import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 import { boardSummary, legalDecisions, type MonopolyState } from '@fairtable/core/games/monopoly/index.js';
+import { diplomacyText } from './diplomacy.js';
 
 export const MAIL_VERSION = 'mail/v1';
 
@@ -65,16 +66,21 @@ export function mailText(m: MailMessage, board = ''): string {
 /**
  * The board of a Monopoly game in plain text (docs/spec/mail.md §3.1), for a message's readable part: the
  * summary, then every player asked something now with its legal decisions, numbered. The text is only for
- * reading; what counts is the armored block. Empty for other games. `referee` is asked for only when the
+ * reading; what counts is the armored block. A Diplomacy game's text is `diplomacyText`'s. Empty for other games. `referee` is asked for only when the
  * setup line names Monopoly, since a recorder's folder replays its log to make one.
  */
 export function boardText(setupLine: string, referee: () => { readonly state: unknown }): string {
   let game: unknown;
+  let protocol: unknown;
   try {
-    game = (JSON.parse(setupLine) as { body?: { setup?: { game?: unknown } } }).body?.setup?.game;
+    const setup = (JSON.parse(setupLine) as { body?: { setup?: { game?: unknown; protocol?: unknown } } }).body?.setup;
+    game = setup?.game;
+    protocol = setup?.protocol;
   } catch {
     return '';
   }
+  // Diplomacy: the position, the step and the orders offered (docs/spec/mail.md §11).
+  if (protocol === 'diplomacy') return diplomacyText(referee().state);
   if (game !== 'monopoly') return '';
   const s = (referee().state as { game?: MonopolyState } | null)?.game;
   if (s === undefined || s === null || !Array.isArray(s.players)) return '';

@@ -24,6 +24,8 @@ export interface Delivery {
   readonly twice?: (n: number) => boolean;
   /** Hold this message back for a few rounds (it arrives after later mail). */
   readonly hold?: (n: number) => number;
+  /** Lose this outbox file of `from`'s: it reaches nobody (a message its sender never mailed). */
+  readonly drop?: (from: string, file: string, text: string) => boolean;
 }
 
 /** An e-mail as a mail client saves it: headers, a greeting, the message, a signature. */
@@ -75,6 +77,7 @@ export class PostOffice {
       renameSync(join(outbox, f), join(sent, f));
       this.bytesSent.set(from.id, (this.bytesSent.get(from.id) ?? 0) + text.length);
       this.messages.sent++;
+      if (this.delivery.drop?.(from.id, f, text) === true) continue;
       // A message for one participant (`…-for-ID.txt`, a sealed move's holding receipt) goes to that one alone.
       const only = /-for-(.+)\.txt$/.exec(f)?.[1];
       for (const to of this.participants) {
@@ -120,6 +123,11 @@ export class PostOffice {
       readonly tick?: boolean;
       /** A participant who is away this round: reads nothing, sends nothing (its mail waits). */
       readonly away?: (who: string) => boolean;
+      /**
+       * A participant who answers by another command than `mail decide CHOICE` (an orders file, a preference
+       * list): its result, or null to answer with `strategy`.
+       */
+      readonly answer?: (who: Participant, d: Decision) => MailResult | null;
     } = {},
   ): MailResult[] {
     const clock = options.clock ?? Date.now;
@@ -155,7 +163,7 @@ export class PostOffice {
                 clock,
               )
             : mailStatus(p.dir, clock);
-        while (r.status.decision !== null) r = mailDecide(p.dir, strategy(p.id, r.status.decision), clock);
+        while (r.status.decision !== null) r = options.answer?.(p, r.status.decision) ?? mailDecide(p.dir, strategy(p.id, r.status.decision), clock);
         last.push(r);
         known.set(p.id, r);
         this.collect(p);

@@ -84,6 +84,12 @@ export interface Machine<S> {
   readonly protocol: string;
   /** One schema per message type (messages.ts): the referee refuses a body that does not fit before `step`. */
   readonly messages?: MessageSchemas;
+  /**
+   * Message types a seat sends on input from outside the game's log (Diplomacy's mail carried for a player
+   * with only gpg): a resumed seat meets them in the log without its journal producing them, as it meets
+   * its deadline claims.
+   */
+  readonly carried?: readonly string[];
   /** What the local player must decide now, or null when the machine waits for nobody local. */
   decision(state: S): Decision | null;
   /**

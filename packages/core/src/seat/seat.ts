@@ -322,13 +322,13 @@ export class Seat {
   /**
    * The seat meets one of its own envelopes that an earlier life of it sent: the body its replay has queued
    * first was sent then, and leaves the queue. A deadline claim came from the clock (ticks are not
-   * replayed) and was never queued. Anything else, while replaying, means the replay does not reproduce the
+   * replayed) and was never queued, nor was a message the machine lists as carried. Anything else, while replaying, means the replay does not reproduce the
    * past: another random source or journal, and sending on would contradict what this seat signed.
    */
   private replayed(line: number, body: Body): void {
     const head = this.queue[0];
     if (head !== undefined && canonicalize(head) === canonicalize(body)) this.queue.shift();
-    else if (this.replaying && body.type !== 'deadline') {
+    else if (this.replaying && body.type !== 'deadline' && this.referee.machine.carried?.includes(body.type) !== true) {
       throw new FairtableError(
         'bad_input',
         `resume: ${this.id}'s envelope at line ${line} is not what replaying its journal produces (another random source or journal?)`,

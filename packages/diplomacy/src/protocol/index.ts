@@ -11,6 +11,7 @@ export {
   ordersFile,
   ordersIn,
   commitSetHash,
+  committers,
   MAX_VALUE_CHARS,
   type DiplomacyState,
   type AssignMethod,

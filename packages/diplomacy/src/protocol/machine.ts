@@ -46,6 +46,18 @@ import type { GameMap } from '../map.js';
 import { positionHash, startingPosition, type Position } from '../position.js';
 import { standardMap } from '../standard.js';
 import { orderChoices } from './options.js';
+import {
+  afterSalt,
+  carriedCommitment,
+  checkCarriedCommit,
+  DEFAULT_PGP_SKEW_MS,
+  fileMatches,
+  fileRandom,
+  readGpgPlayers,
+  saltPrefix,
+  saltProblem,
+  type CarriedCommit,
+} from './gpg.js';
 
 export type Step = 'commit' | 'claim' | 'reveal' | 'open' | 'sign' | 'done';
 
@@ -75,8 +87,18 @@ export interface DiplomacyState {
   readonly escrow: { readonly k: number } | null;
   /** Each player's fairtable public key (hex), to seal escrow shares to. */
   readonly keys: Readonly<Record<string, string>>;
-  /** The players in seat order; a player's number in the preference notation is its seat + 1. */
+  /** The players in seat order (the setup's, then the gpg-only ones); a player's number in the preference notation is its seat + 1. */
   readonly players: readonly string[];
+  /** Gpg-only players' armored OpenPGP public keys, by player (§11). */
+  readonly gpgKeys: Readonly<Record<string, string>>;
+  /** How far before its round's start a gpg-only player's commitment may be dated. */
+  readonly pgpSkewMs: number;
+  /** This round's carried commitments of gpg-only players. */
+  pgpCommits: Record<string, CarriedCommit>;
+  /** This round: gpg-only players for whom a file that is not the one they committed to was carried (line of the first). */
+  pgpRefused: Record<string, number>;
+  /** Every digest each gpg-only player has committed to in the game, so no older signature is carried again. */
+  pgpUsed: Record<string, string[]>;
   active: string[];
   stage: 'assign' | 'play' | 'done';
   phase: Step;
@@ -127,6 +149,9 @@ function copy(s: DiplomacyState): DiplomacyState {
     excused: { ...s.excused },
     signs: { ...s.signs },
     escrows: { ...s.escrows },
+    pgpCommits: { ...s.pgpCommits },
+    pgpRefused: { ...s.pgpRefused },
+    pgpUsed: { ...s.pgpUsed },
     opening: Object.fromEntries(Object.entries(s.opening).map(([d, o]) => [d, { ...o, shares: { ...o.shares }, answered: [...o.answered] }])),
     contests: [...s.contests],
     forfeits: [...s.forfeits],
@@ -161,6 +186,11 @@ function alive(position: Position, power: string): boolean {
   );
 }
 
+/** Who must commit this round (a mail folder asks it, to know whom to write to). */
+export function committers(s: DiplomacyState): string[] {
+  return required(s);
+}
+
 /** Who must commit this round. */
 function required(s: DiplomacyState): string[] {
   if (s.stage === 'assign') return s.active;
@@ -180,7 +210,8 @@ function missing(s: DiplomacyState): string[] {
         Object.entries(s.opening).some(([dealer, o]) => p !== dealer && !o.answered.includes(p) && Object.keys(o.shares).length < s.escrow!.k),
       );
     case 'sign':
-      return s.active.filter((p) => s.signs[p] === undefined);
+      // A gpg-only player adjudicates by hand if at all, and signs no position (§11.4).
+      return s.active.filter((p) => s.signs[p] === undefined && s.gpgKeys[p] === undefined);
     case 'done':
       return [];
   }
@@ -209,6 +240,8 @@ function startRound(s: DiplomacyState, time: number): void {
   s.signs = {};
   s.escrows = {};
   s.opening = {};
+  s.pgpCommits = {};
+  s.pgpRefused = {};
   s.next = null;
 }
 
@@ -242,6 +275,8 @@ function advance(s: DiplomacyState, st: Stepper, time: number): void {
     if (s.phase === 'commit') {
       s.commitSet = commitSetHash(s.gameId, s.round, s.commits);
       enter(s, 'claim', time);
+      // A gpg-only player's carried signature is its claim: nobody else could have made it (§11.4).
+      for (const p of Object.keys(s.pgpCommits)) if (!s.excused[p]) s.claims[p] = true;
       if (s.me !== null && s.active.includes(s.me) && s.commits[s.me] !== undefined && !s.excused[s.me])
         st.send({ type: 'claim', round: s.round, commitment: s.commits[s.me]!, commitSet: s.commitSet });
     } else if (s.phase === 'claim') {
@@ -464,11 +499,110 @@ function rerunAssignment(s: DiplomacyState, time: number): void {
   startRound(s, time);
 }
 
+/**
+ * A gpg-only player's commitment (`pgp-commit`: its `.asc`) or orders file (`pgp-reveal`), carried by the
+ * envelope's author (§11). Only what the player's key vouches for counts; a carrier can fail to forward,
+ * or forward twice (the first copy counts), but what it carries that is not the player's is named
+ * `bad_carry` (a signature) or left aside until the deadline (a file, which nobody signed).
+ */
+function carried(state: DiplomacyState, msg: Accepted): StepResult<DiplomacyState> {
+  const st = new Stepper();
+  const body = msg.envelope.body;
+  const from = msg.envelope.from;
+  const player = typeof body.player === 'string' ? body.player : '';
+  const key = state.gpgKeys[player];
+  const ignore = (why: string): StepResult<DiplomacyState> => {
+    st.emit({ type: 'pgp-ignored', player, carrier: from, line: msg.line, why });
+    return st.result(state);
+  };
+  if (key === undefined) {
+    st.violation('unexpected_message', from, msg, `${from} carried a ${body.type} for ${player}, who is not a gpg-only player of this game`);
+    return st.result(state);
+  }
+  if (typeof body.round !== 'number' || body.round > state.round) {
+    st.violation('out_of_turn', from, msg, `${from} carried ${player}'s ${body.type} for round ${String(body.round)}; the game is in round ${state.round}`);
+    return st.result(state);
+  }
+  // Carrying is a service and several seats race to do it: what comes late or twice is set aside, held against nobody.
+  if (body.round < state.round) return ignore('for an earlier round');
+  if (!state.active.includes(player) || state.excused[player] === true) return ignore('the player takes no part in this round');
+  const s = copy(state);
+  const label = s.stage === 'assign' ? 'powers' : phaseLabel(s.position);
+  if (body.type === 'pgp-commit') {
+    if (s.pgpCommits[player] !== undefined) return ignore('the player has a commitment this round: the first one carried counts');
+    if (s.phase !== 'commit') return ignore(`the commit set of round ${s.round} is fixed`);
+    if (!required(s).includes(player)) return ignore(`${player} has no power to order in ${label}`);
+    const check = checkCarriedCommit(key, body.signature as JsonValue | undefined, s.phaseStart, s.pgpSkewMs, s.pgpUsed[player] ?? []);
+    if (!check.ok) {
+      st.violation('bad_carry', from, msg, `${from} carried, as ${player}'s commitment for ${label}, a signature that is not one: ${check.problem}`);
+      return st.result(state);
+    }
+    s.pgpCommits[player] = check.commit;
+    s.pgpUsed[player] = [...(s.pgpUsed[player] ?? []), check.commit.digest];
+    s.commits[player] = carriedCommitment(s.gameId, player, s.round, check.commit.digest);
+    st.emit({ type: 'pgp-commit', player, carrier: from, round: s.round, created: check.commit.created });
+    advance(s, st, msg.time);
+    return st.result(s);
+  }
+  if (s.phase !== 'reveal' || s.claims[player] === undefined) return ignore(`round ${s.round} is not revealing ${player}'s orders now`);
+  if (s.reveals[player] !== undefined) return ignore("the player's file is in: the first one carried counts");
+  const file = body.file;
+  const commit = s.pgpCommits[player]!;
+  const prefix = saltPrefix(s.gameId, s.round, label, player);
+  if (typeof file !== 'string' || file.length > MAX_VALUE_CHARS || !fileMatches(commit, file)) {
+    // A file that does not even say it is this round's orders of this player is no attempt at this reveal.
+    if (typeof file !== 'string' || saltProblem(file, prefix) !== null) return ignore(`not ${player}'s file for round ${s.round}`);
+    // Nobody signed this file, so it names nobody now; the deadline decides (§11.5).
+    if (s.pgpRefused[player] === undefined) s.pgpRefused[player] = msg.line;
+    st.emit({ type: 'pgp-reveal-refused', player, carrier: from, line: msg.line });
+    return st.result(s);
+  }
+  const problem = saltProblem(file, prefix);
+  if (s.stage === 'assign') {
+    const read = problem === null ? readAssignValue(s, player, { prefs: ordersIn(afterSalt(file))[0] ?? '', random: fileRandom(file) }) : null;
+    if (read === null) {
+      const code = problem !== null ? 'commit_mismatch' : 'unexpected_message';
+      st.violation(code, player, msg, `${player}'s signed preference file ${problem ?? "holds no list in the seed's notation"}: it takes no power`);
+      forfeit(s, st, player, code);
+      rerunAssignment(s, msg.time);
+    } else {
+      s.reveals[player] = read as unknown as JsonValue;
+      advance(s, st, msg.time);
+    }
+    return st.result(s);
+  }
+  const power = s.powers[player]!;
+  if (problem !== null) {
+    // The player signed this file: a salt line that is not this round's is the player's own fault.
+    st.violation(
+      'commit_mismatch',
+      player,
+      msg,
+      `${player}'s signed orders for ${power} in ${label}: ${problem}; all of ${power}'s units take the rules' defaults`,
+    );
+    s.reveals[player] = [];
+  } else s.reveals[player] = ordersIn(afterSalt(file));
+  s.orders[power] = s.reveals[player] as string[];
+  st.emit({ type: 'pgp-reveal', player, carrier: from, round: s.round });
+  advance(s, st, msg.time);
+  return st.result(s);
+}
+
 export const diplomacy: Machine<DiplomacyState> = {
   protocol: 'diplomacy',
+  // A seat carries a gpg-only player's mail when it arrives, not because its journal says so (§11).
+  carried: ['pgp-commit', 'pgp-reveal'],
 
   init(setup: GameSetup, gameId: string, me: string | null): StepResult<DiplomacyState> {
-    const players = setup.players.map((p) => p.id);
+    const gpgPlayers = readGpgPlayers(
+      setup.params.gpgPlayers,
+      setup.players.map((p) => p.id),
+    );
+    const players = [...setup.players.map((p) => p.id), ...gpgPlayers.map((p) => p.id)];
+    if (gpgPlayers.length > 0 && (setup.params.escrow ?? 'none') !== 'none')
+      throw new FairtableError('bad_input', 'a gpg-only player can neither deal nor hold escrow shares: escrow needs every player to run fairtable', {
+        field: 'escrow',
+      });
     if (players.length < 1 || players.length > 16)
       throw new FairtableError('out_of_range', 'a Diplomacy game has 1 to 16 players (7 powers, the rest reserves)', { field: 'players' });
     const method = setup.params.assign ?? 'weighted';
@@ -488,6 +622,11 @@ export const diplomacy: Machine<DiplomacyState> = {
       escrow: escrowParam(setup.params, players.length),
       keys: Object.fromEntries(setup.players.map((p) => [p.id, p.key])),
       players,
+      gpgKeys: Object.fromEntries(gpgPlayers.map((p) => [p.id, p.publicKey])),
+      pgpSkewMs: intParam(setup.params, 'pgpSkewMs', DEFAULT_PGP_SKEW_MS, 0, 2 ** 40),
+      pgpCommits: {},
+      pgpRefused: {},
+      pgpUsed: Object.fromEntries(gpgPlayers.map((p) => [p.id, []])),
       active: [...players],
       stage: 'assign',
       phase: 'commit',
@@ -558,6 +697,8 @@ export const diplomacy: Machine<DiplomacyState> = {
     const { envelope } = msg;
     const from = envelope.from;
     const body = envelope.body;
+    // A gpg-only player's mail, carried by any seat of the setup (§11): judged as that player's message.
+    if ((body.type === 'pgp-commit' || body.type === 'pgp-reveal') && state.keys[from] !== undefined && state.phase !== 'done') return carried(state, msg);
     if (body.type === 'setup' || !state.active.includes(from) || state.phase === 'done') return st.result(state);
     if (typeof body.round === 'number' && body.round < state.round) return st.result(state); // overtaken: stale, not a fault
     // A player the deadline already named for this round takes no further part in it: what it sends late changes nothing.
@@ -703,15 +844,33 @@ export const diplomacy: Machine<DiplomacyState> = {
       }
       default: {
         if (isDeadlineBody(body)) {
-          const late = settleClaim(st, msg, body, s, { round, late: missing(s), isOut: (p) => !s.active.includes(p) });
-          if (late === null) break;
+          const settled = settleClaim(st, msg, body, s, { round, late: missing(s), isOut: (p) => !s.active.includes(p) });
+          if (settled === null) break;
+          let late = [...settled];
           const step = s.phase;
+          // A gpg-only player for whom only files that are not its commitment were carried sent orders that do not
+          // match (§11.5): commit_mismatch, the units take the defaults, and it plays on, as any player would.
+          const mismatched = step === 'reveal' ? late.filter((p) => s.pgpRefused[p] !== undefined) : [];
+          for (const p of mismatched) {
+            st.violation(
+              'commit_mismatch',
+              p,
+              msg,
+              `${p}'s orders file carried at line ${s.pgpRefused[p]} does not match its signed commitment, and no file that does came before the deadline: ${s.stage === 'play' ? `all of ${s.powers[p]}'s units take the rules' defaults` : 'it takes no power'}`,
+            );
+            if (s.stage === 'play') {
+              s.reveals[p] = [];
+              s.orders[s.powers[p]!] = [];
+            }
+          }
+          late = late.filter((p) => !mismatched.includes(p));
+          if (s.stage === 'assign') for (const p of mismatched) forfeit(s, st, p, 'commit_mismatch');
           for (const p of late) {
             st.violation('withheld', p, msg, `${p} did not ${step} in round ${round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
           }
           if (s.stage === 'assign') {
             for (const p of late) forfeit(s, st, p, 'withheld');
-            if (step === 'reveal') rerunAssignment(s, time);
+            if (step === 'reveal' || mismatched.length > 0) rerunAssignment(s, time);
           } else if (step === 'commit' || step === 'claim') {
             // Missing orders (or a commitment nobody vouched for): this phase the power's units take the defaults.
             for (const p of late) s.excused[p] = true;

@@ -1,0 +1,153 @@
+/**
+ * A Diplomacy player with nothing but gpg and a mail client (docs/spec/diplomacy.md §11): seed 003's own
+ * steps, carried into the log by fairtable seats. The player writes an orders file whose first line is
+ * the salt line (the game's part, then a secret of the player's own), signs it with `gpg --detach-sign
+ * --armor`, mails the `.asc` to everyone, and later mails the file. Any seat that got the mail carries it
+ * (`pgp-commit`, `pgp-reveal`); the machine checks every carried byte against the player's OpenPGP key
+ * fixed in the setup, so a carrier can forward or fail to forward, never forge or alter.
+ *
+ * Everything here is pure and synchronous (the core's OpenPGP reader), so every seat and the auditor
+ * replay it as they replay the rest of the machine. A carrier runs the same checks before it carries.
+ */
+import { toHex, utf8 } from '@fairtable/core/bytes.js';
+import { FairtableError } from '@fairtable/core/errors.js';
+import { hashJsonHex, sha256 } from '@fairtable/core/hash.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import { readPgpKey, readPgpSignature, recoverRsaDigest, signatureDigest, type PgpKey, type PgpSignature } from '@fairtable/core/pgp/verify.js';
+import { isPlayerId } from '@fairtable/core/envelope.js';
+
+/** The first word of a gpg-only player's salt line: names the format, so a file can never be read as another's. */
+export const SALT_TAG = 'fairtable/orders/v1';
+/** The player's own secret at the end of the salt line: at least 22 base64 characters (132 bits). */
+const SECRET = /^[A-Za-z0-9+/=_-]{22,128}$/;
+/** How far before its round's start a commitment's signature may be dated (the player's clock against the log's). */
+export const DEFAULT_PGP_SKEW_MS = 5 * 60_000;
+
+/** A gpg-only player as the setup names it (`params.gpgPlayers`). */
+export interface GpgPlayer {
+  readonly id: string;
+  /** The player's OpenPGP public key, armored, as `gpg --export --armor` prints it. */
+  readonly publicKey: string;
+  readonly fingerprint: string;
+}
+
+/** A carried commitment, as the machine keeps it: what the reveal is checked against. */
+export interface CarriedCommit {
+  /** The digest read back from the signature, hex: what the player signed. */
+  readonly digest: string;
+  /** The signature's armored text, as carried. */
+  readonly signature: string;
+  /** The signature's own date, ms. */
+  readonly created: number;
+}
+
+const keyCache = new Map<string, PgpKey>();
+/** The parsed key of an armored public key; parsed once per process (states keep the armored text, so they stay plain data). */
+export function gpgKey(armored: string): PgpKey {
+  let key = keyCache.get(armored);
+  if (key === undefined) {
+    key = readPgpKey(armored);
+    keyCache.set(armored, key);
+  }
+  return key;
+}
+
+/**
+ * `params.gpgPlayers`, checked: a list of `{id, publicKey, fingerprint}` with ids unused by the setup's
+ * players, each key one RSA primary key of at least 2048 bits whose fingerprint is the one given.
+ */
+export function readGpgPlayers(value: JsonValue | undefined, taken: readonly string[]): GpgPlayer[] {
+  if (value === undefined) return [];
+  const fail = (message: string): never => {
+    throw new FairtableError('bad_input', `parameter gpgPlayers: ${message}`, { field: 'gpgPlayers' });
+  };
+  if (!Array.isArray(value)) return fail('must be a list');
+  const ids = new Set(taken);
+  return value.map((entry, i) => {
+    if (entry === null || typeof entry !== 'object' || Array.isArray(entry)) return fail(`entry ${i} must be {id, publicKey, fingerprint}`);
+    const { id, publicKey, fingerprint } = entry as Record<string, JsonValue>;
+    if (Object.keys(entry).some((k) => !['id', 'publicKey', 'fingerprint'].includes(k))) fail(`entry ${i} has an unknown member`);
+    if (!isPlayerId(id) || ids.has(id)) return fail(`entry ${i}: id must be a player id not used by another player`);
+    ids.add(id);
+    if (typeof publicKey !== 'string' || typeof fingerprint !== 'string') return fail(`${id}: publicKey and fingerprint must be text`);
+    let key: PgpKey;
+    try {
+      key = gpgKey(publicKey);
+    } catch (e) {
+      if (e instanceof FairtableError) return fail(`${id}: ${e.message}`);
+      throw e;
+    }
+    if (key.fingerprint !== fingerprint.replace(/\s+/g, '').toUpperCase()) fail(`${id}: the key's fingerprint is ${key.fingerprint}, not ${fingerprint}`);
+    // An Ed25519 signature cannot be checked until its document is revealed, so a carrier could put a made-up
+    // one in the log as the player's commitment; an RSA signature gives its digest back at once (§11.2).
+    if (key.algorithm !== 'rsa') fail(`${id}: an Ed25519 key cannot commit by a detached signature alone; use an RSA key (gpg's default)`);
+    return { id, publicKey, fingerprint: key.fingerprint };
+  });
+}
+
+/** The game's part of a salt line: the player copies it, then adds a secret of its own. */
+export function saltPrefix(gameId: string, round: number, label: string, player: string): string {
+  return `${SALT_TAG} ${gameId} ${round} ${label} ${player}`;
+}
+
+/** The commitment a carried signature stands for in the commit set: bound to game, player and round. */
+export function carriedCommitment(gameId: string, player: string, round: number, digest: string): string {
+  return hashJsonHex('commit', { game: gameId, player, purpose: `diplomacy/${round}/pgp`, digest });
+}
+
+export type CommitCheck = { readonly ok: true; readonly commit: CarriedCommit } | { readonly ok: false; readonly problem: string };
+
+/**
+ * Whether `signature` is the player's commitment for a round that started at `roundStart` (ms): one v4
+ * signature by the player's key whose digest it gives back (only the key holder can make such a
+ * signature), dated no earlier than the round's start less `skewMs`, over a digest not used before in
+ * the game (`used`). The last two stop a carrier from replaying an older signature of the player.
+ */
+export function checkCarriedCommit(
+  armoredKey: string,
+  signature: JsonValue | undefined,
+  roundStart: number,
+  skewMs: number,
+  used: readonly string[],
+): CommitCheck {
+  if (typeof signature !== 'string' || signature.length > 16_384) return { ok: false, problem: 'the signature is not armored text' };
+  let sig: PgpSignature;
+  try {
+    sig = readPgpSignature(signature);
+  } catch (e) {
+    if (e instanceof FairtableError) return { ok: false, problem: e.message };
+    throw e;
+  }
+  const digest = recoverRsaDigest(gpgKey(armoredKey), sig);
+  if (digest === null) return { ok: false, problem: "it is not a signature by the player's key" };
+  const created = sig.created * 1000;
+  if (created < roundStart - skewMs)
+    return { ok: false, problem: `it was made at ${created}, before the round began (${roundStart}, less ${skewMs} ms for clocks)` };
+  const hex = toHex(digest);
+  if (used.includes(hex)) return { ok: false, problem: 'it signs what the player committed to in an earlier round' };
+  return { ok: true, commit: { digest: hex, signature, created } };
+}
+
+/** Whether a carried file is the one the commitment signed: its digest under the committed signature. */
+export function fileMatches(commit: CarriedCommit, file: string): boolean {
+  return toHex(signatureDigest(readPgpSignature(commit.signature), utf8(file))) === commit.digest;
+}
+
+/** The salt line's problem, or null when the file's first line is the game's salt line for this player and round. */
+export function saltProblem(file: string, prefix: string): string | null {
+  const first = (file.split('\n')[0] ?? '').replace(/\r$/, '').trim();
+  if (!first.startsWith(`${prefix} `)) return `its first line is not the salt line "${prefix} <secret>"`;
+  if (!SECRET.test(first.slice(prefix.length + 1))) return 'the secret at the end of its salt line is not 22 to 128 base64 characters';
+  return null;
+}
+
+/** The lines after the salt line. */
+export function afterSalt(file: string): string {
+  const at = file.indexOf('\n');
+  return at < 0 ? '' : file.slice(at + 1);
+}
+
+/** A gpg-only player's contribution to the assignment's joint random number: the hash of its file, which holds its secret. */
+export function fileRandom(file: string): string {
+  return toHex(sha256(utf8(file)));
+}
