@@ -10,6 +10,7 @@ export * from './orders.js';
 export * from './position.js';
 export * from './assign.js';
 export { randomOrders, seededBelow, type Below } from './random-orders.js';
+export * from './orders-file.js';
 export {
   adjudicate,
   checkOrders,
