@@ -125,7 +125,9 @@ export function readOrdersFile(text: string, map: GameMap, position: Position, p
         const kind = position.phase.type === 'adjustment' ? (canonical === 'Waive' || canonical.startsWith('Build') ? 'builds' : 'removals') : 'orders';
         return problem(
           position.phase.type === 'adjustment' ? 'too_many_orders' : 'illegal_order',
-          position.phase.type === 'adjustment' ? `${power} has no more ${kind} due: "${canonical}" is one too many` : `${canonical}: that unit already has an order`,
+          position.phase.type === 'adjustment'
+            ? `${power} has no more ${kind} due: "${canonical}" is one too many`
+            : `${canonical}: that unit already has an order`,
         );
       }
       return problem('illegal_order', `"${canonical}" is not among the orders ${power} can give this phase`);
@@ -184,9 +186,7 @@ export function describePosition(map: GameMap, position: Position, power?: strin
   if (position.dislodged.length > 0) {
     out.push('Dislodged:');
     for (const d of position.dislodged) {
-      const options = (fieldsOf(map, position, d.power)[d.at]?.values ?? [])
-        .filter((o) => o.includes(' R '))
-        .map((o) => o.split(' R ')[1]!);
+      const options = (fieldsOf(map, position, d.power)[d.at]?.values ?? []).filter((o) => o.includes(' R ')).map((o) => o.split(' R ')[1]!);
       out.push(
         `  ${mark(d.power)}: ${letter(d)} ${d.at}${d.attackerFrom === null ? '' : ` (attacked from ${d.attackerFrom})`}: ${options.length === 0 ? 'must disband' : `retreats to ${options.join(', ')} or disbands`}`,
       );
@@ -198,9 +198,7 @@ export function describePosition(map: GameMap, position: Position, power?: strin
       const centres = position.supplyCenterOwners.filter((o) => o.power === p).length;
       const units = position.units.filter((u) => u.power === p).length;
       if (centres === units) continue;
-      out.push(
-        `  ${mark(p)}: ${centres} centres, ${units} units: ${centres > units ? `${centres - units} build(s)` : `${units - centres} removal(s)`}`,
-      );
+      out.push(`  ${mark(p)}: ${centres} centres, ${units} units: ${centres > units ? `${centres - units} build(s)` : `${units - centres} removal(s)`}`);
     }
   }
   return out.join('\n');
