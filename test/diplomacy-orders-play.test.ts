@@ -75,7 +75,7 @@ describe('fairtable play diplomacy --orders', () => {
         writeFileSync(join(orders, 'F1901M.txt'), 'A Bur H\nA Mar-Spa\nA MAO-Por   # the typo rule reads this as the fleet\n');
       };
       // Austria at a terminal: its preference list, then for each unit an order, a bad one, a number.
-      const austria = 'A\nA Bud-Ser\n1\nA Vie-Xyz\nA Vie-Gal\n';
+      const austria = 'XYZ\nA\nA Bud-Ser\n1\nA Vie-Xyz\nA Vie-Gal\n';
 
       let joined: Promise<Run[]> | null = null;
       const args = ['play', 'diplomacy', '--relay', relay.url, '--key', 'p1.json', '--players', NAMES.map((n) => `${n}.pub.json`).join(',')];
@@ -104,6 +104,8 @@ describe('fairtable play diplomacy --orders', () => {
       expect(frenchErr).toContain('waiting for');
       // Austria's bad line on stdin was refused with its code, and the next line taken.
       expect(creator.err).toContain('[unknown_province] stdin line 1: "A Vie-Xyz"');
+      // --ask: the preference list was asked with its pattern, a list it does not match refused.
+      expect(creator.err).toMatch(/preferences: text matching .* > fairtable: \[illegal_choice\] preferences: does not match/);
 
       const outcome = JSON.parse(joiners[1]!.out.trim().split('\n').pop()!) as { summary: { phase: string; powers: Record<string, string> } };
       expect(outcome.summary.phase).toBe('S1902M');
