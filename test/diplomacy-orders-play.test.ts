@@ -1,5 +1,5 @@
 /**
- * Diplomacy played by hand through a relay (docs/spec/diplomacy.md §10.11): seven `fairtable play`
+ * Diplomacy played by hand through a relay (docs/spec/diplomacy-by-hand.md): seven `fairtable play`
  * processes; France's seat reads its orders from a directory of files (one malformed, then fixed while the
  * seat waits; one never fixed, so its good line is committed at the deadline), Austria's is asked on stdin (its preference list with --ask, then its orders unit
  * by unit), the rest play at random. The fetched transcript, replayed, shows France's units where its

@@ -1,5 +1,5 @@
 /**
- * A person's orders file read against the phase's choices (docs/spec/diplomacy.md §10.11).
+ * A person's orders file read against the phase's choices (docs/spec/diplomacy-by-hand.md).
  */
 import { describe, expect, it } from 'vitest';
 import { checkChoice } from '@fairtable/core/protocols/machine.js';

@@ -1,6 +1,6 @@
 /**
  * A person's orders file for one phase, read against the choices a seat can commit to
- * (docs/spec/diplomacy.md §10.11), and the position described as text for the person writing it.
+ * (docs/spec/diplomacy-by-hand.md), and the position described as text for the person writing it.
  *
  * The file is seed 003's: one order a line in the usual notation (`A Par-Bur`, `F Bre-MAO`,
  * `A Mar S A Par-Bur`), blank lines and `#` comments skipped. Each line goes through the order parser

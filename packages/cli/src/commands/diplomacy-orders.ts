@@ -1,5 +1,5 @@
 /**
- * A person at the command line answering `fairtable play`'s decisions (docs/spec/diplomacy.md §10.11).
+ * A person at the command line answering `fairtable play`'s decisions (docs/spec/diplomacy-by-hand.md).
  *
  *   --orders DIR   each Diplomacy phase: the position and the legal orders go to stderr (and to
  *                  DIR/<PHASE>.position.txt); the seat reads DIR/<PHASE>.txt (S1901M.txt, F1901R.txt,

@@ -11,7 +11,7 @@
  * Both print the outcome as one JSON line on stdout and exit 0 when the game ends. Decisions: `--hand`
  * (Rochambeau), `--bet` (Signidice) and `--prefs` (Diplomacy's power assignment) answer them; `--orders
  * DIR|-` has a person give Diplomacy's orders and `--ask` asks every other decision on stdin
- * (diplomacy-orders.ts, docs/spec/diplomacy.md §10.11); anything else is answered at random through the
+ * (diplomacy-orders.ts, docs/spec/diplomacy-by-hand.md); anything else is answered at random through the
  * simulator's strategies (docs/spec/diplomacy.md §10.10). Every seat knows Diplomacy's machine, and a Diplomacy game seals its
  * commitments. A relay caught lying ends the seat with exit 1 and the finding, with the relay's receipts as evidence, on stderr; a relay that cannot be reached or refuses the player, exit 2. Progress
  * goes to stderr.
