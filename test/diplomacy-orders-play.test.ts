@@ -52,6 +52,19 @@ const NAMES = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7'];
 const PREFS = ['A', 'E', 'F', 'G', 'I', 'R', 'T'];
 
 describe('fairtable play diplomacy --orders', () => {
+  it('refuses --orders for another protocol, and an orders directory that is not one, before playing', () => {
+    const keys = generateKeyPair();
+    writeFileSync(join(dir, 'solo.json'), JSON.stringify(toKeyFile('solo', keys)));
+    writeFileSync(join(dir, 'solo.pub.json'), JSON.stringify(toPublicKeyFile('solo', keys.publicKey)));
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [main, 'play', '--relay', 'http://127.0.0.1:9', '--key', 'solo.json', ...args], { cwd: dir, encoding: 'utf8' });
+    const dice = run(['dice', '--players', 'solo.pub.json', '--orders', '.']);
+    expect([dice.status, dice.stderr.trim()]).toEqual([2, 'fairtable: [bad_input] --orders is for diplomacy']);
+    const missing = run(['--join', '0'.repeat(64), '--orders', 'no-such-dir']);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toContain('fairtable: [bad_input] --orders no-such-dir: not a directory');
+  });
+
   it('France plays from an orders directory, Austria from stdin; the transcript shows their orders carried out', async () => {
     const relay = await startRelay({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), logger: pino({ level: 'silent' }) });
     try {

@@ -192,7 +192,14 @@ export class Person {
     else work = Promise.resolve().then(() => this.automatic!(d));
     work.then(
       (value) => this.answer(key, value),
-      (e: unknown) => this.say(`could not answer ${d.kind}: ${(e as Error).message}`),
+      (e: unknown) => {
+        this.say(`could not answer ${d.kind}: ${(e as Error).message}`);
+        // Still open (the state was not readable, say): answered automatically rather than left to the deadline.
+        if (JSON.stringify(this.game!.decision()) === key) {
+          this.say(`answering ${d.kind} automatically`);
+          this.answer(key, this.automatic!(d));
+        }
+      },
     );
   }
 
@@ -274,26 +281,27 @@ export class Person {
       this.say(`could not write ${phase}.position.txt in ${dir}: ${(e as Error).message}`);
     }
     this.say(`waiting for ${path} (seed notation, one order a line, # comments; write it whole or rename it into place)`);
-    let previous: string | null = null;
-    let examined: string | null = null;
-    let last: OrdersFileReading | null = null;
-    let remind = this.now() + REMIND_MS;
-    while (!signal.aborted && this.now() < cutoff) {
-      let text: string | null = null;
+    const readText = (): string | null => {
       for (const p of [path, alternative]) {
         try {
-          text = readFileSync(p, 'utf8');
-          break;
+          return readFileSync(p, 'utf8');
         } catch {
           // not written yet
         }
       }
+      return null;
+    };
+    let previous: string | null = null;
+    let examined: string | null = null;
+    let remind = this.now() + REMIND_MS;
+    while (!signal.aborted && this.now() < cutoff) {
+      const text = readText();
       // Acted on only once it reads the same twice in a row: a file half written is not taken.
       if (text !== null && text === previous && text !== examined) {
         examined = text;
-        last = readOrdersFile(text, map, position, power, typos);
-        this.report(path, last);
-        if (last.problems.length === 0) return this.commit(phase, power, last, 'from the file');
+        const r = readOrdersFile(text, map, position, power, typos);
+        this.report(path, r);
+        if (r.problems.length === 0) return this.commit(phase, power, r, 'from the file');
         this.say(
           `fix ${path}: waiting for it to change (${seconds(cutoff - this.now())} left; then the good lines are committed and the rest take the defaults)`,
         );
@@ -306,7 +314,13 @@ export class Person {
       await sleep(POLL_MS, signal);
     }
     if (signal.aborted) throw new Error(`${phase} moved on before the orders were read`);
-    if (last !== null) return this.commit(phase, power, last, `the good lines of ${path}; the lines with problems take the defaults`);
+    // The cutoff: the file as it stands now, if there is one (also when the decision came too late to wait at all).
+    const text = readText();
+    if (text !== null) {
+      const r = readOrdersFile(text, map, position, power, typos);
+      if (text !== examined) this.report(path, r);
+      return this.commit(phase, power, r, r.problems.length === 0 ? 'from the file' : `the good lines of ${path}; the lines with problems take the defaults`);
+    }
     const answer = defaultOrders(map, position, power);
     this.say(`no orders file ${path} by the deadline: ${power} takes the defaults: ${Object.values(answer).join('; ')}`);
     return answer;
