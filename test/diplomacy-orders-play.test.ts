@@ -65,6 +65,55 @@ describe('fairtable play diplomacy --orders', () => {
     expect(missing.stderr).toContain('fairtable: [bad_input] --orders no-such-dir: not a directory');
   });
 
+  it('--ask asks any decision on stdin: a Rochambeau hand out of range is refused, the next one played', async () => {
+    const relay = await startRelay({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'data-rps'), logger: pino({ level: 'silent' }) });
+    try {
+      for (const name of ['r1', 'r2']) {
+        const keys = generateKeyPair();
+        writeFileSync(join(dir, `${name}.json`), JSON.stringify(toKeyFile(name, keys)));
+        writeFileSync(join(dir, `${name}.pub.json`), JSON.stringify(toPublicKeyFile(name, keys.publicKey)));
+      }
+      let joined: Promise<Run> | null = null;
+      // A tie asks again: enough answers for every attempt.
+      const creator = await play(
+        [
+          'play',
+          'rochambeau',
+          '--relay',
+          relay.url,
+          '--key',
+          'r1.json',
+          '--players',
+          'r1.pub.json,r2.pub.json',
+          '--timeout-ms',
+          '20000',
+          '--ask',
+          '--out',
+          'rps.jsonl',
+        ],
+        {
+          stdin: `paper\n9\n${'1\n'.repeat(40)}`,
+          onFirstLine: (line) => (joined = play(['play', '--relay', relay.url, '--key', 'r2.json', '--join', line.split(' ')[0]!])),
+        },
+      );
+      const joiner = await joined!;
+      for (const r of [creator, joiner]) expect(r.code, r.err).toBe(0);
+      expect(creator.err).toContain('hand: an integer from 1 to 2 >');
+      expect(creator.err).toContain('[illegal_choice] hand: must be from 1 to 2');
+      expect(creator.err).not.toContain('at random');
+      // Every hand r1 revealed is the state it typed (the reveal's last byte is the state).
+      const reveals = readFileSync(join(dir, 'rps.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((t) => JSON.parse(t) as { from: string; body: { type: string; payload?: string } })
+        .filter((e) => e.from === 'r1' && e.body.type === 'reveal');
+      expect(reveals.length).toBeGreaterThan(0);
+      for (const r of reveals) expect(r.body.payload!.slice(-2)).toBe('01');
+    } finally {
+      await relay.close();
+    }
+  }, 120_000);
+
   it('France plays from an orders directory, Austria from stdin; the transcript shows their orders carried out', async () => {
     const relay = await startRelay({ host: '127.0.0.1', port: 0, dataDir: join(dir, 'data'), logger: pino({ level: 'silent' }) });
     try {
