@@ -22,16 +22,9 @@ import type { Choices } from '@fairtable/core/protocols/machine.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { Referee } from '@fairtable/core/referee.js';
 import { nativeVerify } from '@fairtable/node/native-verify.js';
-import { diplomacyRegistry, phaseLabel, type DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
+import { diplomacyRegistry, phaseLabel, type DiplomacyState, type TypoRule } from '@fairtable/diplomacy/protocol/index.js';
 import { standardMap } from '@fairtable/diplomacy/standard.js';
-import {
-  defaultOrders,
-  describeChoices,
-  describePosition,
-  readOrdersFile,
-  type OrdersFileReading,
-  type OrdersFileTypos,
-} from '@fairtable/diplomacy/orders-by-hand.js';
+import { defaultOrders, legalOrdersText, positionText, readOrdersFile, type OrdersFileReading } from '@fairtable/diplomacy/orders-file.js';
 import type { Position } from '@fairtable/diplomacy/position.js';
 import { fail } from '../io.js';
 
@@ -248,11 +241,13 @@ export class Person {
     }
     const cutoff = this.cutoff(d, s.timeoutMs);
     const heading = `\n== ${phase}: ${power} to order, ${seconds(cutoff - this.now())} to answer ==\n`;
+    // The same text as a game by mail: the position (the seat's power marked), then the orders offered.
+    const you = { [power]: 'you' };
     if (where === '-') {
-      process.stderr.write(`${heading}${describePosition(map, position, power)}\n`);
+      process.stderr.write(`${heading}${positionText(map, position, you).trimEnd()}\n`);
       return this.ordersFromStdin(position, power, s.typos, d, this.until(cutoff, signal));
     }
-    const board = `${describePosition(map, position, power)}\nYour orders for ${power} (one per line; legal orders per unit):\n${describeChoices(map, position, power)}`;
+    const board = `${positionText(map, position, you)}Your orders for ${power} (one a line), from the orders offered:\n${legalOrdersText(map, position, power).trimEnd()}`;
     process.stderr.write(`${heading}${board}\n`);
     return this.ordersFromFile(position, power, s.typos, where, board, cutoff, signal);
   }
@@ -260,7 +255,7 @@ export class Person {
   private async ordersFromFile(
     position: Position,
     power: string,
-    typos: OrdersFileTypos,
+    typos: TypoRule,
     dir: string,
     board: string,
     cutoff: number,
@@ -299,7 +294,7 @@ export class Person {
       // Acted on only once it reads the same twice in a row: a file half written is not taken.
       if (text !== null && text === previous && text !== examined) {
         examined = text;
-        const r = readOrdersFile(text, map, position, power, typos);
+        const r = readOrdersFile(map, position, power, text, typos);
         this.report(path, r);
         if (r.problems.length === 0) return this.commit(phase, power, r, 'from the file');
         this.say(
@@ -317,7 +312,7 @@ export class Person {
     // The cutoff: the file as it stands now, if there is one (also when the decision came too late to wait at all).
     const text = readText();
     if (text !== null) {
-      const r = readOrdersFile(text, map, position, power, typos);
+      const r = readOrdersFile(map, position, power, text, typos);
       if (text !== examined) this.report(path, r);
       return this.commit(phase, power, r, r.problems.length === 0 ? 'from the file' : `the good lines of ${path}; the lines with problems take the defaults`);
     }
@@ -337,7 +332,7 @@ export class Person {
     return r.answer;
   }
 
-  private async ordersFromStdin(position: Position, power: string, typos: OrdersFileTypos, d: Decision, signal: AbortSignal): Promise<JsonValue> {
+  private async ordersFromStdin(position: Position, power: string, typos: TypoRule, d: Decision, signal: AbortSignal): Promise<JsonValue> {
     const phase = phaseLabel(position);
     const record = d.choices as Extract<Choices, { type: 'record' }>;
     const given: Record<string, string> = {};
@@ -359,7 +354,7 @@ export class Person {
             continue;
           }
         } else {
-          const r = readOrdersFile(text, map, position, power, typos);
+          const r = readOrdersFile(map, position, power, text, typos);
           if (r.problems.length > 0) {
             this.report('stdin', r);
             continue;
