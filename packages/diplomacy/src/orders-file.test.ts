@@ -37,22 +37,22 @@ const retreat: Position = {
   winner: null,
 };
 
+/** A winter 1901 adjustment phase: France's units (`A par`, `F bre`) and centres, and Germany's. */
+function adjustment(units: string[], centres: string[], germany: { units: string[]; centres: string[] } = { units: [], centres: [] }): Position {
+  const unitsOf = (power: string, list: string[]): Position['units'] =>
+    list.map((u) => ({ power, type: u.startsWith('F') ? ('fleet' as const) : ('army' as const), at: u.slice(2) }));
+  return {
+    phase: { season: 'fall', year: 1901, type: 'adjustment' },
+    units: [...unitsOf('france', units), ...unitsOf('germany', germany.units)],
+    dislodged: [],
+    contested: [],
+    supplyCenterOwners: [...centres.map((at) => ({ power: 'france', at })), ...germany.centres.map((at) => ({ power: 'germany', at }))],
+    winner: null,
+  };
+}
+
 /** Winter 1901: France owns five centres with three units away from home (two builds); Germany lost Munich (one removal). */
-const winter: Position = {
-  phase: { season: 'fall', year: 1901, type: 'adjustment' },
-  units: [
-    { power: 'france', type: 'fleet', at: 'por' },
-    { power: 'france', type: 'army', at: 'spa' },
-    { power: 'france', type: 'army', at: 'bur' },
-    { power: 'germany', type: 'army', at: 'ruh' },
-    { power: 'germany', type: 'army', at: 'ber' },
-    { power: 'germany', type: 'fleet', at: 'kie' },
-  ],
-  dislodged: [],
-  contested: [],
-  supplyCenterOwners: ['bre', 'par', 'mar', 'spa', 'por'].map((at) => ({ power: 'france', at })).concat(['ber', 'kie'].map((at) => ({ power: 'germany', at }))),
-  winner: null,
-};
+const winter = adjustment(['F por', 'A spa', 'A bur'], ['bre', 'par', 'mar', 'spa', 'por'], { units: ['A ruh', 'A ber', 'F kie'], centres: ['ber', 'kie'] });
 
 /** The answer is one the machine's decision takes. */
 const accepted = (position: Position, power: string, choice: Record<string, string>): void => {
@@ -98,7 +98,9 @@ describe('readOrdersFile', () => {
     expect(r.notes.map(lineText)).toEqual(['line 2: "A Bre-MAO": the unit is a fleet: read as "F bre - mao" (this game ignores unit letters)']);
     const support = readOrdersFile(map, start, 'france', 'A Mar S F Par-Bur\n');
     expect(support.answer.mar).toBe('A mar S A par - bur');
-    expect(lineText(support.notes[0]!)).toBe('line 1: "A Mar S F Par-Bur": the supported unit is an army: read as "A mar S A par - bur" (this game ignores unit letters)');
+    expect(lineText(support.notes[0]!)).toBe(
+      'line 1: "A Mar S F Par-Bur": the supported unit is an army: read as "A mar S A par - bur" (this game ignores unit letters)',
+    );
     const strict = readOrdersFile(map, start, 'france', 'A Bre-MAO', 'strict');
     expect(strict.problems).toEqual([{ line: 1, text: 'A Bre-MAO', code: 'illegal_order', message: 'the unit in bre is a fleet' }]);
     expect(strict.answer.bre).toBe('F bre H');
@@ -189,17 +191,7 @@ describe('readOrdersFile', () => {
   });
 
   it('fills builds in order, refuses one too many, and waives those left out', () => {
-    const position: Position = {
-      phase: { season: 'fall', year: 1901, type: 'adjustment' },
-      units: [
-        { power: 'france', type: 'fleet', at: 'mao' },
-        { power: 'france', type: 'army', at: 'spa' },
-      ],
-      dislodged: [],
-      contested: [],
-      supplyCenterOwners: ['bre', 'mar', 'par', 'spa', 'por'].map((at) => ({ power: 'france', at })),
-      winner: null,
-    };
+    const position = adjustment(['F mao', 'A spa'], ['bre', 'mar', 'par', 'spa', 'por']);
     const r = readOrdersFile(map, position, 'france', 'Build F bre\nBuild A bre\nBuild A par\nBuild A mar\nWaive', 'ignore-unit-letter');
     expect(r.problems.map((p) => [p.line, p.code])).toEqual([
       [2, 'illegal_order'],
@@ -211,18 +203,7 @@ describe('readOrdersFile', () => {
   });
 
   it('removes by the civil disorder rule what the file leaves out', () => {
-    const position: Position = {
-      phase: { season: 'fall', year: 1901, type: 'adjustment' },
-      units: [
-        { power: 'france', type: 'army', at: 'par' },
-        { power: 'france', type: 'fleet', at: 'nao' },
-        { power: 'france', type: 'army', at: 'mun' },
-      ],
-      dislodged: [],
-      contested: [],
-      supplyCenterOwners: [{ power: 'france', at: 'par' }],
-      winner: null,
-    };
+    const position = adjustment(['A par', 'F nao', 'A mun'], ['par']);
     const none = defaultOrders(map, position, 'france');
     // The furthest from home go first: the fleet in the North Atlantic and the army in Munich.
     expect(Object.values(none).sort()).toEqual(['Remove A mun', 'Remove F nao']);
@@ -276,7 +257,8 @@ describe('the position and the orders offered as text', () => {
     expect(legal.split('\n').slice(0, 3)).toEqual(['F bre:', '    F bre H', '    F bre - eng']);
     expect(legal).toContain('A par:\n    A par H\n    A par - bre\n    A par - bur\n');
     // Every line offered is read back as itself.
-    for (const line of legal.split('\n').filter((l) => l.startsWith('    '))) expect(Object.values(readOrdersFile(map, start, 'france', line).answer)).toContain(line.trim());
+    for (const line of legal.split('\n').filter((l) => l.startsWith('    ')))
+      expect(Object.values(readOrdersFile(map, start, 'france', line).answer)).toContain(line.trim());
     expect(legalOrdersText(map, winter, 'france')).toMatch(/^2 builds \(or Waive\):\n {4}Waive\n {4}Build A bre\n {4}Build F bre\n/);
     expect(legalOrdersText(map, winter, 'germany')).toMatch(/^1 removal:\n {4}Remove A ruh\n/);
     expect(legalOrdersText(map, retreat, 'germany')).toBe('Germany has nothing to order in the fall 1901 retreat: its orders file is empty.\n');

@@ -175,7 +175,13 @@ export function readOrdersFile(map: GameMap, position: Position, power: string, 
  * FairtableError with its code, its message naming the line (`line 2: "A Par-Pic": par already has an
  * order`) and the field `line N`.
  */
-export function readOrdersFileOrThrow(map: GameMap, position: Position, power: string, text: string, typos: TypoRule = 'ignore-unit-letter'): OrdersFileReading {
+export function readOrdersFileOrThrow(
+  map: GameMap,
+  position: Position,
+  power: string,
+  text: string,
+  typos: TypoRule = 'ignore-unit-letter',
+): OrdersFileReading {
   const reading = readOrdersFile(map, position, power, text, typos);
   const first = reading.problems[0];
   if (first !== undefined) throw new FairtableError(first.code, lineText(first), { field: `line ${first.line}` });
