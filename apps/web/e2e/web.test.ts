@@ -412,6 +412,8 @@ describe('the web app in Chromium', () => {
   it('plays a year of Diplomacy between two browsers: preferences, orders from the form, the board with arrows, a valid audit', async () => {
     const pages = await startGame({ game: 'diplomacy', rounds: 1, others: ['bob'] });
     const prefs = ['AE', 'FA'];
+    // Once ann has committed a movement phase's orders and bob has not: ann's board draws them as pending arrows.
+    let pendingSeen = 0;
     await playToEnd(
       pages,
       async (page, i) => {
@@ -421,6 +423,8 @@ describe('the web app in Chromium', () => {
           await list.fill(prefs[i]!);
           return false;
         }
+        if (i === 1 && (await pages[0]!.getByTestId('diplomacy-phase').textContent())?.includes('not yet revealed'))
+          pendingSeen += await pages[0]!.locator('svg.diplomacy-map line.order-pending').count();
         // Orders: each unit's second legal order (its first move) where it has one; the first is its hold.
         const selects = form.locator('select');
         for (let k = 0; k < (await selects.count()); k++) {
@@ -445,6 +449,8 @@ describe('the web app in Chromium', () => {
     expect(await ann.locator('svg.diplomacy-map text.unit').count()).toBeGreaterThan(20);
     expect(await ann.getByTestId('results').getByRole('row').count()).toBeGreaterThan(1);
     expect(await ann.getByTestId('diplomacy-phase').textContent()).toContain('spring 1902');
+    expect(pendingSeen).toBeGreaterThan(0);
+    expect(await ann.locator('svg.diplomacy-map line.order-pending').count()).toBe(0);
     await ann.screenshot({ path: join(SHOTS, 'web-diplomacy.png'), fullPage: true });
     for (const p of [ann, bob]) expect(await auditOn(p)).toContain('Valid');
     await close(pages);

@@ -18,6 +18,8 @@ export interface TableView {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly state: any;
   readonly events: readonly GameEvent[];
+  /** The seat's own answer committed in `round` and not yet revealed (Diplomacy's orders), for the board to draw as pending. */
+  readonly pending?: { readonly round: number; readonly orders: readonly string[] } | null;
 }
 
 const FACES = ['⚀', '⚁', '⚂', '⚃', '⚄', '⚅'];

@@ -1,7 +1,7 @@
 /**
  * Diplomacy's table (docs/spec/web.md §4, "Diplomacy"): a schematic board drawn from the observer's state, the
  * power assignment with its lotteries, and the last adjudicated phase's orders, as arrows on the board and as a
- * table of results. The board is the standard map's provinces as nodes at fixed places, its adjacencies as lines;
+ * table of results; the seat's own orders, committed and not yet revealed, as dotted black arrows. The board is the standard map's provinces as nodes at fixed places, its adjacencies as lines;
  * supply centres are ringed in their owner's colour and units are letters in their power's colour.
  */
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
@@ -146,7 +146,10 @@ function arrowOf(r: Result): { from: string; to: string; kind: 'move' | 'support
   return null;
 }
 
-function Board({ view, last }: { view: TableView; last: Adjudicated | null }) {
+/** This seat's committed orders, not yet revealed: drawn dotted in black over the last phase's arrows. */
+const PENDING = '#111';
+
+function Board({ view, last, pending }: { view: TableView; last: Adjudicated | null; pending: readonly string[] }) {
   const position = view.state?.position as
     | {
         units: { power: string; type: string; at: string }[];
@@ -156,6 +159,7 @@ function Board({ view, last }: { view: TableView; last: Adjudicated | null }) {
     | undefined;
   const owner = new Map((position?.supplyCenterOwners ?? []).map((o) => [o.at, o.power]));
   const arrows = (last?.results ?? []).map((r) => ({ r, a: arrowOf(r) })).filter((x) => x.a !== null);
+  const mine = pending.map((order) => ({ order, a: arrowOf({ power: '', order, status: 'pending' }) })).filter((x) => x.a !== null);
   return (
     <svg viewBox="0 0 950 700" class="diplomacy-map" role="img" aria-label={`Diplomacy board${last === null ? '' : `, with the orders of ${last.phase}`}`}>
       <defs>
@@ -164,6 +168,9 @@ function Board({ view, last }: { view: TableView; last: Adjudicated | null }) {
             <path d="M 0 0 L 10 5 L 0 10 z" fill={c} />
           </marker>
         ))}
+        <marker id="head-pending" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+          <path d="M 0 0 L 10 5 L 0 10 z" fill={PENDING} />
+        </marker>
       </defs>
       <g stroke="#c9cdd2" stroke-width="1">
         {EDGES.map(([a, b]) => (
@@ -212,6 +219,30 @@ function Board({ view, last }: { view: TableView; last: Adjudicated | null }) {
           />
         );
       })}
+      {mine.map(({ order, a }, i) => {
+        const [x1, y1] = AT[a!.from]!;
+        const [x2, y2] = AT[a!.to]!;
+        const len = Math.hypot(x2 - x1, y2 - y1) || 1;
+        const cut = 16 / len;
+        return (
+          <line
+            key={`pending-${i}`}
+            class={`order-pending order-pending-${a!.kind}`}
+            data-order={order}
+            x1={x1 + (x2 - x1) * cut}
+            y1={y1 + (y2 - y1) * cut}
+            x2={x2 - (x2 - x1) * cut}
+            y2={y2 - (y2 - y1) * cut}
+            stroke={PENDING}
+            stroke-width={3}
+            stroke-linecap="round"
+            stroke-dasharray="0.5 6"
+            marker-end="url(#head-pending)"
+          >
+            <title>{`your order, not yet revealed: ${order}`}</title>
+          </line>
+        );
+      })}
       {[...(position?.units ?? []), ...(position?.dislodged ?? [])].map((u, i) => {
         const xy = AT[provinceOf(u.at)];
         if (xy === undefined) return null;
@@ -242,6 +273,7 @@ export function Diplomacy({ view }: { view: TableView }) {
     powers?: Record<string, string>;
     stage?: string;
     phase?: string;
+    round?: number;
     position?: { phase?: { season: string; year: number; type: string } };
   } | null;
   const events = view.events as readonly GameEvent[];
@@ -252,6 +284,9 @@ export function Diplomacy({ view }: { view: TableView }) {
   const lastMovement = adjudicated.filter((e) => e.phase.endsWith('M')).at(-1) ?? null;
   const powers = s?.powers ?? {};
   const phase = s?.position?.phase;
+  // The seat's own orders while their round is still being committed, claimed or revealed; after that the results show them.
+  const open = s?.stage === 'play' && (s.phase === 'commit' || s.phase === 'claim' || s.phase === 'reveal' || s.phase === 'open');
+  const pending = open && view.pending != null && view.pending.round === s.round ? view.pending.orders : [];
   const centres: Record<string, number> = {};
   for (const o of (view.state?.position?.supplyCenterOwners ?? []) as { power: string }[]) centres[o.power] = (centres[o.power] ?? 0) + 1;
   return (
@@ -263,8 +298,9 @@ export function Diplomacy({ view }: { view: TableView }) {
             ? ''
             : `${phase.season} ${phase.year}, ${phase.type}: ${s?.phase ?? ''}`}
         {lastMovement === null ? '' : ` The arrows are the orders of ${lastMovement.phase} (dashed: supports; faint: failed).`}
+        {pending.length === 0 ? '' : ' Dotted black: your orders, committed and not yet revealed.'}
       </p>
-      <Board view={view} last={lastMovement} />
+      <Board view={view} last={lastMovement} pending={pending} />
       <table class="scores" data-testid="powers">
         <caption>Powers{assignment === null ? '' : ` (assigned by the ${assignment.method} method)`}</caption>
         <thead>

@@ -86,6 +86,8 @@ export function GamePage({ gameId }: { gameId: string }) {
   const [attempt, setAttempt] = useState(0);
   const game = useRef<RelayGame | null>(null);
   const observer = useRef(new Observer((line) => game.current?.receipts[line]?.time));
+  /** The orders this page committed and the round they are for: drawn on the board until they are revealed. */
+  const pending = useRef<{ round: number; orders: string[] } | null>(null);
 
   useEffect(() => {
     let stopped = false;
@@ -177,6 +179,11 @@ export function GamePage({ gameId }: { gameId: string }) {
   const decide = (choice: JsonValue): string | null => {
     try {
       g?.decide(choice);
+      if (decision?.kind === 'orders' && choice !== null && typeof choice === 'object' && !Array.isArray(choice))
+        pending.current = {
+          round: Number((view?.state as { round?: unknown } | null)?.round),
+          orders: Object.values(choice).filter((o) => typeof o === 'string'),
+        };
       setDecision(g?.decision() ?? null);
       return null;
     } catch (e) {
@@ -225,7 +232,7 @@ export function GamePage({ gameId }: { gameId: string }) {
           {problem}
         </p>
       )}
-      {view === null ? null : <Table view={view} />}
+      {view === null ? null : <Table view={{ ...view, pending: pending.current }} />}
       {decision !== null && outcome === null ? (
         view?.game === 'monopoly' && decision.view !== undefined && record !== null ? (
           <MonopolyDecision key={JSON.stringify([lines.length, decision])} decision={decision} me={record.me} onDecide={decide} />

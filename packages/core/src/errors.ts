@@ -56,6 +56,8 @@ export type ErrorCode =
   // Diplomacy (docs/spec/diplomacy.md)
   | 'bad_order'
   | 'illegal_order'
+  // more builds or removals in an orders file than are due (docs/spec/diplomacy-by-hand.md §2)
+  | 'too_many_orders'
   | 'unknown_province'
   | 'bad_position'
   | 'game_over'

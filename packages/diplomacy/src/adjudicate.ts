@@ -565,20 +565,18 @@ function adjustmentPhase(map: GameMap, position: Position, read: Read, options: 
     }
     return put('ignored', 'not an adjustment order', parsed);
   });
-  // Civil disorder: removals not ordered are made furthest from home first (map.distanceHome); then fleets; then by province name.
+  // Civil disorder: the removals not ordered.
   for (const power of map.powers) {
     const d = diff.get(power) as number;
     let missing = -d - (used.get(power) ?? 0);
     if (d >= 0 || missing <= 0) continue;
-    const candidates = position.units
-      .filter((u) => u.power === power && !removed.has(provinceOf(u.at)))
-      .map((u) => ({ u, distance: map.distanceHome(power, u.type, u.at), name: (map.province(provinceOf(u.at))?.name ?? u.at).toLowerCase() }))
-      .sort(
-        (a, b) => b.distance - a.distance || (a.u.type === b.u.type ? 0 : a.u.type === 'fleet' ? -1 : 1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-      );
-    for (const c of candidates) {
+    for (const u of civilDisorderOrder(
+      map,
+      power,
+      position.units.filter((x) => !removed.has(provinceOf(x.at))),
+    )) {
       if (missing-- <= 0) break;
-      removed.add(provinceOf(c.u.at));
+      removed.add(provinceOf(u.at));
     }
   }
   const after = [...position.units.filter((u) => !removed.has(provinceOf(u.at))), ...built];
@@ -593,6 +591,18 @@ function adjustmentPhase(map: GameMap, position: Position, read: Read, options: 
     },
     results,
   };
+}
+
+/**
+ * `power`'s units among `units` in the order civil disorder removes them (§3.7): furthest from home
+ * first (map.distanceHome), then fleets before armies, then by province name.
+ */
+export function civilDisorderOrder(map: GameMap, power: string, units: readonly Unit[]): Unit[] {
+  return units
+    .filter((u) => u.power === power)
+    .map((u) => ({ u, distance: map.distanceHome(power, u.type, u.at), name: (map.province(provinceOf(u.at))?.name ?? u.at).toLowerCase() }))
+    .sort((a, b) => b.distance - a.distance || (a.u.type === b.u.type ? 0 : a.u.type === 'fleet' ? -1 : 1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .map((x) => x.u);
 }
 
 /** One checked order for `checkOrders`: its canonical text, or why it cannot stand. */

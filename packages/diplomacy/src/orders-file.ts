@@ -1,28 +1,51 @@
 /**
- * Orders files as people write them, and a position as text (docs/spec/mail.md §11; docs/spec/diplomacy.md
- * §10.3). `readOrdersFile` reads a power's orders for one phase, one order a line in the usual notation
- * (`A Par-Bur`, `F Bre-MAO`, `A Mun S A Par-Bur`, `Build A Par`, `Remove F Kie`, `Waive`), and turns it into
- * the answer the `diplomacy` machine's orders decision takes (a canonical order per unit, build or removal),
- * or throws a coded error naming the line at fault. `positionText` and `legalOrdersText` write what a player
- * needs to write that file: the units, the centres, the phase, and every order the decision offers. Any
- * front end that takes orders from a person (mail, a relay seat) shares these; nothing here knows how the
- * orders travel.
+ * A person's orders file for one phase, read against the choices the phase's orders decision offers, and
+ * the position and those choices as text for the person writing it (docs/spec/diplomacy-by-hand.md §2;
+ * docs/spec/mail.md §11; docs/spec/diplomacy.md §10.3). Every front end that takes orders from a person
+ * shares this reader: `fairtable mail decide --orders FILE` and `fairtable play --orders DIR|-`.
+ *
+ * The file is seed 003's: one order a line in the usual notation (`A Par-Bur`, `F Bre-MAO`,
+ * `A Mar S A Par-Bur`, `Build A Par`, `Remove F Kie`, `Waive`), blank lines skipped, `#` starting a
+ * comment. Each line goes through `checkOrders` under the game's typo rule and must then be one of the
+ * canonical orders the decision offers (protocol/options.ts): what is committed is always one of those.
+ * A line that fails is a problem naming its line, with a code; whatever no good line names takes the
+ * rules' default (hold, disband, waive, the removals civil disorder would make). Nothing here knows how
+ * the orders travel.
  */
 import { FairtableError, type ErrorCode } from '@fairtable/core/errors.js';
-import { checkOrders } from './adjudicate.js';
+import { checkOrders, civilDisorderOrder } from './adjudicate.js';
 import { provinceOf, type GameMap } from './map.js';
 import { formatOrder, parseOrder, type Order } from './orders.js';
 import type { Position } from './position.js';
 import type { TypoRule } from './protocol/machine.js';
 import { orderChoices } from './protocol/options.js';
 
-export interface OrdersFile {
-  /** The answer to the orders decision: one canonical order per field (unit, build or removal). */
-  readonly choice: Record<string, string>;
-  /** The orders as they will be committed, one a line. */
-  readonly orders: readonly string[];
-  /** What was read differently from what was written, or left to the defaults, in plain words. */
-  readonly notes: readonly string[];
+/** A line of the file and what is said about it. */
+export interface OrdersFileLine {
+  /** 1-based line of the file. */
+  readonly line: number;
+  /** The line as written, its comment and surrounding blanks removed. */
+  readonly text: string;
+  readonly message: string;
+}
+
+/** A line that cannot be committed. */
+export interface OrdersFileProblem extends OrdersFileLine {
+  /** bad_order, unknown_province (the parser); illegal_order (the rules or the choices); too_many_orders (more builds or removals than due). */
+  readonly code: ErrorCode;
+}
+
+export interface OrdersFileReading {
+  /**
+   * The answer to the orders decision: one canonical order per field (unit, retreat, build or removal), in
+   * the decision's field order. Always complete: a field no good line named has its default.
+   */
+  readonly answer: Record<string, string>;
+  readonly problems: readonly OrdersFileProblem[];
+  /** Lines read other than as written, under the typo rule (a wrong unit letter ignored). */
+  readonly notes: readonly OrdersFileLine[];
+  /** Fields no good line named, with the default they take. */
+  readonly defaulted: readonly { readonly field: string; readonly order: string }[];
 }
 
 /** `spring 1901 movement`, `fall 1901 retreat`, `winter 1901 adjustment`. */
@@ -31,126 +54,138 @@ export function phaseName(position: Position): string {
   return `${type === 'adjustment' ? 'winter' : season} ${year} ${type}`;
 }
 
+/** `line 2: "A Par-Pic": par already has an order`: a problem or note as one line of text. */
+export function lineText(l: OrdersFileLine): string {
+  return `line ${l.line}: "${l.text}": ${l.message}`;
+}
+
 const UNIT_LETTER = { army: 'A', fleet: 'F' } as const;
+const A_UNIT = { army: 'an army', fleet: 'a fleet' } as const;
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function lineError(code: ErrorCode, n: number, text: string, message: string): FairtableError {
-  return new FairtableError(code, `line ${n}: "${text}": ${message}`, { field: `line ${n}` });
-}
-
-/** The codes `checkOrders` gives, as thrown error codes. */
-function codeOf(code: string): ErrorCode {
-  return code === 'bad_order' || code === 'unknown_province' ? code : 'illegal_order';
-}
-
-/**
- * Reads `power`'s orders file for `position`'s phase. Blank lines and lines starting with `#` are skipped.
- * A unit (or dislodged unit) with no order takes the rules' default (hold; disband); builds not written are
- * waived. Each line must be an order `checkOrders` accepts under the game's typo rule and one the decision
- * offers; a second order for one unit, more builds than due, or removals other than exactly those due are
- * refused. Under `ignore-unit-letter` a wrong unit letter is corrected (and said in the notes); under
- * `strict` the machine would void the order, so the file is refused at that line instead.
- */
-export function readOrdersFile(map: GameMap, position: Position, power: string, text: string, typos: TypoRule = 'ignore-unit-letter'): OrdersFile {
-  const fields = offered(map, position, power);
-  const keys = Object.keys(fields);
-  const lines: { n: number; text: string }[] = [];
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const t = raw.trim();
-    if (t !== '' && !t.startsWith('#')) lines.push({ n: i + 1, text: t });
-  });
-  const checked = checkOrders(
-    map,
-    position,
-    power,
-    lines.map((l) => l.text),
-    { strictUnitType: typos === 'strict' },
-  );
-  const choice: Record<string, string> = {};
-  const notes: string[] = [];
-  const type = position.phase.type;
-  const builds: string[] = [];
-  const removals: { n: number; text: string; order: string }[] = [];
-  checked.forEach((c, i) => {
-    const { n, text: written } = lines[i]!;
-    if (c.error !== null || c.order === null) throw lineError(codeOf(c.error?.code ?? 'bad_order'), n, written, c.error?.message ?? 'not an order');
-    const order = c.order;
-    const parsed: Order = parseOrder(written, map, type);
-    if (parsed.kind !== 'waive' && parsed.kind !== 'build') {
-      const canonical = parseOrder(order, map, type);
-      const wrongUnit = canonical.kind !== 'waive' && parsed.unit !== null && canonical.unit !== null && canonical.unit !== parsed.unit;
-      const wrongTarget = parsed.kind === 'support' && canonical.kind === 'support' && parsed.target !== null && parsed.target !== canonical.target;
-      if (wrongUnit || wrongTarget) notes.push(`line ${n}: "${written}" read as "${order}" (this game ignores unit letters)`);
-    }
-    if (type === 'adjustment') {
-      if (parsed.kind === 'remove') removals.push({ n, text: written, order });
-      else {
-        if (parsed.kind === 'build' && builds.some((b) => b !== 'waive' && provinceOf(parseAt(b, map)) === provinceOf(parsed.at)))
-          throw lineError('illegal_order', n, written, `a second build in ${provinceOf(parsed.at)}`);
-        builds.push(parsed.kind === 'waive' ? 'waive' : order);
-        const due = keys.filter((k) => k.startsWith('build ')).length;
-        if (builds.length > due)
-          throw lineError(
-            'illegal_order',
-            n,
-            written,
-            due === 0 ? `${power} has no build due this winter` : `${power} has ${due} build${due === 1 ? '' : 's'} due, and this is one more`,
-          );
-        const field = `build ${builds.length}`;
-        const value = parsed.kind === 'waive' ? formatOrder({ kind: 'waive' }) : order;
-        if (!fields[field]!.includes(value))
-          throw lineError('illegal_order', n, written, `${power} cannot ${parsed.kind === 'waive' ? 'waive' : `build ${order}`} now`);
-        choice[field] = value;
-      }
-      return;
-    }
-    // One field per unit: the field of the unit the order is for.
-    const key = keys.find((k) => fields[k]!.includes(order));
-    if (key === undefined)
-      throw lineError(
-        'illegal_order',
-        n,
-        written,
-        `"${order}" is not among the orders this phase offers (a convoy through more than one fleet, for one, cannot be written by mail: see the list of legal orders)`,
-      );
-    if (choice[key] !== undefined) throw lineError('illegal_order', n, written, `${key} already has an order`);
-    choice[key] = order;
-  });
-  if (type === 'adjustment') {
-    const due = keys.filter((k) => k.startsWith('remove '));
-    if (removals.length !== due.length) {
-      const at = removals[due.length] ?? removals[removals.length - 1];
-      const message = `${power} must remove ${due.length} unit${due.length === 1 ? '' : 's'} this winter; the file names ${removals.length}`;
-      if (at === undefined) throw new FairtableError('illegal_order', message, { field: 'file' });
-      throw lineError('illegal_order', at.n, at.text, message);
-    }
-    const seen = new Set<string>();
-    removals.forEach((r, i) => {
-      if (seen.has(r.order)) throw lineError('illegal_order', r.n, r.text, `${r.order} is already removed`);
-      seen.add(r.order);
-      choice[due[i]!] = r.order;
-    });
-  }
-  const defaulted: string[] = [];
-  for (const k of keys) {
-    if (choice[k] !== undefined) continue;
-    // The first value of each field is the rules' default: hold, disband, waive.
-    choice[k] = fields[k]![0]!;
-    defaulted.push(choice[k]);
-  }
-  if (defaulted.length > 0) notes.push(`not written, so the default: ${defaulted.join('; ')}`);
-  return { choice, orders: keys.map((k) => choice[k]!), notes };
-}
-
-/** The orders the decision offers, by field: every field of `orderChoices` is a one-of of canonical orders. */
+/** The orders the decision offers, by field, in its order: every field of `orderChoices` is a one-of of canonical orders. */
 function offered(map: GameMap, position: Position, power: string): Record<string, readonly string[]> {
   const out: Record<string, readonly string[]> = {};
   for (const [k, c] of Object.entries(orderChoices(map, position, power).fields)) out[k] = c.type === 'one-of' ? c.values.map(String) : [];
   return out;
 }
 
-function parseAt(order: string, map: GameMap): string {
-  const o = parseOrder(order, map, 'adjustment');
-  return o.kind === 'waive' ? '' : o.at;
+/** The codes `checkOrders` gives, as error codes. */
+function codeOf(code: string): ErrorCode {
+  return code === 'bad_order' || code === 'unknown_province' ? code : 'illegal_order';
+}
+
+/**
+ * The answer with a default for every field not in `given`, in the decision's field order: hold
+ * (movement), disband (retreat), waive (build), and the removals civil disorder would make (§3.7),
+ * skipping units `given` already removes: the defaults the machine applies to a power that sends nothing.
+ */
+export function defaultOrders(map: GameMap, position: Position, power: string, given: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const answer: Record<string, string> = {};
+  const removing = new Set(Object.values(given));
+  const disorder = civilDisorderOrder(map, power, position.units).map((u) => formatOrder({ kind: 'remove', unit: u.type, at: u.at }));
+  for (const [name, values] of Object.entries(offered(map, position, power))) {
+    const g = given[name];
+    if (g !== undefined) answer[name] = g;
+    else if (name.startsWith('remove ')) {
+      const pick = disorder.find((o) => !removing.has(o) && values.includes(o)) ?? values[0]!;
+      removing.add(pick);
+      answer[name] = pick;
+    } else answer[name] = values[0]!;
+  }
+  return answer;
+}
+
+/** Spellings of a canonical order that the choices may hold instead: the convoy named, a supported fleet's coast dropped. */
+function candidates(order: string): string[] {
+  const out = [order, `${order} via convoy`];
+  if (/ S ([AF] )?[a-z]+ - [a-z]+\/[a-z]{2}$/.test(order)) out.push(order.replace(/\/[a-z]{2}$/, ''));
+  return out;
+}
+
+/** What a wrong unit letter, read under the typo rule, changed: said so the writer sees how the line was read. */
+function letterNote(written: Order, read: Order, order: string): string | null {
+  const as = `read as "${order}" (this game ignores unit letters)`;
+  if (written.kind === 'waive' || written.kind === 'build' || read.kind === 'waive' || read.kind === 'build') return null;
+  if (written.unit !== null && read.unit !== null && written.unit !== read.unit) return `the unit is ${A_UNIT[read.unit]}: ${as}`;
+  if (written.kind === 'support' && read.kind === 'support' && written.target !== null && read.target !== null && written.target !== read.target)
+    return `the supported unit is ${A_UNIT[read.target]}: ${as}`;
+  return null;
+}
+
+/**
+ * Reads `power`'s orders file for `position`'s phase. Never throws for what the file says: every line
+ * that cannot be committed is a problem naming its line, and its unit keeps the default. A line must be
+ * an order `checkOrders` accepts under the typo rule (under `ignore-unit-letter` a wrong unit letter is
+ * read as the unit's and said in the notes; under `strict` it is a problem, since the machine would void
+ * the order) and one the decision offers; a second order for a unit, a second build in a province, the
+ * same removal twice and more builds or removals than due are problems too.
+ */
+export function readOrdersFile(map: GameMap, position: Position, power: string, text: string, typos: TypoRule = 'ignore-unit-letter'): OrdersFileReading {
+  const fields = offered(map, position, power);
+  const all = Object.entries(fields);
+  const type = position.phase.type;
+  const given: Record<string, string> = {};
+  const problems: OrdersFileProblem[] = [];
+  const notes: OrdersFileLine[] = [];
+  text.split(/\r?\n/).forEach((raw, index) => {
+    const line = index + 1;
+    const written = raw.replace(/#.*$/, '').trim();
+    if (written === '') return;
+    const problem = (code: ErrorCode, message: string): void => void problems.push({ line, text: written, code, message });
+    const [checked] = checkOrders(map, position, power, [written], { strictUnitType: typos === 'strict' });
+    if (checked === undefined || checked.error !== null || checked.order === null)
+      return problem(codeOf(checked?.error?.code ?? 'bad_order'), checked?.error?.message ?? 'not an order');
+    const canonical = checked.order;
+    const parsed = parseOrder(written, map, type);
+    const read = parseOrder(canonical, map, type);
+    if (read.kind === 'build' && Object.values(given).some((o) => o.startsWith('Build ') && provinceOf(o.split(' ')[2]!) === provinceOf(read.at)))
+      return problem('illegal_order', `a second build in ${provinceOf(read.at)}`);
+    if (read.kind === 'remove' && Object.values(given).includes(canonical)) return problem('illegal_order', `${provinceOf(read.at)} is already removed`);
+    const spellings = candidates(canonical);
+    const found = spellings
+      .map((order) => ({ order, field: all.find(([name, values]) => given[name] === undefined && values.includes(order))?.[0] }))
+      .find((x) => x.field !== undefined);
+    if (found === undefined) {
+      const taken = all.find(([name, values]) => given[name] !== undefined && spellings.some((o) => values.includes(o)))?.[0];
+      if (type === 'adjustment' && (read.kind === 'build' || read.kind === 'waive' || read.kind === 'remove')) {
+        const what = read.kind === 'remove' ? 'removal' : 'build';
+        const due = all.filter(([name]) => name.startsWith(`${what === 'build' ? 'build' : 'remove'} `)).length;
+        if (due === 0) return problem('illegal_order', `${power} has no ${what} due this winter`);
+        if (taken !== undefined) return problem('too_many_orders', `${power} has ${plural(due, what)} due, and this is one more`);
+      } else if (taken !== undefined) return problem('illegal_order', `${taken} already has an order`);
+      return problem(
+        'illegal_order',
+        `"${canonical}" is not among the orders ${power} can give this phase (a convoy through more than one fleet, for one: see the orders offered)`,
+      );
+    }
+    const note = letterNote(parsed, parseOrder(found.order, map, type), found.order);
+    if (note !== null) notes.push({ line, text: written, message: note });
+    given[found.field!] = found.order;
+  });
+  const answer = defaultOrders(map, position, power, given);
+  const defaulted = Object.keys(fields)
+    .filter((field) => given[field] === undefined)
+    .map((field) => ({ field, order: answer[field]! }));
+  return { answer, problems, notes, defaulted };
+}
+
+/**
+ * `readOrdersFile` for a front end that refuses a file with any problem: the first problem thrown as a
+ * FairtableError with its code, its message naming the line (`line 2: "A Par-Pic": par already has an
+ * order`) and the field `line N`.
+ */
+export function readOrdersFileOrThrow(
+  map: GameMap,
+  position: Position,
+  power: string,
+  text: string,
+  typos: TypoRule = 'ignore-unit-letter',
+): OrdersFileReading {
+  const reading = readOrdersFile(map, position, power, text, typos);
+  const first = reading.problems[0];
+  if (first !== undefined) throw new FairtableError(first.code, lineText(first), { field: `line ${first.line}` });
+  return reading;
 }
 
 const title = (power: string): string => power.charAt(0).toUpperCase() + power.slice(1);

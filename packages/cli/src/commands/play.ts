@@ -9,9 +9,10 @@
  *     plays another seat.
  *
  * Both print the outcome as one JSON line on stdout and exit 0 when the game ends. Decisions: `--hand`
- * (Rochambeau), `--bet` (Signidice) and `--prefs` (Diplomacy's power assignment) answer them; anything
- * else is answered at random through the simulator's strategies, Diplomacy's orders included
- * (docs/spec/diplomacy.md §10.10). Every seat knows Diplomacy's machine, and a Diplomacy game seals its
+ * (Rochambeau), `--bet` (Signidice) and `--prefs` (Diplomacy's power assignment) answer them; `--orders
+ * DIR|-` has a person give Diplomacy's orders and `--ask` asks every other decision on stdin
+ * (diplomacy-orders.ts, docs/spec/diplomacy-by-hand.md); anything else is answered at random through the
+ * simulator's strategies (docs/spec/diplomacy.md §10.10). Every seat knows Diplomacy's machine, and a Diplomacy game seals its
  * commitments. A relay caught lying ends the seat with exit 1 and the finding, with the relay's receipts as evidence, on stderr; a relay that cannot be reached or refuses the player, exit 2. Progress
  * goes to stderr.
  */
@@ -35,6 +36,7 @@ import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 import { betStrategy } from './signidice.js';
 import { collect, witnessesFrom } from '../witnesses.js';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
+import { personFor } from './diplomacy-orders.js';
 
 /** What `play` creates: the simulator's protocols and Diplomacy. */
 const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy'];
@@ -165,6 +167,7 @@ async function playSeat(
   opts: Record<string, string | undefined>,
   relayKey: string | undefined,
   prove: ((alpha: Uint8Array) => Uint8Array) | undefined,
+  protocol?: string,
 ): Promise<void> {
   const out = opts.out;
   if (out !== undefined) {
@@ -172,6 +175,8 @@ async function playSeat(
     writeFileSync(`${out}.receipts.jsonl`, '');
   }
   const say = (text: string): void => void process.stderr.write(`${me.name}: ${text}\n`);
+  // --orders / --ask: a person answers (diplomacy-orders.ts); the seat's automatic player otherwise.
+  const person = personFor(opts, protocol, say);
   const game = joinGame({
     relayUrl,
     gameId,
@@ -181,7 +186,7 @@ async function playSeat(
     WebSocket,
     verify: nativeVerify,
     sign: nativeSign,
-    strategy: strategyFor(opts, me.name),
+    ...(person === null ? { strategy: strategyFor(opts, me.name) } : {}),
     registry: diplomacyRegistry,
     giveUpMs: integer(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000)!,
     ...(relayKey === undefined ? {} : { relayKey }),
@@ -196,6 +201,7 @@ async function playSeat(
           },
         }),
   });
+  person?.attach(game, strategyFor(opts, me.name));
   game.on('status', (s) => say(`${s.status}${s.reason === undefined ? '' : ` (${s.reason})`}`));
   game.on('refused', (r) => say(`the relay refused a line of ours: [${r.code}] ${r.message}`));
   game.on('violation', (v) => say(`violation at line ${v.seq}: ${v.code}${v.player === null ? '' : ` by ${v.player}`}: ${v.message}`));
@@ -237,6 +243,8 @@ export function register(program: Command): void {
     .option('--escrow <kind>', 'diplomacy: none | threshold (k of the others open a withheld reveal)')
     .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
     .option('--prefs <list>', 'diplomacy: this player\'s preference list in seed 003\'s notation, e.g. "AE(GI)R" or "%REG" (default: random)')
+    .option('--orders <dir>', 'diplomacy: a person gives the orders: read DIR/<PHASE>.txt each phase (e.g. S1901M.txt), or "-" to be asked on stdin')
+    .option('--ask', 'ask every other decision on stdin (diplomacy: the orders too, unless --orders DIR)')
     .option('--hand <n>', 'rochambeau: the state this player plays (default: random)')
     .option('--bet <bet>', 'signidice: the bet every round, e.g. red:10, straight:17:5, pass (default: random)')
     .option('--vrf-secret <hex>', 'signidice, the house creating: its ECVRF secret key (random if absent)')
@@ -254,6 +262,7 @@ export function register(program: Command): void {
       }
       if (protocol === undefined) fail('[bad_input] give a PROTOCOL to create a game, or --join GAME_ID');
       if (!PLAY_PROTOCOLS.includes(protocol)) fail(`[unknown_protocol] "${protocol}": choose one of ${PLAY_PROTOCOLS.join(', ')}`);
+      if (opts.orders !== undefined && protocol !== 'diplomacy') fail('[bad_input] --orders is for diplomacy');
       if (opts.players === undefined) fail('[bad_input] --players: the public key files of every player');
       const players = opts.players.split(',').map(loadPublic);
       const mine = players.find((p) => p.id === me.name);
@@ -277,6 +286,6 @@ export function register(program: Command): void {
       process.stderr.write(
         `${me.name}: created game ${created.game} on ${opts.relay}; others join with: fairtable play --relay ${opts.relay} --key KEY --join ${created.game}\n`,
       );
-      return playSeat(opts.relay!, created.game, me, opts, created.relay, prove);
+      return playSeat(opts.relay!, created.game, me, opts, created.relay, prove, protocol);
     });
 }

@@ -161,7 +161,7 @@ describe('Diplomacy by mail', () => {
     const labels = written.map((w) => w.label);
     expect(labels.slice(0, 3)).toEqual(['S1901M', 'F1901M', 'W1901A']);
     expect(labels).toContain('S1902M');
-    expect(written[0]!.notes.join('\n')).toContain('line 4: "A Bre-MAO" read as "F bre - mao" (this game ignores unit letters)');
+    expect(written[0]!.notes.join('\n')).toContain('line 4: "A Bre-MAO": the unit is a fleet: read as "F bre - mao" (this game ignores unit letters)');
     // What she committed to and revealed is what she wrote, every phase.
     const envelopes = lines.slice(1).map((l) => JSON.parse(l) as Envelope);
     const reveals = envelopes.filter((e) => e.from === 'ann' && e.body.type === 'reveal').map((e) => (e.body.opening as { value: unknown }).value);

@@ -2,7 +2,8 @@
  * Diplomacy by mail (docs/spec/mail.md §11): the game in plain text for a message's readable part and for
  * `mail status`, the orders file a player fills in (`orders-S1901M.txt` in the game folder), and the
  * player's answers read from an orders file or a preference list. The orders file is read by the
- * diplomacy package's `readOrdersFile` (the same reader any front end uses); what is committed is the
+ * diplomacy package's orders-file.ts (the reader `play --orders` uses too), a file with any problem
+ * refused at its first; what is committed is the
  * machine's canonical orders file made from the answer, exactly as for a player answering in the browser.
  */
 import { existsSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import type { Decision } from '@fairtable/core/protocols/machine.js';
-import { legalOrdersText, phaseName, positionText, readOrdersFile, standardMap } from '@fairtable/diplomacy/index.js';
+import { legalOrdersText, lineText, phaseName, positionText, readOrdersFileOrThrow, standardMap } from '@fairtable/diplomacy/index.js';
 import { phaseLabel, type DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { writeAtomic } from './files.js';
 
@@ -117,9 +118,9 @@ export function writeOrdersTemplate(dir: string, state: unknown, decision: Decis
   const lines = [
     `# ${title(power)}'s orders for the ${phaseName(s.position)} (${phaseLabel(s.position)}), game ${s.gameId.slice(0, 16)}…`,
     '# One order a line, as you would write it: A Par-Bur, F Bre-MAO, A Mar S A Par-Bur, F Nth C A Lon-Nwy;',
-    '# retreats A Mun-Boh or A Mun D; in winter Build A Par, Remove F Kie, Waive. Lines starting with # are ignored.',
-    '# A unit with no order holds, a dislodged unit with none disbands, a build not written is waived;',
-    `# every removal due must be written. The game's typo rule: ${s.typos}.`,
+    '# retreats A Mun-Boh or A Mun D; in winter Build A Par, Remove F Kie, Waive. A # starts a comment.',
+    '# A unit with no order holds, a dislodged unit with none disbands, a build not written is waived,',
+    `# a removal not written is made by civil disorder. The game's typo rule: ${s.typos}.`,
     '# When done: fairtable mail decide --dir THE-GAME-FOLDER --orders THIS-FILE',
     '#',
     ...comment(positionText(map, s.position)),
@@ -128,7 +129,7 @@ export function writeOrdersTemplate(dir: string, state: unknown, decision: Decis
     ...comment(legalOrdersText(map, s.position, power)),
     '',
   ];
-  // Each unit's default, ready to be changed (builds and removals are written by the player).
+  // Each unit's default, ready to be changed (builds and removals are left to the player; unwritten, they take the defaults).
   if (s.position.phase.type !== 'adjustment')
     for (const field of Object.values(decision.choices.type === 'record' ? decision.choices.fields : {}))
       if (field.type === 'one-of' && typeof field.values[0] === 'string') lines.push(field.values[0]);
@@ -149,8 +150,10 @@ export function ordersAnswer(state: unknown, decision: Decision | null, text: st
       { field: 'orders' },
     );
   const power = s.powers[s.me!]!;
-  const read = readOrdersFile(map, s.position, power, text, s.typos);
-  return { choice: read.choice, notes: read.notes };
+  const read = readOrdersFileOrThrow(map, s.position, power, text, s.typos);
+  const notes = read.notes.map(lineText);
+  if (read.defaulted.length > 0) notes.push(`not written, so the default: ${read.defaulted.map((d) => d.order).join('; ')}`);
+  return { choice: read.answer, notes };
 }
 
 /** The answer to the preference decision: the list as the player wrote it (the machine checks it against the notation). */
