@@ -1,34 +1,48 @@
 /**
  * Seed 003's layered encryption (docs/spec/escrow.md §3): the owner's value M encrypted to a core group of
- * the other players, then wrapped layer by layer, each layer openable by either of a pair and signed by the
- * owner, so that the others can peel it to M if the owner refuses to reveal, and anyone can check that a
- * revealed M is the one inside (the seed's background check).
+ * the other players, then wrapped layer by layer, each layer openable by either of a pair, so that the
+ * others can peel it to M if the owner refuses to reveal, and anyone can check that a revealed M is the one
+ * inside (the seed's background check).
  *
- * "Encrypt to a set" is one layer any member can open: a fresh 32-byte content key encrypts the layer's
- * plaintext with ChaCha20-Poly1305 (a zero nonce: each key is used once), and the content key is sealed to
- * each member exactly as an escrow share is (vss.ts: X25519 from the member's fairtable key, HKDF-SHA-256
- * bound to the context, the depth and the member, ChaCha20-Poly1305). A peeler publishes the content key;
- * anyone then decrypts the layer and checks the owner's signature on what is inside.
+ * The whole onion travels in the owner's signed commit: the envelope signature binds the outer layer, and
+ * each layer binds the next because it carries the hash of its content key (ChaCha20-Poly1305 is not
+ * key-committing; with the key fixed, a body decrypts to one inside or none). So no layer needs a signature
+ * of its own (§3.1).
+ *
+ * "Encrypt to a set" is one layer any member opens: a fresh 32-byte content key encrypts the inside, and is
+ * sealed to each member under a key derived from e·A_i (A_i the member's fairtable key, e the layer's
+ * ephemeral Ed25519 key). A member peels by publishing a·E with a Chaum–Pedersen proof (dleq.ts): anyone
+ * then opens the box and the layer, or sees that the owner sealed garbage — the owner is named on that
+ * evidence, and a member who publishes a wrong value is named instead. The ephemeral key signs the layer's
+ * place (context, depth, members): proof that the owner knows e, so nobody can copy another box's ephemeral
+ * into a layer and have a member publish the shared value of that other box.
  *
  * The layer plan for the others o1..om (in the setup's order) walks their ring: outermost (o1, om), then
- * (o1, o2), (o2, o3), …, (om−1, om) innermost; the core goes to every other player but the innermost pair,
- * who thus cannot read M and so cannot pretend the last layer was corrupt. Seed 003's seven players fit it
- * with one more layer (C or D) than the seed lists.
+ * (o1, o2), (o2, o3), …, (om−1, om) innermost; the core goes to every other player but the innermost pair.
  */
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
-import { fromHex, fromUtf8, toHex, utf8 } from '../bytes.js';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { hkdf } from '@noble/hashes/hkdf.js';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { equalBytes, fromHex, fromUtf8, isHex, toHex, utf8 } from '../bytes.js';
 import { FairtableError } from '../errors.js';
-import { hashJson } from '../hash.js';
-import { sign, verify } from '../identity.js';
-import { openShare, sealShare } from './vss.js';
+import { hashJson, taggedHash } from '../hash.js';
+import { canonicalize } from '../jcs.js';
+import { exchangeValid, keyPoint, type Exchange } from './dleq.js';
 
-/** One layer: who can open it, the content key sealed to each, the encrypted inside, and the owner's signature. */
+/** One layer: who can open it, the ephemeral key and its proof, the content key sealed to each, its hash, the inside. */
 export interface Layer {
-  readonly depth: number;
   readonly to: readonly string[];
-  readonly keys: readonly { readonly ephemeral: string; readonly box: string }[];
+  /** E = e·G, the layer's ephemeral Ed25519 public key (hex). */
+  readonly ephemeral: string;
+  /** The ephemeral key's Ed25519 signature over the layer's place (`placeOf`). */
+  readonly pok: string;
+  /** The content key sealed to each member of `to`, in order (ChaCha20-Poly1305, zero nonce: each key once). */
+  readonly boxes: readonly string[];
+  /** H("layer-key", content key): the one key that opens `body`. */
+  readonly keyHash: string;
+  /** The inside, encrypted under the content key: the next layer's canonical JSON, or at the core the value. */
   readonly body: string;
-  readonly sig: string;
 }
 
 export interface LayerPlan {
@@ -36,6 +50,12 @@ export interface LayerPlan {
   readonly layers: readonly (readonly [string, string])[];
   /** Who can open the core (M itself). */
   readonly core: readonly string[];
+}
+
+/** An owner's onion: the outer layer (published with the commitment) and each depth's ephemeral seed (kept until the reveal). */
+export interface Onion {
+  readonly outer: Layer;
+  readonly seeds: readonly string[];
 }
 
 /** The layers for an owner whose others are `others` (docs/spec/escrow.md §3). */
@@ -51,108 +71,163 @@ export function layerPlan(others: readonly string[]): LayerPlan {
   return { layers, core: others.slice(0, m - 2) };
 }
 
-const ZERO_NONCE = new Uint8Array(12);
-const keyContext = (context: string, depth: number, member: string): string => `fairtable/layer/${context}/${depth}/${member}`;
-const signedPart = (context: string, l: Omit<Layer, 'sig'>): Uint8Array =>
-  hashJson('escrow-layer', { context, depth: l.depth, to: l.to, keys: l.keys, body: l.body });
+/** Who can open the layer at `depth` (the core's depth is the number of pair layers). */
+export const membersAt = (plan: LayerPlan, depth: number): readonly string[] => plan.layers[depth] ?? plan.core;
 
-function seal(depth: number, to: readonly string[], inside: Uint8Array, o: WrapOptions): Layer {
-  const contentKey = o.random(32);
-  const keys = to.map((p) => {
-    const key = o.keys[p];
-    if (key === undefined) throw new FairtableError('bad_input', `layers: no key for ${p}`, { field: 'keys' });
-    return sealShare(toHex(contentKey), key, keyContext(o.context, depth, p), o.random);
-  });
-  const body = toHex(chacha20poly1305(contentKey, ZERO_NONCE).encrypt(inside));
-  const unsigned = { depth, to: [...to], keys, body };
-  return { ...unsigned, sig: toHex(sign(signedPart(o.context, unsigned), o.ownerSecretKey)) };
-}
+const ZERO_NONCE = new Uint8Array(12);
+/** What a member's exchange and box key are bound to. */
+export const exchangeContext = (context: string, depth: number, member: string): string => `fairtable/layer/${context}/${depth}/${member}`;
+const placeOf = (context: string, depth: number, to: readonly string[]): Uint8Array => hashJson('escrow-layer', { context, depth, to });
+const boxKey = (shared: Uint8Array, context: string, depth: number, member: string): Uint8Array =>
+  hkdf(sha256, shared, utf8('fairtable/layer-box/v1'), utf8(exchangeContext(context, depth, member)), 32);
+const keyHashOf = (contentKey: Uint8Array): string => toHex(taggedHash('layer-key', contentKey));
 
 export interface WrapOptions {
-  /** Binds the layers to one game, owner and purpose (e.g. "<game>/beacon/3/p0"). */
+  /** Binds the layers to one game, owner and purpose (e.g. "beacon/<game>/3/p0"). */
   readonly context: string;
-  readonly ownerSecretKey: Uint8Array;
-  /** Every other player's fairtable (Ed25519) public key. */
-  readonly keys: Readonly<Record<string, Uint8Array>>;
+  /** Every other player's fairtable (Ed25519) public key, hex. */
+  readonly keys: Readonly<Record<string, string>>;
   readonly random: (n: number) => Uint8Array;
+  /**
+   * Builds a faulty layer on purpose (the simulator's cheats only): at `depth`, the first member's box
+   * sealed under a wrong key, or the body encrypted under a key that does not match `keyHash`.
+   */
+  readonly fault?: { readonly depth: number; readonly what: 'box' | 'body' };
 }
 
-/** Wraps `value` for the owner's `others` by the layer plan; returns the outermost layer (depth 0). */
-export function wrap(value: Uint8Array, others: readonly string[], o: WrapOptions): Layer {
+function seal(depth: number, to: readonly string[], inside: Uint8Array, o: WrapOptions): { layer: Layer; seed: string } {
+  const seed = o.random(32);
+  const { scalar: e, pointBytes } = ed25519.utils.getExtendedPublicKey(seed);
+  const contentKey = o.random(32);
+  const boxes = to.map((p, i) => {
+    const key = o.keys[p];
+    if (key === undefined) throw new FairtableError('bad_input', `layers: no key for ${p}`, { field: 'keys' });
+    const shared = keyPoint(key).multiply(e).toBytes();
+    const k = o.fault?.depth === depth && o.fault.what === 'box' && i === 0 ? o.random(32) : boxKey(shared, o.context, depth, p);
+    return toHex(chacha20poly1305(k, ZERO_NONCE).encrypt(contentKey));
+  });
+  const bodyKey = o.fault?.depth === depth && o.fault.what === 'body' ? o.random(32) : contentKey;
+  const layer: Layer = {
+    to: [...to],
+    ephemeral: toHex(pointBytes),
+    pok: toHex(ed25519.sign(placeOf(o.context, depth, to), seed)),
+    boxes,
+    keyHash: keyHashOf(contentKey),
+    body: toHex(chacha20poly1305(bodyKey, ZERO_NONCE).encrypt(inside)),
+  };
+  return { layer, seed: toHex(seed) };
+}
+
+/** Wraps `value` for the owner's `others` by the layer plan: the outer layer (depth 0) and the seeds, outermost first. */
+export function wrap(value: Uint8Array, others: readonly string[], o: WrapOptions): Onion {
   const plan = layerPlan(others);
   const coreDepth = plan.layers.length;
-  let layer = seal(coreDepth, plan.core, value, o);
-  for (let d = coreDepth - 1; d >= 0; d--) layer = seal(d, plan.layers[d]!, utf8(JSON.stringify(layer)), o);
-  return layer;
-}
-
-/** Whether the owner signed `layer` for `context` (anyone can check every layer it is shown). */
-export function layerSigned(layer: Layer, context: string, ownerPublicKey: Uint8Array): boolean {
-  try {
-    const { sig, ...unsigned } = layer;
-    return verify(fromHex(sig, 'sig', 64), signedPart(context, unsigned), ownerPublicKey);
-  } catch {
-    return false;
+  const seeds: string[] = [];
+  let { layer, seed } = seal(coreDepth, plan.core, value, o);
+  seeds.unshift(seed);
+  for (let d = coreDepth - 1; d >= 0; d--) {
+    ({ layer, seed } = seal(d, plan.layers[d]!, utf8(canonicalize(layer)), o));
+    seeds.unshift(seed);
   }
+  return { outer: layer, seeds };
 }
 
-/** A member of `layer.to` recovers the content key it publishes so that anyone can peel the layer. */
-export function layerKey(layer: Layer, member: string, secretKey: Uint8Array, context: string): string {
-  const i = layer.to.indexOf(member);
-  if (i < 0) throw new FairtableError('bad_input', `layers: ${member} cannot open layer ${layer.depth}`, { field: 'member' });
-  return openShare(layer.keys[i]!, secretKey, keyContext(context, layer.depth, member));
+/** Why `value` is not a well-formed layer for `to` at `depth`, or null (checked on every layer as it becomes public). */
+export function layerProblem(value: unknown, depth: number, to: readonly string[], context: string): string | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return `layer ${depth} is not an object`;
+  const l = value as Partial<Record<keyof Layer, unknown>>;
+  if (!Array.isArray(l.to) || canonicalize(l.to) !== canonicalize(to)) return `layer ${depth} is sealed to ${canonicalize(l.to ?? null)}, the plan says ${canonicalize(to)}`;
+  if (!isHex(l.ephemeral, 32) || !isHex(l.pok, 64) || !isHex(l.keyHash, 32) || typeof l.body !== 'string' || !/^(?:[0-9a-f]{2})+$/.test(l.body))
+    return `layer ${depth} lacks an ephemeral key, its proof, a key hash or a body`;
+  if (!Array.isArray(l.boxes) || l.boxes.length !== to.length || !l.boxes.every((b) => isHex(b, 48))) return `layer ${depth} does not seal one key box per member`;
+  try {
+    const E = ed25519.Point.fromHex(l.ephemeral);
+    if (!E.isTorsionFree() || E.equals(ed25519.Point.ZERO)) return `layer ${depth}'s ephemeral key is not a point of the prime-order group`;
+  } catch {
+    return `layer ${depth}'s ephemeral key is not a point`;
+  }
+  if (!ed25519.verify(fromHex(l.pok, 'pok', 64), placeOf(context, depth, to), fromHex(l.ephemeral, 'ephemeral', 32), { zip215: false }))
+    return `layer ${depth}'s ephemeral key does not sign its place: nobody may be asked to exchange with it`;
+  return null;
 }
+
+/** What a member's published exchange shows about a layer. */
+export type PeelResult =
+  /** The member's value is not a·E for its key: the member's fault. */
+  | { readonly kind: 'bad-exchange' }
+  /** The exchange is right and the layer does not open or holds garbage: the owner's fault. */
+  | { readonly kind: 'fault'; readonly why: string }
+  | { readonly kind: 'layer'; readonly layer: Layer }
+  | { readonly kind: 'value'; readonly value: Uint8Array };
 
 /**
- * Anyone, given a published content key: the layer inside (checked as the owner's, one deeper), or at the
- * core, the value. Throws `bad_share` when the key does not open the layer or the inside is not the owner's.
+ * Anyone, given a member's exchange for `layer` (at `depth` of an onion planned by `plan`): whether the member
+ * told the truth, and if so what the layer holds — the next layer (checked), the core's value, or the owner's fault.
  */
-export function peel(
-  layer: Layer,
-  contentKey: string,
-  context: string,
-  ownerPublicKey: Uint8Array,
-  coreDepth: number,
-): { readonly layer: Layer } | { readonly value: Uint8Array } {
-  if (!layerSigned(layer, context, ownerPublicKey))
-    throw new FairtableError('bad_share', `layer ${layer.depth} is not signed by its owner`, { field: 'layer' });
+export function judgePeel(layer: Layer, depth: number, plan: LayerPlan, member: string, memberKey: string, x: Exchange, context: string): PeelResult {
+  const i = layer.to.indexOf(member);
+  if (i < 0 || !exchangeValid(layer.ephemeral, memberKey, x, exchangeContext(context, depth, member))) return { kind: 'bad-exchange' };
+  return openLayer(layer, depth, plan, member, fromHex(x.shared, 'shared', 32), context);
+}
+
+function openLayer(layer: Layer, depth: number, plan: LayerPlan, member: string, shared: Uint8Array, context: string): Exclude<PeelResult, { kind: 'bad-exchange' }> {
+  const i = layer.to.indexOf(member);
+  let contentKey: Uint8Array;
+  try {
+    contentKey = chacha20poly1305(boxKey(shared, context, depth, member), ZERO_NONCE).decrypt(fromHex(layer.boxes[i]!, 'box'));
+  } catch {
+    return { kind: 'fault', why: `${member}'s key box of layer ${depth} does not open with the shared value e·A` };
+  }
+  if (keyHashOf(contentKey) !== layer.keyHash) return { kind: 'fault', why: `${member}'s key box of layer ${depth} holds a key that does not match the layer's key hash` };
   let inside: Uint8Array;
   try {
-    inside = chacha20poly1305(fromHex(contentKey, 'key', 32), ZERO_NONCE).decrypt(fromHex(layer.body, 'body'));
-  } catch (cause) {
-    throw new FairtableError('bad_share', `the published key does not open layer ${layer.depth}`, { field: 'key', cause });
+    inside = chacha20poly1305(contentKey, ZERO_NONCE).decrypt(fromHex(layer.body, 'body'));
+  } catch {
+    return { kind: 'fault', why: `layer ${depth}'s body does not open with the key its hash names` };
   }
-  if (layer.depth === coreDepth) return { value: inside };
-  let next: Layer;
+  if (depth === plan.layers.length) return { kind: 'value', value: inside };
+  let next: unknown;
   try {
-    next = JSON.parse(fromUtf8(inside)) as Layer;
-  } catch (cause) {
-    throw new FairtableError('bad_share', `layer ${layer.depth} holds no layer`, { field: 'layer', cause });
+    next = JSON.parse(fromUtf8(inside));
+  } catch {
+    return { kind: 'fault', why: `layer ${depth} holds no layer` };
   }
-  if (next.depth !== layer.depth + 1 || !layerSigned(next, context, ownerPublicKey)) {
-    throw new FairtableError('bad_share', `layer ${layer.depth} holds a layer its owner did not sign at depth ${layer.depth + 1}`, { field: 'layer' });
-  }
-  return { layer: next };
+  const problem = layerProblem(next, depth + 1, membersAt(plan, depth + 1), context);
+  return problem === null ? { kind: 'layer', layer: next as Layer } : { kind: 'fault', why: `layer ${depth} holds a bad layer: ${problem}` };
 }
 
 /**
- * The seed's background check: peels every layer with the members' help (`open(layer)` gives the content
- * key a member publishes) and says whether the value inside is the one the owner revealed.
+ * The seed's background check, from the seeds the owner publishes with its reveal: every layer's ephemeral
+ * key and proof, every member's box and every body, down to the core, which must be `revealed`. Null when all
+ * is well, else the owner's fault.
  */
-export function insideIs(
+export function onionProblem(
   outer: Layer,
-  revealed: Uint8Array,
+  seeds: readonly string[],
   others: readonly string[],
+  keys: Readonly<Record<string, string>>,
   context: string,
-  ownerPublicKey: Uint8Array,
-  open: (layer: Layer) => string,
-): boolean {
-  const coreDepth = layerPlan(others).layers.length;
+  revealed: Uint8Array,
+): string | null {
+  const plan = layerPlan(others);
+  if (seeds.length !== plan.layers.length + 1 || !seeds.every((s) => isHex(s, 32))) return `the reveal carries ${seeds.length} layer seeds, the onion has ${plan.layers.length + 1} layers`;
   let layer = outer;
-  if (layer.depth !== 0) return false;
-  for (;;) {
-    const r = peel(layer, open(layer), context, ownerPublicKey, coreDepth);
-    if ('value' in r) return toHex(r.value) === toHex(revealed);
-    layer = r.layer;
+  for (let depth = 0; ; depth++) {
+    const seed = fromHex(seeds[depth]!, 'seed', 32);
+    const { scalar: e, pointBytes } = ed25519.utils.getExtendedPublicKey(seed);
+    if (toHex(pointBytes) !== layer.ephemeral) return `seed ${depth} is not layer ${depth}'s ephemeral key`;
+    // Ed25519 signatures are deterministic: the proof is re-made from the seed rather than verified.
+    if (toHex(ed25519.sign(placeOf(context, depth, layer.to), seed)) !== layer.pok) return `layer ${depth}'s proof is not its ephemeral key's signature of its place`;
+    let result: ReturnType<typeof openLayer> | null = null;
+    for (const member of layer.to) {
+      const key = keys[member];
+      if (key === undefined) return `layer ${depth} is sealed to ${member}, who has no key`;
+      const r = openLayer(layer, depth, plan, member, keyPoint(key).multiplyUnsafe(e).toBytes(), context);
+      if (r.kind === 'fault') return r.why;
+      result = r;
+    }
+    if (result === null) return `layer ${depth} has no member`;
+    if (result.kind === 'value') return equalBytes(result.value, revealed) ? null : `the value inside the layers is not the one revealed`;
+    layer = result.layer;
   }
 }
