@@ -117,6 +117,8 @@ export type ViolationCode =
   | 'position_mismatch'
   // escrow (docs/spec/escrow.md): a published share that does not match its dealer's commitments
   | 'bad_share'
+  // layered escrow (docs/spec/escrow.md §3): an onion its owner sealed wrong, or whose core is not the value revealed
+  | 'bad_layer'
   // the orderer, named by its own receipts (docs/spec/relay.md §9)
   | 'relay_forked'
   | 'relay_censored'
