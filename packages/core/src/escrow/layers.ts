@@ -24,7 +24,7 @@ import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { equalBytes, fromHex, fromUtf8, isHex, toHex, utf8 } from '../bytes.js';
+import { concatBytes, equalBytes, fromHex, fromUtf8, isHex, toHex, u32be, utf8 } from '../bytes.js';
 import { FairtableError } from '../errors.js';
 import { hashJson, taggedHash } from '../hash.js';
 import { canonicalize } from '../jcs.js';
@@ -41,7 +41,7 @@ export interface Layer {
   readonly boxes: readonly string[];
   /** H("layer-key", content key): the one key that opens `body`. */
   readonly keyHash: string;
-  /** The inside, encrypted under the content key: the next layer's canonical JSON, or at the core the value. */
+  /** The inside, encrypted under the content key: the next layer (`encodeLayer`), or at the core the value. */
   readonly body: string;
 }
 
@@ -56,6 +56,31 @@ export interface LayerPlan {
 export interface Onion {
   readonly outer: Layer;
   readonly seeds: readonly string[];
+}
+
+/**
+ * A layer as the inside of the one around it: a 4-byte big-endian length, the canonical JSON of its other
+ * members, then the body's raw bytes. Raw, not hex in JSON: each layer then adds a constant to the onion
+ * rather than doubling it.
+ */
+export function encodeLayer(layer: Layer): Uint8Array {
+  const { body, ...head } = layer;
+  const h = utf8(canonicalize(head));
+  return concatBytes(u32be(h.length), h, fromHex(body, 'body'));
+}
+
+/** The layer `encodeLayer` wrote, or null when the bytes are not one. */
+export function decodeLayer(bytes: Uint8Array): unknown {
+  try {
+    if (bytes.length < 4) return null;
+    const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(0);
+    if (4 + n > bytes.length) return null;
+    const head = JSON.parse(fromUtf8(bytes.subarray(4, 4 + n))) as unknown;
+    if (head === null || typeof head !== 'object' || Array.isArray(head) || 'body' in head) return null;
+    return { ...head, body: toHex(bytes.subarray(4 + n)) };
+  } catch {
+    return null;
+  }
 }
 
 /** The layers for an owner whose others are `others` (docs/spec/escrow.md §3). */
@@ -126,7 +151,7 @@ export function wrap(value: Uint8Array, others: readonly string[], o: WrapOption
   let { layer, seed } = seal(coreDepth, plan.core, value, o);
   seeds.unshift(seed);
   for (let d = coreDepth - 1; d >= 0; d--) {
-    ({ layer, seed } = seal(d, plan.layers[d]!, utf8(canonicalize(layer)), o));
+    ({ layer, seed } = seal(d, plan.layers[d]!, encodeLayer(layer), o));
     seeds.unshift(seed);
   }
   return { outer: layer, seeds };
@@ -186,12 +211,8 @@ function openLayer(layer: Layer, depth: number, plan: LayerPlan, member: string,
     return { kind: 'fault', why: `layer ${depth}'s body does not open with the key its hash names` };
   }
   if (depth === plan.layers.length) return { kind: 'value', value: inside };
-  let next: unknown;
-  try {
-    next = JSON.parse(fromUtf8(inside));
-  } catch {
-    return { kind: 'fault', why: `layer ${depth} holds no layer` };
-  }
+  const next = decodeLayer(inside);
+  if (next === null) return { kind: 'fault', why: `layer ${depth} holds no layer` };
   const problem = layerProblem(next, depth + 1, membersAt(plan, depth + 1), context);
   return problem === null ? { kind: 'layer', layer: next as Layer } : { kind: 'fault', why: `layer ${depth} holds a bad layer: ${problem}` };
 }

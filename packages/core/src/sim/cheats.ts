@@ -206,10 +206,12 @@ export function cheatHook(cheat: Cheat, deps: CheatDeps): OutgoingHook | undefin
     case 'layers-inside-differs': {
       // The owner's onion swapped for one it built wrong; the seeds of that onion go out with its reveal.
       let seeds: readonly string[] | null = null;
+      let round: unknown = null;
       const withholds = cheat !== 'layers-inside-differs';
       return {
         body: (b, seat) => {
           if (b.type === 'commit' && b.onion !== undefined && seeds === null) {
+            round = b.round;
             const place = onionPlace(seat, b.round as number);
             const inside =
               cheat === 'layers-inside-differs'
@@ -225,7 +227,7 @@ export function cheatHook(cheat: Cheat, deps: CheatDeps): OutgoingHook | undefin
             seeds = onion.seeds;
             return { ...b, onion: onion.outer as unknown as JsonValue };
           }
-          if (b.type === 'reveal' && seeds !== null) return withholds ? null : { ...b, seeds: [...seeds] };
+          if (b.type === 'reveal' && seeds !== null && b.round === round) return withholds ? null : { ...b, seeds: [...seeds] };
           return b;
         },
       };

@@ -13,6 +13,10 @@
  * nothing is named by the deadline mechanism and its power gets the same defaults; a seat that signs
  * another position is named (`position_mismatch`). The machine never sees how the commitments were
  * collected: sealed or not, it waits for all of them.
+ *
+ * Escrow of the orders commitments is a game parameter: `threshold` (k of the others open a withheld reveal
+ * from shares) or `layers` (seed 003's onion, docs/spec/escrow.md §3.4: each commit carries it, each reveal
+ * its seeds for the background check, and a withheld reveal is peeled one layer per step by proven exchanges).
  */
 import { toHex } from '@fairtable/core/bytes.js';
 import { commit, opens, type Opening } from '@fairtable/core/commitment.js';
@@ -46,8 +50,24 @@ import type { GameMap } from '../map.js';
 import { positionHash, startingPosition, type Position } from '../position.js';
 import { standardMap } from '../standard.js';
 import { orderChoices } from './options.js';
+import { judgePeel, layerPlan, layerProblem, membersAt, onionProblem, wrap, exchangeContext, type Layer } from '@fairtable/core/escrow/layers.js';
 
-export type Step = 'commit' | 'claim' | 'reveal' | 'open' | 'sign' | 'done';
+/** `peel/<depth>`: each layer of a withheld onion is a step of its own, so a deadline claim on one is stale on the next. */
+export type Step = 'commit' | 'claim' | 'reveal' | 'open' | `peel/${number}` | 'sign' | 'done';
+const isPeel = (s: DiplomacyState): boolean => s.phase.startsWith('peel/');
+
+/** A withheld reveal being peeled: the layer public now, who answered, and what the answers showed. */
+export interface DiplomacyPeel {
+  power: string;
+  depth: number;
+  layer: Layer;
+  answered: string[];
+  next: Layer | null;
+  /** The orders file from the core, once it opened the owner's commitment. */
+  value: string | null;
+  /** The owner was named for garbage in this onion (or a core that does not open its commitment). */
+  faulted: boolean;
+}
 
 /** What a committer publishes with its commitment when escrow is on (docs/spec/escrow.md §1). */
 export interface EscrowBody {
@@ -73,6 +93,8 @@ export interface DiplomacyState {
   readonly years: number;
   /** Threshold escrow of every orders commitment: k of the other players open a withheld reveal; null when off. */
   readonly escrow: { readonly k: number } | null;
+  /** Seed 003's layered escrow of every orders commitment (docs/spec/escrow.md §3.4). */
+  readonly layered: boolean;
   /** Each player's fairtable public key (hex), to seal escrow shares to. */
   readonly keys: Readonly<Record<string, string>>;
   /** The players in seat order; a player's number in the preference notation is its seat + 1. */
@@ -105,10 +127,16 @@ export interface DiplomacyState {
   escrows: Record<string, EscrowBody>;
   /** Withheld reveals being opened: by dealer, its power, the valid shares by opener, and who has answered. */
   opening: Record<string, { power: string; shares: Record<string, string>; answered: string[] }>;
+  /** Layers: this round's outer layers by committer, with their commits' log lines. */
+  onions: Record<string, { layer: Layer; line: number }>;
+  /** Layers: withheld reveals being peeled, by owner. */
+  peeling: Record<string, DiplomacyPeel>;
+  /** Layers: members named this round for a refused or wrong peel; they are asked no more (one timeout each, not one a layer). */
+  unwilling: string[];
   contests: Contest[];
   forfeits: { player: string; code: ViolationCode }[];
   me: string | null;
-  mine: { round: number; opening: Opening } | null;
+  mine: { round: number; opening: Opening; seeds?: string[] } | null;
 }
 
 const purpose = (round: number): string => `diplomacy/${round}`;
@@ -130,6 +158,9 @@ function copy(s: DiplomacyState): DiplomacyState {
     opening: Object.fromEntries(Object.entries(s.opening).map(([d, o]) => [d, { ...o, shares: { ...o.shares }, answered: [...o.answered] }])),
     contests: [...s.contests],
     forfeits: [...s.forfeits],
+    onions: { ...s.onions },
+    peeling: Object.fromEntries(Object.entries(s.peeling).map(([k, v]) => [k, { ...v, answered: [...v.answered] }])),
+    unwilling: [...s.unwilling],
   };
 }
 
@@ -181,7 +212,11 @@ function missing(s: DiplomacyState): string[] {
       );
     case 'sign':
       return s.active.filter((p) => s.signs[p] === undefined);
-    case 'done':
+    default:
+      if (isPeel(s)) {
+        const late = new Set(Object.keys(s.peeling).flatMap((o) => askedToPeel(s, o)));
+        return s.active.filter((p) => late.has(p));
+      }
       return [];
   }
 }
@@ -209,6 +244,9 @@ function startRound(s: DiplomacyState, time: number): void {
   s.signs = {};
   s.escrows = {};
   s.opening = {};
+  s.onions = {};
+  s.peeling = {};
+  s.unwilling = [];
   s.next = null;
 }
 
@@ -236,7 +274,7 @@ function forfeit(s: DiplomacyState, st: Stepper, player: string, code: Violation
 }
 
 /** Moves the round on while nobody is missing; sends the local player's part of each step it enters. */
-function advance(s: DiplomacyState, st: Stepper, time: number): void {
+function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx): void {
   for (;;) {
     if (s.phase === 'done' || missing(s).length > 0) return;
     if (s.phase === 'commit') {
@@ -247,7 +285,14 @@ function advance(s: DiplomacyState, st: Stepper, time: number): void {
     } else if (s.phase === 'claim') {
       enter(s, 'reveal', time);
       if (s.me !== null && s.claims[s.me] !== undefined && s.mine !== null && s.mine.round === s.round)
-        st.send({ type: 'reveal', round: s.round, opening: s.mine.opening as unknown as JsonValue });
+        st.send({
+          type: 'reveal',
+          round: s.round,
+          opening: s.mine.opening as unknown as JsonValue,
+          ...(s.mine.seeds === undefined ? {} : { seeds: [...s.mine.seeds] }),
+        });
+    } else if (isPeel(s)) {
+      settlePeel(s, st, ctx, time);
     } else if (s.phase === 'reveal' || s.phase === 'open') {
       if (s.stage === 'assign') finishAssignment(s, st, time);
       else {
@@ -273,11 +318,16 @@ function advance(s: DiplomacyState, st: Stepper, time: number): void {
   }
 }
 
-/** The escrow parameter: `escrow: "threshold"` with `threshold` k (default: a majority of the other players). */
+/** The escrow parameter: `escrow: "threshold"` with `threshold` k (default: a majority of the other players), or `"layers"`. */
 function escrowParam(params: { readonly [key: string]: JsonValue }, players: number): { k: number } | null {
   const kind = params.escrow ?? 'none';
   if (kind === 'none') return null;
-  if (kind !== 'threshold') throw new FairtableError('bad_input', 'parameter escrow must be "none" or "threshold"', { field: 'escrow' });
+  if (kind === 'layers') {
+    if (params.threshold !== undefined) throw new FairtableError('bad_input', 'parameter threshold is for escrow "threshold"; layers have none', { field: 'threshold' });
+    if (players < 2) throw new FairtableError('out_of_range', 'escrow needs at least two players', { field: 'escrow' });
+    return null;
+  }
+  if (kind !== 'threshold') throw new FairtableError('bad_input', 'parameter escrow must be "none", "threshold" or "layers"', { field: 'escrow' });
   const others = players - 1;
   if (others < 1) throw new FairtableError('out_of_range', 'escrow needs at least two players', { field: 'escrow' });
   return { k: intParam(params, 'threshold', Math.floor(others / 2) + 1, 1, others) };
@@ -486,6 +536,7 @@ export const diplomacy: Machine<DiplomacyState> = {
       typos,
       years: intParam(setup.params, 'years', 2, 1, 200),
       escrow: escrowParam(setup.params, players.length),
+      layered: setup.params.escrow === 'layers',
       keys: Object.fromEntries(setup.players.map((p) => [p.id, p.key])),
       players,
       active: [...players],
@@ -505,6 +556,9 @@ export const diplomacy: Machine<DiplomacyState> = {
       signs: {},
       escrows: {},
       opening: {},
+      onions: {},
+      peeling: {},
+      unwilling: [],
       contests: [],
       orders: {},
       excused: {},
@@ -543,12 +597,20 @@ export const diplomacy: Machine<DiplomacyState> = {
       const c = commit({ game: s.gameId, player: s.me!, purpose: purpose(s.round) }, value, ctx.random);
       s.mine = { round: s.round, opening: c.opening };
       const escrow = s.stage === 'play' && s.escrow !== null ? escrowOf(s, c.opening, ctx) : null;
+      let onion: Layer | null = null;
+      if (s.stage === 'play' && s.layered) {
+        const others = s.players.filter((p) => p !== s.me);
+        const o = wrap(utf8(canonicalize(c.opening as unknown as JsonValue)), others, { context: layerContext(s, s.round, s.me!), keys: s.keys, random: ctx.random });
+        s.mine = { ...s.mine, seeds: [...o.seeds] };
+        onion = o.outer;
+      }
       st.send({
         type: 'commit',
         round: s.round,
         label: s.stage === 'assign' ? 'powers' : phaseLabel(s.position),
         commitment: c.commitment,
         ...(escrow === null ? {} : { escrow: escrow as unknown as JsonValue }),
+        ...(onion === null ? {} : { onion: onion as unknown as JsonValue }),
       });
     });
   },
@@ -561,7 +623,14 @@ export const diplomacy: Machine<DiplomacyState> = {
     if (body.type === 'setup' || !state.active.includes(from) || state.phase === 'done') return st.result(state);
     if (typeof body.round === 'number' && body.round < state.round) return st.result(state); // overtaken: stale, not a fault
     // A player the deadline already named for this round takes no further part in it: what it sends late changes nothing.
-    if (body.round === state.round && state.excused[from] === true && body.type !== 'sign' && body.type !== 'share' && body.type !== 'deadline')
+    if (
+      body.round === state.round &&
+      state.excused[from] === true &&
+      body.type !== 'sign' &&
+      body.type !== 'share' &&
+      body.type !== 'peel' &&
+      body.type !== 'deadline'
+    )
       return st.result(state);
     const s = copy(state);
     const time = msg.time;
@@ -587,12 +656,15 @@ export const diplomacy: Machine<DiplomacyState> = {
             msg,
             `${from}'s commitment carries no escrow of ${s.escrow.k} commitments and ${s.players.length - 1} sealed shares`,
           );
+        else if (s.stage === 'play' && s.layered && onionAtCommit(s, from, body.onion) !== null)
+          st.violation('bad_layer', from, msg, onionAtCommit(s, from, body.onion)!);
         else if (Object.values(s.commits).includes(body.commitment)) {
           st.violation('copied_commitment', from, msg, `${from} copied another player's commitment in round ${round}`);
         } else {
           s.commits[from] = body.commitment;
           if (s.stage === 'play' && s.escrow !== null) s.escrows[from] = body.escrow as unknown as EscrowBody;
-          advance(s, st, time);
+          if (s.stage === 'play' && s.layered) s.onions[from] = { layer: body.onion as unknown as Layer, line: msg.line };
+          advance(s, st, time, ctx);
         }
         break;
       }
@@ -612,8 +684,13 @@ export const diplomacy: Machine<DiplomacyState> = {
             if (typeof body.share === 'string' && verifyShare(seat, body.share, s.escrows[dealer]!.commitments)) o.shares[from] = body.share;
             else st.violation('bad_share', from, msg, `${from}'s share of ${dealer}'s escrow does not match ${dealer}'s published commitments (seat ${seat})`);
           }
-          advance(s, st, time);
+          advance(s, st, time, ctx);
         }
+        break;
+      }
+      case 'peel': {
+        if (wrongRound()) break;
+        stepPeel(s, st, msg, body, ctx);
         break;
       }
       case 'claim': {
@@ -630,10 +707,10 @@ export const diplomacy: Machine<DiplomacyState> = {
             `${from} claimed commitment ${String(body.commitment)} on set ${String(body.commitSet)}; the log has ${s.commits[from]} on ${s.commitSet}`,
           );
           s.excused[from] = true;
-          advance(s, st, time);
+          advance(s, st, time, ctx);
         } else {
           s.claims[from] = true;
-          advance(s, st, time);
+          advance(s, st, time, ctx);
         }
         break;
       }
@@ -662,7 +739,7 @@ export const diplomacy: Machine<DiplomacyState> = {
               rerunAssignment(s, time);
             } else {
               s.reveals[from] = read as unknown as JsonValue;
-              advance(s, st, time);
+              advance(s, st, time, ctx);
             }
           } else {
             const power = s.powers[from]!;
@@ -675,9 +752,12 @@ export const diplomacy: Machine<DiplomacyState> = {
                 `${from}'s orders for ${power} in ${phaseLabel(s.position)} do not match its commitment ${s.commits[from]}: all of ${power}'s units take the rules' defaults (hold, disband, waive)`,
               );
               s.reveals[from] = [];
-            } else s.reveals[from] = ordersIn(value);
+            } else {
+              s.reveals[from] = ordersIn(value);
+              if (s.layered && s.onions[from] !== undefined) backgroundCheck(s, st, msg, from, body);
+            }
             s.orders[power] = s.reveals[from] as string[];
-            advance(s, st, time);
+            advance(s, st, time, ctx);
           }
         }
         break;
@@ -697,7 +777,7 @@ export const diplomacy: Machine<DiplomacyState> = {
             );
           }
           s.signs[from] = typeof body.position === 'string' ? body.position : '';
-          advance(s, st, time);
+          advance(s, st, time, ctx);
         }
         break;
       }
@@ -722,17 +802,25 @@ export const diplomacy: Machine<DiplomacyState> = {
               const power = s.powers[p];
               forfeit(s, st, p, 'withheld');
               if (s.escrow !== null && power !== undefined && s.escrows[p] !== undefined) s.opening[p] = { power, shares: {}, answered: [] };
+              const onion = s.onions[p];
+              if (s.layered && power !== undefined && onion !== undefined)
+                s.peeling[p] = { power, depth: 0, layer: onion.layer, answered: [], next: null, value: null, faulted: false };
             }
             if (Object.keys(s.opening).length > 0) {
               enter(s, 'open', time);
               sendShares(s, st, ctx);
+            } else if (Object.keys(s.peeling).length > 0) {
+              enter(s, 'peel/0', time);
+              sendPeels(s, st, ctx);
             }
           } else if (step === 'open') {
             for (const p of late) for (const o of Object.values(s.opening)) if (!o.answered.includes(p)) o.answered.push(p);
+          } else if (isPeel(s)) {
+            s.unwilling.push(...late);
           } else if (step === 'sign') {
             for (const p of late) s.signs[p] = '';
           }
-          advance(s, st, time);
+          advance(s, st, time, ctx);
         } else st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the diplomacy rules do not know`);
       }
     }
@@ -748,13 +836,13 @@ export const diplomacy: Machine<DiplomacyState> = {
     );
   },
 
-  penalize(state: DiplomacyState, player: string, code: ViolationCode, _line: number, _ctx: Ctx, time: number): StepResult<DiplomacyState> {
+  penalize(state: DiplomacyState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<DiplomacyState> {
     const st = new Stepper();
     if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
     const s = copy(state);
     forfeit(s, st, player, code);
     if (s.stage === 'assign' && s.phase === 'reveal' && Object.keys(s.reveals).length > 0) rerunAssignment(s, time);
-    else advance(s, st, time);
+    else advance(s, st, time, ctx);
     return st.result(s);
   },
 
@@ -775,3 +863,117 @@ export const diplomacy: Machine<DiplomacyState> = {
     };
   },
 };
+
+// Seed 003's layers (docs/spec/escrow.md §3.4).
+
+const layerContext = (s: DiplomacyState, round: number, owner: string): string => `diplomacy/${s.gameId}/${round}/${owner}`;
+const othersOf = (s: DiplomacyState, owner: string): string[] => s.players.filter((p) => p !== owner);
+
+/** Why a commit's outer layer cannot be used, or null: checked by everyone as the commit arrives. */
+function onionAtCommit(s: DiplomacyState, owner: string, onion: unknown): string | null {
+  if (onion === undefined) return `${owner}'s commitment carries no onion, and this game escrows every orders commitment in layers`;
+  const problem = layerProblem(onion, 0, membersAt(layerPlan(othersOf(s, owner)), 0), layerContext(s, s.round, owner));
+  return problem === null ? null : `${owner}'s onion: ${problem}`;
+}
+
+/** The seed's background check on every reveal: the seeds open every layer, and the core is the opening revealed. */
+function backgroundCheck(s: DiplomacyState, st: Stepper, msg: Accepted, owner: string, body: { readonly [key: string]: unknown }): void {
+  const seeds = Array.isArray(body.seeds) ? (body.seeds as string[]) : [];
+  const o = body.opening as Opening;
+  const problem = onionProblem(
+    s.onions[owner]!.layer,
+    seeds,
+    othersOf(s, owner),
+    s.keys,
+    layerContext(s, s.round, owner),
+    utf8(canonicalize({ nonce: o.nonce, value: o.value })),
+  );
+  // Its orders opened their commitment and stand; the onion it sealed would not have opened them.
+  if (problem !== null)
+    st.violation('bad_layer', owner, msg, `${owner}'s onion of round ${s.round} fails the background check: ${problem}`, [
+      { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion; the reveal publishes its seeds` },
+    ]);
+}
+
+/** The members of `owner`'s current layer still to answer: those still in the game. */
+function askedToPeel(s: DiplomacyState, owner: string): string[] {
+  const p = s.peeling[owner];
+  if (p === undefined || p.value !== null || p.faulted) return [];
+  return p.layer.to.filter((m) => s.active.includes(m) && !s.unwilling.includes(m) && !p.answered.includes(m));
+}
+
+function sendPeels(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined): void {
+  const me = s.me;
+  if (me === null || ctx?.exchange === undefined) return;
+  for (const [owner, p] of Object.entries(s.peeling)) {
+    if (!askedToPeel(s, owner).includes(me)) continue;
+    const x = ctx.exchange(p.layer.ephemeral, exchangeContext(layerContext(s, s.round, owner), p.depth, me));
+    st.send({ type: 'peel', round: s.round, owner, depth: p.depth, shared: x.shared, proof: x.proof });
+  }
+}
+
+function stepPeel(s: DiplomacyState, st: Stepper, msg: Accepted, body: { readonly [key: string]: unknown }, ctx: Ctx): void {
+  const from = msg.envelope.from;
+  const owner = String(body.owner);
+  const p = s.peeling[owner];
+  // A resend, or an answer the deadline or a partner's answer overtook: changes nothing.
+  if (p !== undefined && (p.answered.includes(from) || (typeof body.depth === 'number' && body.depth < p.depth) || p.faulted || p.value !== null)) return;
+  if (!isPeel(s) || p === undefined || body.depth !== p.depth || !askedToPeel(s, owner).includes(from)) {
+    st.violation('out_of_turn', from, msg, `${from} peeled layer ${String(body.depth)} of ${owner}'s orders, which nobody asked of it in round ${s.round}`);
+    return;
+  }
+  p.answered.push(from);
+  const context = layerContext(s, s.round, owner);
+  const r = judgePeel(p.layer, p.depth, layerPlan(othersOf(s, owner)), from, s.keys[from]!, { shared: String(body.shared), proof: String(body.proof) }, context);
+  const evidence = [{ line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion's outer layer` }];
+  if (r.kind === 'bad-exchange') {
+    st.violation('bad_share', from, msg, `${from}'s exchange for layer ${p.depth} of ${owner}'s orders is not a·E for its key (the proof fails)`);
+    s.unwilling.push(from);
+  } else if (r.kind === 'fault') {
+    st.violation('bad_layer', owner, msg, `${owner} sealed garbage in its onion of round ${s.round}: ${r.why} (shown by ${from}'s proven exchange)`, evidence);
+    // A bad box leaves the partner's box; anything else is the same for both, and the onion is shut.
+    if (!/key box/.test(r.why)) p.faulted = true;
+  } else if (r.kind === 'layer') p.next = r.layer;
+  else {
+    const opening = readOpening(r.value);
+    const value = (opening as { value?: unknown } | null)?.value;
+    if (opens({ game: s.gameId, player: owner, purpose: purpose(s.round) }, s.commits[owner]!, opening) && typeof value === 'string') p.value = value;
+    else {
+      st.violation('bad_layer', owner, msg, `the core of ${owner}'s onion of round ${s.round} does not open its commitment ${s.commits[owner]}`, evidence);
+      p.faulted = true;
+    }
+  }
+  advance(s, st, msg.time, ctx);
+}
+
+/** Every asked member has answered: each onion goes one layer deeper, or its orders are opened, or it is shut. */
+function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, time: number): void {
+  let deeper = false;
+  for (const [owner, p] of Object.entries(s.peeling)) {
+    if (p.value !== null || p.faulted) continue;
+    if (p.next !== null) {
+      s.peeling[owner] = { ...p, depth: p.depth + 1, layer: p.next, answered: [], next: null };
+      deeper = true;
+    } else p.faulted = true; // nobody opened it: both members refused or left
+  }
+  if (deeper) {
+    enter(s, `peel/${Number(s.phase.slice(5)) + 1}`, time);
+    sendPeels(s, st, ctx);
+    return;
+  }
+  for (const [owner, p] of Object.entries(s.peeling)) {
+    if (p.value !== null) {
+      s.orders[p.power] = ordersIn(p.value);
+      st.emit({ type: 'escrow-opened', player: owner, power: p.power, orders: s.orders[p.power]! });
+    } else st.emit({ type: 'escrow-failed', player: owner, power: p.power, depth: p.depth });
+  }
+  resolvePhase(s, st, time);
+}
+
+function readOpening(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return null;
+  }
+}
