@@ -101,7 +101,9 @@ line('target: under 1 s per 100-phase game in Node', node < 1000 && browser < 10
 // each seat's own calls are timed, so the figure is the computation one player's device does.
 const PHASE_ROUNDS = Number(process.env.DIPLOMACY_PHASE_ROUNDS ?? 20);
 
-function movementPhase(gameSeed: number, verify: VerifyFn | undefined, escrow: boolean): { cpu: number[]; lines: number } {
+type Escrow = 'none' | 'threshold' | 'layers';
+
+function movementPhase(gameSeed: number, verify: VerifyFn | undefined, escrow: Escrow): { cpu: number[]; lines: number } {
   const ids = Array.from({ length: 7 }, (_, i) => `p${i}`);
   const seed = new Uint8Array(32).fill(gameSeed % 256);
   const keys = ids.map((_, i) => simKeys(seed, i));
@@ -110,7 +112,7 @@ function movementPhase(gameSeed: number, verify: VerifyFn | undefined, escrow: b
       {
         protocol: 'diplomacy',
         game: null,
-        params: { assign: 'fixed', years: 1, timeoutMs: 60_000, escrow: escrow ? 'threshold' : 'none' },
+        params: { assign: 'fixed', years: 1, timeoutMs: 60_000, escrow },
         players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
         nonce: toHex(seed),
         created: 0,
@@ -169,18 +171,19 @@ function movementPhase(gameSeed: number, verify: VerifyFn | undefined, escrow: b
 }
 
 /**
- * Plain and escrowed phases interleaved round by round, so that the load of this shared machine weighs on
- * both alike; the escrow's cost is the difference of the two medians, and of the two sums.
+ * Plain, threshold and layered phases interleaved round by round, so that the load of this shared machine
+ * weighs on all alike; each escrow's cost is the difference of the medians, and of the sums.
  */
-function phaseFigures(label: string, verify: VerifyFn | undefined): { plain: number; escrow: number } {
-  for (let i = 0; i < 3; i++) for (const escrow of [false, true]) movementPhase(100 + i, verify, escrow); // warm-up
-  const runs = { plain: [] as number[], escrow: [] as number[] };
+function phaseFigures(label: string, verify: VerifyFn | undefined): { plain: number; escrow: number; layers: number } {
+  const kinds: Escrow[] = ['none', 'threshold', 'layers'];
+  for (let i = 0; i < 3; i++) for (const escrow of kinds) movementPhase(100 + i, verify, escrow); // warm-up
+  const runs = { plain: [] as number[], escrow: [] as number[], layers: [] as number[] };
   let lines = 0;
   for (let r = 0; r < PHASE_ROUNDS; r++) {
-    for (const escrow of [false, true]) {
+    for (const escrow of kinds) {
       const m = movementPhase(1 + r, verify, escrow);
-      runs[escrow ? 'escrow' : 'plain'].push(...m.cpu);
-      lines = m.lines;
+      runs[escrow === 'none' ? 'plain' : escrow === 'threshold' ? 'escrow' : 'layers'].push(...m.cpu);
+      if (escrow === 'none') lines = m.lines;
     }
   }
   const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -192,7 +195,12 @@ function phaseFigures(label: string, verify: VerifyFn | undefined): { plain: num
     '  escrow cost per player (4 commitments, 6 sealed shares)',
     `${(median(runs.escrow) - median(runs.plain)).toFixed(1)} ms by the medians, ${((sum(runs.escrow) - sum(runs.plain)) / runs.plain.length).toFixed(1)} ms by the means`,
   );
-  return { plain: median(runs.plain), escrow: median(runs.escrow) };
+  line("  the same with seed 003's layers (7 layers, 16 boxes), interleaved", show(runs.layers));
+  line(
+    '  layers cost per player (wrap, outer-layer checks, the background check of 6 onions)',
+    `${(median(runs.layers) - median(runs.plain)).toFixed(1)} ms by the medians, ${((sum(runs.layers) - sum(runs.plain)) / runs.plain.length).toFixed(1)} ms by the means`,
+  );
+  return { plain: median(runs.plain), escrow: median(runs.escrow), layers: median(runs.layers) };
 }
 
 configure({ sha256: (data) => nobleSha256(data) });
@@ -217,3 +225,4 @@ line(
 );
 // The median player, in each path; the max above shows this shared machine's noise (GC, other processes).
 line('target: under 200 ms of computation per player with escrow (median)', noblePhase.escrow < 200 && nativePhase.escrow < 200 ? 'met' : 'NOT met');
+line('target: under 200 ms per player with layered escrow (median)', noblePhase.layers < 200 && nativePhase.layers < 200 ? 'met' : 'NOT met');

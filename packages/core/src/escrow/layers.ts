@@ -10,12 +10,14 @@
  * of its own (§3.1).
  *
  * "Encrypt to a set" is one layer any member opens: a fresh 32-byte content key encrypts the inside, and is
- * sealed to each member under a key derived from e·A_i (A_i the member's fairtable key, e the layer's
- * ephemeral Ed25519 key). A member peels by publishing a·E with a Chaum–Pedersen proof (dleq.ts): anyone
- * then opens the box and the layer, or sees that the owner sealed garbage — the owner is named on that
- * evidence, and a member who publishes a wrong value is named instead. The ephemeral key signs the layer's
- * place (context, depth, members): proof that the owner knows e, so nobody can copy another box's ephemeral
- * into a layer and have a member publish the shared value of that other box.
+ * sealed to each member under a key derived from e·A_i, the depth and the member (A_i the member's fairtable
+ * key, e the onion's one ephemeral Ed25519 key). A member peels by publishing a·E once, with a
+ * Chaum–Pedersen proof (dleq.ts): anyone then opens every box of that member, layer after layer as each
+ * becomes public, or sees that the owner sealed garbage — the owner is named on that evidence, and a member
+ * who publishes a wrong value is named instead. One ephemeral key serves every layer: a member's value opens
+ * its boxes of the inner layers early, but those are inside the outer ones and public no sooner. The
+ * ephemeral key signs the onion's context: proof that the owner knows e, so nobody can copy another box's
+ * ephemeral into an onion and have a member publish the shared value of that other box.
  *
  * The layer plan for the others o1..om (in the setup's order) walks their ring: outermost (o1, om), then
  * (o1, o2), (o2, o3), …, (om−1, om) innermost; the core goes to every other player but the innermost pair.
@@ -30,19 +32,24 @@ import { hashJson, taggedHash } from '../hash.js';
 import { canonicalize } from '../jcs.js';
 import { exchangeValid, keyPoint, type Exchange } from './dleq.js';
 
-/** One layer: who can open it, the ephemeral key and its proof, the content key sealed to each, its hash, the inside. */
+/** One layer: who can open it, the content key sealed to each, its hash, and the inside. */
 export interface Layer {
   readonly to: readonly string[];
-  /** E = e·G, the layer's ephemeral Ed25519 public key (hex). */
-  readonly ephemeral: string;
-  /** The ephemeral key's Ed25519 signature over the layer's place (`placeOf`). */
-  readonly pok: string;
   /** The content key sealed to each member of `to`, in order (ChaCha20-Poly1305, zero nonce: each key once). */
   readonly boxes: readonly string[];
   /** H("layer-key", content key): the one key that opens `body`. */
   readonly keyHash: string;
   /** The inside, encrypted under the content key: the next layer (`encodeLayer`), or at the core the value. */
   readonly body: string;
+}
+
+/** What an owner publishes with its commitment: the ephemeral key, its proof, and the outer layer. */
+export interface OnionHead {
+  /** E = e·G, the onion's ephemeral Ed25519 public key (hex). */
+  readonly ephemeral: string;
+  /** The ephemeral key's Ed25519 signature over the onion's context (`placeOf`). */
+  readonly pok: string;
+  readonly layer: Layer;
 }
 
 export interface LayerPlan {
@@ -52,10 +59,10 @@ export interface LayerPlan {
   readonly core: readonly string[];
 }
 
-/** An owner's onion: the outer layer (published with the commitment) and each depth's ephemeral seed (kept until the reveal). */
+/** An owner's onion: the head (published with the commitment) and the ephemeral seed (kept until the reveal). */
 export interface Onion {
-  readonly outer: Layer;
-  readonly seeds: readonly string[];
+  readonly head: OnionHead;
+  readonly seed: string;
 }
 
 /**
@@ -100,15 +107,15 @@ export function layerPlan(others: readonly string[]): LayerPlan {
 export const membersAt = (plan: LayerPlan, depth: number): readonly string[] => plan.layers[depth] ?? plan.core;
 
 const ZERO_NONCE = new Uint8Array(12);
-/** What a member's exchange and box key are bound to. */
-export const exchangeContext = (context: string, depth: number, member: string): string => `fairtable/layer/${context}/${depth}/${member}`;
-const placeOf = (context: string, depth: number, to: readonly string[]): Uint8Array => hashJson('escrow-layer', { context, depth, to });
+/** What a member's exchange is bound to: the onion's context and the member. */
+export const exchangeContext = (context: string, member: string): string => `fairtable/layer/${context}/${member}`;
+const placeOf = (context: string): Uint8Array => hashJson('escrow-onion', { context });
 const boxKey = (shared: Uint8Array, context: string, depth: number, member: string): Uint8Array =>
-  hkdf(sha256, shared, utf8('fairtable/layer-box/v1'), utf8(exchangeContext(context, depth, member)), 32);
+  hkdf(sha256, shared, utf8('fairtable/layer-box/v1'), utf8(`${context}/${depth}/${member}`), 32);
 const keyHashOf = (contentKey: Uint8Array): string => toHex(taggedHash('layer-key', contentKey));
 
 export interface WrapOptions {
-  /** Binds the layers to one game, owner and purpose (e.g. "beacon/<game>/3/p0"). */
+  /** Binds the onion to one game, owner and purpose (e.g. "beacon/<game>/3/p0"). */
   readonly context: string;
   /** Every other player's fairtable (Ed25519) public key, hex. */
   readonly keys: Readonly<Record<string, string>>;
@@ -120,135 +127,203 @@ export interface WrapOptions {
   readonly fault?: { readonly depth: number; readonly what: 'box' | 'body' };
 }
 
-function seal(depth: number, to: readonly string[], inside: Uint8Array, o: WrapOptions): { layer: Layer; seed: string } {
-  const seed = o.random(32);
-  const { scalar: e, pointBytes } = ed25519.utils.getExtendedPublicKey(seed);
-  const contentKey = o.random(32);
-  const boxes = to.map((p, i) => {
-    const key = o.keys[p];
-    if (key === undefined) throw new FairtableError('bad_input', `layers: no key for ${p}`, { field: 'keys' });
-    const shared = keyPoint(key).multiply(e).toBytes();
-    const k = o.fault?.depth === depth && o.fault.what === 'box' && i === 0 ? o.random(32) : boxKey(shared, o.context, depth, p);
-    return toHex(chacha20poly1305(k, ZERO_NONCE).encrypt(contentKey));
-  });
-  const bodyKey = o.fault?.depth === depth && o.fault.what === 'body' ? o.random(32) : contentKey;
-  const layer: Layer = {
-    to: [...to],
-    ephemeral: toHex(pointBytes),
-    pok: toHex(ed25519.sign(placeOf(o.context, depth, to), seed)),
-    boxes,
-    keyHash: keyHashOf(contentKey),
-    body: toHex(chacha20poly1305(bodyKey, ZERO_NONCE).encrypt(inside)),
-  };
-  return { layer, seed: toHex(seed) };
-}
-
-/** Wraps `value` for the owner's `others` by the layer plan: the outer layer (depth 0) and the seeds, outermost first. */
+/** Wraps `value` for the owner's `others` by the layer plan: the head to publish and the seed to keep. */
 export function wrap(value: Uint8Array, others: readonly string[], o: WrapOptions): Onion {
   const plan = layerPlan(others);
-  const coreDepth = plan.layers.length;
-  const seeds: string[] = [];
-  let { layer, seed } = seal(coreDepth, plan.core, value, o);
-  seeds.unshift(seed);
-  for (let d = coreDepth - 1; d >= 0; d--) {
-    ({ layer, seed } = seal(d, plan.layers[d]!, encodeLayer(layer), o));
-    seeds.unshift(seed);
+  const seed = o.random(32);
+  const { scalar: e, pointBytes } = ed25519.utils.getExtendedPublicKey(seed);
+  const shared: Record<string, Uint8Array> = {};
+  for (const p of others) {
+    const key = o.keys[p];
+    if (key === undefined) throw new FairtableError('bad_input', `layers: no key for ${p}`, { field: 'keys' });
+    shared[p] = keyPoint(key).multiply(e).toBytes();
   }
-  return { outer: layer, seeds };
+  const seal = (depth: number, to: readonly string[], inside: Uint8Array): Layer => {
+    const contentKey = o.random(32);
+    const faulty = o.fault?.depth === depth;
+    const boxes = to.map((p, i) => {
+      const k = faulty && o.fault?.what === 'box' && i === 0 ? o.random(32) : boxKey(shared[p]!, o.context, depth, p);
+      return toHex(chacha20poly1305(k, ZERO_NONCE).encrypt(contentKey));
+    });
+    const bodyKey = faulty && o.fault?.what === 'body' ? o.random(32) : contentKey;
+    return { to: [...to], boxes, keyHash: keyHashOf(contentKey), body: toHex(chacha20poly1305(bodyKey, ZERO_NONCE).encrypt(inside)) };
+  };
+  let layer = seal(plan.layers.length, plan.core, value);
+  for (let d = plan.layers.length - 1; d >= 0; d--) layer = seal(d, plan.layers[d]!, encodeLayer(layer));
+  const head = { ephemeral: toHex(pointBytes), pok: toHex(ed25519.sign(placeOf(o.context), seed)), layer };
+  return { head, seed: toHex(seed) };
 }
 
-/** Why `value` is not a well-formed layer for `to` at `depth`, or null (checked on every layer as it becomes public). */
-export function layerProblem(value: unknown, depth: number, to: readonly string[], context: string): string | null {
+/** Why `value` is not a well-formed layer for `to` at `depth`, or null. */
+function layerProblem(value: unknown, depth: number, to: readonly string[]): string | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return `layer ${depth} is not an object`;
   const l = value as Partial<Record<keyof Layer, unknown>>;
-  if (!Array.isArray(l.to) || canonicalize(l.to) !== canonicalize(to)) return `layer ${depth} is sealed to ${canonicalize(l.to ?? null)}, the plan says ${canonicalize(to)}`;
-  if (!isHex(l.ephemeral, 32) || !isHex(l.pok, 64) || !isHex(l.keyHash, 32) || typeof l.body !== 'string' || !/^(?:[0-9a-f]{2})+$/.test(l.body))
-    return `layer ${depth} lacks an ephemeral key, its proof, a key hash or a body`;
-  if (!Array.isArray(l.boxes) || l.boxes.length !== to.length || !l.boxes.every((b) => isHex(b, 48))) return `layer ${depth} does not seal one key box per member`;
-  try {
-    const E = ed25519.Point.fromHex(l.ephemeral);
-    if (!E.isTorsionFree() || E.equals(ed25519.Point.ZERO)) return `layer ${depth}'s ephemeral key is not a point of the prime-order group`;
-  } catch {
-    return `layer ${depth}'s ephemeral key is not a point`;
-  }
-  if (!ed25519.verify(fromHex(l.pok, 'pok', 64), placeOf(context, depth, to), fromHex(l.ephemeral, 'ephemeral', 32), { zip215: false }))
-    return `layer ${depth}'s ephemeral key does not sign its place: nobody may be asked to exchange with it`;
+  if (!Array.isArray(l.to) || canonicalize(l.to) !== canonicalize(to))
+    return `layer ${depth} is sealed to ${canonicalize(l.to ?? null)}, the plan says ${canonicalize(to)}`;
+  if (!isHex(l.keyHash, 32) || typeof l.body !== 'string' || !/^(?:[0-9a-f]{2})+$/.test(l.body)) return `layer ${depth} lacks a key hash or a body`;
+  if (!Array.isArray(l.boxes) || l.boxes.length !== to.length || !l.boxes.every((b) => isHex(b, 48)))
+    return `layer ${depth} does not seal one key box per member`;
   return null;
 }
 
-/** What a member's published exchange shows about a layer. */
-export type PeelResult =
-  /** The member's value is not a·E for its key: the member's fault. */
-  | { readonly kind: 'bad-exchange' }
-  /** The exchange is right and the layer does not open or holds garbage: the owner's fault. */
-  | { readonly kind: 'fault'; readonly why: string }
+/** Why a published head cannot be used (checked by everyone as the commit arrives), or null. */
+export function headProblem(value: unknown, plan: LayerPlan, context: string): string | null {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'the onion is not an object';
+  const h = value as Partial<Record<keyof OnionHead, unknown>>;
+  if (!isHex(h.ephemeral, 32) || !isHex(h.pok, 64)) return "the onion lacks its ephemeral key or the key's proof";
+  try {
+    const E = ed25519.Point.fromHex(h.ephemeral);
+    if (!E.isTorsionFree() || E.equals(ed25519.Point.ZERO)) return "the onion's ephemeral key is not a point of the prime-order group";
+  } catch {
+    return "the onion's ephemeral key is not a point";
+  }
+  if (!ed25519.verify(fromHex(h.pok, 'pok', 64), placeOf(context), fromHex(h.ephemeral, 'ephemeral', 32), { zip215: false }))
+    return "the onion's ephemeral key does not sign its context: nobody may be asked to exchange with it";
+  return layerProblem(h.layer, 0, membersAt(plan, 0));
+}
+
+/** What opening a layer with one member's shared value shows. */
+export type LayerResult =
+  /** The layer does not open or holds garbage: the owner's fault. */
+  | { readonly kind: 'fault'; readonly why: string; readonly box: boolean }
   | { readonly kind: 'layer'; readonly layer: Layer }
   | { readonly kind: 'value'; readonly value: Uint8Array };
 
-/**
- * Anyone, given a member's exchange for `layer` (at `depth` of an onion planned by `plan`): whether the member
- * told the truth, and if so what the layer holds — the next layer (checked), the core's value, or the owner's fault.
- */
-export function judgePeel(layer: Layer, depth: number, plan: LayerPlan, member: string, memberKey: string, x: Exchange, context: string): PeelResult {
-  const i = layer.to.indexOf(member);
-  if (i < 0 || !exchangeValid(layer.ephemeral, memberKey, x, exchangeContext(context, depth, member))) return { kind: 'bad-exchange' };
-  return openLayer(layer, depth, plan, member, fromHex(x.shared, 'shared', 32), context);
-}
-
-function openLayer(layer: Layer, depth: number, plan: LayerPlan, member: string, shared: Uint8Array, context: string): Exclude<PeelResult, { kind: 'bad-exchange' }> {
+function openLayer(layer: Layer, depth: number, plan: LayerPlan, member: string, shared: Uint8Array, context: string): LayerResult {
   const i = layer.to.indexOf(member);
   let contentKey: Uint8Array;
   try {
     contentKey = chacha20poly1305(boxKey(shared, context, depth, member), ZERO_NONCE).decrypt(fromHex(layer.boxes[i]!, 'box'));
   } catch {
-    return { kind: 'fault', why: `${member}'s key box of layer ${depth} does not open with the shared value e·A` };
+    return { kind: 'fault', why: `${member}'s key box of layer ${depth} does not open with the shared value a·E`, box: true };
   }
-  if (keyHashOf(contentKey) !== layer.keyHash) return { kind: 'fault', why: `${member}'s key box of layer ${depth} holds a key that does not match the layer's key hash` };
+  if (keyHashOf(contentKey) !== layer.keyHash)
+    return { kind: 'fault', why: `${member}'s key box of layer ${depth} holds a key that does not match the layer's key hash`, box: true };
   let inside: Uint8Array;
   try {
     inside = chacha20poly1305(contentKey, ZERO_NONCE).decrypt(fromHex(layer.body, 'body'));
   } catch {
-    return { kind: 'fault', why: `layer ${depth}'s body does not open with the key its hash names` };
+    return { kind: 'fault', why: `layer ${depth}'s body does not open with the key its hash names`, box: false };
   }
   if (depth === plan.layers.length) return { kind: 'value', value: inside };
   const next = decodeLayer(inside);
-  if (next === null) return { kind: 'fault', why: `layer ${depth} holds no layer` };
-  const problem = layerProblem(next, depth + 1, membersAt(plan, depth + 1), context);
-  return problem === null ? { kind: 'layer', layer: next as Layer } : { kind: 'fault', why: `layer ${depth} holds a bad layer: ${problem}` };
+  const problem = next === null ? 'no layer' : layerProblem(next, depth + 1, membersAt(plan, depth + 1));
+  return problem === null ? { kind: 'layer', layer: next as Layer } : { kind: 'fault', why: `layer ${depth} holds a bad layer: ${problem}`, box: false };
 }
 
 /**
- * The seed's background check, from the seeds the owner publishes with its reveal: every layer's ephemeral
- * key and proof, every member's box and every body, down to the core, which must be `revealed`. Null when all
- * is well, else the owner's fault.
+ * The peeling of one withheld onion, as machine state (plain data): the layer public now, every member's
+ * proven exchange so far (with the log line that published it), the members asked and not yet answered,
+ * and the outcome. The machine asks, waits, names; `peelOn` does the rest.
+ */
+export interface Peel {
+  depth: number;
+  layer: Layer;
+  shared: Record<string, { readonly value: string; readonly line: number }>;
+  waiting: string[];
+  /** The core's bytes, once opened. */
+  value: string | null;
+  shut: boolean;
+  /** The owner's faults shown so far, each with the line of the exchange that shows it. */
+  faults: { readonly why: string; readonly line: number }[];
+}
+
+export const startPeel = (head: OnionHead): Peel => ({ depth: 0, layer: head.layer, shared: {}, waiting: [], value: null, shut: false, faults: [] });
+
+/** A member's published exchange: recorded when its proof holds (true), refused otherwise (false: the member's fault). */
+export function recordExchange(p: Peel, head: OnionHead, member: string, memberKey: string, x: Exchange, context: string, line: number): boolean {
+  p.waiting = p.waiting.filter((m) => m !== member);
+  if (!exchangeValid(head.ephemeral, memberKey, x, exchangeContext(context, member))) return false;
+  p.shared[member] = { value: x.shared, line };
+  return true;
+}
+
+/**
+ * Opens every layer the exchanges published so far open, then says whom to ask: the members of the layer
+ * now public who have published nothing and are `able` (still in the game, not named for refusing). New
+ * faults of the owner are appended to `p.faults`. The onion is shut when nobody able is left to open it,
+ * or when its garbage is the same for every member (a body or an inner layer). Returns the members to ask.
+ */
+export function peelOn(p: Peel, plan: LayerPlan, context: string, able: (member: string) => boolean): string[] {
+  while (!p.shut && p.value === null) {
+    let opened: LayerResult | null = null;
+    for (const m of p.layer.to) {
+      const x = p.shared[m];
+      if (x === undefined) continue;
+      const r = openLayer(p.layer, p.depth, plan, m, fromHex(x.value, 'shared', 32), context);
+      if (r.kind !== 'fault') {
+        opened = r;
+        break;
+      }
+      if (!p.faults.some((f) => f.why === r.why)) p.faults.push({ why: r.why, line: x.line });
+      if (!r.box) {
+        p.shut = true;
+        return [];
+      }
+    }
+    if (opened?.kind === 'value') p.value = toHex(opened.value);
+    else if (opened?.kind === 'layer') {
+      p.depth++;
+      p.layer = opened.layer;
+      p.waiting = [];
+    } else {
+      if (p.waiting.length > 0) return p.waiting;
+      const ask = p.layer.to.filter((m) => p.shared[m] === undefined && able(m));
+      if (ask.length === 0) p.shut = true;
+      p.waiting = ask;
+      return ask;
+    }
+  }
+  return [];
+}
+
+/**
+ * The seed's background check, from the seed the owner publishes with its reveal: the ephemeral key and its
+ * proof, every member's box of every layer and every body, down to the core, which must be `revealed`. Null
+ * when all is well, else the owner's fault.
  */
 export function onionProblem(
-  outer: Layer,
-  seeds: readonly string[],
+  head: OnionHead,
+  seedHex: unknown,
   others: readonly string[],
   keys: Readonly<Record<string, string>>,
   context: string,
   revealed: Uint8Array,
 ): string | null {
   const plan = layerPlan(others);
-  if (seeds.length !== plan.layers.length + 1 || !seeds.every((s) => isHex(s, 32))) return `the reveal carries ${seeds.length} layer seeds, the onion has ${plan.layers.length + 1} layers`;
-  let layer = outer;
+  if (!isHex(seedHex, 32)) return 'the reveal carries no seed for its onion';
+  const seed = fromHex(seedHex, 'seed', 32);
+  const { scalar: e, pointBytes } = ed25519.utils.getExtendedPublicKey(seed);
+  if (toHex(pointBytes) !== head.ephemeral) return "the seed is not the onion's ephemeral key";
+  // Ed25519 signatures are deterministic: the proof is re-made from the seed rather than verified.
+  if (toHex(ed25519.sign(placeOf(context), seed)) !== head.pok) return "the onion's proof is not its ephemeral key's signature of its context";
+  const shared: Record<string, Uint8Array> = {};
+  for (const m of others) {
+    const key = keys[m];
+    if (key === undefined) return `the onion is sealed to ${m}, who has no key`;
+    shared[m] = keyPoint(key).multiplyUnsafe(e).toBytes();
+  }
+  let layer = head.layer;
   for (let depth = 0; ; depth++) {
-    const seed = fromHex(seeds[depth]!, 'seed', 32);
-    const { scalar: e, pointBytes } = ed25519.utils.getExtendedPublicKey(seed);
-    if (toHex(pointBytes) !== layer.ephemeral) return `seed ${depth} is not layer ${depth}'s ephemeral key`;
-    // Ed25519 signatures are deterministic: the proof is re-made from the seed rather than verified.
-    if (toHex(ed25519.sign(placeOf(context, depth, layer.to), seed)) !== layer.pok) return `layer ${depth}'s proof is not its ephemeral key's signature of its place`;
-    let result: ReturnType<typeof openLayer> | null = null;
-    for (const member of layer.to) {
-      const key = keys[member];
-      if (key === undefined) return `layer ${depth} is sealed to ${member}, who has no key`;
-      const r = openLayer(layer, depth, plan, member, keyPoint(key).multiplyUnsafe(e).toBytes(), context);
-      if (r.kind === 'fault') return r.why;
-      result = r;
+    let result: LayerResult | null = null;
+    // Every member's box must give the layer's key; the body is opened once.
+    for (const m of layer.to) {
+      const r: LayerResult | null = result === null ? openLayer(layer, depth, plan, m, shared[m]!, context) : boxOpens(layer, depth, m, shared[m]!, context);
+      if (r !== null && r.kind === 'fault') return r.why;
+      if (result === null) result = r;
     }
     if (result === null) return `layer ${depth} has no member`;
-    if (result.kind === 'value') return equalBytes(result.value, revealed) ? null : `the value inside the layers is not the one revealed`;
+    if (result.kind === 'value') return equalBytes(result.value, revealed) ? null : 'the value inside the layers is not the one revealed';
     layer = result.layer;
   }
+}
+
+function boxOpens(layer: Layer, depth: number, member: string, shared: Uint8Array, context: string): LayerResult | null {
+  try {
+    const k = chacha20poly1305(boxKey(shared, context, depth, member), ZERO_NONCE).decrypt(fromHex(layer.boxes[layer.to.indexOf(member)]!, 'box'));
+    if (keyHashOf(k) === layer.keyHash) return null;
+  } catch {
+    // Falls through to the fault below.
+  }
+  return { kind: 'fault', why: `${member}'s key box of layer ${depth} does not give the layer's key`, box: true };
 }

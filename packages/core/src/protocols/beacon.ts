@@ -34,7 +34,7 @@ import type { Body } from '../envelope.js';
 import { FairtableError } from '../errors.js';
 import { deal, randomScalar, reconstruct, sealShares, secretCommitment, verifyShare, type SealedShare } from '../escrow/vss.js';
 import { ristretto255 } from '@noble/curves/ed25519.js';
-import { judgePeel, layerPlan, layerProblem, membersAt, onionProblem, wrap, exchangeContext, type Layer } from '../escrow/layers.js';
+import { exchangeContext, headProblem, layerPlan, onionProblem, peelOn, recordExchange, startPeel, wrap, type OnionHead, type Peel } from '../escrow/layers.js';
 import { canonicalize } from '../jcs.js';
 import { fromUtf8, utf8 } from '../bytes.js';
 import {
@@ -63,18 +63,6 @@ export interface BeaconDealing {
 export type BeaconPhase = 'commit' | 'check' | 'answer' | 'reveal' | 'open' | `peel/${number}` | 'done';
 const isPeel = (s: BeaconState): boolean => s.phase.startsWith('peel/');
 
-/** A withheld value being peeled (layers): the layer public now, its depth, who answered, and what the answers showed. */
-export interface BeaconPeel {
-  depth: number;
-  layer: Layer;
-  answered: string[];
-  /** The next layer or the core's value, once a member's exchange opened this layer; null while none has. */
-  next: Layer | null;
-  value: string | null;
-  /** The owner was named for garbage found in this onion. */
-  faulted: boolean;
-}
-
 export interface BeaconState {
   readonly gameId: string;
   readonly timeoutMs: number;
@@ -99,7 +87,7 @@ export interface BeaconState {
   seeds: { round: number; seed: string; players: string[]; opened: string[] }[];
   forfeits: { player: string; code: ViolationCode }[];
   me: string | null;
-  mine: { round: number; opening: Opening; shares: Record<string, string>; seeds?: string[] } | null;
+  mine: { round: number; opening: Opening; shares: Record<string, string>; seed?: string } | null;
   claimed: string | null;
   // Escrow (empty without it).
   dealings: Record<string, BeaconDealing>;
@@ -114,10 +102,10 @@ export interface BeaconState {
   leaving: { player: string; code: ViolationCode }[];
   /** Valid shares published for each failed dealer: dealer → holder → share. */
   opened: Record<string, Record<string, string>>;
-  /** Layers: each committer's outer layer and the log line of its commit. */
-  onions: Record<string, { layer: Layer; line: number }>;
+  /** Layers: each committer's onion head and the log line of its commit. */
+  onions: Record<string, { head: OnionHead; line: number }>;
   /** Layers: the withheld values being peeled, by owner. */
-  peeling: Record<string, BeaconPeel>;
+  peeling: Record<string, Peel>;
 }
 
 export function commitSetHash(gameId: string, round: number, active: readonly string[], commits: Record<string, string>): string {
@@ -185,7 +173,9 @@ function copy(s: BeaconState): BeaconState {
     leaving: [...s.leaving],
     opened: Object.fromEntries(Object.entries(s.opened).map(([k, v]) => [k, { ...v }])),
     onions: { ...s.onions },
-    peeling: Object.fromEntries(Object.entries(s.peeling).map(([k, v]) => [k, { ...v, answered: [...v.answered] }])),
+    peeling: Object.fromEntries(
+      Object.entries(s.peeling).map(([k, v]) => [k, { ...v, shared: { ...v.shared }, waiting: [...v.waiting], faults: [...v.faults] }]),
+    ),
   };
 }
 
@@ -217,8 +207,8 @@ function startRound(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
         keys: Object.fromEntries(others.map((p) => [p, s.keys[p]!])),
         random: ctx.random,
       });
-      s.mine = { round: s.round, opening: c.opening, shares: {}, seeds: [...onion.seeds] };
-      st.send({ type: 'commit', round: s.round, commitment: c.commitment, onion: onion.outer as unknown as JsonValue });
+      s.mine = { round: s.round, opening: c.opening, shares: {}, seed: onion.seed };
+      st.send({ type: 'commit', round: s.round, commitment: c.commitment, onion: onion.head as unknown as JsonValue });
       return;
     }
     if (!escrowOn(s)) {
@@ -270,8 +260,8 @@ function openReveal(s: BeaconState, st: Stepper, time: number): void {
   s.claimed = null;
   s.commitSet = commitSetHash(s.gameId, s.round, s.active, s.commits);
   if (s.me !== null && s.active.includes(s.me) && s.mine !== null && s.mine.round === s.round) {
-    const seeds = layersOn(s) && s.mine.seeds !== undefined ? { seeds: [...s.mine.seeds] } : {};
-    st.send({ type: 'reveal', round: s.round, commitSet: s.commitSet, opening: s.mine.opening, ...seeds });
+    const seed = layersOn(s) && s.mine.seed !== undefined ? { seed: s.mine.seed } : {};
+    st.send({ type: 'reveal', round: s.round, commitSet: s.commitSet, opening: s.mine.opening, ...seed });
   }
 }
 
@@ -567,7 +557,13 @@ export const beacon: Machine<BeaconState> = {
     if (body.type === 'commit') {
       const dealing = body.escrow as BeaconDealing | undefined;
       const problem =
-        body.round !== s.round || s.phase !== 'commit' ? null : vssOn(s) ? dealingProblem(s, from, dealing) : layersOn(s) ? onionAtCommit(s, from, body.onion) : null;
+        body.round !== s.round || s.phase !== 'commit'
+          ? null
+          : vssOn(s)
+            ? dealingProblem(s, from, dealing)
+            : layersOn(s)
+              ? onionAtCommit(s, from, body.onion)
+              : null;
       if (body.round !== s.round || typeof body.commitment !== 'string') {
         st.violation('unexpected_message', from, msg, `${from}'s commit is for round ${String(body.round)}, the beacon is in round ${s.round}`);
       } else if (s.phase !== 'commit') {
@@ -587,7 +583,7 @@ export const beacon: Machine<BeaconState> = {
       } else {
         s.commits[from] = body.commitment;
         if (dealing !== undefined && vssOn(s)) s.dealings[from] = dealing;
-        if (layersOn(s)) s.onions[from] = { layer: body.onion as unknown as Layer, line: msg.line };
+        if (layersOn(s)) s.onions[from] = { head: body.onion as unknown as OnionHead, line: msg.line };
         finishRoundIfComplete(s, st, ctx, msg.time);
       }
     } else if (body.type === 'check') {
@@ -655,7 +651,6 @@ export const beacon: Machine<BeaconState> = {
         for (const p of late) nameUnderEscrow(s, p, 'withheld');
         if (s.phase === 'reveal') finishRoundIfComplete(s, st, ctx, msg.time);
         else if (isPeel(s)) {
-          for (const p of late) for (const peel of Object.values(s.peeling)) if (!peel.answered.includes(p)) peel.answered.push(p);
           settlePeel(s, st, ctx, msg);
         } else settleOpening(s, st, ctx, msg.time);
       } else {
@@ -732,20 +727,19 @@ function restartAfterLoss(s: BeaconState, st: Stepper, ctx: Ctx, time: number): 
 
 // Seed 003's layers (docs/spec/escrow.md §3.3).
 
-/** Why a commit's outer layer cannot be used (checked by everyone as the commit arrives), or null. */
+/** Why a commit's onion cannot be used (checked by everyone as the commit arrives), or null. */
 function onionAtCommit(s: BeaconState, owner: string, onion: unknown): string | null {
   if (onion === undefined) return `${owner}'s commitment carries no onion, and this beacon escrows every value in layers`;
-  const problem = layerProblem(onion, 0, membersAt(layerPlan(othersOf(s, owner)), 0), beaconLayerContext(s.gameId, s.round, owner));
+  const problem = headProblem(onion, layerPlan(othersOf(s, owner)), beaconLayerContext(s.gameId, s.round, owner));
   return problem === null ? null : `${owner}'s onion: ${problem}`;
 }
 
-/** The seed's background check, on every reveal: the seeds open every layer, and the core is the opening revealed. */
+/** The seed's background check, on every reveal: the seed opens every box and layer, and the core is the opening revealed. */
 function backgroundCheck(s: BeaconState, st: Stepper, msg: Accepted, owner: string, body: Body): void {
-  const seeds = Array.isArray(body.seeds) ? (body.seeds as string[]) : [];
   const o = body.opening as Opening;
   const problem = onionProblem(
-    s.onions[owner]!.layer,
-    seeds,
+    s.onions[owner]!.head,
+    body.seed,
     othersOf(s, owner),
     s.keys,
     beaconLayerContext(s.gameId, s.round, owner),
@@ -753,28 +747,28 @@ function backgroundCheck(s: BeaconState, st: Stepper, msg: Accepted, owner: stri
   );
   if (problem === null) return;
   st.violation('bad_layer', owner, msg, `${owner}'s onion of round ${s.round} fails the background check: ${problem}`, [
-    { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion; the reveal publishes its seeds` },
+    { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion; the reveal publishes its seed` },
   ]);
   // The value it revealed opens its commitment and stays in the round; it leaves when the round ends.
   nameUnderEscrow(s, owner, 'bad_layer');
 }
 
-/** The members of `owner`'s current layer still to answer. */
+/** The members asked to peel `owner`'s onion who have not answered. */
 function askedToPeel(s: BeaconState, owner: string): string[] {
   const p = s.peeling[owner];
-  if (p === undefined || s.values[owner] !== undefined) return [];
+  if (p === undefined || p.shut || p.value !== null) return [];
   const holders = holdersOf(s, owner);
-  return p.layer.to.filter((m) => holders.includes(m) && !p.answered.includes(m));
+  return p.waiting.filter((m) => holders.includes(m));
 }
 
-/** The local player's exchange for every layer sealed to it that is being peeled now. */
+/** The local player's exchange for every onion it is asked to peel now. */
 function sendPeels(s: BeaconState, st: Stepper, ctx: Ctx): void {
   const me = s.me;
   if (me === null || ctx.exchange === undefined) return;
-  for (const [owner, p] of Object.entries(s.peeling)) {
+  for (const owner of Object.keys(s.peeling)) {
     if (!askedToPeel(s, owner).includes(me)) continue;
-    const x = ctx.exchange(p.layer.ephemeral, exchangeContext(beaconLayerContext(s.gameId, s.round, owner), p.depth, me));
-    st.send({ type: 'peel', round: s.round, owner, depth: p.depth, shared: x.shared, proof: x.proof });
+    const x = ctx.exchange(s.onions[owner]!.head.ephemeral, exchangeContext(beaconLayerContext(s.gameId, s.round, owner), me));
+    st.send({ type: 'peel', round: s.round, owner, shared: x.shared, proof: x.proof });
   }
 }
 
@@ -784,9 +778,9 @@ function openPeel(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
   s.claimed = null;
   for (const f of s.failed) {
     const onion = s.onions[f.player];
-    if (onion !== undefined) s.peeling[f.player] = { depth: 0, layer: onion.layer, answered: [], next: null, value: null, faulted: false };
+    if (onion !== undefined) s.peeling[f.player] = startPeel(onion.head);
   }
-  sendPeels(s, st, ctx);
+  settlePeel(s, st, ctx, { line: -1 }, time);
 }
 
 function stepPeel(s: BeaconState, st: Stepper, msg: Accepted, body: Body, ctx: Ctx): void {
@@ -797,71 +791,72 @@ function stepPeel(s: BeaconState, st: Stepper, msg: Accepted, body: Body, ctx: C
     st.violation('unexpected_message', from, msg, `${from}'s peel is for round ${String(body.round)}, the beacon is in round ${s.round}`);
     return;
   }
-  // A resend, or an answer overtaken by the deadline: changes nothing.
-  if (p !== undefined && ((p.answered.includes(from) && body.depth === p.depth) || (typeof body.depth === 'number' && body.depth < p.depth))) return;
-  if (!isPeel(s) || p === undefined || body.depth !== p.depth || !askedToPeel(s, owner).includes(from)) {
-    st.violation('out_of_turn', from, msg, `${from} peeled layer ${String(body.depth)} of ${owner}'s value, which nobody asked of it in round ${s.round} (${s.phase})`);
+  // A resend, a member already named, or an onion already opened: changes nothing.
+  if (p !== undefined && (p.shared[from] !== undefined || isLeaving(s, from) || isFailed(s, from) || p.value !== null || p.shut)) return;
+  if (!isPeel(s) || p === undefined || !askedToPeel(s, owner).includes(from)) {
+    st.violation('out_of_turn', from, msg, `${from} peeled ${owner}'s onion, which nobody asked of it in round ${s.round} (${s.phase})`);
     return;
   }
-  p.answered.push(from);
   const context = beaconLayerContext(s.gameId, s.round, owner);
-  const plan = layerPlan(othersOf(s, owner));
-  const r = judgePeel(p.layer, p.depth, plan, from, s.keys[from]!, { shared: String(body.shared), proof: String(body.proof) }, context);
-  if (r.kind === 'bad-exchange') {
-    st.violation('bad_share', from, msg, `${from}'s exchange for layer ${p.depth} of ${owner}'s value is not a·E for its key (the proof fails)`);
+  if (!recordExchange(p, s.onions[owner]!.head, from, s.keys[from]!, { shared: String(body.shared), proof: String(body.proof) }, context, msg.line)) {
+    st.violation('bad_share', from, msg, `${from}'s exchange for ${owner}'s onion is not a·E for its key (the proof fails)`);
     nameUnderEscrow(s, from, 'bad_share');
-  } else if (r.kind === 'fault') {
-    // The exchange is proven: anyone can open the box with it and see the owner sealed garbage.
-    if (!p.faulted) {
-      st.violation('bad_layer', owner, msg, `${owner} sealed garbage in its onion of round ${s.round}: ${r.why} (shown by ${from}'s proven exchange)`, [
-        { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion's outer layer` },
-      ]);
-    }
-    p.faulted = true;
-  } else if (r.kind === 'layer') p.next = r.layer;
-  else p.value = toHex(r.value);
+  }
   settlePeel(s, st, ctx, msg);
 }
 
 /**
- * Once every asked member of every onion has answered (or been named), each onion goes one layer deeper; a
- * core opens to the owner's value, which must open its commitment. An onion nobody could open ends the round
- * as the threshold scheme's too few shares do: the named players forfeit and the round starts over.
+ * Once every member asked has answered (or been named), each onion is opened as far as the exchanges allow
+ * and the members of the layer it stops at are asked; a core must open the owner's commitment. An onion
+ * nobody can open any further ends the round as the threshold scheme's too few shares do: the named players
+ * forfeit and the round starts over among the rest.
  */
 function settlePeel(s: BeaconState, st: Stepper, ctx: Ctx, msg: Accepted | { line: number }, at?: number): void {
   if (!isPeel(s)) return;
   const time = at ?? ('time' in msg ? msg.time : s.lastTime);
-  const open = Object.keys(s.peeling).filter((o) => s.values[o] === undefined);
+  const open = Object.keys(s.peeling).filter((o) => s.values[o] === undefined && !s.peeling[o]!.shut);
   if (open.some((o) => askedToPeel(s, o).length > 0)) return;
-  let blocked = false;
+  let asking = false;
   for (const owner of open) {
     const p = s.peeling[owner]!;
-    if (p.next !== null) {
-      s.peeling[owner] = { depth: p.depth + 1, layer: p.next, answered: [], next: null, value: null, faulted: p.faulted };
-    } else if (p.value !== null) {
+    const holders = holdersOf(s, owner);
+    p.waiting = p.waiting.filter((m) => holders.includes(m));
+    const known = p.faults.length;
+    const ask = peelOn(p, layerPlan(othersOf(s, owner)), beaconLayerContext(s.gameId, s.round, owner), (m) => holders.includes(m));
+    for (const f of p.faults.slice(known)) {
+      // Anyone can open the box with the member's proven exchange and see the owner sealed garbage.
+      st.violation('bad_layer', owner, msg, `${owner} sealed garbage in its onion of round ${s.round}: ${f.why}`, [
+        { line: f.line, note: 'the proven exchange that shows it' },
+        { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion` },
+      ]);
+    }
+    if (p.value !== null) {
       const opening = readOpening(p.value);
       if (opening !== null && revealOpens(s, owner, opening)) {
         s.values[owner] = opening.value as string;
         st.emit({ type: 'escrow-opened', round: s.round, player: owner });
       } else {
-        if (!p.faulted) st.violation('bad_layer', owner, msg, `the core of ${owner}'s onion of round ${s.round} does not open its commitment ${s.commits[owner]}`);
-        blocked = true;
+        st.violation('bad_layer', owner, msg, `the core of ${owner}'s onion of round ${s.round} does not open its commitment ${s.commits[owner]}`, [
+          { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion` },
+        ]);
+        p.shut = true;
       }
-    } else blocked = true;
+    }
+    if (ask.length > 0) asking = true;
   }
-  if (blocked) {
+  if (asking) {
+    s.phase = `peel/${Number(s.phase.slice(5)) + 1}`;
+    s.phaseStart = time;
+    s.claimed = null;
+    sendPeels(s, st, ctx);
+    return;
+  }
+  if (Object.keys(s.peeling).some((o) => s.values[o] === undefined)) {
     for (const x of [...s.failed, ...s.leaving]) forfeit(s, st, x.player, x.code);
     restartAfterLoss(s, st, ctx, time);
     return;
   }
-  if (Object.keys(s.peeling).every((o) => s.values[o] !== undefined)) {
-    finishRound(s, st, ctx, time);
-    return;
-  }
-  s.phase = `peel/${Number(s.phase.slice(5)) + 1}`;
-  s.phaseStart = time;
-  s.claimed = null;
-  sendPeels(s, st, ctx);
+  finishRound(s, st, ctx, time);
 }
 
 function readOpening(hex: string): Opening | null {

@@ -204,30 +204,35 @@ export function cheatHook(cheat: Cheat, deps: CheatDeps): OutgoingHook | undefin
     case 'layers-bad-box':
     case 'layers-bad-body':
     case 'layers-inside-differs': {
-      // The owner's onion swapped for one it built wrong; the seeds of that onion go out with its reveal.
-      let seeds: readonly string[] | null = null;
+      // The owner's onion swapped for one it built wrong; the seed of that onion goes out with its reveal.
+      let seed: string | null = null;
       let round: unknown = null;
       const withholds = cheat !== 'layers-inside-differs';
       return {
         body: (b, seat) => {
-          if (b.type === 'commit' && b.onion !== undefined && seeds === null) {
+          if (b.type === 'commit' && b.onion !== undefined && seed === null) {
             round = b.round;
             const place = onionPlace(seat, b.round as number);
             const inside =
               cheat === 'layers-inside-differs'
                 ? { nonce: '0'.repeat(64), value: 'not the committed value' }
                 : (stateOf<{ mine: { opening: JsonValue } | null }>(seat, seat.referee.machine.protocol)?.mine?.opening ?? null);
-            const fault = cheat === 'layers-bad-box' ? ({ depth: 1, what: 'box' } as const) : cheat === 'layers-bad-body' ? ({ depth: 1, what: 'body' } as const) : undefined;
+            const fault =
+              cheat === 'layers-bad-box'
+                ? ({ depth: 1, what: 'box' } as const)
+                : cheat === 'layers-bad-body'
+                  ? ({ depth: 1, what: 'body' } as const)
+                  : undefined;
             const onion = wrap(utf8(canonicalize(inside)), place.others, {
               context: place.context,
               keys: place.keys,
               random: deps.random,
               ...(fault === undefined ? {} : { fault }),
             });
-            seeds = onion.seeds;
-            return { ...b, onion: onion.outer as unknown as JsonValue };
+            seed = onion.seed;
+            return { ...b, onion: onion.head as unknown as JsonValue };
           }
-          if (b.type === 'reveal' && seeds !== null && b.round === round) return withholds ? null : { ...b, seeds: [...seeds] };
+          if (b.type === 'reveal' && seed !== null && b.round === round) return withholds ? null : { ...b, seed };
           return b;
         },
       };

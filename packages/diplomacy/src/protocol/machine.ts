@@ -50,25 +50,27 @@ import type { GameMap } from '../map.js';
 import { positionHash, startingPosition, type Position } from '../position.js';
 import { standardMap } from '../standard.js';
 import { orderChoices } from './options.js';
-import { judgePeel, layerPlan, layerProblem, membersAt, onionProblem, wrap, exchangeContext, type Layer } from '@fairtable/core/escrow/layers.js';
+import {
+  exchangeContext,
+  headProblem,
+  layerPlan,
+  onionProblem,
+  peelOn,
+  recordExchange,
+  startPeel,
+  wrap,
+  type OnionHead,
+  type Peel,
+} from '@fairtable/core/escrow/layers.js';
 
 /** `peel/<depth>`: each layer of a withheld onion is a step of its own, so a deadline claim on one is stale on the next. */
 export type Step = 'commit' | 'claim' | 'reveal' | 'open' | `peel/${number}` | 'sign' | 'done';
 const isPeel = (s: DiplomacyState): boolean => s.phase.startsWith('peel/');
 
-/** A withheld reveal being peeled: the layer public now, who answered, and what the answers showed. */
-export interface DiplomacyPeel {
-  power: string;
-  depth: number;
-  layer: Layer;
-  answered: string[];
-  next: Layer | null;
-  /** The orders file from the core, once it opened the owner's commitment. */
-  value: string | null;
-  /** The owner was named for garbage in this onion (or a core that does not open its commitment). */
-  faulted: boolean;
+/** A withheld reveal being peeled: its power, and the peel (docs/spec/escrow.md §3.4). */
+export interface DiplomacyPeel extends Peel {
+  readonly power: string;
 }
-
 /** What a committer publishes with its commitment when escrow is on (docs/spec/escrow.md §1). */
 export interface EscrowBody {
   /** Feldman commitments C_0 … C_{k−1}, hex. */
@@ -128,7 +130,7 @@ export interface DiplomacyState {
   /** Withheld reveals being opened: by dealer, its power, the valid shares by opener, and who has answered. */
   opening: Record<string, { power: string; shares: Record<string, string>; answered: string[] }>;
   /** Layers: this round's outer layers by committer, with their commits' log lines. */
-  onions: Record<string, { layer: Layer; line: number }>;
+  onions: Record<string, { head: OnionHead; line: number }>;
   /** Layers: withheld reveals being peeled, by owner. */
   peeling: Record<string, DiplomacyPeel>;
   /** Layers: members named this round for a refused or wrong peel; they are asked no more (one timeout each, not one a layer). */
@@ -136,7 +138,7 @@ export interface DiplomacyState {
   contests: Contest[];
   forfeits: { player: string; code: ViolationCode }[];
   me: string | null;
-  mine: { round: number; opening: Opening; seeds?: string[] } | null;
+  mine: { round: number; opening: Opening; seed?: string } | null;
 }
 
 const purpose = (round: number): string => `diplomacy/${round}`;
@@ -159,7 +161,9 @@ function copy(s: DiplomacyState): DiplomacyState {
     contests: [...s.contests],
     forfeits: [...s.forfeits],
     onions: { ...s.onions },
-    peeling: Object.fromEntries(Object.entries(s.peeling).map(([k, v]) => [k, { ...v, answered: [...v.answered] }])),
+    peeling: Object.fromEntries(
+      Object.entries(s.peeling).map(([k, v]) => [k, { ...v, shared: { ...v.shared }, waiting: [...v.waiting], faults: [...v.faults] }]),
+    ),
     unwilling: [...s.unwilling],
   };
 }
@@ -274,7 +278,7 @@ function forfeit(s: DiplomacyState, st: Stepper, player: string, code: Violation
 }
 
 /** Moves the round on while nobody is missing; sends the local player's part of each step it enters. */
-function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx): void {
+function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx, msg?: Accepted): void {
   for (;;) {
     if (s.phase === 'done' || missing(s).length > 0) return;
     if (s.phase === 'commit') {
@@ -289,10 +293,11 @@ function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx): void 
           type: 'reveal',
           round: s.round,
           opening: s.mine.opening as unknown as JsonValue,
-          ...(s.mine.seeds === undefined ? {} : { seeds: [...s.mine.seeds] }),
+          ...(s.mine.seed === undefined ? {} : { seed: s.mine.seed }),
         });
     } else if (isPeel(s)) {
-      settlePeel(s, st, ctx, time);
+      settlePeel(s, st, ctx, msg ?? { line: -1 }, time);
+      if (isPeel(s)) return;
     } else if (s.phase === 'reveal' || s.phase === 'open') {
       if (s.stage === 'assign') finishAssignment(s, st, time);
       else {
@@ -323,7 +328,8 @@ function escrowParam(params: { readonly [key: string]: JsonValue }, players: num
   const kind = params.escrow ?? 'none';
   if (kind === 'none') return null;
   if (kind === 'layers') {
-    if (params.threshold !== undefined) throw new FairtableError('bad_input', 'parameter threshold is for escrow "threshold"; layers have none', { field: 'threshold' });
+    if (params.threshold !== undefined)
+      throw new FairtableError('bad_input', 'parameter threshold is for escrow "threshold"; layers have none', { field: 'threshold' });
     if (players < 2) throw new FairtableError('out_of_range', 'escrow needs at least two players', { field: 'escrow' });
     return null;
   }
@@ -597,12 +603,16 @@ export const diplomacy: Machine<DiplomacyState> = {
       const c = commit({ game: s.gameId, player: s.me!, purpose: purpose(s.round) }, value, ctx.random);
       s.mine = { round: s.round, opening: c.opening };
       const escrow = s.stage === 'play' && s.escrow !== null ? escrowOf(s, c.opening, ctx) : null;
-      let onion: Layer | null = null;
+      let onion: OnionHead | null = null;
       if (s.stage === 'play' && s.layered) {
         const others = s.players.filter((p) => p !== s.me);
-        const o = wrap(utf8(canonicalize(c.opening as unknown as JsonValue)), others, { context: layerContext(s, s.round, s.me!), keys: s.keys, random: ctx.random });
-        s.mine = { ...s.mine, seeds: [...o.seeds] };
-        onion = o.outer;
+        const o = wrap(utf8(canonicalize(c.opening as unknown as JsonValue)), others, {
+          context: layerContext(s, s.round, s.me!),
+          keys: s.keys,
+          random: ctx.random,
+        });
+        s.mine = { ...s.mine, seed: o.seed };
+        onion = o.head;
       }
       st.send({
         type: 'commit',
@@ -663,8 +673,8 @@ export const diplomacy: Machine<DiplomacyState> = {
         } else {
           s.commits[from] = body.commitment;
           if (s.stage === 'play' && s.escrow !== null) s.escrows[from] = body.escrow as unknown as EscrowBody;
-          if (s.stage === 'play' && s.layered) s.onions[from] = { layer: body.onion as unknown as Layer, line: msg.line };
-          advance(s, st, time, ctx);
+          if (s.stage === 'play' && s.layered) s.onions[from] = { head: body.onion as unknown as OnionHead, line: msg.line };
+          advance(s, st, time, ctx, msg);
         }
         break;
       }
@@ -684,7 +694,7 @@ export const diplomacy: Machine<DiplomacyState> = {
             if (typeof body.share === 'string' && verifyShare(seat, body.share, s.escrows[dealer]!.commitments)) o.shares[from] = body.share;
             else st.violation('bad_share', from, msg, `${from}'s share of ${dealer}'s escrow does not match ${dealer}'s published commitments (seat ${seat})`);
           }
-          advance(s, st, time, ctx);
+          advance(s, st, time, ctx, msg);
         }
         break;
       }
@@ -707,10 +717,10 @@ export const diplomacy: Machine<DiplomacyState> = {
             `${from} claimed commitment ${String(body.commitment)} on set ${String(body.commitSet)}; the log has ${s.commits[from]} on ${s.commitSet}`,
           );
           s.excused[from] = true;
-          advance(s, st, time, ctx);
+          advance(s, st, time, ctx, msg);
         } else {
           s.claims[from] = true;
-          advance(s, st, time, ctx);
+          advance(s, st, time, ctx, msg);
         }
         break;
       }
@@ -739,7 +749,7 @@ export const diplomacy: Machine<DiplomacyState> = {
               rerunAssignment(s, time);
             } else {
               s.reveals[from] = read as unknown as JsonValue;
-              advance(s, st, time, ctx);
+              advance(s, st, time, ctx, msg);
             }
           } else {
             const power = s.powers[from]!;
@@ -757,7 +767,7 @@ export const diplomacy: Machine<DiplomacyState> = {
               if (s.layered && s.onions[from] !== undefined) backgroundCheck(s, st, msg, from, body);
             }
             s.orders[power] = s.reveals[from] as string[];
-            advance(s, st, time, ctx);
+            advance(s, st, time, ctx, msg);
           }
         }
         break;
@@ -777,7 +787,7 @@ export const diplomacy: Machine<DiplomacyState> = {
             );
           }
           s.signs[from] = typeof body.position === 'string' ? body.position : '';
-          advance(s, st, time, ctx);
+          advance(s, st, time, ctx, msg);
         }
         break;
       }
@@ -803,24 +813,24 @@ export const diplomacy: Machine<DiplomacyState> = {
               forfeit(s, st, p, 'withheld');
               if (s.escrow !== null && power !== undefined && s.escrows[p] !== undefined) s.opening[p] = { power, shares: {}, answered: [] };
               const onion = s.onions[p];
-              if (s.layered && power !== undefined && onion !== undefined)
-                s.peeling[p] = { power, depth: 0, layer: onion.layer, answered: [], next: null, value: null, faulted: false };
+              if (s.layered && power !== undefined && onion !== undefined) s.peeling[p] = { ...startPeel(onion.head), power };
             }
             if (Object.keys(s.opening).length > 0) {
               enter(s, 'open', time);
               sendShares(s, st, ctx);
             } else if (Object.keys(s.peeling).length > 0) {
               enter(s, 'peel/0', time);
-              sendPeels(s, st, ctx);
+              settlePeel(s, st, ctx, msg, time);
             }
           } else if (step === 'open') {
             for (const p of late) for (const o of Object.values(s.opening)) if (!o.answered.includes(p)) o.answered.push(p);
           } else if (isPeel(s)) {
             s.unwilling.push(...late);
+            for (const o of Object.values(s.peeling)) o.waiting = o.waiting.filter((m) => !late.includes(m));
           } else if (step === 'sign') {
             for (const p of late) s.signs[p] = '';
           }
-          advance(s, st, time, ctx);
+          advance(s, st, time, ctx, msg);
         } else st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the diplomacy rules do not know`);
       }
     }
@@ -869,20 +879,19 @@ export const diplomacy: Machine<DiplomacyState> = {
 const layerContext = (s: DiplomacyState, round: number, owner: string): string => `diplomacy/${s.gameId}/${round}/${owner}`;
 const othersOf = (s: DiplomacyState, owner: string): string[] => s.players.filter((p) => p !== owner);
 
-/** Why a commit's outer layer cannot be used, or null: checked by everyone as the commit arrives. */
+/** Why a commit's onion cannot be used, or null: checked by everyone as the commit arrives. */
 function onionAtCommit(s: DiplomacyState, owner: string, onion: unknown): string | null {
   if (onion === undefined) return `${owner}'s commitment carries no onion, and this game escrows every orders commitment in layers`;
-  const problem = layerProblem(onion, 0, membersAt(layerPlan(othersOf(s, owner)), 0), layerContext(s, s.round, owner));
+  const problem = headProblem(onion, layerPlan(othersOf(s, owner)), layerContext(s, s.round, owner));
   return problem === null ? null : `${owner}'s onion: ${problem}`;
 }
 
-/** The seed's background check on every reveal: the seeds open every layer, and the core is the opening revealed. */
+/** The seed's background check on every reveal: the seed opens every box and layer, and the core is the opening revealed. */
 function backgroundCheck(s: DiplomacyState, st: Stepper, msg: Accepted, owner: string, body: { readonly [key: string]: unknown }): void {
-  const seeds = Array.isArray(body.seeds) ? (body.seeds as string[]) : [];
   const o = body.opening as Opening;
   const problem = onionProblem(
-    s.onions[owner]!.layer,
-    seeds,
+    s.onions[owner]!.head,
+    body.seed,
     othersOf(s, owner),
     s.keys,
     layerContext(s, s.round, owner),
@@ -891,24 +900,27 @@ function backgroundCheck(s: DiplomacyState, st: Stepper, msg: Accepted, owner: s
   // Its orders opened their commitment and stand; the onion it sealed would not have opened them.
   if (problem !== null)
     st.violation('bad_layer', owner, msg, `${owner}'s onion of round ${s.round} fails the background check: ${problem}`, [
-      { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion; the reveal publishes its seeds` },
+      { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion; the reveal publishes its seed` },
     ]);
 }
 
-/** The members of `owner`'s current layer still to answer: those still in the game. */
+/** Who may still peel: in the game, and not named this round for refusing or for a wrong exchange. */
+const ableToPeel = (s: DiplomacyState, m: string): boolean => s.active.includes(m) && !s.unwilling.includes(m);
+
+/** The members asked to peel `owner`'s onion who have not answered. */
 function askedToPeel(s: DiplomacyState, owner: string): string[] {
   const p = s.peeling[owner];
-  if (p === undefined || p.value !== null || p.faulted) return [];
-  return p.layer.to.filter((m) => s.active.includes(m) && !s.unwilling.includes(m) && !p.answered.includes(m));
+  if (p === undefined || p.shut || p.value !== null) return [];
+  return p.waiting.filter((m) => ableToPeel(s, m));
 }
 
 function sendPeels(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined): void {
   const me = s.me;
   if (me === null || ctx?.exchange === undefined) return;
-  for (const [owner, p] of Object.entries(s.peeling)) {
+  for (const owner of Object.keys(s.peeling)) {
     if (!askedToPeel(s, owner).includes(me)) continue;
-    const x = ctx.exchange(p.layer.ephemeral, exchangeContext(layerContext(s, s.round, owner), p.depth, me));
-    st.send({ type: 'peel', round: s.round, owner, depth: p.depth, shared: x.shared, proof: x.proof });
+    const x = ctx.exchange(s.onions[owner]!.head.ephemeral, exchangeContext(layerContext(s, s.round, owner), me));
+    st.send({ type: 'peel', round: s.round, owner, shared: x.shared, proof: x.proof });
   }
 }
 
@@ -916,54 +928,59 @@ function stepPeel(s: DiplomacyState, st: Stepper, msg: Accepted, body: { readonl
   const from = msg.envelope.from;
   const owner = String(body.owner);
   const p = s.peeling[owner];
-  // A resend, or an answer the deadline or a partner's answer overtook: changes nothing.
-  if (p !== undefined && (p.answered.includes(from) || (typeof body.depth === 'number' && body.depth < p.depth) || p.faulted || p.value !== null)) return;
-  if (!isPeel(s) || p === undefined || body.depth !== p.depth || !askedToPeel(s, owner).includes(from)) {
-    st.violation('out_of_turn', from, msg, `${from} peeled layer ${String(body.depth)} of ${owner}'s orders, which nobody asked of it in round ${s.round}`);
+  // A resend, a member already named, or an onion already opened or shut: changes nothing.
+  if (p !== undefined && (p.shared[from] !== undefined || s.unwilling.includes(from) || p.value !== null || p.shut)) return;
+  if (!isPeel(s) || p === undefined || !askedToPeel(s, owner).includes(from)) {
+    st.violation('out_of_turn', from, msg, `${from} peeled ${owner}'s onion, which nobody asked of it in round ${s.round}`);
     return;
   }
-  p.answered.push(from);
   const context = layerContext(s, s.round, owner);
-  const r = judgePeel(p.layer, p.depth, layerPlan(othersOf(s, owner)), from, s.keys[from]!, { shared: String(body.shared), proof: String(body.proof) }, context);
-  const evidence = [{ line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion's outer layer` }];
-  if (r.kind === 'bad-exchange') {
-    st.violation('bad_share', from, msg, `${from}'s exchange for layer ${p.depth} of ${owner}'s orders is not a·E for its key (the proof fails)`);
+  if (!recordExchange(p, s.onions[owner]!.head, from, s.keys[from]!, { shared: String(body.shared), proof: String(body.proof) }, context, msg.line)) {
+    st.violation('bad_share', from, msg, `${from}'s exchange for ${owner}'s onion is not a·E for its key (the proof fails)`);
     s.unwilling.push(from);
-  } else if (r.kind === 'fault') {
-    st.violation('bad_layer', owner, msg, `${owner} sealed garbage in its onion of round ${s.round}: ${r.why} (shown by ${from}'s proven exchange)`, evidence);
-    // A bad box leaves the partner's box; anything else is the same for both, and the onion is shut.
-    if (!/key box/.test(r.why)) p.faulted = true;
-  } else if (r.kind === 'layer') p.next = r.layer;
-  else {
-    const opening = readOpening(r.value);
-    const value = (opening as { value?: unknown } | null)?.value;
-    if (opens({ game: s.gameId, player: owner, purpose: purpose(s.round) }, s.commits[owner]!, opening) && typeof value === 'string') p.value = value;
-    else {
-      st.violation('bad_layer', owner, msg, `the core of ${owner}'s onion of round ${s.round} does not open its commitment ${s.commits[owner]}`, evidence);
-      p.faulted = true;
-    }
   }
-  advance(s, st, msg.time, ctx);
+  advance(s, st, msg.time, ctx, msg);
 }
 
-/** Every asked member has answered: each onion goes one layer deeper, or its orders are opened, or it is shut. */
-function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, time: number): void {
-  let deeper = false;
+/**
+ * Every member asked has answered (or been named): each onion is opened as far as the exchanges allow and
+ * the members of the layer it stops at are asked; when nobody is left to ask, the opened orders go to the
+ * adjudication and a shut onion's power takes the defaults.
+ */
+function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: Accepted | { line: number }, time: number): void {
+  if (Object.keys(s.peeling).some((o) => askedToPeel(s, o).length > 0)) return;
+  let asking = false;
   for (const [owner, p] of Object.entries(s.peeling)) {
-    if (p.value !== null || p.faulted) continue;
-    if (p.next !== null) {
-      s.peeling[owner] = { ...p, depth: p.depth + 1, layer: p.next, answered: [], next: null };
-      deeper = true;
-    } else p.faulted = true; // nobody opened it: both members refused or left
+    if (p.shut || p.value !== null) continue;
+    p.waiting = p.waiting.filter((m) => ableToPeel(s, m));
+    const known = p.faults.length;
+    const ask = peelOn(p, layerPlan(othersOf(s, owner)), layerContext(s, s.round, owner), (m) => ableToPeel(s, m));
+    const commitLine = { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion` };
+    for (const f of p.faults.slice(known))
+      st.violation('bad_layer', owner, msg, `${owner} sealed garbage in its onion of round ${s.round}: ${f.why}`, [
+        { line: f.line, note: 'the proven exchange that shows it' },
+        commitLine,
+      ]);
+    if (p.value !== null) {
+      const opening = readOpening(fromHex(p.value, 'core'));
+      const value = (opening as { value?: unknown } | null)?.value;
+      if (!opens({ game: s.gameId, player: owner, purpose: purpose(s.round) }, s.commits[owner]!, opening) || typeof value !== 'string') {
+        st.violation('bad_layer', owner, msg, `the core of ${owner}'s onion of round ${s.round} does not open its commitment ${s.commits[owner]}`, [
+          commitLine,
+        ]);
+        p.shut = true;
+      }
+    }
+    if (ask.length > 0) asking = true;
   }
-  if (deeper) {
+  if (asking) {
     enter(s, `peel/${Number(s.phase.slice(5)) + 1}`, time);
     sendPeels(s, st, ctx);
     return;
   }
   for (const [owner, p] of Object.entries(s.peeling)) {
-    if (p.value !== null) {
-      s.orders[p.power] = ordersIn(p.value);
+    if (p.value !== null && !p.shut) {
+      s.orders[p.power] = ordersIn((readOpening(fromHex(p.value, 'core')) as { value: string }).value);
       st.emit({ type: 'escrow-opened', player: owner, power: p.power, orders: s.orders[p.power]! });
     } else st.emit({ type: 'escrow-failed', player: owner, power: p.power, depth: p.depth });
   }
