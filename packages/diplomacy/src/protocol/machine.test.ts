@@ -339,6 +339,7 @@ describe('lossy networks name no honest player', () => {
   for (const [n, cheat, params] of [
     [11, undefined, { assign: 'serial' }],
     [12, 'withhold', { assign: 'fixed', escrow: 'threshold' }],
+    [14, 'withhold', { assign: 'fixed', escrow: 'layers' }],
     [13, 'tampered-orders', { assign: 'fixed' }],
   ] as const) {
     it(`${cheat ?? 'honest'}, a fifth of all messages lost, some duplicated, all reordered`, () => {
