@@ -1,7 +1,8 @@
 /**
- * The beacon's threshold escrow (docs/spec/escrow.md §2): the computation per player of one 7-player round
- * with `escrow: {scheme: "vss", threshold: 4}` against the same round with a plain commitment, on the
- * in-memory network, and the same for a round whose withheld value the others open. Each figure is the
+ * The beacon's escrows (docs/spec/escrow.md §2, §3): the computation per player of one 7-player round with
+ * `escrow: {scheme: "vss", threshold: 4}` and with `escrow: {scheme: "layers"}` against the same round with
+ * a plain commitment, on the in-memory network, and the same for a round whose withheld value the others
+ * open (shares) or peel (layers). Each figure is the
  * median over the players of the process CPU time spent in their seats (referee, machine, signing), Node's
  * native signature paths as in the other benchmarks.
  */
@@ -50,6 +51,8 @@ perPlayer({ params: { escrow: { scheme: 'vss', threshold: k } } });
 const plain = perPlayer({});
 const escrow = perPlayer({ params: { escrow: { scheme: 'vss', threshold: k } } });
 const opened = perPlayer({ params: { escrow: { scheme: 'vss', threshold: k } }, cheat: 'withhold', cheater: 'p3' });
+const layers = perPlayer({ params: { escrow: { scheme: 'layers' } } });
+const peeled = perPlayer({ params: { escrow: { scheme: 'layers' } }, cheat: 'withhold', cheater: 'p3' });
 
 const row = (name: string, x: { median: number; max: number; lines: number }): string =>
   `  ${name.padEnd(34)} ${x.median.toFixed(2).padStart(7)} ms median, ${x.max.toFixed(2).padStart(7)} ms slowest player (${x.lines} envelopes)\n`;
@@ -57,6 +60,11 @@ process.stdout.write(`beacon round, ${players} players, per-player computation (
 process.stdout.write(row('plain commitment', plain));
 process.stdout.write(row(`threshold escrow (k = ${k})`, escrow));
 process.stdout.write(row('escrow, one withholder opened', opened));
+process.stdout.write(row("seed 003's layers (7 layers)", layers));
+process.stdout.write(row('layers, one withholder peeled', peeled));
 process.stdout.write(
   `  escrow's cost per player against a plain commitment: +${(escrow.median - plain.median).toFixed(2)} ms (x${(escrow.median / plain.median).toFixed(2)}); opening a withheld value: +${(opened.median - plain.median).toFixed(2)} ms\n`,
+);
+process.stdout.write(
+  `  layers' cost per player against a plain commitment: +${(layers.median - plain.median).toFixed(2)} ms (x${(layers.median / plain.median).toFixed(2)}); peeling a withheld value: +${(peeled.median - plain.median).toFixed(2)} ms\n`,
 );

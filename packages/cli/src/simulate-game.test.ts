@@ -101,3 +101,46 @@ describe('fairtable simulate beacon --escrow vss', () => {
     );
   });
 });
+
+describe('fairtable simulate beacon --escrow layers', () => {
+  it('peels a withheld value; members who refuse are named through --accomplice; layer cheats need --escrow layers', () => {
+    const seed = '08'.repeat(32);
+    const file = join(dir, 'layers.jsonl');
+    const r = run([
+      'simulate',
+      'beacon',
+      '--players',
+      '5',
+      '--escrow',
+      'layers',
+      '--cheat',
+      'withhold',
+      '--cheater',
+      'p2',
+      '--accomplice',
+      'p0=layers-refuse-peel',
+      '--seed',
+      seed,
+      '--out',
+      file,
+    ]);
+    expect(r.status, r.stderr).toBe(0);
+    // p2's layers are p0|p4, p0|p1, p1|p3, p3|p4, the core to p0 and p1: p0 refuses, and the exchanges of p4
+    // and p1 open every layer (p3 is never asked).
+    expect(
+      bodies(file)
+        .filter((e) => e.body.type === 'peel')
+        .map((e) => e.from)
+        .sort(),
+    ).toEqual(['p1', 'p4']);
+    const verdict = JSON.parse(run(['audit', file, '--json']).stdout) as { violations: { code: string; player: string }[] };
+    expect(verdict.violations.map((v) => `${v.code} ${v.player}`).sort()).toEqual(['withheld p0', 'withheld p2']);
+    const garbage = join(dir, 'layers-garbage.jsonl');
+    expect(run(['simulate', 'beacon', '--players', '4', '--escrow', 'layers', '--cheat', 'layers-bad-box', '--seed', seed, '--out', garbage]).status).toBe(0);
+    const named = JSON.parse(run(['audit', garbage, '--json']).stdout) as { violations: { code: string; player: string }[] };
+    expect(named.violations.map((v) => `${v.code} ${v.player}`)).toEqual(['withheld p1', 'bad_layer p1']);
+    expect(run(['simulate', 'beacon', '--players', '3', '--cheat', 'layers-bad-body', '--out', join(dir, 'z.jsonl')]).stderr).toMatch(
+      /\[bad_cheater\].*--escrow layers/,
+    );
+  });
+});

@@ -122,6 +122,8 @@ export type ViolationCode =
   | 'bad_share'
   // Diplomacy's gpg-only players (docs/spec/diplomacy.md §11): a seat carried, as such a player's commitment, what is not that player's
   | 'bad_carry'
+  // layered escrow (docs/spec/escrow.md §3): an onion its owner sealed wrong, or whose core is not the value revealed
+  | 'bad_layer'
   // the orderer, named by its own receipts (docs/spec/relay.md §9)
   | 'relay_forked'
   | 'relay_censored'

@@ -71,7 +71,7 @@ function setupFor(
     if (turns !== undefined) fail('[bad_input] diplomacy counts game years: give --years, not --turns');
     if (!['weighted', 'serial', 'fixed'].includes(opts.assign ?? 'weighted')) fail('[bad_input] --assign must be weighted, serial or fixed');
     if (!['ignore-unit-letter', 'strict'].includes(opts.typos ?? 'ignore-unit-letter')) fail('[bad_input] --typos must be ignore-unit-letter or strict');
-    if (!['none', 'threshold'].includes(opts.escrow ?? 'none')) fail('[bad_input] --escrow must be none or threshold');
+    if (!['none', 'threshold', 'layers'].includes(opts.escrow ?? 'none')) fail('[bad_input] --escrow must be none, threshold or layers');
     if (opts.threshold !== undefined && opts.escrow !== 'threshold') fail('[bad_input] --threshold needs --escrow threshold');
     params.years = integer(opts.years, '--years', 1, 200) ?? 2;
     params.assign = opts.assign ?? 'weighted';
@@ -240,7 +240,7 @@ export function register(program: Command): void {
     .option('--years <y>', "diplomacy: game years to play (default 2); orders are random legal ones, drawn from each phase's choices")
     .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)')
-    .option('--escrow <kind>', 'diplomacy: none | threshold (k of the others open a withheld reveal)')
+    .option('--escrow <kind>', "diplomacy: none | threshold (k of the others open a withheld reveal) | layers (seed 003's onion, peeled by the others)")
     .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
     .option('--prefs <list>', 'diplomacy: this player\'s preference list in seed 003\'s notation, e.g. "AE(GI)R" or "%REG" (default: random)')
     .option('--orders <dir>', 'diplomacy: a person gives the orders: read DIR/<PHASE>.txt each phase (e.g. S1901M.txt), or "-" to be asked on stdin')

@@ -33,6 +33,7 @@ describe('fairtable simulate diplomacy', () => {
     ['tampered-orders', 'commit_mismatch', []],
     ['disagree', 'position_mismatch', []],
     ['withhold', 'withheld', ['--assign', 'fixed', '--escrow', 'threshold']],
+    ['layers-inside-differs', 'bad_layer', ['--assign', 'fixed', '--escrow', 'layers']],
   ] as const) {
     it(`--cheat ${cheat}: p1 named ${code}`, () => {
       const out = join(scratch, `${cheat}.jsonl`);

@@ -37,6 +37,11 @@ function cheaterFor(protocol: string, cheat: string, cheater: string | undefined
     if (protocol !== 'beacon') fail(`[bad_cheater] "${cheat}" is a cheat on the beacon's escrow; ${protocol} has no such move (use beacon --escrow vss)`);
     return cheater ?? 'p1';
   }
+  if (cheat.startsWith('layers-')) {
+    if (protocol !== 'beacon' && protocol !== 'diplomacy')
+      fail(`[bad_cheater] "${cheat}" is a cheat on layered escrow; ${protocol} has no such move (use beacon or diplomacy --escrow layers)`);
+    return cheater ?? 'p1';
+  }
   if (!generic && protocol !== 'signidice') fail(`[bad_cheater] "${cheat}" is a Signidice cheat; ${protocol} has no such move`);
   if (cheat.startsWith('house-')) {
     if (cheater !== undefined && cheater !== HOUSE)
@@ -70,15 +75,25 @@ export function register(program: Command): void {
     .option('--audit-every <k>', 'keyed-stream: honest players ask for an audit of the last roller every k turns (default: never)')
     .option('--years <y>', 'diplomacy: game years to play (default 2)')
     .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)', 'weighted')
-    .option('--escrow <kind>', 'diplomacy: none | threshold; beacon: none | vss (k of the others open a withheld reveal)', 'none')
+    .option(
+      '--escrow <kind>',
+      "diplomacy: none | threshold | layers; beacon: none | vss | layers (k of the others, or seed 003's layers peeled by the others, open a withheld reveal)",
+      'none',
+    )
     .option('--threshold <k>', 'with --escrow threshold or vss: shares needed to open (diplomacy: default a majority of the others; beacon: default 2)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)', 'ignore-unit-letter')
     .option('--cheat <kind>', `one of: ${ALL_CHEATS.join(', ')} (the last ${DIPLOMACY_CHEATS.length}: diplomacy only)`)
     .option('--cheater <id>', `which player cheats (default p1; the house for the house's cheats)`)
+    .option(
+      '--accomplice <id=cheat>',
+      'another player and its cheat, repeatable (e.g. --cheat withhold --accomplice p0=layers-refuse-peel: a member who will not peel)',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option('--drop <p>', 'probability a message is lost', '0')
     .option('--duplicate <p>', 'probability a message is delivered twice', '0')
     .option('--max-delay <ms>', 'largest network delay; a spread reorders messages', '20')
-    .action((protocol: string, opts: Record<string, string | undefined>) => {
+    .action((protocol: string, opts: Record<string, string | undefined> & { accomplice?: string[] }) => {
       if (!PROTOCOLS.includes(protocol)) fail(`[unknown_protocol] "${protocol}": choose one of ${PROTOCOLS.join(', ')}`);
       if (opts.cheat !== undefined && !ALL_CHEATS.includes(opts.cheat))
         fail(`[bad_input] unknown cheat "${opts.cheat}": choose one of ${ALL_CHEATS.join(', ')}`);
@@ -86,14 +101,25 @@ export function register(program: Command): void {
       if (!isDiplomacy && opts.years !== undefined) fail('[bad_input] --years is for diplomacy');
       if (isDiplomacy && !['weighted', 'serial', 'fixed'].includes(opts.assign!)) fail('[bad_input] --assign must be weighted, serial or fixed');
       if (isDiplomacy && !['ignore-unit-letter', 'strict'].includes(opts.typos!)) fail('[bad_input] --typos must be ignore-unit-letter or strict');
-      if (isDiplomacy && !['none', 'threshold'].includes(opts.escrow!)) fail('[bad_input] --escrow must be none or threshold');
+      if (isDiplomacy && !['none', 'threshold', 'layers'].includes(opts.escrow!)) fail('[bad_input] --escrow must be none, threshold or layers');
       const isBeacon = protocol === 'beacon';
-      if (isBeacon && !['none', 'vss'].includes(opts.escrow!)) fail('[bad_input] --escrow must be none or vss for the beacon');
+      if (isBeacon && !['none', 'vss', 'layers'].includes(opts.escrow!)) fail('[bad_input] --escrow must be none, vss or layers for the beacon');
       if (!isDiplomacy && !isBeacon && opts.escrow !== 'none') fail('[bad_input] --escrow is for beacon and diplomacy');
-      if (opts.threshold !== undefined && opts.escrow !== 'threshold' && opts.escrow !== 'vss') fail('[bad_input] --threshold needs --escrow threshold or vss');
+      if (opts.threshold !== undefined && opts.escrow !== 'threshold' && opts.escrow !== 'vss')
+        fail('[bad_input] --threshold needs --escrow threshold or vss (layers have no threshold)');
       if (opts.cheat?.startsWith('escrow-') === true && !(isBeacon && opts.escrow === 'vss'))
         fail(`[bad_cheater] "${opts.cheat}" is a cheat on the beacon's escrow: use beacon --escrow vss`);
+      const layerCheats = [opts.cheat, ...(opts.accomplice ?? []).map((a) => a.split('=')[1])].filter((c) => c?.startsWith('layers-') === true);
+      if (layerCheats.length > 0 && opts.escrow !== 'layers') fail(`[bad_cheater] "${layerCheats[0]}" is a cheat on layered escrow: use --escrow layers`);
       if (opts.cheater !== undefined && opts.cheat === undefined) fail('[bad_input] --cheater needs --cheat');
+      const accomplices: Record<string, Cheat> = {};
+      for (const a of opts.accomplice ?? []) {
+        const [id, c] = a.split('=');
+        if (id === undefined || c === undefined || !/^p\d+$/.test(id) || !(CHEATS as readonly string[]).includes(c))
+          fail(`[bad_input] --accomplice ${a}: expected <player>=<cheat>, the cheat one of ${CHEATS.join(', ')}`);
+        if (opts.cheat === undefined) fail('[bad_input] --accomplice needs --cheat');
+        accomplices[id] = c as Cheat;
+      }
       if (opts.game !== undefined && protocol !== 'keyed-stream' && protocol !== 'chain') fail('[bad_input] --game is for keyed-stream and chain');
       if (opts.game !== undefined && !BUILTIN_GAMES.has(opts.game))
         fail(`[bad_input] unknown game "${opts.game}": choose one of ${[...BUILTIN_GAMES.keys()].join(', ')}`);
@@ -131,6 +157,7 @@ export function register(program: Command): void {
           seed,
           ...(turns !== undefined ? { turns } : {}),
           ...(cheat !== undefined ? { cheat, cheater: cheaterFor(protocol, cheat, opts.cheater) } : {}),
+          ...(Object.keys(accomplices).length > 0 ? { accomplices } : {}),
           drop: num(opts.drop, '--drop', 0, 0.9, false)!,
           duplicate: num(opts.duplicate, '--duplicate', 0, 0.9, false)!,
           maxDelay: num(opts.maxDelay, '--max-delay', 1, 10_000)!,
@@ -138,6 +165,7 @@ export function register(program: Command): void {
           ...(opts.game !== undefined ? { game: opts.game } : {}),
           ...(auditEvery !== undefined ? { params: { auditEvery } } : {}),
           ...(isBeacon && opts.escrow === 'vss' ? { params: { escrow: { scheme: 'vss', threshold: threshold ?? 2 } } } : {}),
+          ...(isBeacon && opts.escrow === 'layers' ? { params: { escrow: { scheme: 'layers' } } } : {}),
         });
       } catch (e) {
         failWith(e);

@@ -1,9 +1,24 @@
-/** Seed 003's layered encryption (docs/spec/escrow.md §3): the plan, peeling when the owner refuses, the background check. */
+/** Seed 003's layered encryption (docs/spec/escrow.md §3): the plan, peeling with proven exchanges when the owner refuses, the background check. */
 import { describe, expect, it } from 'vitest';
 import { generateKeyPair, type KeyPair } from '../identity.js';
 import { RandomStream } from '../stream.js';
 import { toHex, utf8 } from '../bytes.js';
-import { insideIs, layerKey, layerPlan, layerSigned, peel, wrap, type Layer } from './layers.js';
+import {
+  decodeLayer,
+  encodeLayer,
+  exchangeContext,
+  headProblem,
+  layerPlan,
+  membersAt,
+  onionProblem,
+  peelOn,
+  recordExchange,
+  startPeel,
+  wrap,
+  type OnionHead,
+  type WrapOptions,
+} from './layers.js';
+import { exchange, exchangeValid } from './dleq.js';
 
 const rng = (seed: number) => {
   const s = new RandomStream(new Uint8Array(32).fill(seed), 'test');
@@ -12,9 +27,16 @@ const rng = (seed: number) => {
 
 const names = ['A', 'B', 'C', 'D', 'E', 'F', 'G'];
 const keys: Record<string, KeyPair> = Object.fromEntries(names.map((n, i) => [n, generateKeyPair(new Uint8Array(32).fill(100 + i))]));
-const publicKeys = Object.fromEntries(names.map((n) => [n, keys[n]!.publicKey]));
+const publicKeys: Record<string, string> = Object.fromEntries(names.map((n) => [n, toHex(keys[n]!.publicKey)]));
 const others = names.slice(1);
-const context = 'game 00…/beacon/1/A';
+const context = 'beacon/game00/1/A';
+const plan = layerPlan(others);
+const opts = (seed: number, fault?: WrapOptions['fault']): WrapOptions => ({
+  context,
+  keys: publicKeys,
+  random: rng(seed),
+  ...(fault === undefined ? {} : { fault }),
+});
 
 describe('the layer plan', () => {
   it("seed 003's seven players: B or G outermost, the ring inwards, the core to B, C, D and E (vector)", () => {
@@ -46,59 +68,101 @@ describe('the layer plan', () => {
   });
 });
 
-/** Peels every layer, each by the first member of its pair in `order` that is willing. */
-function peelAll(outer: Layer, willing: (p: string) => boolean): { value: Uint8Array; peelers: string[] } | null {
-  const coreDepth = layerPlan(others).layers.length;
-  let layer = outer;
-  const peelers: string[] = [];
-  for (;;) {
-    const who = layer.to.find(willing);
-    if (who === undefined) return null;
-    peelers.push(who);
-    const r = peel(layer, layerKey(layer, who, keys[who]!.secretKey, context), context, publicKeys.A!, coreDepth);
-    if ('value' in r) return { value: r.value, peelers };
-    layer = r.layer;
+/**
+ * Peels a withheld onion as a machine does: whoever is asked and `willing` publishes its proven exchange,
+ * the others are passed over; returns the value, or the owner's faults when it cannot be opened.
+ */
+function peelAll(head: OnionHead, willing: (p: string) => boolean) {
+  const p = startPeel(head);
+  const asked: string[] = [];
+  const refused = new Set<string>();
+  for (let line = 1; ; line++) {
+    const ask = peelOn(p, plan, context, (m) => !refused.has(m));
+    if (ask.length === 0) break;
+    for (const m of ask) {
+      asked.push(m);
+      if (!willing(m)) {
+        refused.add(m);
+        p.waiting = p.waiting.filter((x) => x !== m);
+        continue;
+      }
+      expect(recordExchange(p, head, m, publicKeys[m]!, exchange(head.ephemeral, keys[m]!.secretKey, exchangeContext(context, m)), context, line)).toBe(true);
+    }
   }
+  return { value: p.value, faults: p.faults.map((f) => f.why), asked, shut: p.shut };
 }
 
 describe('wrapping, peeling and the background check', () => {
-  const M = utf8('{"nonce":"5f…","value":"4"}');
-  const outer = wrap(M, others, { context, ownerSecretKey: keys.A!.secretKey, keys: publicKeys, random: rng(7) });
+  const M = utf8('{"nonce":"5f","value":"4"}');
+  const onion = wrap(M, others, opts(7));
+  const head = onion.head;
 
-  it('every layer is signed by A; the others peel it to M when A refuses, whoever of each pair refuses too', () => {
-    expect(layerSigned(outer, context, publicKeys.A!)).toBe(true);
-    expect(layerSigned(outer, context, publicKeys.B!)).toBe(false);
-    const all = peelAll(outer, () => true)!;
-    expect(toHex(all.value)).toBe(toHex(M));
-    expect(all.peelers).toEqual(['B', 'B', 'C', 'D', 'E', 'F', 'B']);
-    // Any single refuser is routed around: each layer has a second member.
-    for (const refuser of others) expect(toHex(peelAll(outer, (p) => p !== refuser)!.value)).toBe(toHex(M));
+  it("the head is well formed, and its ephemeral key signs the onion's context", () => {
+    expect(headProblem(head, plan, context)).toBeNull();
+    expect(headProblem(head, layerPlan(['B', 'C', 'D', 'E', 'G', 'F']), context)).toMatch(/plan says/);
+    expect(headProblem(head, plan, 'another game')).toMatch(/does not sign its context/);
+    expect(headProblem({ ...head, layer: { ...head.layer, boxes: [head.layer.boxes[0]!] } }, plan, context)).toMatch(/one key box per member/);
+    expect(headProblem({ ...head, ephemeral: '00'.repeat(32) }, plan, context)).toMatch(/ephemeral key/);
+    // An inner layer inside its parent: a constant added per layer, not a doubling.
+    expect(decodeLayer(encodeLayer(head.layer))).toEqual(head.layer);
+    expect(decodeLayer(new Uint8Array([0, 0, 0, 9, 1]))).toBeNull();
+    expect(JSON.stringify(head).length).toBeLessThan(6000);
+  });
+
+  it('the others peel it to M when A refuses, each member publishing one exchange for every layer it is in', () => {
+    const all = peelAll(head, () => true);
+    expect(all.value).toBe(toHex(M));
+    // B and G open the outer layer; B's exchange opens B|C too; C and D are asked for C|D, and so on round the ring.
+    expect(all.asked).toEqual(['B', 'G', 'C', 'D', 'E', 'F']);
+    for (const refuser of others) expect(peelAll(head, (p) => p !== refuser).value).toBe(toHex(M));
     // A colluding pair blocks its layer: the scheme has no threshold.
-    expect(peelAll(outer, (p) => p !== 'C' && p !== 'D')).toBeNull();
+    const blocked = peelAll(head, (p) => p !== 'C' && p !== 'D');
+    expect([blocked.value, blocked.shut]).toEqual([null, true]);
+    // The innermost pair cannot read the core.
+    expect(membersAt(plan, 6)).toEqual(['B', 'C', 'D', 'E']);
   });
 
-  it("only the layer's pair can open it; F and G cannot open the core", () => {
-    expect(() => layerKey(outer, 'C', keys.C!.secretKey, context)).toThrow(/cannot open/);
-    expect(() => layerKey(outer, 'B', keys.G!.secretKey, context)).toThrow(/does not open/);
-    let layer = outer;
-    for (let d = 0; d < 6; d++) {
-      const r = peel(layer, layerKey(layer, layer.to[0]!, keys[layer.to[0]!]!.secretKey, context), context, publicKeys.A!, 6);
-      layer = (r as { layer: Layer }).layer;
+  it("a wrong exchange, or another member's, is refused: the publisher's fault", () => {
+    const p = startPeel(head);
+    const g = exchange(head.ephemeral, keys.G!.secretKey, exchangeContext(context, 'G'));
+    expect(recordExchange(p, head, 'B', publicKeys.B!, g, context, 1)).toBe(false);
+    expect(exchangeValid(head.ephemeral, publicKeys.G!, g, exchangeContext(context, 'B'))).toBe(false);
+    expect(exchangeValid(head.ephemeral, publicKeys.G!, g, exchangeContext(context, 'G'))).toBe(true);
+    const flipped = { ...g, proof: (g.proof[0] === '0' ? '1' : '0') + g.proof.slice(1) };
+    expect(exchangeValid(head.ephemeral, publicKeys.G!, flipped, exchangeContext(context, 'G'))).toBe(false);
+    expect(recordExchange(p, head, 'G', publicKeys.G!, g, context, 2)).toBe(true);
+  });
+
+  it("garbage in a member's box of an inner layer: the proven exchange shows the owner's fault; the other member still peels", () => {
+    const bad = wrap(M, others, opts(8, { depth: 1, what: 'box' })).head;
+    const r = peelAll(bad, () => true);
+    expect(r.faults).toEqual(["B's key box of layer 1 does not open with the shared value a·E"]);
+    expect(r.value).toBe(toHex(M));
+    expect(r.asked).toContain('C');
+  });
+
+  it('garbage body in an inner layer: the first exchange shows the owner at fault, and the value is lost', () => {
+    const bad = wrap(M, others, opts(9, { depth: 2, what: 'body' })).head;
+    const r = peelAll(bad, () => true);
+    expect(r.faults).toEqual(["layer 2's body does not open with the key its hash names"]);
+    expect([r.value, r.shut]).toEqual([null, true]);
+  });
+
+  it('the background check: the seed shows every layer, and the revealed M is the one inside', () => {
+    expect(onionProblem(head, onion.seed, others, publicKeys, context, M)).toBeNull();
+    expect(onionProblem(head, onion.seed, others, publicKeys, context, utf8('{"nonce":"5f","value":"5"}'))).toMatch(/not the one revealed/);
+    expect(onionProblem(head, undefined, others, publicKeys, context, M)).toMatch(/no seed/);
+    expect(onionProblem(head, '11'.repeat(32), others, publicKeys, context, M)).toMatch(/not the onion's ephemeral key/);
+    const badBox = wrap(M, others, opts(8, { depth: 3, what: 'box' }));
+    expect(onionProblem(badBox.head, badBox.seed, others, publicKeys, context, M)).toMatch(/D's key box of layer 3/);
+    const badBody = wrap(M, others, opts(9, { depth: 6, what: 'body' }));
+    expect(onionProblem(badBody.head, badBody.seed, others, publicKeys, context, M)).toMatch(/layer 6's body/);
+  });
+
+  it('small tables: one other opens the core alone; two others share one layer and the core', () => {
+    for (const few of [['B'], ['B', 'C']]) {
+      const o = wrap(M, few, opts(10));
+      expect(onionProblem(o.head, o.seed, few, publicKeys, context, M)).toBeNull();
     }
-    expect(layer.to).toEqual(['B', 'C', 'D', 'E']);
-    expect(() => layerKey(layer, 'F', keys.F!.secretKey, context)).toThrow(/cannot open/);
-  });
-
-  it('the background check: the revealed M is the one inside, a different M is caught', () => {
-    const open = (l: Layer): string => layerKey(l, l.to[0]!, keys[l.to[0]!]!.secretKey, context);
-    expect(insideIs(outer, M, others, context, publicKeys.A!, open)).toBe(true);
-    expect(insideIs(outer, utf8('{"nonce":"5f…","value":"5"}'), others, context, publicKeys.A!, open)).toBe(false);
-  });
-
-  it('a peeler who publishes a wrong key, or a layer not signed by A, is caught', () => {
-    expect(() => peel(outer, '00'.repeat(32), context, publicKeys.A!, 6)).toThrow(/does not open/);
-    const forged = { ...outer, body: outer.body.slice(0, -2) + (outer.body.endsWith('00') ? '01' : '00') };
-    expect(() => peel(forged, layerKey(outer, 'B', keys.B!.secretKey, context), context, publicKeys.A!, 6)).toThrow(/not signed/);
-    expect(() => peel(outer, layerKey(outer, 'B', keys.B!.secretKey, context), 'another game', publicKeys.A!, 6)).toThrow(/not signed/);
   });
 });

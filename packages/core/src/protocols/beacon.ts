@@ -18,6 +18,11 @@
  * player who then withholds, or reveals a value that is not its sharing's, is named and its value is
  * opened from k shares, so the round finishes with the value it committed to; only when fewer than k
  * valid shares come does the round end as without escrow.
+ *
+ * With `escrow: {scheme: "layers"}` (docs/spec/escrow.md §3.3) each commitment carries seed 003's onion of
+ * the opening; each reveal carries the onion's seeds, and everyone checks that the onion held the revealed
+ * value (the seed's background check, on every reveal). A withholder's onion is peeled, one layer per
+ * broadcast round, by published exchanges with their proofs; whoever shows garbage or refuses is named.
  */
 import { fromHex, toHex } from '../bytes.js';
 import { commit, opens, type Opening } from '../commitment.js';
@@ -29,6 +34,9 @@ import type { Body } from '../envelope.js';
 import { FairtableError } from '../errors.js';
 import { deal, randomScalar, reconstruct, sealShares, secretCommitment, verifyShare, type SealedShare } from '../escrow/vss.js';
 import { ristretto255 } from '@noble/curves/ed25519.js';
+import { exchangeContext, headProblem, layerPlan, onionProblem, peelOn, recordExchange, startPeel, wrap, type OnionHead, type Peel } from '../escrow/layers.js';
+import { canonicalize } from '../jcs.js';
+import { fromUtf8, utf8 } from '../bytes.js';
 import {
   deadlineTick,
   intParam,
@@ -51,15 +59,19 @@ export interface BeaconDealing {
   readonly shares: readonly SealedShare[];
 }
 
-export type BeaconPhase = 'commit' | 'check' | 'answer' | 'reveal' | 'open' | 'done';
+/** `peel/<depth>`: each layer is a phase of its own, so a deadline claim on one layer is stale on the next. */
+export type BeaconPhase = 'commit' | 'check' | 'answer' | 'reveal' | 'open' | `peel/${number}` | 'done';
+const isPeel = (s: BeaconState): boolean => s.phase.startsWith('peel/');
 
 export interface BeaconState {
   readonly gameId: string;
   readonly timeoutMs: number;
   /** How many seeds the game wants. */
   readonly wanted: number;
-  /** The escrow threshold k, or null without escrow. */
+  /** The escrow threshold k, or null without threshold escrow. */
   readonly escrowK: number | null;
+  /** Seed 003's layered escrow (docs/spec/escrow.md §3.3). */
+  readonly layered: boolean;
   /** Each player's fairtable key (hex), to seal shares to. */
   readonly keys: Readonly<Record<string, string>>;
   active: string[];
@@ -75,7 +87,7 @@ export interface BeaconState {
   seeds: { round: number; seed: string; players: string[]; opened: string[] }[];
   forfeits: { player: string; code: ViolationCode }[];
   me: string | null;
-  mine: { round: number; opening: Opening; shares: Record<string, string> } | null;
+  mine: { round: number; opening: Opening; shares: Record<string, string>; seed?: string } | null;
   claimed: string | null;
   // Escrow (empty without it).
   dealings: Record<string, BeaconDealing>;
@@ -90,6 +102,10 @@ export interface BeaconState {
   leaving: { player: string; code: ViolationCode }[];
   /** Valid shares published for each failed dealer: dealer → holder → share. */
   opened: Record<string, Record<string, string>>;
+  /** Layers: each committer's onion head and the log line of its commit. */
+  onions: Record<string, { head: OnionHead; line: number }>;
+  /** Layers: the withheld values being peeled, by owner. */
+  peeling: Record<string, Peel>;
 }
 
 export function commitSetHash(gameId: string, round: number, active: readonly string[], commits: Record<string, string>): string {
@@ -109,17 +125,26 @@ const purpose = (round: number): string => `beacon/${round}`;
 const Fn = ristretto255.Point.Fn;
 const scalarHex = (x: bigint): string => toHex(Fn.toBytes(x));
 
-/** The escrow parameter: `{scheme: "vss", threshold: k}` (k ≥ 1), or absent. */
-function escrowParam(params: { readonly [key: string]: JsonValue }): number | null {
+/** The escrow parameter: `{scheme: "vss", threshold: k}` (k ≥ 1), `{scheme: "layers"}`, or absent. */
+function escrowParam(params: { readonly [key: string]: JsonValue }): { k: number | null; layered: boolean } {
   const e = params.escrow;
-  if (e === undefined || e === null) return null;
+  if (e === undefined || e === null) return { k: null, layered: false };
+  if (typeof e === 'object' && !Array.isArray(e) && e.scheme === 'layers' && Object.keys(e).length === 1) return { k: null, layered: true };
   if (typeof e !== 'object' || Array.isArray(e) || e.scheme !== 'vss') {
-    throw new FairtableError('bad_input', 'escrow: expected {"scheme": "vss", "threshold": k}', { field: 'escrow' });
+    throw new FairtableError('bad_input', 'escrow: expected {"scheme": "vss", "threshold": k} or {"scheme": "layers"}', { field: 'escrow' });
   }
-  return intParam(e, 'threshold', 0, 1, 1000);
+  return { k: intParam(e, 'threshold', 0, 1, 1000), layered: false };
 }
 
-const escrowOn = (s: BeaconState): boolean => s.escrowK !== null && s.roster.length >= 2;
+/** The context an owner's onion is bound to (docs/spec/escrow.md §3.3). */
+export function beaconLayerContext(gameId: string, round: number, owner: string): string {
+  return `beacon/${gameId}/${round}/${owner}`;
+}
+
+/** Either escrow: a player named after the commit set is fixed has its value opened, not the round rerun. */
+const escrowOn = (s: BeaconState): boolean => (s.escrowK !== null || s.layered) && s.roster.length >= 2;
+const vssOn = (s: BeaconState): boolean => s.escrowK !== null && s.roster.length >= 2;
+const layersOn = (s: BeaconState): boolean => s.layered && s.roster.length >= 2;
 /** The threshold of this round: k, or every other player when fewer are left (docs/spec/escrow.md §2). */
 const threshold = (s: BeaconState): number => Math.min(s.escrowK ?? 1, s.roster.length - 1);
 const othersOf = (s: BeaconState, dealer: string): string[] => s.roster.filter((p) => p !== dealer);
@@ -147,6 +172,10 @@ function copy(s: BeaconState): BeaconState {
     failed: [...s.failed],
     leaving: [...s.leaving],
     opened: Object.fromEntries(Object.entries(s.opened).map(([k, v]) => [k, { ...v }])),
+    onions: { ...s.onions },
+    peeling: Object.fromEntries(
+      Object.entries(s.peeling).map(([k, v]) => [k, { ...v, shared: { ...v.shared }, waiting: [...v.waiting], faults: [...v.faults] }]),
+    ),
   };
 }
 
@@ -165,9 +194,23 @@ function startRound(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
   s.failed = [];
   s.leaving = [];
   s.opened = {};
+  s.onions = {};
+  s.peeling = {};
   if (s.me !== null && s.active.includes(s.me)) {
     const me = s.me;
     const binding = { game: s.gameId, player: me, purpose: purpose(s.round) };
+    if (layersOn(s)) {
+      const c = commit(binding, toHex(ctx.random(32)), ctx.random);
+      const others = othersOf(s, me);
+      const onion = wrap(utf8(canonicalize(c.opening)), others, {
+        context: beaconLayerContext(s.gameId, s.round, me),
+        keys: Object.fromEntries(others.map((p) => [p, s.keys[p]!])),
+        random: ctx.random,
+      });
+      s.mine = { round: s.round, opening: c.opening, shares: {}, seed: onion.seed };
+      st.send({ type: 'commit', round: s.round, commitment: c.commitment, onion: onion.head as unknown as JsonValue });
+      return;
+    }
     if (!escrowOn(s)) {
       const c = commit(binding, toHex(ctx.random(32)), ctx.random);
       s.mine = { round: s.round, opening: c.opening, shares: {} };
@@ -217,7 +260,8 @@ function openReveal(s: BeaconState, st: Stepper, time: number): void {
   s.claimed = null;
   s.commitSet = commitSetHash(s.gameId, s.round, s.active, s.commits);
   if (s.me !== null && s.active.includes(s.me) && s.mine !== null && s.mine.round === s.round) {
-    st.send({ type: 'reveal', round: s.round, commitSet: s.commitSet, opening: s.mine.opening });
+    const seed = layersOn(s) && s.mine.seed !== undefined ? { seed: s.mine.seed } : {};
+    st.send({ type: 'reveal', round: s.round, commitSet: s.commitSet, opening: s.mine.opening, ...seed });
   }
 }
 
@@ -287,7 +331,7 @@ function finishRoundIfComplete(s: BeaconState, st: Stepper, ctx: Ctx, time: numb
       s.phase = 'done';
       return;
     }
-    if (escrowOn(s) && s.active.length >= 2) openCheck(s, st, ctx, time);
+    if (vssOn(s) && s.active.length >= 2) openCheck(s, st, ctx, time);
     else openReveal(s, st, time);
   } else if (s.phase === 'check' && s.active.every((p) => s.checked.includes(p))) {
     if (Object.values(s.pending).some((c) => c.length > 0)) {
@@ -300,6 +344,7 @@ function finishRoundIfComplete(s: BeaconState, st: Stepper, ctx: Ctx, time: numb
     openReveal(s, st, time);
   } else if (s.phase === 'reveal' && s.active.every((p) => s.values[p] !== undefined || isFailed(s, p))) {
     if (s.failed.length === 0) finishRound(s, st, ctx, time);
+    else if (layersOn(s)) openPeel(s, st, ctx, time);
     else {
       openEscrow(s, st, time);
       settleOpening(s, st, ctx, time);
@@ -334,6 +379,11 @@ function settleOpening(s: BeaconState, st: Stepper, ctx: Ctx, time: number): voi
 }
 
 function missing(s: BeaconState): string[] {
+  if (isPeel(s)) {
+    const late = new Set<string>();
+    for (const owner of Object.keys(s.peeling)) for (const p of askedToPeel(s, owner)) late.add(p);
+    return s.active.filter((p) => late.has(p));
+  }
   switch (s.phase) {
     case 'commit':
       return s.active.filter((p) => s.commits[p] === undefined);
@@ -351,7 +401,7 @@ function missing(s: BeaconState): string[] {
       }
       return s.active.filter((p) => late.has(p));
     }
-    case 'done':
+    default:
       return [];
   }
 }
@@ -450,11 +500,13 @@ export const beacon: Machine<BeaconState> = {
   },
 
   init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<BeaconState> {
+    const escrow = escrowParam(setup.params);
     const s: BeaconState = {
       gameId,
       timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
       wanted: intParam(setup.params, 'rounds', 1, 1, 1_000_000),
-      escrowK: escrowParam(setup.params),
+      escrowK: escrow.k,
+      layered: escrow.layered,
       keys: Object.fromEntries(setup.players.map((p) => [p.id, p.key])),
       active: setup.players.map((p) => p.id),
       roster: [],
@@ -477,6 +529,8 @@ export const beacon: Machine<BeaconState> = {
       failed: [],
       leaving: [],
       opened: {},
+      onions: {},
+      peeling: {},
     };
     const st = new Stepper();
     startRound(s, st, ctx, setup.created);
@@ -502,7 +556,14 @@ export const beacon: Machine<BeaconState> = {
     }
     if (body.type === 'commit') {
       const dealing = body.escrow as BeaconDealing | undefined;
-      const problem = body.round === s.round && s.phase === 'commit' && escrowOn(s) ? dealingProblem(s, from, dealing) : null;
+      const problem =
+        body.round !== s.round || s.phase !== 'commit'
+          ? null
+          : vssOn(s)
+            ? dealingProblem(s, from, dealing)
+            : layersOn(s)
+              ? onionAtCommit(s, from, body.onion)
+              : null;
       if (body.round !== s.round || typeof body.commitment !== 'string') {
         st.violation('unexpected_message', from, msg, `${from}'s commit is for round ${String(body.round)}, the beacon is in round ${s.round}`);
       } else if (s.phase !== 'commit') {
@@ -515,20 +576,24 @@ export const beacon: Machine<BeaconState> = {
         forfeit(s, st, from, 'copied_commitment');
         finishRoundIfComplete(s, st, ctx, msg.time);
       } else if (problem !== null) {
-        st.violation('bad_share', from, msg, problem);
-        forfeit(s, st, from, 'bad_share');
+        const code = layersOn(s) ? 'bad_layer' : 'bad_share';
+        st.violation(code, from, msg, problem);
+        forfeit(s, st, from, code);
         finishRoundIfComplete(s, st, ctx, msg.time);
       } else {
         s.commits[from] = body.commitment;
-        if (dealing !== undefined && escrowOn(s)) s.dealings[from] = dealing;
+        if (dealing !== undefined && vssOn(s)) s.dealings[from] = dealing;
+        if (layersOn(s)) s.onions[from] = { head: body.onion as unknown as OnionHead, line: msg.line };
         finishRoundIfComplete(s, st, ctx, msg.time);
       }
     } else if (body.type === 'check') {
       stepCheck(s, st, msg, body, ctx);
     } else if (body.type === 'share') {
       stepShare(s, st, msg, body, ctx);
+    } else if (body.type === 'peel') {
+      stepPeel(s, st, msg, body, ctx);
     } else if (body.type === 'reveal') {
-      const escrowed = escrowOn(s) && s.dealings[from] !== undefined;
+      const escrowed = escrowOn(s) && (s.dealings[from] !== undefined || s.onions[from] !== undefined);
       if (body.round !== s.round) {
         st.violation('unexpected_message', from, msg, `${from}'s reveal is for round ${String(body.round)}, the beacon is in round ${s.round}`);
       } else if (escrowed && isFailed(s, from)) {
@@ -562,22 +627,32 @@ export const beacon: Machine<BeaconState> = {
         }
       } else {
         s.values[from] = (body.opening as Opening).value as string;
+        if (layersOn(s) && escrowed) backgroundCheck(s, st, msg, from, body);
         finishRoundIfComplete(s, st, ctx, msg.time);
       }
     } else if (isDeadlineBody(body)) {
       const late = settleClaim(st, msg, body, s, { round: s.round, late: missing(s), isOut: (p) => !s.active.includes(p) });
       if (late === null) return st.result(s);
-      const what = s.phase === 'open' ? 'publish its shares' : s.phase === 'answer' ? 'answer the complaints against it' : s.phase;
+      const what =
+        s.phase === 'open'
+          ? 'publish its shares'
+          : isPeel(s)
+            ? 'peel the layers sealed to it'
+            : s.phase === 'answer'
+              ? 'answer the complaints against it'
+              : s.phase;
       for (const p of late) {
         st.violation('withheld', p, msg, `${p} did not ${what} in round ${s.round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
       }
       if (s.phase === 'commit') {
         for (const p of late) forfeit(s, st, p, 'withheld');
         finishRoundIfComplete(s, st, ctx, msg.time);
-      } else if ((s.phase === 'reveal' || s.phase === 'open') && escrowOn(s)) {
+      } else if ((s.phase === 'reveal' || s.phase === 'open' || isPeel(s)) && escrowOn(s)) {
         for (const p of late) nameUnderEscrow(s, p, 'withheld');
         if (s.phase === 'reveal') finishRoundIfComplete(s, st, ctx, msg.time);
-        else settleOpening(s, st, ctx, msg.time);
+        else if (isPeel(s)) {
+          settlePeel(s, st, ctx, msg);
+        } else settleOpening(s, st, ctx, msg.time);
       } else {
         for (const p of late) forfeit(s, st, p, 'withheld');
         restartAfterLoss(s, st, ctx, msg.time);
@@ -597,14 +672,15 @@ export const beacon: Machine<BeaconState> = {
     );
   },
 
-  penalize(state: BeaconState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<BeaconState> {
+  penalize(state: BeaconState, player: string, code: ViolationCode, line: number, ctx: Ctx, time: number): StepResult<BeaconState> {
     const st = new Stepper();
     if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
     const s = copy(state);
-    if (escrowOn(s) && (s.phase === 'reveal' || s.phase === 'open')) {
+    if (escrowOn(s) && (s.phase === 'reveal' || s.phase === 'open' || isPeel(s))) {
       // Under escrow no penalty reruns a round whose values are public: the player's value is opened or kept.
       nameUnderEscrow(s, player, code);
       if (s.phase === 'reveal') finishRoundIfComplete(s, st, ctx, time);
+      else if (isPeel(s)) settlePeel(s, st, ctx, { line }, time);
       else settleOpening(s, st, ctx, time);
       return st.result(s);
     }
@@ -647,4 +723,147 @@ function restartAfterLoss(s: BeaconState, st: Stepper, ctx: Ctx, time: number): 
   }
   s.round++;
   startRound(s, st, ctx, time);
+}
+
+// Seed 003's layers (docs/spec/escrow.md §3.3).
+
+/** Why a commit's onion cannot be used (checked by everyone as the commit arrives), or null. */
+function onionAtCommit(s: BeaconState, owner: string, onion: unknown): string | null {
+  if (onion === undefined) return `${owner}'s commitment carries no onion, and this beacon escrows every value in layers`;
+  const problem = headProblem(onion, layerPlan(othersOf(s, owner)), beaconLayerContext(s.gameId, s.round, owner));
+  return problem === null ? null : `${owner}'s onion: ${problem}`;
+}
+
+/** The seed's background check, on every reveal: the seed opens every box and layer, and the core is the opening revealed. */
+function backgroundCheck(s: BeaconState, st: Stepper, msg: Accepted, owner: string, body: Body): void {
+  const o = body.opening as Opening;
+  const problem = onionProblem(
+    s.onions[owner]!.head,
+    body.seed,
+    othersOf(s, owner),
+    s.keys,
+    beaconLayerContext(s.gameId, s.round, owner),
+    utf8(canonicalize({ nonce: o.nonce, value: o.value })),
+  );
+  if (problem === null) return;
+  st.violation('bad_layer', owner, msg, `${owner}'s onion of round ${s.round} fails the background check: ${problem}`, [
+    { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion; the reveal publishes its seed` },
+  ]);
+  // The value it revealed opens its commitment and stays in the round; it leaves when the round ends.
+  nameUnderEscrow(s, owner, 'bad_layer');
+}
+
+/** The members asked to peel `owner`'s onion who have not answered. */
+function askedToPeel(s: BeaconState, owner: string): string[] {
+  const p = s.peeling[owner];
+  if (p === undefined || p.shut || p.value !== null) return [];
+  const holders = holdersOf(s, owner);
+  return p.waiting.filter((m) => holders.includes(m));
+}
+
+/** The local player's exchange for every onion it is asked to peel now. */
+function sendPeels(s: BeaconState, st: Stepper, ctx: Ctx): void {
+  const me = s.me;
+  if (me === null || ctx.exchange === undefined) return;
+  for (const owner of Object.keys(s.peeling)) {
+    if (!askedToPeel(s, owner).includes(me)) continue;
+    const x = ctx.exchange(s.onions[owner]!.head.ephemeral, exchangeContext(beaconLayerContext(s.gameId, s.round, owner), me));
+    st.send({ type: 'peel', round: s.round, owner, shared: x.shared, proof: x.proof });
+  }
+}
+
+function openPeel(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void {
+  s.phase = 'peel/0';
+  s.phaseStart = time;
+  s.claimed = null;
+  for (const f of s.failed) {
+    const onion = s.onions[f.player];
+    if (onion !== undefined) s.peeling[f.player] = startPeel(onion.head);
+  }
+  settlePeel(s, st, ctx, { line: -1 }, time);
+}
+
+function stepPeel(s: BeaconState, st: Stepper, msg: Accepted, body: Body, ctx: Ctx): void {
+  const from = msg.envelope.from;
+  const owner = String(body.owner);
+  const p = s.peeling[owner];
+  if (body.round !== s.round) {
+    st.violation('unexpected_message', from, msg, `${from}'s peel is for round ${String(body.round)}, the beacon is in round ${s.round}`);
+    return;
+  }
+  // A resend, a member already named, or an onion already opened: changes nothing.
+  if (p !== undefined && (p.shared[from] !== undefined || isLeaving(s, from) || isFailed(s, from) || p.value !== null || p.shut)) return;
+  if (!isPeel(s) || p === undefined || !askedToPeel(s, owner).includes(from)) {
+    st.violation('out_of_turn', from, msg, `${from} peeled ${owner}'s onion, which nobody asked of it in round ${s.round} (${s.phase})`);
+    return;
+  }
+  const context = beaconLayerContext(s.gameId, s.round, owner);
+  if (!recordExchange(p, s.onions[owner]!.head, from, s.keys[from]!, { shared: String(body.shared), proof: String(body.proof) }, context, msg.line)) {
+    st.violation('bad_share', from, msg, `${from}'s exchange for ${owner}'s onion is not a·E for its key (the proof fails)`);
+    nameUnderEscrow(s, from, 'bad_share');
+  }
+  settlePeel(s, st, ctx, msg);
+}
+
+/**
+ * Once every member asked has answered (or been named), each onion is opened as far as the exchanges allow
+ * and the members of the layer it stops at are asked; a core must open the owner's commitment. An onion
+ * nobody can open any further ends the round as the threshold scheme's too few shares do: the named players
+ * forfeit and the round starts over among the rest.
+ */
+function settlePeel(s: BeaconState, st: Stepper, ctx: Ctx, msg: Accepted | { line: number }, at?: number): void {
+  if (!isPeel(s)) return;
+  const time = at ?? ('time' in msg ? msg.time : s.lastTime);
+  const open = Object.keys(s.peeling).filter((o) => s.values[o] === undefined && !s.peeling[o]!.shut);
+  if (open.some((o) => askedToPeel(s, o).length > 0)) return;
+  let asking = false;
+  for (const owner of open) {
+    const p = s.peeling[owner]!;
+    const holders = holdersOf(s, owner);
+    p.waiting = p.waiting.filter((m) => holders.includes(m));
+    const known = p.faults.length;
+    const ask = peelOn(p, layerPlan(othersOf(s, owner)), beaconLayerContext(s.gameId, s.round, owner), (m) => holders.includes(m));
+    for (const f of p.faults.slice(known)) {
+      // Anyone can open the box with the member's proven exchange and see the owner sealed garbage.
+      st.violation('bad_layer', owner, msg, `${owner} sealed garbage in its onion of round ${s.round}: ${f.why}`, [
+        { line: f.line, note: 'the proven exchange that shows it' },
+        { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion` },
+      ]);
+    }
+    if (p.value !== null) {
+      const opening = readOpening(p.value);
+      if (opening !== null && revealOpens(s, owner, opening)) {
+        s.values[owner] = opening.value as string;
+        st.emit({ type: 'escrow-opened', round: s.round, player: owner });
+      } else {
+        st.violation('bad_layer', owner, msg, `the core of ${owner}'s onion of round ${s.round} does not open its commitment ${s.commits[owner]}`, [
+          { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion` },
+        ]);
+        p.shut = true;
+      }
+    }
+    if (ask.length > 0) asking = true;
+  }
+  if (asking) {
+    s.phase = `peel/${Number(s.phase.slice(5)) + 1}`;
+    s.phaseStart = time;
+    s.claimed = null;
+    sendPeels(s, st, ctx);
+    return;
+  }
+  if (Object.keys(s.peeling).some((o) => s.values[o] === undefined)) {
+    for (const x of [...s.failed, ...s.leaving]) forfeit(s, st, x.player, x.code);
+    restartAfterLoss(s, st, ctx, time);
+    return;
+  }
+  finishRound(s, st, ctx, time);
+}
+
+function readOpening(hex: string): Opening | null {
+  try {
+    const o = JSON.parse(fromUtf8(fromHex(hex, 'core'))) as unknown;
+    return o !== null && typeof o === 'object' && !Array.isArray(o) ? (o as Opening) : null;
+  } catch {
+    return null;
+  }
 }

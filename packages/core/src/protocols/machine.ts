@@ -15,6 +15,7 @@ import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import type { MessageSchemas } from './messages.js';
 import type { SealedShare } from '../escrow/vss.js';
+import type { Exchange } from '../escrow/dleq.js';
 
 export interface Ctx {
   /** Milliseconds; the caller's clock (simulated in tests). */
@@ -28,6 +29,11 @@ export interface Ctx {
    * machine the key itself; throws FairtableError('bad_share') when the box does not open. Seats provide it.
    */
   readonly openShare?: (sealed: SealedShare, context: string) => string;
+  /**
+   * The local player's Diffie–Hellman value a·E for a layer's ephemeral point, with its Chaum–Pedersen proof
+   * (docs/spec/escrow.md §3.2): how a seat peels a layer sealed to it without handing the machine its key.
+   */
+  readonly exchange?: (ephemeral: string, context: string) => Exchange;
 }
 
 export interface GameEvent {

@@ -26,9 +26,19 @@ export const DEADLINE = z.object({ type: z.literal('deadline'), phase: text, rou
 
 const sealedShare = z.object({ ephemeral: text, box: text });
 
+// Seed 003's layers (docs/spec/escrow.md §3): the outer layer travels in the commit; its members are checked by the machine.
+const onion = z.object({ ephemeral: text, pok: text, layer: z.object({ to: players, boxes: z.array(text), keyHash: text, body: text }) });
+
 export const BEACON_MESSAGES: MessageSchemas = {
-  commit: z.object({ round, commitment: text, escrow: z.optional(z.object({ commitments: z.array(text), shares: z.array(sealedShare) })) }),
-  reveal: z.object({ round, commitSet: text, opening }),
+  commit: z.object({
+    round,
+    commitment: text,
+    escrow: z.optional(z.object({ commitments: z.array(text), shares: z.array(sealedShare) })),
+    onion: z.optional(onion),
+  }),
+  reveal: z.object({ round, commitSet: text, opening, seed: z.optional(text) }),
+  // Layered escrow: a member's exchange for a layer of a withheld value, with its proof.
+  peel: z.object({ round, owner: text, shared: text, proof: text }),
   // Threshold escrow (docs/spec/escrow.md §2): each player's word on the shares dealt to it, and a share in the clear.
   check: z.object({ round, commitSet: text, complaints: players }),
   share: z.object({ round, dealer: text, seat: text, share: text }),

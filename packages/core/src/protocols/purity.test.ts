@@ -61,6 +61,23 @@ describe('no machine changes the state it is given', () => {
     expect(writer.protocol).toBe('beacon');
   });
 
+  it('beacon with layered escrow: a withheld onion with a bad box, peeled on frozen states', () => {
+    for (const cheat of ['layers-bad-box', 'layers-inside-differs'] as const) {
+      const r = simulate({
+        protocol: 'beacon',
+        players: 4,
+        seed: new Uint8Array(32).fill(22),
+        params: { escrow: { scheme: 'layers' } },
+        registry,
+        cheat,
+        cheater: 'p2',
+      });
+      const v = audit(r.lines);
+      expect(v.violations.map((x) => x.player)).toContain('p2');
+      for (const x of v.violations) expect(x.player).toBe('p2');
+    }
+  });
+
   for (const [protocol, game] of [...SIM_PROTOCOLS.map((p) => [p, undefined] as const), ['keyed-stream', 'monopoly'] as const]) {
     const cheats: readonly (Cheat | undefined)[] = [
       undefined,

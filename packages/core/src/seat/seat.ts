@@ -25,6 +25,7 @@ import { toHex } from '../bytes.js';
 import { Referee, type RefereeSnapshot } from '../referee.js';
 import type { Registry } from '../registry.js';
 import { openShare as openSealedShare, type SealedShare } from '../escrow/vss.js';
+import { exchange as layerExchange, type Exchange } from '../escrow/dleq.js';
 import type { Ctx, Decision, GameEvent, Outcome } from '../protocols/machine.js';
 import { prepareLine, type VerifyFn } from '../transcript.js';
 
@@ -221,9 +222,10 @@ export class Seat {
   private ctx(): Ctx {
     const now = this.options.clock();
     const openShare = (sealed: SealedShare, context: string): string => openSealedShare(sealed, this.options.keys.secretKey, context);
+    const exchange = (ephemeral: string, context: string): Exchange => layerExchange(ephemeral, this.options.keys.secretKey, context);
     return this.options.prover === undefined
-      ? { now, random: this.options.random, openShare }
-      : { now, random: this.options.random, prover: this.options.prover, openShare };
+      ? { now, random: this.options.random, openShare, exchange }
+      : { now, random: this.options.random, prover: this.options.prover, openShare, exchange };
   }
 
   get gameId(): string {

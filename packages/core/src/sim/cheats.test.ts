@@ -49,6 +49,15 @@ function expectedCode(protocol: string, cheat: Cheat): string {
       return 'unexpected_message';
     case 'escrow-false-complaint':
       return 'none';
+    // Layered escrow's cheats are tested with layers on (protocols/beacon-layers.test.ts, the Diplomacy machine's tests).
+    case 'layers-bad-box':
+    case 'layers-bad-body':
+    case 'layers-inside-differs':
+      return 'bad_layer';
+    case 'layers-refuse-peel':
+      return 'withheld';
+    case 'layers-bad-peel':
+      return 'bad_share';
   }
 }
 

@@ -19,6 +19,8 @@ import type { RochambeauState } from '../protocols/rochambeau.js';
 import { HOUSE, signidiceAlpha, type SignidiceState } from '../signidice/arbiter.js';
 import { ecvrfHouse } from '../signidice/house-key.js';
 import { ristretto255 } from '@noble/curves/ed25519.js';
+import { wrap } from '../escrow/layers.js';
+import { canonicalize } from '../jcs.js';
 import type { OutgoingHook, Seat, SignFn } from '../seat/seat.js';
 
 export const CHEATS = [
@@ -46,6 +48,12 @@ export const CHEATS = [
   'escrow-bad-check',
   'escrow-self-complaint',
   'escrow-reveal-wrong-set',
+  // Layered escrow, beacon and Diplomacy (docs/spec/escrow.md §3.5)
+  'layers-bad-box',
+  'layers-bad-body',
+  'layers-inside-differs',
+  'layers-refuse-peel',
+  'layers-bad-peel',
 ] as const;
 export type Cheat = (typeof CHEATS)[number];
 /** The cheats every protocol knows; the others are Signidice's own. */
@@ -62,6 +70,8 @@ export function cheatApplies(cheat: Cheat, protocol: string, cheater: string): s
     if (cheater === HOUSE) return `${cheat} is a player's cheat: the house cannot commit it`;
   }
   if (cheat.startsWith('escrow-') && protocol !== 'beacon') return `${cheat} is a cheat on the beacon's escrow; this game plays ${protocol}`;
+  if (cheat.startsWith('layers-') && protocol !== 'beacon' && protocol !== 'diplomacy')
+    return `${cheat} is a cheat on layered escrow, which the beacon and Diplomacy have; this game plays ${protocol}`;
   if (protocol === 'signidice' && cheater === HOUSE && (cheat === 'wrong-opening' || cheat === 'withhold')) {
     return `the house opens no commitment and withholds only its signatures (house-withhold)`;
   }
@@ -191,6 +201,47 @@ export function cheatHook(cheat: Cheat, deps: CheatDeps): OutgoingHook | undefin
       return { body: (b, seat) => (b.type === 'check' ? (once(() => ({ ...b, complaints: [seat.id] })) ?? b) : b) };
     case 'escrow-reveal-wrong-set':
       return { body: (b) => (b.type === 'reveal' ? (once(() => ({ ...b, commitSet: '0'.repeat(64) })) ?? b) : b) };
+    case 'layers-bad-box':
+    case 'layers-bad-body':
+    case 'layers-inside-differs': {
+      // The owner's onion swapped for one it built wrong; the seed of that onion goes out with its reveal.
+      let seed: string | null = null;
+      let round: unknown = null;
+      const withholds = cheat !== 'layers-inside-differs';
+      return {
+        body: (b, seat) => {
+          if (b.type === 'commit' && b.onion !== undefined && seed === null) {
+            round = b.round;
+            const place = onionPlace(seat, b.round as number);
+            const inside =
+              cheat === 'layers-inside-differs'
+                ? { nonce: '0'.repeat(64), value: 'not the committed value' }
+                : (stateOf<{ mine: { opening: JsonValue } | null }>(seat, seat.referee.machine.protocol)?.mine?.opening ?? null);
+            const fault =
+              cheat === 'layers-bad-box'
+                ? ({ depth: 1, what: 'box' } as const)
+                : cheat === 'layers-bad-body'
+                  ? ({ depth: 1, what: 'body' } as const)
+                  : undefined;
+            const onion = wrap(utf8(canonicalize(inside)), place.others, {
+              context: place.context,
+              keys: place.keys,
+              random: deps.random,
+              ...(fault === undefined ? {} : { fault }),
+            });
+            seed = onion.seed;
+            return { ...b, onion: onion.head as unknown as JsonValue };
+          }
+          if (b.type === 'reveal' && seed !== null && b.round === round) return withholds ? null : { ...b, seed };
+          return b;
+        },
+      };
+    }
+    case 'layers-refuse-peel':
+      return { body: (b) => (b.type === 'peel' ? null : b) };
+    case 'layers-bad-peel':
+      // An exchange that is not a·E: its own key's point in place of the shared value.
+      return { body: (b) => (b.type === 'peel' ? (once(() => ({ ...b, shared: toHex(deps.keys.publicKey) })) ?? b) : b) };
     case 'out-of-turn':
       return undefined; // acts through earlyMove
     case 'tamper':
@@ -227,6 +278,14 @@ function keySwap(body: Body, s: SignidiceState, deps: CheatDeps): Body {
   const p = body.player as string;
   const alpha = signidiceAlpha(s.gameId, s.round, s.playerKeys[p]!, s.bets[p]!.r);
   return { ...body, key: other.key as unknown as JsonValue, pi: toHex(other.prove(alpha)) };
+}
+
+/** Where an owner's onion of `round` belongs: its context, the others in order, their keys (beacon: the round's roster; Diplomacy: every player). */
+function onionPlace(seat: Seat, round: number): { context: string; others: string[]; keys: Record<string, string> } {
+  const protocol = seat.referee.machine.protocol;
+  const s = seat.referee.state as { gameId: string; keys: Record<string, string>; roster?: string[]; players?: string[] };
+  const order = protocol === 'beacon' ? (s.roster ?? []) : (s.players ?? []);
+  return { context: `${protocol}/${s.gameId}/${round}/${seat.id}`, others: order.filter((p) => p !== seat.id), keys: s.keys };
 }
 
 // Each protocol's typed view of a seat's state, for the cheats that need one.

@@ -19,6 +19,7 @@ import { beaconSeed } from '@fairtable/core/protocols/beacon.js';
 import { assignPowers, parsePreferences } from '../assign.js';
 import { diplomacySim } from './sim.js';
 import type { DiplomacyState } from './machine.js';
+import type { Cheat } from '@fairtable/core/testing';
 
 const seed = (n: number): Uint8Array => new Uint8Array(32).fill(n);
 const registry = diplomacyRegistry;
@@ -338,6 +339,7 @@ describe('lossy networks name no honest player', () => {
   for (const [n, cheat, params] of [
     [11, undefined, { assign: 'serial' }],
     [12, 'withhold', { assign: 'fixed', escrow: 'threshold' }],
+    [14, 'withhold', { assign: 'fixed', escrow: 'layers' }],
     [13, 'tampered-orders', { assign: 'fixed' }],
   ] as const) {
     it(`${cheat ?? 'honest'}, a fifth of all messages lost, some duplicated, all reordered`, () => {
@@ -389,5 +391,88 @@ describe("reserve players (seed 003's %)", () => {
     expect(state.round).toBe(2);
     // The reserve now orders Russia.
     expect(t.seats[7]!.decision()?.prompt).toMatch(/russia/);
+  });
+});
+
+describe("seed 003's layered escrow: a withheld reveal is peeled by the others", () => {
+  const layered = (cheat?: string, cheater = 'p1', accomplices: Record<string, Cheat> = {}) => {
+    const r = simulate({
+      protocol: 'diplomacy',
+      extension: diplomacySim,
+      registry,
+      players: 7,
+      seed: seed(3),
+      params: { assign: 'fixed', years: 1, escrow: 'layers' },
+      accomplices,
+      ...(cheat === undefined ? {} : { cheat, cheater }),
+    });
+    const v = auditLines(r.lines, { registry });
+    return { r, v, ev: events(r.lines), named: v.violations.map((x) => [x.code, x.player]) };
+  };
+  const englandOrders = (ev: GameEvent[]): string[] =>
+    (ev.find((e) => e.type === 'adjudicated')!.results as { power: string; order: string }[]).filter((x) => x.power === 'england').map((x) => x.order);
+
+  it('honest play: valid, every commit carries an onion, every reveal its seed, nothing is peeled', () => {
+    const { r, v } = layered();
+    expect(v.violations).toEqual([]);
+    expect(v.valid).toBe(true);
+    const bodies = r.lines.slice(1).map((l) => (JSON.parse(l) as { body: { type: string; onion?: unknown; seed?: string } }).body);
+    expect(bodies.filter((b) => b.type === 'commit').every((b) => b.onion !== undefined)).toBe(true);
+    expect(bodies.filter((b) => b.type === 'reveal').every((b) => /^[0-9a-f]{64}$/.test(b.seed!))).toBe(true);
+    expect(bodies.some((b) => b.type === 'peel')).toBe(false);
+  });
+
+  it('the withholder is named; its committed orders are peeled out of the layers and adjudicated', () => {
+    const { r, ev, named } = layered('withhold');
+    expect(named).toEqual([['withheld', 'p1']]);
+    const opened = ev.find((e) => e.type === 'escrow-opened')!;
+    expect(opened).toMatchObject({ player: 'p1', power: 'england' });
+    expect((opened.orders as string[]).length).toBe(3);
+    expect(englandOrders(ev)).toEqual(opened.orders);
+    // Each of the six others publishes one proven exchange, which opens its boxes of every layer.
+    expect(r.lines.filter((l) => l.includes('"type":"peel"')).length).toBe(6);
+  });
+
+  it("garbage in a member's box: the owner is named on that member's proven exchange, and the partner opens the orders", () => {
+    const { v, ev, named } = layered('layers-bad-box');
+    expect(named).toEqual([
+      ['withheld', 'p1'],
+      ['bad_layer', 'p1'],
+    ]);
+    expect((v.violations[1]!.evidence[0]!.envelope as { body: { type: string } }).body.type).toBe('peel');
+    expect(ev.find((e) => e.type === 'escrow-opened')).toMatchObject({ player: 'p1', power: 'england' });
+  });
+
+  it('a garbage body: the owner is named, the orders cannot be opened, and England takes the defaults', () => {
+    const { ev, named } = layered('layers-bad-body');
+    expect(named).toEqual([
+      ['withheld', 'p1'],
+      ['bad_layer', 'p1'],
+    ]);
+    expect(ev.find((e) => e.type === 'escrow-failed')).toMatchObject({ player: 'p1', power: 'england', depth: 1 });
+    expect(englandOrders(ev).every((o) => / H$|hold/i.test(o) || o === '')).toBe(true);
+  });
+
+  it('an onion that holds other orders than the revealed ones: the background check names the owner; the revealed orders stand', () => {
+    const { ev, named } = layered('layers-inside-differs');
+    expect(named).toEqual([['bad_layer', 'p1']]);
+    expect(ev.some((e) => e.type === 'escrow-opened' || e.type === 'escrow-failed')).toBe(false);
+  });
+
+  it('members who refuse to peel or publish a wrong exchange are named, their partners go on; both members refusing shut the onion', () => {
+    // p1's others are p0, p2 … p6: layers p0|p6, p0|p2, p2|p3, p3|p4, p4|p5, p5|p6, then the core.
+    const some = layered('withhold', 'p1', { p2: 'layers-bad-peel', p5: 'layers-refuse-peel' });
+    expect(some.named).toEqual([
+      ['withheld', 'p1'],
+      ['bad_share', 'p2'],
+      ['withheld', 'p5'],
+    ]);
+    expect(some.ev.find((e) => e.type === 'escrow-opened')).toMatchObject({ player: 'p1', power: 'england' });
+    const both = layered('withhold', 'p1', { p0: 'layers-refuse-peel', p6: 'layers-refuse-peel' });
+    expect(both.named.slice(1).sort()).toEqual([
+      ['withheld', 'p0'],
+      ['withheld', 'p6'],
+    ]);
+    expect(both.ev.find((e) => e.type === 'escrow-failed')).toMatchObject({ player: 'p1', power: 'england', depth: 0 });
   });
 });

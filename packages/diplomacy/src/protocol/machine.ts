@@ -13,6 +13,10 @@
  * nothing is named by the deadline mechanism and its power gets the same defaults; a seat that signs
  * another position is named (`position_mismatch`). The machine never sees how the commitments were
  * collected: sealed or not, it waits for all of them.
+ *
+ * Escrow of the orders commitments is a game parameter: `threshold` (k of the others open a withheld reveal
+ * from shares) or `layers` (seed 003's onion, docs/spec/escrow.md §3.4: each commit carries it, each reveal
+ * its seeds for the background check, and a withheld reveal is peeled one layer per step by proven exchanges).
  */
 import { toHex } from '@fairtable/core/bytes.js';
 import { commit, opens, type Opening } from '@fairtable/core/commitment.js';
@@ -58,9 +62,27 @@ import {
   saltProblem,
   type CarriedCommit,
 } from './gpg.js';
+import {
+  exchangeContext,
+  headProblem,
+  layerPlan,
+  onionProblem,
+  peelOn,
+  recordExchange,
+  startPeel,
+  wrap,
+  type OnionHead,
+  type Peel,
+} from '@fairtable/core/escrow/layers.js';
 
-export type Step = 'commit' | 'claim' | 'reveal' | 'open' | 'sign' | 'done';
+/** `peel/<depth>`: each layer of a withheld onion is a step of its own, so a deadline claim on one is stale on the next. */
+export type Step = 'commit' | 'claim' | 'reveal' | 'open' | `peel/${number}` | 'sign' | 'done';
+const isPeel = (s: DiplomacyState): boolean => s.phase.startsWith('peel/');
 
+/** A withheld reveal being peeled: its power, and the peel (docs/spec/escrow.md §3.4). */
+export interface DiplomacyPeel extends Peel {
+  readonly power: string;
+}
 /** What a committer publishes with its commitment when escrow is on (docs/spec/escrow.md §1). */
 export interface EscrowBody {
   /** Feldman commitments C_0 … C_{k−1}, hex. */
@@ -85,6 +107,8 @@ export interface DiplomacyState {
   readonly years: number;
   /** Threshold escrow of every orders commitment: k of the other players open a withheld reveal; null when off. */
   readonly escrow: { readonly k: number } | null;
+  /** Seed 003's layered escrow of every orders commitment (docs/spec/escrow.md §3.4). */
+  readonly layered: boolean;
   /** Each player's fairtable public key (hex), to seal escrow shares to. */
   readonly keys: Readonly<Record<string, string>>;
   /** The players in seat order (the setup's, then the gpg-only ones); a player's number in the preference notation is its seat + 1. */
@@ -127,10 +151,16 @@ export interface DiplomacyState {
   escrows: Record<string, EscrowBody>;
   /** Withheld reveals being opened: by dealer, its power, the valid shares by opener, and who has answered. */
   opening: Record<string, { power: string; shares: Record<string, string>; answered: string[] }>;
+  /** Layers: this round's outer layers by committer, with their commits' log lines. */
+  onions: Record<string, { head: OnionHead; line: number }>;
+  /** Layers: withheld reveals being peeled, by owner. */
+  peeling: Record<string, DiplomacyPeel>;
+  /** Layers: members named this round for a refused or wrong peel; they are asked no more (one timeout each, not one a layer). */
+  unwilling: string[];
   contests: Contest[];
   forfeits: { player: string; code: ViolationCode }[];
   me: string | null;
-  mine: { round: number; opening: Opening } | null;
+  mine: { round: number; opening: Opening; seed?: string } | null;
 }
 
 const purpose = (round: number): string => `diplomacy/${round}`;
@@ -155,6 +185,11 @@ function copy(s: DiplomacyState): DiplomacyState {
     opening: Object.fromEntries(Object.entries(s.opening).map(([d, o]) => [d, { ...o, shares: { ...o.shares }, answered: [...o.answered] }])),
     contests: [...s.contests],
     forfeits: [...s.forfeits],
+    onions: { ...s.onions },
+    peeling: Object.fromEntries(
+      Object.entries(s.peeling).map(([k, v]) => [k, { ...v, shared: { ...v.shared }, waiting: [...v.waiting], faults: [...v.faults] }]),
+    ),
+    unwilling: [...s.unwilling],
   };
 }
 
@@ -212,7 +247,11 @@ function missing(s: DiplomacyState): string[] {
     case 'sign':
       // A gpg-only player adjudicates by hand if at all, and signs no position (§11.4).
       return s.active.filter((p) => s.signs[p] === undefined && s.gpgKeys[p] === undefined);
-    case 'done':
+    default:
+      if (isPeel(s)) {
+        const late = new Set(Object.keys(s.peeling).flatMap((o) => askedToPeel(s, o)));
+        return s.active.filter((p) => late.has(p));
+      }
       return [];
   }
 }
@@ -242,6 +281,9 @@ function startRound(s: DiplomacyState, time: number): void {
   s.opening = {};
   s.pgpCommits = {};
   s.pgpRefused = {};
+  s.onions = {};
+  s.peeling = {};
+  s.unwilling = [];
   s.next = null;
 }
 
@@ -269,7 +311,7 @@ function forfeit(s: DiplomacyState, st: Stepper, player: string, code: Violation
 }
 
 /** Moves the round on while nobody is missing; sends the local player's part of each step it enters. */
-function advance(s: DiplomacyState, st: Stepper, time: number): void {
+function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx, msg?: Accepted): void {
   for (;;) {
     if (s.phase === 'done' || missing(s).length > 0) return;
     if (s.phase === 'commit') {
@@ -282,7 +324,15 @@ function advance(s: DiplomacyState, st: Stepper, time: number): void {
     } else if (s.phase === 'claim') {
       enter(s, 'reveal', time);
       if (s.me !== null && s.claims[s.me] !== undefined && s.mine !== null && s.mine.round === s.round)
-        st.send({ type: 'reveal', round: s.round, opening: s.mine.opening as unknown as JsonValue });
+        st.send({
+          type: 'reveal',
+          round: s.round,
+          opening: s.mine.opening as unknown as JsonValue,
+          ...(s.mine.seed === undefined ? {} : { seed: s.mine.seed }),
+        });
+    } else if (isPeel(s)) {
+      settlePeel(s, st, ctx, msg ?? { line: -1 }, time);
+      if (isPeel(s)) return;
     } else if (s.phase === 'reveal' || s.phase === 'open') {
       if (s.stage === 'assign') finishAssignment(s, st, time);
       else {
@@ -308,11 +358,17 @@ function advance(s: DiplomacyState, st: Stepper, time: number): void {
   }
 }
 
-/** The escrow parameter: `escrow: "threshold"` with `threshold` k (default: a majority of the other players). */
+/** The escrow parameter: `escrow: "threshold"` with `threshold` k (default: a majority of the other players), or `"layers"`. */
 function escrowParam(params: { readonly [key: string]: JsonValue }, players: number): { k: number } | null {
   const kind = params.escrow ?? 'none';
   if (kind === 'none') return null;
-  if (kind !== 'threshold') throw new FairtableError('bad_input', 'parameter escrow must be "none" or "threshold"', { field: 'escrow' });
+  if (kind === 'layers') {
+    if (params.threshold !== undefined)
+      throw new FairtableError('bad_input', 'parameter threshold is for escrow "threshold"; layers have none', { field: 'threshold' });
+    if (players < 2) throw new FairtableError('out_of_range', 'escrow needs at least two players', { field: 'escrow' });
+    return null;
+  }
+  if (kind !== 'threshold') throw new FairtableError('bad_input', 'parameter escrow must be "none", "threshold" or "layers"', { field: 'escrow' });
   const others = players - 1;
   if (others < 1) throw new FairtableError('out_of_range', 'escrow needs at least two players', { field: 'escrow' });
   return { k: intParam(params, 'threshold', Math.floor(others / 2) + 1, 1, others) };
@@ -620,6 +676,7 @@ export const diplomacy: Machine<DiplomacyState> = {
       typos,
       years: intParam(setup.params, 'years', 2, 1, 200),
       escrow: escrowParam(setup.params, players.length),
+      layered: setup.params.escrow === 'layers',
       keys: Object.fromEntries(setup.players.map((p) => [p.id, p.key])),
       players,
       gpgKeys: Object.fromEntries(gpgPlayers.map((p) => [p.id, p.publicKey])),
@@ -644,6 +701,9 @@ export const diplomacy: Machine<DiplomacyState> = {
       signs: {},
       escrows: {},
       opening: {},
+      onions: {},
+      peeling: {},
+      unwilling: [],
       contests: [],
       orders: {},
       excused: {},
@@ -682,12 +742,24 @@ export const diplomacy: Machine<DiplomacyState> = {
       const c = commit({ game: s.gameId, player: s.me!, purpose: purpose(s.round) }, value, ctx.random);
       s.mine = { round: s.round, opening: c.opening };
       const escrow = s.stage === 'play' && s.escrow !== null ? escrowOf(s, c.opening, ctx) : null;
+      let onion: OnionHead | null = null;
+      if (s.stage === 'play' && s.layered) {
+        const others = s.players.filter((p) => p !== s.me);
+        const o = wrap(utf8(canonicalize(c.opening as unknown as JsonValue)), others, {
+          context: layerContext(s, s.round, s.me!),
+          keys: s.keys,
+          random: ctx.random,
+        });
+        s.mine = { ...s.mine, seed: o.seed };
+        onion = o.head;
+      }
       st.send({
         type: 'commit',
         round: s.round,
         label: s.stage === 'assign' ? 'powers' : phaseLabel(s.position),
         commitment: c.commitment,
         ...(escrow === null ? {} : { escrow: escrow as unknown as JsonValue }),
+        ...(onion === null ? {} : { onion: onion as unknown as JsonValue }),
       });
     });
   },
@@ -702,7 +774,14 @@ export const diplomacy: Machine<DiplomacyState> = {
     if (body.type === 'setup' || !state.active.includes(from) || state.phase === 'done') return st.result(state);
     if (typeof body.round === 'number' && body.round < state.round) return st.result(state); // overtaken: stale, not a fault
     // A player the deadline already named for this round takes no further part in it: what it sends late changes nothing.
-    if (body.round === state.round && state.excused[from] === true && body.type !== 'sign' && body.type !== 'share' && body.type !== 'deadline')
+    if (
+      body.round === state.round &&
+      state.excused[from] === true &&
+      body.type !== 'sign' &&
+      body.type !== 'share' &&
+      body.type !== 'peel' &&
+      body.type !== 'deadline'
+    )
       return st.result(state);
     const s = copy(state);
     const time = msg.time;
@@ -728,12 +807,15 @@ export const diplomacy: Machine<DiplomacyState> = {
             msg,
             `${from}'s commitment carries no escrow of ${s.escrow.k} commitments and ${s.players.length - 1} sealed shares`,
           );
+        else if (s.stage === 'play' && s.layered && onionAtCommit(s, from, body.onion) !== null)
+          st.violation('bad_layer', from, msg, onionAtCommit(s, from, body.onion)!);
         else if (Object.values(s.commits).includes(body.commitment)) {
           st.violation('copied_commitment', from, msg, `${from} copied another player's commitment in round ${round}`);
         } else {
           s.commits[from] = body.commitment;
           if (s.stage === 'play' && s.escrow !== null) s.escrows[from] = body.escrow as unknown as EscrowBody;
-          advance(s, st, time);
+          if (s.stage === 'play' && s.layered) s.onions[from] = { head: body.onion as unknown as OnionHead, line: msg.line };
+          advance(s, st, time, ctx, msg);
         }
         break;
       }
@@ -753,8 +835,13 @@ export const diplomacy: Machine<DiplomacyState> = {
             if (typeof body.share === 'string' && verifyShare(seat, body.share, s.escrows[dealer]!.commitments)) o.shares[from] = body.share;
             else st.violation('bad_share', from, msg, `${from}'s share of ${dealer}'s escrow does not match ${dealer}'s published commitments (seat ${seat})`);
           }
-          advance(s, st, time);
+          advance(s, st, time, ctx, msg);
         }
+        break;
+      }
+      case 'peel': {
+        if (wrongRound()) break;
+        stepPeel(s, st, msg, body, ctx);
         break;
       }
       case 'claim': {
@@ -771,10 +858,10 @@ export const diplomacy: Machine<DiplomacyState> = {
             `${from} claimed commitment ${String(body.commitment)} on set ${String(body.commitSet)}; the log has ${s.commits[from]} on ${s.commitSet}`,
           );
           s.excused[from] = true;
-          advance(s, st, time);
+          advance(s, st, time, ctx, msg);
         } else {
           s.claims[from] = true;
-          advance(s, st, time);
+          advance(s, st, time, ctx, msg);
         }
         break;
       }
@@ -803,7 +890,7 @@ export const diplomacy: Machine<DiplomacyState> = {
               rerunAssignment(s, time);
             } else {
               s.reveals[from] = read as unknown as JsonValue;
-              advance(s, st, time);
+              advance(s, st, time, ctx, msg);
             }
           } else {
             const power = s.powers[from]!;
@@ -816,9 +903,12 @@ export const diplomacy: Machine<DiplomacyState> = {
                 `${from}'s orders for ${power} in ${phaseLabel(s.position)} do not match its commitment ${s.commits[from]}: all of ${power}'s units take the rules' defaults (hold, disband, waive)`,
               );
               s.reveals[from] = [];
-            } else s.reveals[from] = ordersIn(value);
+            } else {
+              s.reveals[from] = ordersIn(value);
+              if (s.layered && s.onions[from] !== undefined) backgroundCheck(s, st, msg, from, body);
+            }
             s.orders[power] = s.reveals[from] as string[];
-            advance(s, st, time);
+            advance(s, st, time, ctx, msg);
           }
         }
         break;
@@ -838,7 +928,7 @@ export const diplomacy: Machine<DiplomacyState> = {
             );
           }
           s.signs[from] = typeof body.position === 'string' ? body.position : '';
-          advance(s, st, time);
+          advance(s, st, time, ctx, msg);
         }
         break;
       }
@@ -881,17 +971,25 @@ export const diplomacy: Machine<DiplomacyState> = {
               const power = s.powers[p];
               forfeit(s, st, p, 'withheld');
               if (s.escrow !== null && power !== undefined && s.escrows[p] !== undefined) s.opening[p] = { power, shares: {}, answered: [] };
+              const onion = s.onions[p];
+              if (s.layered && power !== undefined && onion !== undefined) s.peeling[p] = { ...startPeel(onion.head), power };
             }
             if (Object.keys(s.opening).length > 0) {
               enter(s, 'open', time);
               sendShares(s, st, ctx);
+            } else if (Object.keys(s.peeling).length > 0) {
+              enter(s, 'peel/0', time);
+              settlePeel(s, st, ctx, msg, time);
             }
           } else if (step === 'open') {
             for (const p of late) for (const o of Object.values(s.opening)) if (!o.answered.includes(p)) o.answered.push(p);
+          } else if (isPeel(s)) {
+            s.unwilling.push(...late);
+            for (const o of Object.values(s.peeling)) o.waiting = o.waiting.filter((m) => !late.includes(m));
           } else if (step === 'sign') {
             for (const p of late) s.signs[p] = '';
           }
-          advance(s, st, time);
+          advance(s, st, time, ctx, msg);
         } else st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the diplomacy rules do not know`);
       }
     }
@@ -907,13 +1005,13 @@ export const diplomacy: Machine<DiplomacyState> = {
     );
   },
 
-  penalize(state: DiplomacyState, player: string, code: ViolationCode, _line: number, _ctx: Ctx, time: number): StepResult<DiplomacyState> {
+  penalize(state: DiplomacyState, player: string, code: ViolationCode, _line: number, ctx: Ctx, time: number): StepResult<DiplomacyState> {
     const st = new Stepper();
     if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
     const s = copy(state);
     forfeit(s, st, player, code);
     if (s.stage === 'assign' && s.phase === 'reveal' && Object.keys(s.reveals).length > 0) rerunAssignment(s, time);
-    else advance(s, st, time);
+    else advance(s, st, time, ctx);
     return st.result(s);
   },
 
@@ -934,3 +1032,124 @@ export const diplomacy: Machine<DiplomacyState> = {
     };
   },
 };
+
+// Seed 003's layers (docs/spec/escrow.md §3.4).
+
+const layerContext = (s: DiplomacyState, round: number, owner: string): string => `diplomacy/${s.gameId}/${round}/${owner}`;
+const othersOf = (s: DiplomacyState, owner: string): string[] => s.players.filter((p) => p !== owner);
+
+/** Why a commit's onion cannot be used, or null: checked by everyone as the commit arrives. */
+function onionAtCommit(s: DiplomacyState, owner: string, onion: unknown): string | null {
+  if (onion === undefined) return `${owner}'s commitment carries no onion, and this game escrows every orders commitment in layers`;
+  const problem = headProblem(onion, layerPlan(othersOf(s, owner)), layerContext(s, s.round, owner));
+  return problem === null ? null : `${owner}'s onion: ${problem}`;
+}
+
+/** The seed's background check on every reveal: the seed opens every box and layer, and the core is the opening revealed. */
+function backgroundCheck(s: DiplomacyState, st: Stepper, msg: Accepted, owner: string, body: { readonly [key: string]: unknown }): void {
+  const o = body.opening as Opening;
+  const problem = onionProblem(
+    s.onions[owner]!.head,
+    body.seed,
+    othersOf(s, owner),
+    s.keys,
+    layerContext(s, s.round, owner),
+    utf8(canonicalize({ nonce: o.nonce, value: o.value })),
+  );
+  // Its orders opened their commitment and stand; the onion it sealed would not have opened them.
+  if (problem !== null)
+    st.violation('bad_layer', owner, msg, `${owner}'s onion of round ${s.round} fails the background check: ${problem}`, [
+      { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion; the reveal publishes its seed` },
+    ]);
+}
+
+/** Who may still peel: in the game, and not named this round for refusing or for a wrong exchange. */
+const ableToPeel = (s: DiplomacyState, m: string): boolean => s.active.includes(m) && !s.unwilling.includes(m);
+
+/** The members asked to peel `owner`'s onion who have not answered. */
+function askedToPeel(s: DiplomacyState, owner: string): string[] {
+  const p = s.peeling[owner];
+  if (p === undefined || p.shut || p.value !== null) return [];
+  return p.waiting.filter((m) => ableToPeel(s, m));
+}
+
+function sendPeels(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined): void {
+  const me = s.me;
+  if (me === null || ctx?.exchange === undefined) return;
+  for (const owner of Object.keys(s.peeling)) {
+    if (!askedToPeel(s, owner).includes(me)) continue;
+    const x = ctx.exchange(s.onions[owner]!.head.ephemeral, exchangeContext(layerContext(s, s.round, owner), me));
+    st.send({ type: 'peel', round: s.round, owner, shared: x.shared, proof: x.proof });
+  }
+}
+
+function stepPeel(s: DiplomacyState, st: Stepper, msg: Accepted, body: { readonly [key: string]: unknown }, ctx: Ctx): void {
+  const from = msg.envelope.from;
+  const owner = String(body.owner);
+  const p = s.peeling[owner];
+  // A resend, a member already named, or an onion already opened or shut: changes nothing.
+  if (p !== undefined && (p.shared[from] !== undefined || s.unwilling.includes(from) || p.value !== null || p.shut)) return;
+  if (!isPeel(s) || p === undefined || !askedToPeel(s, owner).includes(from)) {
+    st.violation('out_of_turn', from, msg, `${from} peeled ${owner}'s onion, which nobody asked of it in round ${s.round}`);
+    return;
+  }
+  const context = layerContext(s, s.round, owner);
+  if (!recordExchange(p, s.onions[owner]!.head, from, s.keys[from]!, { shared: String(body.shared), proof: String(body.proof) }, context, msg.line)) {
+    st.violation('bad_share', from, msg, `${from}'s exchange for ${owner}'s onion is not a·E for its key (the proof fails)`);
+    s.unwilling.push(from);
+  }
+  advance(s, st, msg.time, ctx, msg);
+}
+
+/**
+ * Every member asked has answered (or been named): each onion is opened as far as the exchanges allow and
+ * the members of the layer it stops at are asked; when nobody is left to ask, the opened orders go to the
+ * adjudication and a shut onion's power takes the defaults.
+ */
+function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: Accepted | { line: number }, time: number): void {
+  if (Object.keys(s.peeling).some((o) => askedToPeel(s, o).length > 0)) return;
+  let asking = false;
+  for (const [owner, p] of Object.entries(s.peeling)) {
+    if (p.shut || p.value !== null) continue;
+    p.waiting = p.waiting.filter((m) => ableToPeel(s, m));
+    const known = p.faults.length;
+    const ask = peelOn(p, layerPlan(othersOf(s, owner)), layerContext(s, s.round, owner), (m) => ableToPeel(s, m));
+    const commitLine = { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion` };
+    for (const f of p.faults.slice(known))
+      st.violation('bad_layer', owner, msg, `${owner} sealed garbage in its onion of round ${s.round}: ${f.why}`, [
+        { line: f.line, note: 'the proven exchange that shows it' },
+        commitLine,
+      ]);
+    if (p.value !== null) {
+      const opening = readOpening(fromHex(p.value, 'core'));
+      const value = (opening as { value?: unknown } | null)?.value;
+      if (!opens({ game: s.gameId, player: owner, purpose: purpose(s.round) }, s.commits[owner]!, opening) || typeof value !== 'string') {
+        st.violation('bad_layer', owner, msg, `the core of ${owner}'s onion of round ${s.round} does not open its commitment ${s.commits[owner]}`, [
+          commitLine,
+        ]);
+        p.shut = true;
+      }
+    }
+    if (ask.length > 0) asking = true;
+  }
+  if (asking) {
+    enter(s, `peel/${Number(s.phase.slice(5)) + 1}`, time);
+    sendPeels(s, st, ctx);
+    return;
+  }
+  for (const [owner, p] of Object.entries(s.peeling)) {
+    if (p.value !== null && !p.shut) {
+      s.orders[p.power] = ordersIn((readOpening(fromHex(p.value, 'core')) as { value: string }).value);
+      st.emit({ type: 'escrow-opened', player: owner, power: p.power, orders: s.orders[p.power]! });
+    } else st.emit({ type: 'escrow-failed', player: owner, power: p.power, depth: p.depth });
+  }
+  resolvePhase(s, st, time);
+}
+
+function readOpening(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return null;
+  }
+}

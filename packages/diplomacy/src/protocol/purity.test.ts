@@ -47,6 +47,7 @@ describe('the diplomacy machine never changes the state it is given', () => {
   for (const [cheat, params] of [
     [undefined, { assign: 'weighted' }],
     ['withhold', { assign: 'fixed', escrow: 'threshold' }],
+    ['layers-bad-box', { assign: 'fixed', escrow: 'layers' }],
     ['tampered-orders', { assign: 'serial' }],
     ['disagree', { assign: 'fixed' }],
   ] as const) {
