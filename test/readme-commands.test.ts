@@ -143,7 +143,12 @@ const EXPECT: [RegExp, Check | 'skip'][] = [
   ],
   [
     / pgp bind --key alice\.sec\.asc --fairtable-key alice\.pub\.json/,
-    exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ player: 'alice', binding: readFileSync(join(dir, 'alice.binding.txt'), 'utf8') })),
+    exits(0, () =>
+      expect(JSON.parse(readFileSync(join(dir, 'alice.binding.json'), 'utf8'))).toMatchObject({
+        player: 'alice',
+        binding: readFileSync(join(dir, 'alice.binding.txt'), 'utf8'),
+      }),
+    ),
   ],
   [
     / pgp check-binding --key alice\.pub\.asc alice\.binding\.txt alice\.binding\.txt\.asc/,

@@ -21,13 +21,19 @@ import { register as registerFetch } from './commands/fetch.js';
 import { register as registerPgp } from './commands/pgp.js';
 import { register as registerRelay } from './commands/relay.js';
 
+// A reader that stops early (`fairtable dearmor m.txt | head`) is no error: stop quietly, as other tools do.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code !== 'EPIPE') throw e;
+  process.exit(process.exitCode ?? 0);
+});
+
 // Node's SHA-256 gives the same bytes as noble's, faster (packages/node/src/native-hash.ts).
 useNativeSha256();
 
 const program = new Command();
 program
   .name('fairtable')
-  .description('Fair remote games with no trusted game master: keys, simulation, audit, random streams, armor.')
+  .description('Fair remote games with no trusted game master: play through a relay or by e-mail, simulate, audit, keys, OpenPGP.')
   .version('0.1.0')
   .showHelpAfterError();
 
