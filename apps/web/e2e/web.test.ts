@@ -178,12 +178,22 @@ describe('the web app in Chromium', () => {
     });
     // The draft's rounds, judged in the page: each player's assigned state and score.
     const table = pages[0]!.getByRole('region', { name: 'Rochambeau table' });
-    expect(await table.getByRole('table', { name: 'Round 1: assigned states and scores' }).isVisible()).toBe(true);
+    const round1 = table.getByRole('table', { name: 'Round 1: assigned states and scores' });
+    expect(await round1.isVisible()).toBe(true);
+    // Beside the state played, what each player chose (ann: 2) and the tweak that moved it.
+    expect(await round1.getByRole('row', { name: /^ann / }).getByRole('cell').first().textContent()).toBe('2');
     await fitsWidth(pages[2]!);
     await pages[2]!.screenshot({ path: join(SHOTS, 'web-phone.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
     await close(pages);
   }, 150_000);
+
+  it('shows the Monopoly board on a phone-sized screen with nothing to scroll sideways', async () => {
+    const pages = await startGame({ game: 'monopoly', rounds: 1, others: ['bob'], phone: 'bob' });
+    await pages[1]!.getByRole('region', { name: 'Monopoly board' }).waitFor();
+    await fitsWidth(pages[1]!);
+    await close(pages);
+  }, 60_000);
 
   it('carries a choice on when the page reloads the moment its player made it: no second hand', async () => {
     const pages = await startGame({ game: 'rochambeau', states: 7, others: ['bob'] });
