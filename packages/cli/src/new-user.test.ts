@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,5 +33,43 @@ describe('output into a pipe that closes early (| head)', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(err).toBe('');
     expect(code).toBe(0);
+  });
+});
+
+describe('fairtable audit, read by someone who has not read the spec', () => {
+  it('says what the cheat means, what it did to the outcome, the standing, and which line of the file to open', () => {
+    const file = join(dir, 'cheat.jsonl');
+    const sim = run(['simulate', 'dice', '--players', '4', '--cheat', 'wrong-opening', '--cheater', 'p2', '--seed', '07'.repeat(32), '--out', file]);
+    expect(sim.status).toBe(0);
+    const r = run(['audit', file]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/^ {2}scores: p0 \d+, p1 \d+, p2 \d+, p3 \d+$/m);
+    expect(r.stdout).toMatch(/what it means: commit_mismatch: the player locked in a hidden value/);
+    expect(r.stdout).toContain('for the outcome: p2 forfeited for it');
+    // The note counts as an editor does: the line it sends the reader to is the envelope the verdict names.
+    const note = /line (\d+) is line (\d+) of the file, e\.g\. sed -n (\d+)p FILE/.exec(r.stdout)!;
+    const seq = Number(note[1]);
+    expect(Number(note[2])).toBe(seq + 1);
+    const named = readFileSync(file, 'utf8').split('\n')[Number(note[3]) - 1]!;
+    expect((JSON.parse(named) as { at: number }).at).toBe(seq);
+    expect(r.stdout).toContain(`line ${seq}  commit_mismatch  p2`);
+  });
+
+  it('says when the cheater stays in the game under the rules’ penalty (Diplomacy: its units hold)', () => {
+    const file = join(dir, 'dip.jsonl');
+    const sim = run(['simulate', 'diplomacy', '--players', '7', '--years', '1', '--cheat', 'tampered-orders', '--seed', '03'.repeat(32), '--out', file]);
+    expect(sim.status).toBe(0);
+    const r = run(['audit', file]);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toMatch(/for the outcome: p1 was not put out of the game for it/);
+  });
+
+  it('adds nothing to a valid verdict but the standing', () => {
+    const file = join(dir, 'honest.jsonl');
+    expect(run(['simulate', 'snakes', '--players', '2', '--turns', '3', '--seed', '08'.repeat(32), '--out', file]).status).toBe(0);
+    const r = run(['audit', file]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/^ {2}squares: p0 \d+, p1 \d+$/m);
+    expect(r.stdout).not.toMatch(/what it means|for the outcome|lines count from 0/);
   });
 });

@@ -19,6 +19,7 @@ import { auditText, type Verdict } from '@fairtable/core/audit.js';
 import type { Registry } from '@fairtable/core/registry.js';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { fail, progressBar } from '../io.js';
+import { consequence, lineNote, meaning, standing } from '../verdict-words.js';
 
 /** More verifying threads than this only adds memory; a typo such as 400 is refused rather than obeyed. */
 const MAX_WORKERS = 64;
@@ -66,6 +67,8 @@ function printHuman(verdict: Verdict): void {
     out.push(
       `outcome: winners ${verdict.outcome.winners.join(', ') || '(none)'}${verdict.outcome.forfeits.length ? `; forfeited: ${verdict.outcome.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}` : ''}`,
     );
+    const board = standing(verdict.outcome.summary);
+    if (board !== null) out.push(`  ${board}`);
   }
   if (verdict.valid) out.push('VALID: every envelope is signed, in place and by the rules');
   else {
@@ -76,10 +79,19 @@ function printHuman(verdict: Verdict): void {
         `  the log was altered after its envelopes were signed (first seen at line ${verdict.alteredAt}): the game is not judged on it and no player is named for it; audit another copy (docs/SPEC.md §4.4)`,
       );
     }
+    // Each code is explained once, at its first violation, so a long list stays a list.
+    const explained = new Set<string>();
     for (const v of verdict.violations) {
       out.push(`  line ${v.seq}  ${v.code}  ${v.player ?? (v.relay !== undefined ? `relay ${v.relay}` : '(nobody can be named)')}: ${v.message}`);
       for (const e of v.evidence) out.push(`      evidence: line ${e.line ?? '?'}${e.hash ? ` hash ${e.hash}` : ''}${e.note ? ` ${e.note}` : ''}`);
+      const words = explained.has(v.code) ? null : meaning(v.code);
+      explained.add(v.code);
+      if (words !== null) out.push(`      what it means: ${v.code}: ${words}`);
+      const result = consequence(verdict, v.player);
+      if (result !== null) out.push(`      for the outcome: ${result}`);
     }
+    const first = verdict.violations[0];
+    if (first !== undefined) out.push(lineNote(first.seq));
   }
   process.stdout.write(out.join('\n') + '\n');
 }
