@@ -20,6 +20,7 @@ import { register as registerPlay } from './commands/play.js';
 import { register as registerFetch } from './commands/fetch.js';
 import { register as registerPgp } from './commands/pgp.js';
 import { register as registerRelay } from './commands/relay.js';
+import { addExamples } from './examples.js';
 
 // A reader that stops early (`fairtable dearmor m.txt | head`) is no error: stop quietly, as other tools do.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -52,6 +53,7 @@ registerPlay(program);
 registerFetch(program);
 registerPgp(program);
 registerRelay(program);
+addExamples(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   const e = error as { code?: string; message?: string };

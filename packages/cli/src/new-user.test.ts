@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { EXAMPLES } from './examples.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const main = join(root, 'packages/cli/dist/main.js');
@@ -71,5 +72,55 @@ describe('fairtable audit, read by someone who has not read the spec', () => {
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^ {2}squares: p0 \d+, p1 \d+$/m);
     expect(r.stdout).not.toMatch(/what it means|for the outcome|lines count from 0/);
+  });
+});
+
+describe('--help of every command', () => {
+  /**
+   * Every command's path, long options and whole help text, from one process: `fairtable` is built as it
+   * runs, and its parse is replaced by a walk over the commands it assembled.
+   */
+  function helps(): { path: string; options: string[]; help: string; leaf: boolean }[] {
+    const dump = `
+      import { createRequire } from 'node:module';
+      const { Command } = createRequire(${JSON.stringify(main)})('commander');
+      Command.prototype.parseAsync = async function () {
+        const out = [];
+        const walk = (cmd, names) => {
+          let help = '';
+          cmd.configureOutput({ writeOut: (s) => (help += s) });
+          cmd.outputHelp();
+          out.push({ path: names.join(' '), options: cmd.options.map((o) => o.long).filter(Boolean), help, leaf: cmd.commands.length === 0 });
+          for (const c of cmd.commands) walk(c, [...names, c.name()]);
+        };
+        walk(this, []);
+        process.stdout.write(JSON.stringify(out));
+      };
+      await import(${JSON.stringify(main)});
+    `;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', dump], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    return JSON.parse(r.stdout) as { path: string; options: string[]; help: string; leaf: boolean }[];
+  }
+
+  it('ends with examples for every command, each using only options the command declares', () => {
+    const all = helps();
+    const top = all.find((c) => c.path === '')!;
+    expect(top.help).toMatch(/\nExamples:\n {2}# .+\n {2}\$ fairtable /);
+    const leaves = all.filter((c) => c.leaf && c.path !== 'help');
+    expect(leaves.map((c) => c.path)).toContain('mail decide');
+    expect(leaves.filter((c) => EXAMPLES[c.path] === undefined).map((c) => c.path)).toEqual([]);
+    for (const c of leaves) {
+      expect(c.help, c.path).toContain('\nExamples:\n');
+      const declared = new Set([...c.options, '--help']);
+      for (const [line] of EXAMPLES[c.path]!) {
+        expect(line.startsWith(`fairtable ${c.path}`), line).toBe(true);
+        const used = [...line.split('>')[0]!.matchAll(/ (--[a-z][a-z-]*)/g)].map((m) => m[1]!);
+        expect(
+          used.filter((o) => !declared.has(o)),
+          line,
+        ).toEqual([]);
+      }
+    }
   });
 });
