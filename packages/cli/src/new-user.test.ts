@@ -124,3 +124,39 @@ describe('--help of every command', () => {
     }
   });
 });
+
+describe('mail status, for a player who has never played by mail', () => {
+  it('prints the decide command for this folder, ready to paste, and it is taken', () => {
+    const keys = ['alice', 'bob'].map((name) => {
+      const pub = spawnSync('bash', ['-c', `"${process.execPath}" "${main}" keygen --name ${name} --out ${name}.json > ${name}.pub.json`], { cwd: dir });
+      expect(pub.status).toBe(0);
+      return `${name}.pub.json`;
+    });
+    const made = run(['mail', 'new', 'dice', '--dir', 'game a', '--key', 'alice.json', '--players', keys.join(','), '--turns', '1', '--timeout', '1d']);
+    expect(made.status, made.stderr).toBe(0);
+    // The mail goes back and forth (bob joins from alice's invitation) until it is alice's roll.
+    const ft = `"${process.execPath}" "${main}"`;
+    const deliver = (from: string, to: string, key: string): void => {
+      const r = spawnSync(
+        'bash',
+        [
+          '-c',
+          `shopt -s nullglob; mkdir -p sent; f=('${from}'/outbox/*); [ \${#f[@]} -eq 0 ] || { cat "\${f[@]}" | ${ft} mail read --dir '${to}' ${key} - && mv "\${f[@]}" sent/; }`,
+        ],
+        { cwd: dir, encoding: 'utf8' },
+      );
+      expect(r.status, r.stderr).toBe(0);
+    };
+    for (let i = 0; i < 6 && !run(['mail', 'status', '--dir', 'game a']).stdout.includes('decision:'); i++) {
+      deliver('game a', 'game-b', '--key bob.json');
+      deliver('game-b', 'game a', '');
+    }
+    const status = run(['mail', 'status', '--dir', 'game a']);
+    expect(status.stdout).toMatch(/^ {2}answer: null$/m);
+    const command = /answer with: (fairtable mail decide [^)]*)\)/.exec(status.stdout)?.[1];
+    expect(command).toBe("fairtable mail decide --dir 'game a' null");
+    const decided = spawnSync('bash', ['-c', command!.replace(/^fairtable/, `"${process.execPath}" "${main}"`)], { cwd: dir, encoding: 'utf8' });
+    expect(decided.status, decided.stderr).toBe(0);
+    expect(run(['mail', 'status', '--dir', 'game a']).stdout).not.toContain('decision:');
+  });
+});

@@ -23,6 +23,7 @@ import {
 import { failWith, fail } from '../io.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
+import { describeChoices } from '../mail/choice-text.js';
 
 /**
  * `--encrypt`: what the command wrote to the outbox is encrypted in place to every other participant's
@@ -187,7 +188,7 @@ export function register(program: Command): void {
           const s = r.status;
           process.stdout.write(`game ${s.game} (${s.protocol}); you are ${s.seat} (${s.role}); recorder ${s.recorder}; ${s.lines} lines\n`);
           if (s.decision !== null)
-            process.stdout.write(`decision: ${s.decision.kind}: ${s.decision.prompt}\n  choices: ${JSON.stringify(s.decision.choices)}\n`);
+            process.stdout.write(`decision: ${s.decision.kind}: ${s.decision.prompt}\n  answer: ${describeChoices(s.decision.choices)}\n`);
           print(r);
         }
       } catch (e) {

@@ -37,6 +37,7 @@ import { prepareLine, readSetupLine, type CheckerSnapshot, type VerifyFn } from 
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { linesText, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
 import { boardText, mailText, type MailMessage } from './message.js';
+import { decideCommand } from './choice-text.js';
 
 export type Role = 'player' | 'recorder' | 'player+recorder';
 
@@ -827,7 +828,7 @@ export class GameFolder {
     else if (this.recorderFault) what = 'nothing: this folder holds evidence that the recorder altered or forked the log (see problems)';
     else if (decision !== null) {
       who = [this.config.me];
-      what = `${this.config.me} decides: ${decision.prompt} (answer with: fairtable mail decide --dir DIR CHOICE_JSON)`;
+      what = `${this.config.me} decides: ${decision.prompt} (answer with: ${decideCommand(this.dir, decision.choices)})`;
     } else if (this.seat !== null && !this.seat.idle) {
       who = [this.config.recorder.id];
       what = `the recorder (${this.config.recorder.id}) records ${this.config.me}'s message; mail the outbox files`;
