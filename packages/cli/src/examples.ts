@@ -81,7 +81,13 @@ export const EXAMPLES: Readonly<Record<string, readonly (readonly [string, strin
   'pgp verify': [['fairtable pgp verify --key alice.pub.asc game.jsonl game.jsonl.asc', 'exit 0 valid, 1 not, 2 unreadable']],
   'pgp statement': [['fairtable pgp statement --fairtable-key alice.pub.json --pgp-key alice.pub.asc > alice.binding.txt', 'to sign with gpg']],
   'pgp bind': [['fairtable pgp bind --key alice.sec.asc --fairtable-key alice.pub.json > alice.binding.json', 'for mail new --binding']],
-  'pgp check-binding': [['fairtable pgp check-binding --key alice.pub.asc alice.binding.txt alice.binding.txt.asc', 'exit 0 when it holds']],
+  'pgp check-binding': [
+    ['fairtable pgp check-binding --key alice.pub.asc alice.binding.txt alice.binding.txt.asc', 'exit 0 when it holds'],
+    [
+      'fairtable pgp check-binding --key alice.pub.asc alice.binding.txt alice.binding.txt.asc --entry > alice.binding.json',
+      'signed with gpg: the entry for mail new --binding',
+    ],
+  ],
   'pgp encrypt': [['fairtable pgp encrypt --to bob.pub.asc --sign alice.sec.asc move.txt > move.asc', 'for bob, signed by alice']],
   'pgp decrypt': [['fairtable pgp decrypt --key bob.sec.asc --verify alice.pub.asc move.asc', "exit 1 unless alice's signature is inside"]],
   relay: [

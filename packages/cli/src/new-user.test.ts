@@ -160,3 +160,44 @@ describe('mail status, for a player who has never played by mail', () => {
     expect(run(['mail', 'status', '--dir', 'game a']).stdout).not.toContain('decision:');
   });
 });
+
+describe('a binding signed with gpg, into a game by mail', () => {
+  it('pgp check-binding --entry makes the setup entry that mail new --binding takes', () => {
+    const testdata = join(root, 'packages/pgp/src/testdata');
+    const sh = (command: string): ReturnType<typeof spawnSync> => spawnSync('bash', ['-c', command], { cwd: dir, encoding: 'utf8' });
+    const ft = `"${process.execPath}" "${main}"`;
+    expect(sh(`${ft} keygen --name ben --out ben.json > ben.pub.json && ${ft} keygen --name ann --out ann.json > ann.pub.json`).status).toBe(0);
+    // The statement signed as gpg --detach-sign --armor would (pgp sign is that, and needs no keyring here).
+    expect(sh(`${ft} pgp statement --fairtable-key ben.pub.json --pgp-key ${testdata}/bob.pub.asc > ben.binding.txt`).status).toBe(0);
+    expect(sh(`${ft} pgp sign --key ${testdata}/bob.sec.asc ben.binding.txt > ben.binding.txt.asc`).status).toBe(0);
+    const entry = run(['pgp', 'check-binding', '--key', `${testdata}/bob.pub.asc`, 'ben.binding.txt', 'ben.binding.txt.asc', '--entry']);
+    expect(entry.status, entry.stderr).toBe(0);
+    expect(JSON.parse(entry.stdout)).toMatchObject({
+      player: 'ben',
+      binding: expect.stringContaining('player: ben\n'),
+      signature: expect.stringMatching(/^-----BEGIN PGP SIGNATURE-----/),
+    });
+    expect(sh(`${ft} pgp check-binding --key ${testdata}/bob.pub.asc ben.binding.txt ben.binding.txt.asc --entry > ben.binding.json`).status).toBe(0);
+    const game = run([
+      'mail',
+      'new',
+      'dice',
+      '--dir',
+      'bound',
+      '--key',
+      'ann.json',
+      '--players',
+      'ann.pub.json,ben.pub.json',
+      '--turns',
+      '1',
+      '--binding',
+      'ben.binding.json',
+    ]);
+    expect(game.status, game.stderr).toBe(0);
+    expect(game.stdout + game.stderr).toMatch(/ben's fairtable key is bound to OpenPGP key C1EE10F174B38AC008CB99393FAC4AAB4F621A53/);
+    // A cleartext-signed statement has no detached signature to put in the entry.
+    const clear = run(['pgp', 'check-binding', '--key', `${testdata}/bob.pub.asc`, 'ben.binding.txt', '--entry']);
+    expect(clear.status).toBe(2);
+    expect(clear.stderr).toMatch(/\[bad_input\] --entry needs the statement and its detached signature/);
+  });
+});
