@@ -36,7 +36,11 @@ program
   .name('fairtable')
   .description('Fair remote games with no trusted game master: play through a relay or by e-mail, simulate, audit, keys, OpenPGP.')
   .version('0.1.0')
-  .showHelpAfterError();
+  // One line, not the whole help: the error stays on screen above it.
+  .showHelpAfterError('(add --help for the options and examples)')
+  // A command line commander refuses (a missing option, an unknown one) is bad input: exit 2, as for every
+  // other bad input, never 1, which audit and verify keep for "checked, and it does not hold".
+  .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
 
 registerKeygen(program);
 registerRandom(program);

@@ -201,3 +201,29 @@ describe('a binding signed with gpg, into a game by mail', () => {
     expect(clear.stderr).toMatch(/\[bad_input\] --entry needs the statement and its detached signature/);
   });
 });
+
+describe('a command line that is wrong, or a file still in its e-mail wrapping', () => {
+  it('exits 2 with the error and a one-line hint, never 1 (which audit keeps for a violation)', () => {
+    for (const args of [['audit'], ['simulate', 'dice', '--players', '2'], ['audit', 'x.jsonl', '--no-such-option'], ['mail']]) {
+      const r = run(args);
+      expect(r.status, args.join(' ')).toBe(2);
+      if (args[0] !== 'mail') {
+        expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(2);
+        expect(r.stderr).toMatch(/^error: .+\n\(add --help for the options and examples\)\n$/);
+      }
+    }
+    expect(run(['audit', '--help']).status).toBe(0);
+  });
+
+  it('tells an armored or encrypted file apart from a broken transcript, and says how to unwrap it', () => {
+    const file = join(dir, 'wrapped.jsonl');
+    expect(run(['simulate', 'beacon', '--players', '2', '--seed', '09'.repeat(32), '--out', file]).status).toBe(0);
+    const armored = spawnSync('bash', ['-c', `"${process.execPath}" "${main}" armor "${file}" > "${dir}/move.txt"`]);
+    expect(armored.status).toBe(0);
+    const r = run(['audit', 'move.txt']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toContain('[bad_input] move.txt: an armored message (as mailed), not a transcript: fairtable dearmor move.txt > game.jsonl');
+    const json = run(['audit', 'move.txt', '--json']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, error: { code: 'bad_input' } });
+  });
+});

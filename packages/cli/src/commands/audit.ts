@@ -38,6 +38,24 @@ function externalRegistry(file: string): Registry | null {
   }
 }
 
+/**
+ * What to do first when FILE is a transcript still in its e-mail wrapping (armored, or encrypted with
+ * OpenPGP), or null: a reader who saved the mail should hear how to unwrap it, not that line 0 is bad JSON.
+ */
+function wrapping(file: string): string | null {
+  const fd = openSync(file, 'r');
+  const head = Buffer.alloc(64 * 1024);
+  const n = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  const text = head.subarray(0, n).toString('utf8');
+  if (text.startsWith('{')) return null;
+  if (text.includes('-----BEGIN FAIRTABLE MESSAGE-----'))
+    return `an armored message (as mailed), not a transcript: fairtable dearmor ${file} > game.jsonl, then fairtable audit game.jsonl`;
+  if (text.includes('-----BEGIN PGP MESSAGE-----'))
+    return `an OpenPGP-encrypted message: fairtable pgp decrypt --key YOUR-SECRET-KEY.asc ${file} (or gpg --decrypt), then dearmor and audit what it holds`;
+  return null;
+}
+
 /** The verdict as `--json` prints it (a violation names its relay when a relay is at fault). */
 function verdictJson(verdict: Verdict): Record<string, unknown> {
   const violations = verdict.violations.map((v) => ({
@@ -127,6 +145,8 @@ export function register(program: Command): void {
         }
       }
       if (!existsSync(file)) unreadable('bad_input', `${file}: no such file`);
+      const wrapped = wrapping(file);
+      if (wrapped !== null) unreadable('bad_input', `${file}: ${wrapped}`);
       if (opts.relayKey !== undefined) {
         if (!isHex(opts.relayKey, 32)) unreadable('bad_hex', '--relay-key must be 64 hex digits');
         return auditOrdered(file, opts.relayKey, opts.witness ?? [], opts.untrustedRelay !== true, opts.json === true, unreadable);
