@@ -341,6 +341,8 @@ describe('the web app in Chromium', () => {
     for (const p of pages) {
       const verdict = await auditOn(p);
       expect(verdict).toContain('Not valid: bob broke the rules');
+      // The code in plain words, for a player who has not read the spec.
+      expect(verdict).toContain('What it means: the player locked in a hidden value (a commitment) and later opened it to a different value');
     }
     await pages[0]!.screenshot({ path: join(SHOTS, 'web-cheat.png'), fullPage: true });
     // The transcript, as anyone can fetch it from the relay, dropped onto a fresh page's drop zone.

@@ -8,6 +8,7 @@ import { useState } from 'preact/hooks';
 import { registryFor } from './session.js';
 import { auditTranscript, nobleVerifier, webCryptoVerifier, type AuditResult, type AuditVerdict, type Verifier } from '@fairtable/client/explain';
 import { DistributionCharts } from './explain.js';
+import { violationMeaning } from '@fairtable/core/violation-words.js';
 
 let verifier: Promise<Verifier> | null = null;
 
@@ -99,6 +100,9 @@ export function VerdictView({ verdict }: { verdict: AuditVerdict }) {
           {verdict.violations.map((v, i) => (
             <li key={i}>
               <strong>{v.code}</strong> by <strong>{v.player ?? 'nobody named'}</strong> at line {v.seq}: {v.message}
+              {verdict.violations.findIndex((w) => w.code === v.code) === i && violationMeaning(v.code) !== null ? (
+                <p class="hint">What it means: {violationMeaning(v.code)}</p>
+              ) : null}
               {v.evidence.length > 0 ? (
                 <details>
                   <summary>Evidence ({v.evidence.length})</summary>
