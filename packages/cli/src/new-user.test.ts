@@ -65,6 +65,15 @@ describe('fairtable audit, read by someone who has not read the spec', () => {
     expect(r.stdout).toMatch(/for the outcome: p1 was not put out of the game for it/);
   });
 
+  it('demo says what its cheater did in a sentence', () => {
+    const r = run(['demo', '--dir', join(dir, 'demo')]);
+    expect(r.status).toBe(0);
+    const m = /audit: ([a-z_]+) by p1 \(line \d+\)\n {2}([a-z_]+): (.+)\n/.exec(r.stdout);
+    expect(m, r.stdout).not.toBeNull();
+    expect(m![2]).toBe(m![1]);
+    expect(m![3]).toMatch(/^the player .+\.$/);
+  });
+
   it('adds nothing to a valid verdict but the standing', () => {
     const file = join(dir, 'honest.jsonl');
     expect(run(['simulate', 'snakes', '--players', '2', '--turns', '3', '--seed', '08'.repeat(32), '--out', file]).status).toBe(0);
