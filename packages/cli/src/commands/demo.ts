@@ -3,7 +3,7 @@
  * two-player Monopoly (chance parts) on the in-memory network, honestly and
  * then with a cheater, writes both transcripts and audits them.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -19,6 +19,7 @@ export function register(program: Command): void {
     .option('--dir <dir>', 'where to write the transcripts')
     .action(async (opts: { dir?: string }) => {
       const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'fairtable-demo-'));
+      mkdirSync(dir, { recursive: true });
       for (const [name, cheat] of [
         ['honest', undefined],
         ['cheater', 'wrong-opening'],
