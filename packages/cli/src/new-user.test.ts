@@ -167,6 +167,15 @@ describe('mail status, for a player who has never played by mail', () => {
     const decided = spawnSync('bash', ['-c', command!.replace(/^fairtable/, `"${process.execPath}" "${main}"`)], { cwd: dir, encoding: 'utf8' });
     expect(decided.status, decided.stderr).toBe(0);
     expect(run(['mail', 'status', '--dir', 'game a']).stdout).not.toContain('decision:');
+    // Played to the end, the last word gives the scores, not only the winner.
+    let last = '';
+    for (let i = 0; i < 8 && !last.includes('the game is over'); i++) {
+      deliver('game a', 'game-b', '');
+      for (const d of ['game-b', 'game a']) if (run(['mail', 'status', '--dir', d]).stdout.includes('decision:')) run(['mail', 'decide', '--dir', d, 'null']);
+      deliver('game-b', 'game a', '');
+      last = run(['mail', 'status', '--dir', 'game a']).stdout;
+    }
+    expect(last).toMatch(/the game is over: winners (alice|bob|alice, bob); scores: alice \d+, bob \d+/);
   });
 });
 
