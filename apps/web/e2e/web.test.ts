@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { armor } from '@fairtable/core/armor.js';
 import { buildApp, LAN_HOST, launch, player, ROOT, startRelay, type RunningRelay } from './harness.js';
 
 let relay: RunningRelay;
@@ -359,7 +360,23 @@ describe('the web app in Chromium', () => {
     const verdict = reader.page.getByRole('region', { name: 'Audit verdict' });
     await verdict.waitFor();
     expect(await verdict.textContent()).toContain('Not valid: bob broke the rules');
-    await close([...pages, reader.page]);
+    // The same transcript as it comes by mail: armored, quoted in a reply, saved whole.
+    const mail = `From: ann\nSubject: our game\n\nHere it is:\n\n${armor(new TextEncoder().encode(transcript))
+      .split('\n')
+      .map((l) => `> ${l}`)
+      .join('\n')}\n`;
+    const mailed = await player(browser);
+    await mailed.page.goto(relay.url + '/');
+    await mailed.page.getByTestId('dropzone').waitFor();
+    await mailed.page.evaluate((text) => {
+      const data = new DataTransfer();
+      data.items.add(new File([text], 'game.eml', { type: 'message/rfc822' }));
+      document.querySelector('[data-testid=dropzone]')!.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, mail);
+    const fromMail = mailed.page.getByRole('region', { name: 'Audit verdict' });
+    await fromMail.waitFor();
+    expect(await fromMail.textContent()).toContain('Not valid: bob broke the rules');
+    await close([...pages, reader.page, mailed.page]);
   }, 150_000);
 
   it('plays roulette against a house that is a fairtable play process, with a key made by the CLI, imported into the page and exported again', async () => {
