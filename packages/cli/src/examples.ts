@@ -53,6 +53,13 @@ export const EXAMPLES: Readonly<Record<string, readonly (readonly [string, strin
   'diplomacy adjudicate': [['fairtable diplomacy adjudicate phase.json', 'the next position, a result per order, the hash']],
   'diplomacy orders': [['fairtable diplomacy orders --power france --phase S1901M orders.txt', "each order's canonical form or its error"]],
   'diplomacy assign': [['fairtable diplomacy assign --prefs prefs.txt', 'the powers from the preference lists']],
+  mail: [
+    ['fairtable mail new dice --dir game-a --key alice.json --players alice.pub.json,bob.pub.json', 'alice creates; she mails game-a/outbox/* to bob'],
+    ['fairtable mail read --dir game-b --key bob.json saved-mail.eml', 'bob takes his seat from the saved e-mail; he mails game-b/outbox/* back'],
+    ['fairtable mail status --dir game-b', 'whose move, the decision and its answers, the deadline'],
+    ['fairtable mail decide --dir game-b null', 'bob rolls; every command says what to mail next'],
+    ['fairtable mail transcript --dir game-b --out game.jsonl', 'at the end, for fairtable audit game.jsonl'],
+  ],
   'mail new': [
     [
       'fairtable mail new dice --dir game-a --key alice.json --players alice.pub.json,bob.pub.json --turns 3 --timeout 3d',

@@ -119,11 +119,18 @@ describe('--help of every command', () => {
     const leaves = all.filter((c) => c.leaf && c.path !== 'help');
     expect(leaves.map((c) => c.path)).toContain('mail decide');
     expect(leaves.filter((c) => EXAMPLES[c.path] === undefined).map((c) => c.path)).toEqual([]);
-    for (const c of leaves) {
-      expect(c.help, c.path).toContain('\nExamples:\n');
-      const declared = new Set([...c.options, '--help']);
-      for (const [line] of EXAMPLES[c.path]!) {
-        expect(line.startsWith(`fairtable ${c.path}`), line).toBe(true);
+    for (const c of leaves) expect(c.help, c.path).toContain('\nExamples:\n');
+    // Every example, a group's too (mail), runs a command that exists, with options that command declares.
+    for (const [path, examples] of Object.entries(EXAMPLES)) {
+      expect(all.find((c) => c.path === path)?.help ?? '', path).toContain('\nExamples:\n');
+      for (const [line] of examples) {
+        const words = line.split(' ');
+        expect(words[0], line).toBe('fairtable');
+        const target = all
+          .filter((c) => c.path === '' || line.startsWith(`fairtable ${c.path} `) || line === `fairtable ${c.path}`)
+          .sort((a, b) => b.path.length - a.path.length)[0]!;
+        expect(target.path.startsWith(path), line).toBe(true);
+        const declared = new Set([...target.options, '--help']);
         const used = [...line.split('>')[0]!.matchAll(/ (--[a-z][a-z-]*)/g)].map((m) => m[1]!);
         expect(
           used.filter((o) => !declared.has(o)),
