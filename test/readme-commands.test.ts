@@ -126,6 +126,9 @@ const EXPECT: [RegExp, Check | 'skip'][] = [
   [/ audit dip\.jsonl/, exits(1, (r) => expect(r.out).toMatch(/commit_mismatch\s+p1/))],
   [/ audit roulette\.jsonl/, exits(1, (r) => expect(r.out).toMatch(/key_swap\s+house/))],
   [/ audit casino\.jsonl/, exits(0, (r) => expect(r.out).toMatch(/VALID/))],
+  // The game alice and bob played through the relay, fetched with its receipts.
+  [/ fetch --relay \S+ --game [0-9a-f]{64} --out game\.jsonl/, exits(0, (r) => expect(r.out + r.err).toMatch(/every receipt verifies/))],
+  [/ audit game\.jsonl$/, exits(0, (r) => expect(r.out).toMatch(/^VALID/m))],
   [/ mail new monopoly /, exits(0, (r) => expect(r.out).toMatch(/send to every other participant/))],
   [/ mail read --dir game-b --key bob\.json -$/, exits(0, (r) => expect(r.out).toMatch(/joined game .* as bob/))],
   [/ mail status --dir game-b/, exits(0, (r) => expect(r.out).toMatch(/next: /))],
@@ -143,7 +146,12 @@ const EXPECT: [RegExp, Check | 'skip'][] = [
   ],
   [
     / pgp bind --key alice\.sec\.asc --fairtable-key alice\.pub\.json/,
-    exits(0, (r) => expect(JSON.parse(r.out)).toMatchObject({ player: 'alice', binding: readFileSync(join(dir, 'alice.binding.txt'), 'utf8') })),
+    exits(0, () =>
+      expect(JSON.parse(readFileSync(join(dir, 'alice.binding.json'), 'utf8'))).toMatchObject({
+        player: 'alice',
+        binding: readFileSync(join(dir, 'alice.binding.txt'), 'utf8'),
+      }),
+    ),
   ],
   [
     / pgp check-binding --key alice\.pub\.asc alice\.binding\.txt alice\.binding\.txt\.asc/,
@@ -174,7 +182,11 @@ describe('README.md', () => {
     let relay: ChildProcess | null = null;
     const ran: string[] = [];
     for (const raw of commands) {
-      const command = raw.replaceAll('8090', relayPort).replace('GAME_ID', gameId ?? 'GAME_ID');
+      // The README's relays (8090, and npm start's 8080) are the one this test runs.
+      const command = raw
+        .replaceAll('8090', relayPort)
+        .replaceAll('localhost:8080', `localhost:${relayPort}`)
+        .replace('GAME_ID', gameId ?? 'GAME_ID');
       if (/^npx fairtable relay .*&\s*(#.*)?$/.test(command)) {
         // A relay in the background, serving the commands after it until the test ends.
         const child = spawn('bash', ['-c', command.replace(/&\s*(#.*)?$/, '')], {
@@ -194,8 +206,8 @@ describe('README.md', () => {
         ran.push(command);
         continue;
       }
-      if (/ signidice house /.test(command) && !command.includes('--resume')) {
-        // The house serves until its game ends; the README's next command is a player in another terminal.
+      if ((/ signidice house /.test(command) && !command.includes('--resume')) || / play [a-z]+ /.test(command)) {
+        // The house (or a game's creator) serves until its game ends; the README's next command is a player in another terminal.
         const child = spawn('bash', ['-c', command], { cwd: dir, env: { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}` } });
         let out = '';
         let err = '';
@@ -206,7 +218,7 @@ describe('README.md', () => {
             const m = /^([0-9a-f]{64}) /.exec(out);
             if (m) resolve(m[1]!);
           });
-          child.on('close', () => reject(new Error(`house exited: ${err}`)));
+          child.on('close', () => reject(new Error(`${command} exited: ${err}`)));
         });
         house = new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
         ran.push(command);
@@ -223,6 +235,17 @@ describe('README.md', () => {
         expect(balances(player)).toBe(balances(h));
         const copy = /--out (\S+)/.exec(command)![1]!;
         expect(readFileSync(join(dir, copy), 'utf8')).toBe(readFileSync(join(dir, 'casino.jsonl'), 'utf8'));
+        ran.push(command);
+        continue;
+      }
+      if (/ play .*--join [0-9a-f]{64}/.test(command)) {
+        // bob joins alice's game: both seats end, each printing the same outcome.
+        const player = await bash(command);
+        const creator = await house!;
+        exits(0)(player);
+        exits(0)(creator);
+        const outcome = (r: Result): unknown => (JSON.parse(r.out.trim().split('\n').pop()!) as { winners: unknown }).winners;
+        expect(outcome(player)).toEqual(outcome(creator));
         ran.push(command);
         continue;
       }
@@ -243,6 +266,7 @@ describe('README.md', () => {
     }
     if (relay !== null) process.kill(-relay.pid!, 'SIGTERM');
     expect(ran.some((c) => c.includes('--resume'))).toBe(true);
+    expect(ran.some((c) => / play .*--join /.test(c))).toBe(true);
     expect(ran.some((c) => c.startsWith('npx fairtable relay'))).toBe(true);
   }, 240_000);
 });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { armor } from '@fairtable/core/armor.js';
 import { buildApp, LAN_HOST, launch, player, ROOT, startRelay, type RunningRelay } from './harness.js';
 
 let relay: RunningRelay;
@@ -181,12 +182,22 @@ describe('the web app in Chromium', () => {
     });
     // The draft's rounds, judged in the page: each player's assigned state and score.
     const table = pages[0]!.getByRole('region', { name: 'Rochambeau table' });
-    expect(await table.getByRole('table', { name: 'Round 1: assigned states and scores' }).isVisible()).toBe(true);
+    const round1 = table.getByRole('table', { name: 'Round 1: assigned states and scores' });
+    expect(await round1.isVisible()).toBe(true);
+    // Beside the state played, what each player chose (ann: 2) and the tweak that moved it.
+    expect(await round1.getByRole('row', { name: /^ann / }).getByRole('cell').first().textContent()).toBe('2');
     await fitsWidth(pages[2]!);
     await pages[2]!.screenshot({ path: join(SHOTS, 'web-phone.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
     await close(pages);
   }, 150_000);
+
+  it('shows the Monopoly board on a phone-sized screen with nothing to scroll sideways', async () => {
+    const pages = await startGame({ game: 'monopoly', rounds: 1, others: ['bob'], phone: 'bob' });
+    await pages[1]!.getByRole('region', { name: 'Monopoly board' }).waitFor();
+    await fitsWidth(pages[1]!);
+    await close(pages);
+  }, 60_000);
 
   it('carries a choice on when the page reloads the moment its player made it: no second hand', async () => {
     const pages = await startGame({ game: 'rochambeau', states: 7, others: ['bob'] });
@@ -334,6 +345,8 @@ describe('the web app in Chromium', () => {
     for (const p of pages) {
       const verdict = await auditOn(p);
       expect(verdict).toContain('Not valid: bob broke the rules');
+      // The code in plain words, for a player who has not read the spec.
+      expect(verdict).toContain('What it means: the player locked in a hidden value (a commitment) and later opened it to a different value');
     }
     await pages[0]!.screenshot({ path: join(SHOTS, 'web-cheat.png'), fullPage: true });
     // The transcript, as anyone can fetch it from the relay, dropped onto a fresh page's drop zone.
@@ -350,7 +363,23 @@ describe('the web app in Chromium', () => {
     const verdict = reader.page.getByRole('region', { name: 'Audit verdict' });
     await verdict.waitFor();
     expect(await verdict.textContent()).toContain('Not valid: bob broke the rules');
-    await close([...pages, reader.page]);
+    // The same transcript as it comes by mail: armored, quoted in a reply, saved whole.
+    const mail = `From: ann\nSubject: our game\n\nHere it is:\n\n${armor(new TextEncoder().encode(transcript))
+      .split('\n')
+      .map((l) => `> ${l}`)
+      .join('\n')}\n`;
+    const mailed = await player(browser);
+    await mailed.page.goto(relay.url + '/');
+    await mailed.page.getByTestId('dropzone').waitFor();
+    await mailed.page.evaluate((text) => {
+      const data = new DataTransfer();
+      data.items.add(new File([text], 'game.eml', { type: 'message/rfc822' }));
+      document.querySelector('[data-testid=dropzone]')!.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, mail);
+    const fromMail = mailed.page.getByRole('region', { name: 'Audit verdict' });
+    await fromMail.waitFor();
+    expect(await fromMail.textContent()).toContain('Not valid: bob broke the rules');
+    await close([...pages, reader.page, mailed.page]);
   }, 150_000);
 
   it('plays roulette against a house that is a fairtable play process, with a key made by the CLI, imported into the page and exported again', async () => {

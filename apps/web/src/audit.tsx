@@ -21,6 +21,8 @@ import {
   type Verifier,
 } from '@fairtable/client/explain';
 import { DistributionCharts } from './explain.js';
+import { violationMeaning } from '@fairtable/core/violation-words.js';
+import { dearmor } from '@fairtable/core/armor.js';
 
 let verifier: Promise<Verifier> | null = null;
 
@@ -166,6 +168,9 @@ export function VerdictView({ verdict }: { verdict: AuditVerdict | RelayAuditVer
               <strong>{v.code}</strong> by{' '}
               <strong>{v.player ?? ('relay' in v && v.relay !== undefined ? `the relay ${v.relay.slice(0, 16)}…` : 'nobody named')}</strong> at line {v.seq}:{' '}
               {v.message}
+              {verdict.violations.findIndex((w) => w.code === v.code) === i && violationMeaning(v.code) !== null ? (
+                <p class="hint">What it means: {violationMeaning(v.code)}</p>
+              ) : null}
               {v.evidence.length > 0 ? (
                 <details>
                   <summary>Evidence ({v.evidence.length})</summary>
@@ -189,6 +194,18 @@ export function VerdictView({ verdict }: { verdict: AuditVerdict | RelayAuditVer
   );
 }
 
+/**
+ * A transcript as it came by mail (`fairtable armor`'s blocks in a saved e-mail, quoting and all) is its blocks'
+ * payloads in order; anything else is taken as it is.
+ */
+function unwrapped(text: string): string {
+  if (!text.includes('-----BEGIN FAIRTABLE MESSAGE-----')) return text;
+  const decoder = new TextDecoder();
+  return dearmor(text)
+    .map((b) => decoder.decode(b))
+    .join('');
+}
+
 export function DropAudit() {
   const [result, setResult] = useState<{ name: string; run: AuditRun } | null>(null);
   const [progress, setProgress] = useState<number | null>(null);
@@ -197,7 +214,20 @@ export function DropAudit() {
     if (file === undefined) return;
     setResult(null);
     setProgress(0);
-    const run = await runAudit(await file.text(), setProgress);
+    const raw = await file.text();
+    let text: string;
+    try {
+      text = unwrapped(raw);
+    } catch (e) {
+      const err = e as { code?: string; message?: string };
+      setProgress(null);
+      setResult({
+        name: file.name,
+        run: { result: { valid: false, error: { code: err.code ?? 'bad_armor', message: err.message ?? String(e) } }, verifier: '', ms: 0, text: raw },
+      });
+      return;
+    }
+    const run = await runAudit(text, setProgress);
     setProgress(null);
     setResult({ name: file.name, run });
   };
@@ -218,10 +248,10 @@ export function DropAudit() {
           void take(e.dataTransfer?.files[0]);
         }}
       >
-        <p>Drop a transcript file (JSON Lines, from any fairtable game) here, or</p>
+        <p>Drop a transcript file (JSON Lines, from any fairtable game, or the saved e-mail it came armored in) here, or</p>
         <label class="field">
           choose a file
-          <input type="file" accept=".jsonl,.json,.txt,application/json" onChange={(e) => void take((e.target as HTMLInputElement).files?.[0])} />
+          <input type="file" accept=".jsonl,.json,.txt,.eml,application/json" onChange={(e) => void take((e.target as HTMLInputElement).files?.[0])} />
         </label>
       </div>
       <Progress fraction={progress} />

@@ -155,6 +155,12 @@ function rounds(s: {
   }
 }
 
+/** The state a player chose, back from its assigned state: (state − tweak) mod N. */
+function chosen(state: number | bigint, tweak: number | bigint, N: string): string {
+  const n = BigInt(N);
+  return String((((BigInt(state) - BigInt(tweak)) % n) + n) % n);
+}
+
 function Rochambeau({ view }: { view: TableView }) {
   const s = view.state ?? {};
   const commits = Object.keys(s.commits ?? {});
@@ -200,6 +206,8 @@ function Rochambeau({ view }: { view: TableView }) {
               <thead>
                 <tr>
                   <th scope="col">Player</th>
+                  <th scope="col">Chose</th>
+                  <th scope="col">Tweak</th>
                   <th scope="col">State</th>
                   <th scope="col">Score</th>
                 </tr>
@@ -208,6 +216,8 @@ function Rochambeau({ view }: { view: TableView }) {
                 {Array.from(r.players, (at, i) => (
                   <tr key={at}>
                     <th scope="row">{judged.ids[at]}</th>
+                    <td>{chosen(r.states[i]!, r.tweaks[i]!, s.N!)}</td>
+                    <td>{String(r.tweaks[i])}</td>
                     <td>{String(r.states[i])}</td>
                     <td>{String(r.scores[i])}</td>
                   </tr>
@@ -215,6 +225,12 @@ function Rochambeau({ view }: { view: TableView }) {
               </tbody>
             </table>
           ))}
+      {judged === null ? null : (
+        <p class="hint">
+          The state played is the state chosen plus a tweak, modulo {String(s.N)}: the tweak comes from the other players' commitments, so nobody can aim at
+          another's choice.
+        </p>
+      )}
       {over ? <p>Decided after {String(over.rounds ?? 1)} round(s).</p> : null}
     </section>
   );

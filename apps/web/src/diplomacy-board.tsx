@@ -296,7 +296,7 @@ export function Diplomacy({ view }: { view: TableView }) {
           ? 'Assigning the powers: every player commits to a preference list.'
           : phase === undefined
             ? ''
-            : `${phase.season} ${phase.year}, ${phase.type}: ${s?.phase ?? ''}`}
+            : `${phase.season} ${phase.year}, ${phase.type}: ${s?.phase ?? ''}.`}
         {lastMovement === null ? '' : ` The arrows are the orders of ${lastMovement.phase} (dashed: supports; faint: failed).`}
         {pending.length === 0 ? '' : ' Dotted black: your orders, committed and not yet revealed.'}
       </p>

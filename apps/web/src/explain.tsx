@@ -74,7 +74,8 @@ function Chart({ d }: { d: Distribution }) {
   const max = Math.max(1, ...d.categories.map((c) => Math.max(c.observed, c.expected)));
   const width = 28;
   const height = 120;
-  const w = d.categories.length * width;
+  // At least 200 units wide, drawn at scale 1: a chart of two or three categories stays short, not blown up to fill the width.
+  const w = Math.max(d.categories.length * width, 200);
   return (
     <figure class="chart">
       <svg
@@ -82,7 +83,7 @@ function Chart({ d }: { d: Distribution }) {
         role="img"
         aria-label={`${d.label}: observed bars against expected marks`}
         width="100%"
-        style={{ maxWidth: `${Math.max(w, 200)}px` }}
+        style={{ maxWidth: `${w}px` }}
       >
         {d.categories.map((c, i) => {
           const bar = (c.observed / max) * height;
@@ -103,7 +104,8 @@ function Chart({ d }: { d: Distribution }) {
         })}
       </svg>
       <figcaption>
-        {d.label}: bars observed, orange marks expected. χ² = {d.chiSquare.toFixed(2)} with {d.degreesOfFreedom} degrees of freedom.
+        {d.label}: bars observed, orange marks expected. χ² = {d.chiSquare.toFixed(2)} with {d.degreesOfFreedom} degrees of freedom (fair play gives about{' '}
+        {d.degreesOfFreedom} on average; only a value far above it, over many outcomes, hints at bias).
       </figcaption>
     </figure>
   );

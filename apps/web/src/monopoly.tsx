@@ -26,6 +26,11 @@ const HOTEL = 5;
 const nameOf = (n: number): string => BOARD[n]?.name ?? `square ${n}`;
 const money = (n: number): string => `$${n.toLocaleString('en-US')}`;
 
+/** "1 round", "5 rounds". */
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
 /** Where square n sits on an 11 × 11 ring, Go in the bottom right corner, play running clockwise. */
 function ringCell(n: number): { gridRow: number; gridColumn: number } {
   if (n <= 10) return { gridRow: 11, gridColumn: 11 - n };
@@ -121,7 +126,7 @@ export function MonopolyBoard({ state, players, events }: { state: MonopolyState
           <table class="scores">
             <caption>
               {s.stage.kind === 'over'
-                ? `Players at the end, after ${Math.min(s.round, s.rules.rounds > 0 ? s.rules.rounds : s.round)} rounds`
+                ? `Players at the end, after ${plural(Math.min(s.round, s.rules.rounds > 0 ? s.rules.rounds : s.round), 'round')}`
                 : `Players, round ${s.round + 1}${s.rules.rounds > 0 ? ` of ${s.rules.rounds}` : ''}`}
             </caption>
             <thead>
@@ -143,7 +148,7 @@ export function MonopolyBoard({ state, players, events }: { state: MonopolyState
                   <tr key={p} class={p === s.mover ? 'mover' : undefined}>
                     <th scope="row">
                       {p}
-                      {p === s.mover && !out ? ' (to move)' : ''}
+                      {p === s.mover && !out && s.stage.kind !== 'over' ? ' (to move)' : ''}
                     </th>
                     <td>{out ? 'out' : `${nameOf(s.position[p] ?? 0)}${s.jail[p] === undefined ? '' : ' (in jail)'}`}</td>
                     <td>{money(s.cash[p] ?? 0)}</td>

@@ -19,6 +19,7 @@ import { auditText, type Verdict } from '@fairtable/core/audit.js';
 import type { Registry } from '@fairtable/core/registry.js';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { fail, progressBar } from '../io.js';
+import { consequence, lineNote, meaning, standing } from '../verdict-words.js';
 
 /** More verifying threads than this only adds memory; a typo such as 400 is refused rather than obeyed. */
 const MAX_WORKERS = 64;
@@ -35,6 +36,24 @@ function externalRegistry(file: string): Registry | null {
   } catch {
     return null; // the file auditor reports what is wrong with line 0
   }
+}
+
+/**
+ * What to do first when FILE is a transcript still in its e-mail wrapping (armored, or encrypted with
+ * OpenPGP), or null: a reader who saved the mail should hear how to unwrap it, not that line 0 is bad JSON.
+ */
+function wrapping(file: string): string | null {
+  const fd = openSync(file, 'r');
+  const head = Buffer.alloc(64 * 1024);
+  const n = readSync(fd, head, 0, head.length, 0);
+  closeSync(fd);
+  const text = head.subarray(0, n).toString('utf8');
+  if (text.startsWith('{')) return null;
+  if (text.includes('-----BEGIN FAIRTABLE MESSAGE-----'))
+    return `an armored message (as mailed), not a transcript: fairtable dearmor ${file} > game.jsonl, then fairtable audit game.jsonl`;
+  if (text.includes('-----BEGIN PGP MESSAGE-----'))
+    return `an OpenPGP-encrypted message: fairtable pgp decrypt --key YOUR-SECRET-KEY.asc ${file} (or gpg --decrypt), then dearmor and audit what it holds`;
+  return null;
 }
 
 /** The verdict as `--json` prints it (a violation names its relay when a relay is at fault). */
@@ -66,6 +85,8 @@ function printHuman(verdict: Verdict): void {
     out.push(
       `outcome: winners ${verdict.outcome.winners.join(', ') || '(none)'}${verdict.outcome.forfeits.length ? `; forfeited: ${verdict.outcome.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}` : ''}`,
     );
+    const board = standing(verdict.outcome.summary);
+    if (board !== null) out.push(`  ${board}`);
   }
   if (verdict.valid) out.push('VALID: every envelope is signed, in place and by the rules');
   else {
@@ -76,10 +97,19 @@ function printHuman(verdict: Verdict): void {
         `  the log was altered after its envelopes were signed (first seen at line ${verdict.alteredAt}): the game is not judged on it and no player is named for it; audit another copy (docs/SPEC.md §4.4)`,
       );
     }
+    // Each code is explained once, at its first violation, so a long list stays a list.
+    const explained = new Set<string>();
     for (const v of verdict.violations) {
       out.push(`  line ${v.seq}  ${v.code}  ${v.player ?? (v.relay !== undefined ? `relay ${v.relay}` : '(nobody can be named)')}: ${v.message}`);
       for (const e of v.evidence) out.push(`      evidence: line ${e.line ?? '?'}${e.hash ? ` hash ${e.hash}` : ''}${e.note ? ` ${e.note}` : ''}`);
+      const words = explained.has(v.code) ? null : meaning(v.code);
+      explained.add(v.code);
+      if (words !== null) out.push(`      what it means: ${v.code}: ${words}`);
+      const result = consequence(verdict, v.player);
+      if (result !== null) out.push(`      for the outcome: ${result}`);
     }
+    const first = verdict.violations[0];
+    if (first !== undefined) out.push(lineNote(first.seq));
   }
   process.stdout.write(out.join('\n') + '\n');
 }
@@ -115,6 +145,8 @@ export function register(program: Command): void {
         }
       }
       if (!existsSync(file)) unreadable('bad_input', `${file}: no such file`);
+      const wrapped = wrapping(file);
+      if (wrapped !== null) unreadable('bad_input', `${file}: ${wrapped}`);
       if (opts.relayKey !== undefined) {
         if (!isHex(opts.relayKey, 32)) unreadable('bad_hex', '--relay-key must be 64 hex digits');
         return auditOrdered(file, opts.relayKey, opts.witness ?? [], opts.untrustedRelay !== true, opts.json === true, unreadable);

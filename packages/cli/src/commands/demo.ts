@@ -3,10 +3,11 @@
  * two-player Monopoly (chance parts) on the in-memory network, honestly and
  * then with a cheater, writes both transcripts and audits them.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { violationMeaning } from '@fairtable/core/violation-words.js';
 import { randomBytes } from '@fairtable/core/bytes.js';
 import { simulate } from '@fairtable/core/testing';
 import { auditFile } from '@fairtable/node/audit-file.js';
@@ -18,6 +19,7 @@ export function register(program: Command): void {
     .option('--dir <dir>', 'where to write the transcripts')
     .action(async (opts: { dir?: string }) => {
       const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'fairtable-demo-'));
+      mkdirSync(dir, { recursive: true });
       for (const [name, cheat] of [
         ['honest', undefined],
         ['cheater', 'wrong-opening'],
@@ -31,6 +33,9 @@ export function register(program: Command): void {
         process.stdout.write(
           `  audit: ${verdict.valid ? 'VALID' : verdict.violations.map((v) => `${v.code} by ${v.player ?? '?'} (line ${v.seq})`).join('; ')}\n`,
         );
+        const first = verdict.violations[0];
+        const words = first === undefined ? null : violationMeaning(first.code);
+        if (words !== null) process.stdout.write(`  ${first!.code}: ${words}\n`);
       }
       process.stdout.write(`\nAudit them yourself: npx fairtable audit ${join(dir, 'monopoly-cheater.jsonl')}\n`);
     });

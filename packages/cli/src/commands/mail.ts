@@ -25,6 +25,7 @@ import {
 import { failWith, fail } from '../io.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
+import { describeChoices } from '../mail/choice-text.js';
 
 /**
  * `--encrypt`: what the command wrote to the outbox is encrypted in place to every other participant's
@@ -230,7 +231,9 @@ export function register(program: Command): void {
           if (board !== '') process.stdout.write(board);
           if (s.decision !== null)
             process.stdout.write(
-              `decision: ${s.decision.kind}: ${s.decision.prompt}\n${board === '' ? `  choices: ${JSON.stringify(s.decision.choices)}\n` : ''}`,
+              board === ''
+                ? `decision: ${s.decision.kind}: ${s.decision.prompt}\n  answer: ${describeChoices(s.decision.choices)}\n`
+                : `decision: ${s.decision.kind}: ${s.decision.prompt}\n`,
             );
           print(r);
         }

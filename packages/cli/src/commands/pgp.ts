@@ -155,15 +155,31 @@ export function register(program: Command): void {
     .description('check a binding statement and its signature; exit 0 valid, 1 not valid, 2 unreadable input')
     .requiredOption('--key <public.asc>', 'the OpenPGP public key the statement names, or a keyring holding it')
     .option('--json', 'print the verdict as JSON: {valid, statement: {player, key, pgp, nonce?}, fingerprint, userIds} or {valid, code, message}')
+    .option('--entry', 'once it holds, print the setup entry for mail new --binding (JSON), as pgp bind does: for a statement signed with gpg')
     .argument('<statement>', 'the statement file, or one cleartext-signed file (gpg --clearsign) holding it')
     .argument('[signature]', 'its detached signature (omit for a cleartext-signed statement)')
     .action(
-      guarded(async (statement: string, signature: string | undefined, options: { key: string; json?: boolean }) => {
+      guarded(async (statement: string, signature: string | undefined, options: { key: string; json?: boolean; entry?: boolean }) => {
         const pgpLib = await lib();
+        if (options.entry === true && signature === undefined)
+          throw new FairtableError('bad_input', '--entry needs the statement and its detached signature (gpg --detach-sign --armor)', { field: 'entry' });
         const verdict =
           signature === undefined
             ? await pgpLib.checkClearsignedBinding(readBytes(statement), readBytes(options.key))
             : await pgpLib.checkBinding(readBytes(statement), readBytes(signature), readBytes(options.key));
+        if (options.entry === true && verdict.valid) {
+          // The one key that signed, out of a keyring if need be: the entry names one identity (docs/spec/pgp.md §3.2).
+          const keys = await pgpLib.readPublicKeys(readBytes(options.key), 'key');
+          const key = keys.find((k) => pgpLib.describeKey(k).fingerprint === verdict.fingerprint)!;
+          const entry = {
+            player: verdict.statement.player,
+            publicKey: key.armor(),
+            binding: readFileSync(statement, 'utf8'),
+            signature: readFileSync(signature!, 'utf8'),
+          };
+          process.stdout.write(`${JSON.stringify(entry)}\n`);
+          return;
+        }
         const good = verdict.valid
           ? `binding holds: player ${verdict.statement.player}, fairtable key ${verdict.statement.key}, OpenPGP ${verdict.fingerprint} ${verdict.userIds.join(', ')}`
           : '';

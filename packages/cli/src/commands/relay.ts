@@ -22,13 +22,19 @@ export function register(program: Command): void {
     .option('--host <host>', 'address to listen on', '0.0.0.0')
     .option('--data <dir>', 'where the database and the relay key live (default: $DATA_DIR or ./data)')
     .action(async (opts: { port?: string; host: string; data?: string }) => {
+      const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
       const relay = await startRelay({
         port: portOf(opts.port ?? process.env.PORT ?? '8080'),
         host: opts.host,
-        dataDir: opts.data ?? process.env.DATA_DIR ?? './data',
+        dataDir,
         // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
         synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
       });
+      // The JSON log is for machines; a person who ran `npm start` wants the address and the key.
+      const shown = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;
+      process.stderr.write(
+        `fairtable relay on http://${shown}:${relay.port}/ (open it in a browser to play); its key ${relay.publicKey} (for audit --relay-key); data in ${dataDir}; Ctrl-C stops it\n`,
+      );
       let stopping = false;
       const stop = (): void => {
         if (stopping) return;

@@ -38,6 +38,7 @@ import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { linesText, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
 import { boardText, mailText, type MailMessage } from './message.js';
+import { decideCommand } from './choice-text.js';
 
 export type Role = 'player' | 'recorder' | 'player+recorder';
 
@@ -854,7 +855,7 @@ export class GameFolder {
           ? 'fairtable mail decide --dir DIR --orders FILE'
           : decision.kind === 'preferences'
             ? 'fairtable mail decide --dir DIR --prefs LIST'
-            : 'fairtable mail decide --dir DIR CHOICE_JSON';
+            : decideCommand(this.dir, decision.choices);
       what = `${this.config.me} decides: ${decision.prompt} (answer with: ${how})`;
     } else if (this.seat !== null && !this.seat.idle) {
       who = [this.config.recorder.id];

@@ -25,6 +25,7 @@ import { writeAtomic } from './files.js';
 import { checkBindings, openPgpMail, pgpFingerprint } from './pgp-mail.js';
 import { readSetupLine } from '@fairtable/core/transcript.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
+import { standing } from '../verdict-words.js';
 
 export { parseDuration, formatDuration } from './duration.js';
 export { readMail, mailText, armorMessage, type MailMessage } from './message.js';
@@ -449,6 +450,12 @@ function finish(folder: GameFolder): MailResult {
   };
 }
 
+/** `; scores: alice 13, bob 15`, or nothing when the game's summary has no such table. */
+const standingOf = (summary: unknown): string => {
+  const text = standing(summary);
+  return text === null ? '' : `; ${text}`;
+};
+
 /** What happens next, in plain words. */
 export function plainNext(s: FolderStatus, report: Report): string[] {
   const out: string[] = [];
@@ -457,7 +464,7 @@ export function plainNext(s: FolderStatus, report: Report): string[] {
   if (s.done && s.outcome !== null) {
     const o = s.outcome;
     out.push(
-      `the game is over: winners ${o.winners.join(', ') || '(none)'}${o.forfeits.length ? `; forfeited: ${o.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}` : ''}`,
+      `the game is over: winners ${o.winners.join(', ') || '(none)'}${o.forfeits.length ? `; forfeited: ${o.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}` : ''}${standingOf(o.summary)}`,
     );
     return out;
   }
