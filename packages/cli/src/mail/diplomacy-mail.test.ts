@@ -244,66 +244,76 @@ describe('Diplomacy by mail, a player away', () => {
 });
 
 describe('Diplomacy by mail, a reveal withheld', () => {
-  it('the others open it from its threshold escrow once the deadline has passed, and its orders stand', () => {
-    const tag = 'escrow';
-    const ps = people(tag);
-    const [ann] = ps as [Participant, Participant, Participant, Participant];
-    let now = Date.UTC(2026, 10, 1);
-    const clock = (): number => now;
-    mailNew({
-      protocol: 'diplomacy',
-      dir: ann.dir,
-      key: ann.key,
-      players: ps.map((p) => join(root, `${tag}-${p.id}.pub.json`)),
-      recorder: 'rita',
-      diplomacy: { years: 1, assign: 'fixed', escrow: 'threshold' },
-      timeout: '1d',
-      clock,
-    });
-    // Cat (France) commits to her orders, claims, and never mails her reveal: the last revealer's option.
-    let withheld = 0;
-    const post = new PostOffice(ps, {
-      drop: (from, _file, text) =>
-        from === 'cat' && readMail(text).some((m) => m.kind === 'submission' && m.line.includes('"type":"reveal"')) && withheld++ === 0,
-    });
-    const random = simStrategy(new Uint8Array(32).fill(11));
-    let last: MailResult[] = [];
-    for (let step = 1; step <= 40; step++) {
-      last = post.play((_who, d) => random(d), {
-        maxRounds: step * 6,
+  // Each escrow opens cat's orders in its own messages: shares of the threshold scheme, proven peels of the seed's layers.
+  it.each([
+    ['threshold', 'share', 'dealer'],
+    ['layers', 'peel', 'owner'],
+  ] as const)(
+    'the others open it from its %s escrow once the deadline has passed, and its orders stand',
+    (scheme, opener, field) => {
+      const tag = `escrow-${scheme}`;
+      const ps = people(tag);
+      const [ann] = ps as [Participant, Participant, Participant, Participant];
+      let now = Date.UTC(2026, 10, 1);
+      const clock = (): number => now;
+      mailNew({
+        protocol: 'diplomacy',
+        dir: ann.dir,
+        key: ann.key,
+        players: ps.map((p) => join(root, `${tag}-${p.id}.pub.json`)),
+        recorder: 'rita',
+        diplomacy: { years: 1, assign: 'fixed', escrow: scheme },
+        timeout: '1d',
         clock,
-        tick: true,
-        answer: (p, d) => (p.id === 'cat' && d.kind === 'orders' ? mailOrders(p.dir, 'A Par-Pic\nA Mar-Spa\nF Bre-MAO\n', clock) : null),
       });
-      if (last.every((r) => r.status.done)) break;
-      now += 12 * 3_600_000;
-    }
-    expect(withheld).toBe(1);
-    expect(last.map((r) => r.status.done)).toEqual([true, true, true, true]);
-    const lines = transcript(ann);
-    for (const p of ps.slice(1)) expect(transcript(p)).toEqual(lines);
-    const verdict = auditLines(lines, { registry: diplomacyRegistry });
-    expect(verdict.violations.map((v) => [v.code, v.player, /did not (\w+)/.exec(v.message)?.[1]])).toEqual([['withheld', 'cat', 'reveal']]);
-    expect(verdict.outcome!.forfeits).toEqual([{ player: 'cat', code: 'withheld' }]);
-    // Ann and Ben each published their share of cat's escrow; the orders cat committed to were opened and adjudicated.
-    const envelopes = lines.slice(1).map((l) => JSON.parse(l) as Envelope);
-    expect(envelopes.filter((e) => e.body.type === 'share').map((e) => [e.from, e.body.dealer])).toEqual([
-      ['ann', 'cat'],
-      ['ben', 'cat'],
-    ]);
-    const referee = new Referee(lines[0]!, null, undefined, { registry: diplomacyRegistry, keepEvents: true });
-    lines.slice(1).forEach((text, i) => referee.feedText(i + 1, text));
-    const opened = referee.events.filter((e) => e.type === 'escrow-opened');
-    expect(opened).toEqual([{ type: 'escrow-opened', player: 'cat', power: 'france', orders: ['F bre - mao', 'A mar - spa', 'A par - pic'] }]);
-    const s1901 = referee.events.find((e) => e.type === 'adjudicated' && e.phase === 'S1901M') as unknown as {
-      results: { power: string; order: string; status: string }[];
-    };
-    expect(s1901.results.filter((r) => r.power === 'france').map((r) => [r.order, r.status])).toEqual([
-      ['F bre - mao', 'succeeded'],
-      ['A mar - spa', 'succeeded'],
-      ['A par - pic', 'succeeded'],
-    ]);
-  }, 60_000);
+      // Cat (France) commits to her orders, claims, and never mails her reveal: the last revealer's option.
+      let withheld = 0;
+      const post = new PostOffice(ps, {
+        drop: (from, _file, text) =>
+          from === 'cat' && readMail(text).some((m) => m.kind === 'submission' && m.line.includes('"type":"reveal"')) && withheld++ === 0,
+      });
+      const random = simStrategy(new Uint8Array(32).fill(11));
+      let last: MailResult[] = [];
+      for (let step = 1; step <= 40; step++) {
+        last = post.play((_who, d) => random(d), {
+          maxRounds: step * 6,
+          clock,
+          tick: true,
+          answer: (p, d) => (p.id === 'cat' && d.kind === 'orders' ? mailOrders(p.dir, 'A Par-Pic\nA Mar-Spa\nF Bre-MAO\n', clock) : null),
+        });
+        if (last.every((r) => r.status.done)) break;
+        now += 12 * 3_600_000;
+      }
+      expect(withheld).toBe(1);
+      expect(last.map((r) => r.status.done)).toEqual([true, true, true, true]);
+      const lines = transcript(ann);
+      for (const p of ps.slice(1)) expect(transcript(p)).toEqual(lines);
+      const verdict = auditLines(lines, { registry: diplomacyRegistry });
+      expect(verdict.violations.map((v) => [v.code, v.player, /did not (\w+)/.exec(v.message)?.[1]])).toEqual([['withheld', 'cat', 'reveal']]);
+      expect(verdict.outcome!.forfeits).toEqual([{ player: 'cat', code: 'withheld' }]);
+      // The others opened cat's escrow (shares, or peels of her onion); the orders cat committed to were opened and adjudicated.
+      const envelopes = lines.slice(1).map((l) => JSON.parse(l) as Envelope);
+      const openers = envelopes.filter((e) => e.body.type === opener).map((e) => [e.from, e.body[field]]);
+      expect(openers.length).toBeGreaterThan(0);
+      for (const [from, whose] of openers) {
+        expect(whose).toBe('cat');
+        expect(['ann', 'ben']).toContain(from);
+      }
+      const referee = new Referee(lines[0]!, null, undefined, { registry: diplomacyRegistry, keepEvents: true });
+      lines.slice(1).forEach((text, i) => referee.feedText(i + 1, text));
+      const opened = referee.events.filter((e) => e.type === 'escrow-opened');
+      expect(opened).toEqual([{ type: 'escrow-opened', player: 'cat', power: 'france', orders: ['F bre - mao', 'A mar - spa', 'A par - pic'] }]);
+      const s1901 = referee.events.find((e) => e.type === 'adjudicated' && e.phase === 'S1901M') as unknown as {
+        results: { power: string; order: string; status: string }[];
+      };
+      expect(s1901.results.filter((r) => r.power === 'france').map((r) => [r.order, r.status])).toEqual([
+        ['F bre - mao', 'succeeded'],
+        ['A mar - spa', 'succeeded'],
+        ['A par - pic', 'succeeded'],
+      ]);
+    },
+    60_000,
+  );
 });
 
 describe('the fairtable mail command for Diplomacy', () => {

@@ -124,7 +124,7 @@ function diplomacyParams(turns: number | undefined, game: string | undefined, d:
   const typos = d.typos ?? 'ignore-unit-letter';
   if (!['ignore-unit-letter', 'strict'].includes(typos)) bad('typos', '--typos must be ignore-unit-letter or strict');
   const escrow = d.escrow ?? 'none';
-  if (!['none', 'threshold'].includes(escrow)) bad('escrow', '--escrow must be none or threshold');
+  if (!['none', 'threshold', 'layers'].includes(escrow)) bad('escrow', '--escrow must be none, threshold or layers');
   if (d.threshold !== undefined && escrow !== 'threshold') bad('threshold', '--threshold needs --escrow threshold');
   const years = d.years ?? 2;
   if (!Number.isSafeInteger(years) || years < 1 || years > 200)
