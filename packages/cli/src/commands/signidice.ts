@@ -11,7 +11,7 @@
  * cannot be reached ends a program with one coded line and exit 2; a relay
  * caught lying, with exit 1 and the finding.
  */
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { WebSocket } from 'ws';
 import { ClientError, createGame, joinGame, relayKeyOf, type RelayGame } from '@fairtable/client';
@@ -110,7 +110,7 @@ export interface SeatOptions {
   /** Gives up (`connection_closed`) after this long without a connection the relay welcomed. */
   readonly reconnectMs: number;
   readonly relayKey?: string;
-  readonly resume?: { readonly lines: readonly string[]; readonly receipts: readonly unknown[] };
+  readonly resume?: { readonly lines: readonly string[]; readonly receipts: readonly unknown[]; readonly inFlight?: string | null };
 }
 
 /**
@@ -134,6 +134,7 @@ async function playSeat(
   if (copy !== undefined && options.resume === undefined) {
     writeFileSync(copy, '');
     writeFileSync(`${copy}.receipts.jsonl`, '');
+    writeFileSync(`${copy}.inflight`, '');
   }
   const held = options.resume?.lines.length ?? 0;
   const game = joinGame({
@@ -160,6 +161,8 @@ async function playSeat(
             appendFileSync(`${copy}.receipts.jsonl`, JSON.stringify(receipt) + '\n');
           },
           onEvidence: (record: unknown) => appendFileSync(`${copy}.evidence.jsonl`, JSON.stringify(record) + '\n'),
+          // Kept before it goes out: a seat that stops before its line comes back sends the same bytes again.
+          onSubmit: (text: string) => writeFileSync(`${copy}.inflight`, text),
         }),
   });
   game.on('refused', (r) => process.stderr.write(`${id}: a line of ours was refused: [${r.code}] ${r.message}\n`));
@@ -199,6 +202,15 @@ function report(player: RelayGame): string {
 
 const WHEELS = ['roulette', 'dice'] as const;
 
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The complete lines of a copy (a last line cut short by a crash is not one). */
 function completeLines(path: string): string[] {
   return readFileSync(path, 'utf8').split('\n').slice(0, -1);
@@ -208,7 +220,10 @@ function completeLines(path: string): string[] {
  * Reads back the copy a house kept (`--out`, with its receipts), checks it is this house's game, and recovers
  * its unique-signature key. The relay holds the log; the copy is what the house resumes its seat from.
  */
-function resumeGame(file: string, keys: KeyPair): { gameId: string; prove: (alpha: Uint8Array) => Uint8Array; lines: string[]; receipts: unknown[] } {
+function resumeGame(
+  file: string,
+  keys: KeyPair,
+): { gameId: string; prove: (alpha: Uint8Array) => Uint8Array; lines: string[]; receipts: unknown[]; inFlight: string | null } {
   let lines: string[];
   let receipts: unknown[];
   try {
@@ -247,7 +262,11 @@ function resumeGame(file: string, keys: KeyPair): { gameId: string; prove: (alph
   if (h === null || canonicalize(h.key as unknown as JsonValue) !== canonicalize(setup.params.houseKey ?? null)) {
     fail(`[bad_journal] ${secretPath(file)} does not hold the secret of the game's house key`);
   }
-  return { gameId, prove: h.prove, lines, receipts };
+  // The envelope on its way when the house stopped (written whole before it was sent), if any.
+  // A write the crash cut short was never sent (the file is written before the envelope goes out).
+  const flight = `${file}.inflight`;
+  const inFlight = existsSync(flight) ? readFileSync(flight, 'utf8') : '';
+  return { gameId, prove: h.prove, lines, receipts, inFlight: inFlight !== '' && isJson(inFlight) ? inFlight : null };
 }
 
 export function register(program: Command): void {

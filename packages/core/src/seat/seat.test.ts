@@ -161,6 +161,35 @@ describe('a seat resumes from its own copy', () => {
     expect(table.log.filter((l) => (JSON.parse(l) as Envelope).from === 'bob')).toHaveLength(2);
   });
 
+  it('that lost an envelope the table took: it signs it again, then meets the first in the log and lets its own copy go', () => {
+    const { table, options, ids } = game('rochambeau', ['ann', 'bob', 'cy'], { N: '5' });
+    const journal: JournalEntry[] = [];
+    ids.forEach((id, i) => table.seats.set(id, new Seat(options(i, id === 'bob' ? { onDecision: (c) => journal.push(c) } : {}))));
+    table.seats.get('ann')!.decide(2);
+    table.seats.get('bob')!.decide(3);
+    table.settle();
+    table.seats.get('cy')!.decide(4);
+    // cy's Commit reaches the log and every seat; bob's Reveal goes out, and bob's process dies before the
+    // table's line for it comes back (its copy ends before it, and nothing in flight was kept).
+    table.step();
+    const copy = [...table.seats.get('bob')!.lines];
+    table.seats.delete('bob');
+    table.settle();
+    const bobLines = () => table.log.filter((l) => (JSON.parse(l) as Envelope).from === 'bob');
+    expect(bobLines().map((l) => (JSON.parse(l) as Envelope).body.type)).toEqual(['commit', 'reveal']);
+    table.now += 5; // the Reveal signed again differs from the first in its time
+    const bob = Seat.resume(options(1), copy, journal, null);
+    table.seats.set('bob', bob);
+    table.settle(); // the door refuses the second Reveal as an equivocation: nothing is stored
+    bob.tick(); // asks for what it missed, and meets its first Reveal
+    table.settle();
+    expect(bob.outcome()).not.toBeNull();
+    // Nothing left to resend: the seat does not go on offering the second Reveal.
+    expect(bob.idle).toBe(true);
+    expect(bobLines()).toHaveLength(2);
+    expect(auditLines(table.log).violations).toEqual([]);
+  });
+
   it('after a deadline claim of its own (made by the clock, not replayed), it sends what came next', () => {
     const { table, options, ids } = game('rochambeau', ['ann', 'bob', 'cy'], { N: '5', timeoutMs: 1000 });
     const journal: JournalEntry[] = [];

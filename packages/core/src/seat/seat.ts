@@ -313,7 +313,7 @@ export class Seat {
     if (this.current !== null && prepared.hash === this.current.hash) this.current = null;
     // One of its own envelopes that it is not waiting for: sent by an earlier life of this seat (a resumed
     // seat replaying its copy, or catching up on what it sent before it stopped).
-    else if (line > 0 && prepared.envelope?.from === this.id) this.replayed(line, prepared.envelope.body);
+    else if (line > 0 && prepared.envelope?.from === this.id) this.replayed(line, prepared.envelope.body, prepared.envelope.seq);
     this.enqueue(result.out);
     if (this.replaying) return;
     this.options.onLine?.(line, text);
@@ -327,7 +327,15 @@ export class Seat {
    * replayed) and was never queued, nor was a message the machine lists as carried. Anything else, while replaying, means the replay does not reproduce the
    * past: another random source or journal, and sending on would contradict what this seat signed.
    */
-  private replayed(line: number, body: Body): void {
+  private replayed(line: number, body: Body, seq: number): void {
+    // The envelope waiting for confirmation was signed again after a restart that lost it from the copy
+    // (the earlier life's stands in the log at its position): the logged one wins, and sending the new one
+    // on would be an equivocation. The body signed again is dropped with it: the machine goes on from the
+    // logged one. (While replaying nothing is waiting: a copy's own lines are checked below.)
+    if (this.current !== null && (JSON.parse(this.current.text) as Envelope).seq === seq) {
+      this.current = null;
+      return;
+    }
     const head = this.queue[0];
     if (head !== undefined && canonicalize(head) === canonicalize(body)) this.queue.shift();
     else if (this.replaying && body.type !== 'deadline' && this.referee.machine.carried?.includes(body.type) !== true) {
