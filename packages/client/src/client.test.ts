@@ -318,6 +318,48 @@ describe('time and restarts', () => {
     expect(refused).toEqual([]);
   });
 
+  it('a seat whose copy ends just before its own envelope (lost in a crash, nothing in flight kept) signs nothing until it has caught up', async () => {
+    const r = await play('chain', 'dice', { rounds: 3, timeoutMs: 10_000 }, 2, true, { only: ['p0'] });
+    const secret = randomBytes(32);
+    const kept = { lines: [] as string[], receipts: [] as unknown[], journal: [] as JournalEntry[] };
+    const journalAt: number[] = [];
+    const base = {
+      relayUrl: r.relay.url,
+      gameId: r.gameId,
+      id: 'p1',
+      keys: r.players[1]!.keys,
+      WebSocket,
+      relayKey: r.relayKey,
+      strategy: randomStrategy(new Uint8Array(32)),
+    };
+    const first = joinGame({
+      ...base,
+      random: seatRandom(secret, r.gameId),
+      onDecision: (c) => kept.journal.push(c),
+      onLine: (_n, text, receipt) => (kept.lines.push(text), kept.receipts.push(receipt), journalAt.push(kept.journal.length)),
+    });
+    open.push(first);
+    const [outcome] = await Promise.all([r.games[0]!.finished, first.finished]);
+    // The copy cut just before p1's second envelope, with every decision taken before it: the body of that
+    // envelope (the Reveal of its first) is queued again on resume, while the relay already holds the envelope.
+    const at = kept.lines.map((t, i) => [i, t.includes('"from":"p1"')] as const).filter(([, m]) => m)[1]![0];
+    const journal = kept.journal.slice(0, journalAt[at]);
+    const submitted: string[] = [];
+    const refused: string[] = [];
+    const again = joinGame({
+      ...base,
+      random: seatRandom(secret, r.gameId),
+      onSubmit: (t) => submitted.push(t),
+      resume: { lines: kept.lines.slice(0, at), receipts: kept.receipts.slice(0, at), journal },
+    });
+    open.push(again);
+    again.on('refused', (x) => refused.push(x.code));
+    expect(await again.finished).toEqual(outcome);
+    expect(again.lines).toEqual(r.relay.games.get(r.gameId)!.lines);
+    expect(submitted).toEqual([]);
+    expect(refused).toEqual([]);
+  });
+
   it('refuses to resume from a copy whose receipts do not fit its lines', async () => {
     const r = await play('chain', 'dice', { rounds: 1, timeoutMs: 5000 }, 2);
     await Promise.all(r.games.map((g) => g.finished));

@@ -829,7 +829,9 @@ export class RelayGame {
     this.chain = chain;
     for (const receipt of chain.receipts) this.lineHashes.push(receipt.hash);
     this.startPublishing(r.lines[0]!, readSetupLine(r.lines[0]!).setup.params);
-    this.seat = Seat.resume(this.seatOptions(r.lines[0]!), r.lines, r.journal ?? [], r.inFlight ?? null);
+    // Held until the relay's welcome says how long the log is: what the copy lacks may hold envelopes of this
+    // seat's earlier life, and one signed again on the copy's view would take their positions.
+    this.seat = Seat.resume({ ...this.seatOptions(r.lines[0]!), held: true }, r.lines, r.journal ?? [], r.inFlight ?? null);
   }
 
   private tick(): void {

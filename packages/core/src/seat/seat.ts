@@ -75,6 +75,8 @@ export interface SeatOptions {
   readonly onDecision?: (entry: JournalEntry) => void;
   /** Each envelope as it is first submitted, before it goes out: keep it to resubmit after a crash. */
   readonly onSubmit?: (text: string) => void;
+  /** Starts held (see `hold`): a seat resumed before its orderer has said how long the log is signs nothing yet. */
+  readonly held?: boolean;
 }
 
 /** A decision as the journal keeps it: the answer, and how many lines of the log the seat held when it was given. */
@@ -148,6 +150,7 @@ export class Seat {
       this.held = s.held;
       return;
     }
+    this.held = options.held ?? false;
     this.referee = new Referee(options.setupLine, options.id, this.ctx(), refereeOptions);
     this.lines.push(options.setupLine);
     this.enqueue(this.referee.takeInitialOut());
