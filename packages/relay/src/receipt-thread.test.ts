@@ -14,6 +14,7 @@ import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairta
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { checkReceipt, firstLogHash, nextLogHash, signReceipt, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
+import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { startRelay, type Relay } from './relay.js';
 import { SqliteStore } from './sqlite-store.js';
@@ -111,6 +112,35 @@ describe('receipts signed on the writing thread', () => {
     // Every acknowledged line is there, in order, with a receipt that verifies (a line may be stored unacknowledged, never the reverse).
     expect(stored.slice(0, acknowledged.length).map((l) => l.text)).toEqual(acknowledged.map((l) => l.text));
     for (const l of stored) checkReceipt(l.receipt, publicKey);
+  });
+});
+
+describe('a database made by an earlier relay', () => {
+  it('whose lines table is WITHOUT ROWID is read and written the same', async () => {
+    const dir = tempDir();
+    const old = new Database(join(dir, 'relay.sqlite'));
+    old.exec(
+      'CREATE TABLE lines (game TEXT NOT NULL, line INTEGER NOT NULL, text TEXT NOT NULL, receipt TEXT NOT NULL, PRIMARY KEY (game, line)) WITHOUT ROWID',
+    );
+    old.close();
+    const { store, key, game, log0 } = await storeWithGame(dir);
+    const sigs = await store.appendSigning(lines(game, 1, 3, log0), key);
+    expect(sigs).toHaveLength(3);
+    const back = await store.readLines(game, 0, 10);
+    expect(back.map((l) => l.line)).toEqual([0, 1, 2, 3]);
+    for (const l of back) expect(checkReceipt(l.receipt, generateKeyPair(key).publicKey)).toEqual(l.receipt);
+    expect(await store.lineCount(game)).toBe(4);
+    // The table is the one it found: a second line 2 is still refused by its key.
+    await expect(store.appendSigning(lines(game, 2, 1, log0), key)).rejects.toThrow(/UNIQUE|constraint/);
+  });
+  it('and a new one keeps its lines in a rowid table keyed by an index on (game, line)', async () => {
+    const dir = tempDir();
+    await storeWithGame(dir);
+    const db = new Database(join(dir, 'relay.sqlite'), { readonly: true });
+    const sql = (db.prepare("SELECT sql FROM sqlite_master WHERE name = 'lines'").get() as { sql: string }).sql;
+    db.close();
+    expect(sql).toMatch(/PRIMARY KEY \(game, line\)/);
+    expect(sql).not.toMatch(/WITHOUT ROWID/);
   });
 });
 
