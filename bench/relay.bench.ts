@@ -87,7 +87,10 @@ function makeGame(g: number): Game {
 }
 
 async function startChild(command: string[], ready: (line: string) => string | null): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [...(process.env.RELAY_BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.RELAY_BENCH_PROF] : []), ...command], {
+  const prof = process.env.RELAY_BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.RELAY_BENCH_PROF] : [];
+  // Node's own options for the relay (RELAY_BENCH_NODE_ARGS, space-separated), for experiments with its heap.
+  const nodeArgs = command[0] === cli ? (process.env.RELAY_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...prof, ...command], {
     stdio: ['pipe', 'pipe', 'inherit'],
     cwd: root,
   });
@@ -251,6 +254,7 @@ async function main(): Promise<void> {
 
   const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-bench-'));
   const relay = await startChild([cli, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], (line) => {
+    if (!line.startsWith('{')) return null;
     const log = JSON.parse(line) as { msg?: string; port?: number };
     return log.msg === 'relay listening' ? `http://127.0.0.1:${log.port}` : null;
   });
@@ -287,7 +291,10 @@ async function main(): Promise<void> {
   // else at half the throughput just measured: at saturation every game has an envelope in flight and
   // latency is only the queue (games ÷ throughput).
   const pacedRate = measured.envelopesPerSecond > TARGET ? TARGET : Math.round(measured.envelopesPerSecond / 2);
+  const [pacedCpuBefore, pacedLoopBefore] = [cpuSeconds(pid), cpuSeconds(pid, pid)];
   const paced = await load(relay.url, pacedGames, pacedRate);
+  const pacedCpuUs = ((cpuSeconds(pid) - pacedCpuBefore) * 1e6) / (GAMES * ENVELOPES);
+  const pacedLoopUs = ((cpuSeconds(pid, pid) - pacedLoopBefore) * 1e6) / (GAMES * ENVELOPES);
   const rss = peakRssMiB(relay.child.pid!);
   const metrics = await (await fetch(`${relay.url}/metrics`)).text();
   const stored = /fairtable_relay_lines_accepted_total (\d+)/.exec(metrics)?.[1];
@@ -332,6 +339,7 @@ async function main(): Promise<void> {
   );
   say(`  ratio:   ${ratio.toFixed(3)}`);
   say(`  relay CPU at saturation: ${cpuUsPerEnvelope.toFixed(0)} µs an envelope (all its threads), ${loopUsPerEnvelope.toFixed(0)} µs on the event loop`);
+  say(`  relay CPU paced at ${pacedRate}/s: ${pacedCpuUs.toFixed(0)} µs an envelope (all its threads), ${pacedLoopUs.toFixed(0)} µs on the event loop`);
   say(`  load generator CPU at saturation: ${measured.loadCpuUs.toFixed(0)} µs an envelope against the relay, ${ceiling.loadCpuUs.toFixed(0)} against the ceiling`);
   say(`  relay memory: peak RSS ${rss.toFixed(0)} MiB (${rssBefore.toFixed(0)} MiB with the games created, before the load); after the load: ${memoryAfter}`);
 }
