@@ -17,13 +17,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import WebSocket from 'ws';
 import { toHex } from '@fairtable/core/bytes.js';
 import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
 import { generateKeyPair, type KeyPair } from '@fairtable/core/identity.js';
 import { signHello } from '@fairtable/core/order/hello.js';
 import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
+import { clientTextFrame, LeanWebSocket } from './lib/lean-ws-client.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number): number => {
@@ -164,7 +164,7 @@ interface Result {
 
 /** Plays every game to its last envelope against `url` (the ceiling answers no challenge, only `welcome`). */
 async function load(url: string, games: readonly Game[], rate = 0): Promise<Result> {
-  const sockets: WebSocket[][] = [];
+  const sockets: LeanWebSocket[][] = [];
   const sentAt: Float64Array[] = games.map(() => new Float64Array(ENVELOPES + 1));
   const latencies = new Float64Array(games.length * ENVELOPES);
   let measured = 0;
@@ -192,18 +192,16 @@ async function load(url: string, games: readonly Game[], rate = 0): Promise<Resu
     else ready.push([g, n]);
   };
   // Every message the load will send, encoded before the clock starts.
-  const messages = games.map((game) => game.lines.map((text) => Buffer.from(JSON.stringify({ kind: 'submit', text }))));
+  const messages = games.map((game) => game.lines.map((text) => clientTextFrame(Buffer.from(JSON.stringify({ kind: 'submit', text })))));
   const submit = (g: number, n: number): void => {
     sentAt[g]![n] = performance.now();
-    sockets[g]![n % PLAYERS]!.send(messages[g]![n]!, { binary: false });
+    sockets[g]![n % PLAYERS]!.sendFrame(messages[g]![n]!);
   };
   // Open every connection (and say hello) before the clock starts, a few hundred at a time.
-  const open = (g: number, p: number): Promise<WebSocket> =>
+  // The load's own client (bench/lib/lean-ws-client.ts): it reads only the line number of what it is sent.
+  const open = (g: number, p: number): Promise<LeanWebSocket> =>
     new Promise((resolve, reject) => {
-      // The load reads only the line number of what it is sent (its own bytes from 127.0.0.1): no UTF-8 check.
-      const ws = new WebSocket(`${url.replace(/^http/, 'ws')}/games/${games[g]!.id}/ws`, { perMessageDeflate: false, skipUTF8Validation: true });
-      ws.once('error', reject);
-      ws.on('message', (data: Buffer) => {
+      const onmessage = (data: Buffer, ws: LeanWebSocket): void => {
         if (!started) {
           const m = JSON.parse(data.toString()) as { kind: string; nonce?: string };
           if (m.kind === 'challenge')
@@ -218,7 +216,8 @@ async function load(url: string, games: readonly Game[], rate = 0): Promise<Resu
         if (line === ENVELOPES) {
           if (++done === games.length) finish();
         } else turn(g, line + 1);
-      });
+      };
+      LeanWebSocket.open(`${url.replace(/^http/, 'ws')}/games/${games[g]!.id}/ws`, onmessage).catch(reject);
     });
   for (let g = 0; g < games.length; g += 100) {
     const batch = games.slice(g, g + 100).map((_, k) => Promise.all(ids.map((_, p) => open(g + k, p))));
@@ -340,7 +339,9 @@ async function main(): Promise<void> {
   say(`  ratio:   ${ratio.toFixed(3)}`);
   say(`  relay CPU at saturation: ${cpuUsPerEnvelope.toFixed(0)} µs an envelope (all its threads), ${loopUsPerEnvelope.toFixed(0)} µs on the event loop`);
   say(`  relay CPU paced at ${pacedRate}/s: ${pacedCpuUs.toFixed(0)} µs an envelope (all its threads), ${pacedLoopUs.toFixed(0)} µs on the event loop`);
-  say(`  load generator CPU at saturation: ${measured.loadCpuUs.toFixed(0)} µs an envelope against the relay, ${ceiling.loadCpuUs.toFixed(0)} against the ceiling`);
+  say(
+    `  load generator CPU at saturation: ${measured.loadCpuUs.toFixed(0)} µs an envelope against the relay, ${ceiling.loadCpuUs.toFixed(0)} against the ceiling`,
+  );
   say(`  relay memory: peak RSS ${rss.toFixed(0)} MiB (${rssBefore.toFixed(0)} MiB with the games created, before the load); after the load: ${memoryAfter}`);
 }
 
