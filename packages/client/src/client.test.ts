@@ -274,8 +274,13 @@ describe('time and restarts', () => {
     expect(resumed.audit().valid).toBe(true);
   });
 
-  it('a seat restarted after the game went on catches up over many small batches, sending nothing again', async () => {
-    const r = await play('chain', 'dice', { rounds: 3, timeoutMs: 10_000 }, 2, true, { only: ['p0'], batch: 2 });
+  /**
+   * A two-seat dice game played to its end, p1's seat keeping its copy: its lines and receipts, its
+   * journal, and how long the journal was as each line came. A restarted p1 resumes from part of it with
+   * `restart(lines)`, answering with what it submitted and what the relay refused of it.
+   */
+  async function playedWithCopy(batch?: number) {
+    const r = await play('chain', 'dice', { rounds: 3, timeoutMs: 10_000 }, 2, true, batch === undefined ? { only: ['p0'] } : { only: ['p0'], batch });
     const secret = randomBytes(32);
     const kept = { lines: [] as string[], receipts: [] as unknown[], journal: [] as JournalEntry[] };
     const journalAt: number[] = [];
@@ -296,68 +301,51 @@ describe('time and restarts', () => {
     });
     open.push(first);
     const [outcome] = await Promise.all([r.games[0]!.finished, first.finished]);
+    /** Where p1's own lines stand in the log. */
+    const mine = kept.lines
+      .map((t, i) => [i, t.includes('"from":"p1"')] as const)
+      .filter(([, m]) => m)
+      .map(([i]) => i);
+    const truth = r.relay.games.get(r.gameId)!;
+    /** p1 restarted from the copy's first `n` lines and the decisions taken by then. */
+    const restart = async (n: number) => {
+      const submitted: string[] = [];
+      const refused: string[] = [];
+      const again = joinGame({
+        ...base,
+        random: seatRandom(secret, r.gameId),
+        onSubmit: (t) => submitted.push(t),
+        resume: { lines: kept.lines.slice(0, n), receipts: kept.receipts.slice(0, n), journal: kept.journal.slice(0, journalAt[n]) },
+      });
+      open.push(again);
+      again.on('refused', (x) => refused.push(x.code));
+      return { outcome: await again.finished, lines: again.lines, submitted, refused };
+    };
+    return { outcome, mine, truth, restart };
+  }
+
+  it('a seat restarted after the game went on catches up over many small batches, sending nothing again', async () => {
+    const { outcome, mine, truth, restart } = await playedWithCopy(2);
     // The copy as it stood just after p1's own second line: everything after it is news to the restarted seat,
     // its own later envelopes included, and the journal holds only the decisions taken by then.
-    const mine = kept.lines.map((t, i) => [i, t.includes('"from":"p1"')] as const).filter(([, m]) => m);
-    const last = mine[1]![0];
-    const truth = r.relay.games.get(r.gameId)!;
+    const last = mine[1]!;
     expect(truth.lines.length - (last + 1)).toBeGreaterThanOrEqual(2);
-    const submitted: string[] = [];
-    const refused: string[] = [];
-    const again = joinGame({
-      ...base,
-      random: seatRandom(secret, r.gameId),
-      onSubmit: (t) => submitted.push(t),
-      resume: { lines: kept.lines.slice(0, last + 1), receipts: kept.receipts.slice(0, last + 1), journal: kept.journal.slice(0, journalAt[last + 1]) },
-    });
-    open.push(again);
-    again.on('refused', (x) => refused.push(x.code));
-    expect(await again.finished).toEqual(outcome);
+    const again = await restart(last + 1);
+    expect(again.outcome).toEqual(outcome);
     expect(again.lines).toEqual(truth.lines);
-    expect(submitted).toEqual([]);
-    expect(refused).toEqual([]);
+    expect(again.submitted).toEqual([]);
+    expect(again.refused).toEqual([]);
   });
 
   it('a seat whose copy ends just before its own envelope (lost in a crash, nothing in flight kept) signs nothing until it has caught up', async () => {
-    const r = await play('chain', 'dice', { rounds: 3, timeoutMs: 10_000 }, 2, true, { only: ['p0'] });
-    const secret = randomBytes(32);
-    const kept = { lines: [] as string[], receipts: [] as unknown[], journal: [] as JournalEntry[] };
-    const journalAt: number[] = [];
-    const base = {
-      relayUrl: r.relay.url,
-      gameId: r.gameId,
-      id: 'p1',
-      keys: r.players[1]!.keys,
-      WebSocket,
-      relayKey: r.relayKey,
-      strategy: randomStrategy(new Uint8Array(32)),
-    };
-    const first = joinGame({
-      ...base,
-      random: seatRandom(secret, r.gameId),
-      onDecision: (c) => kept.journal.push(c),
-      onLine: (_n, text, receipt) => (kept.lines.push(text), kept.receipts.push(receipt), journalAt.push(kept.journal.length)),
-    });
-    open.push(first);
-    const [outcome] = await Promise.all([r.games[0]!.finished, first.finished]);
+    const { outcome, mine, truth, restart } = await playedWithCopy();
     // The copy cut just before p1's second envelope, with every decision taken before it: the body of that
     // envelope (the Reveal of its first) is queued again on resume, while the relay already holds the envelope.
-    const at = kept.lines.map((t, i) => [i, t.includes('"from":"p1"')] as const).filter(([, m]) => m)[1]![0];
-    const journal = kept.journal.slice(0, journalAt[at]);
-    const submitted: string[] = [];
-    const refused: string[] = [];
-    const again = joinGame({
-      ...base,
-      random: seatRandom(secret, r.gameId),
-      onSubmit: (t) => submitted.push(t),
-      resume: { lines: kept.lines.slice(0, at), receipts: kept.receipts.slice(0, at), journal },
-    });
-    open.push(again);
-    again.on('refused', (x) => refused.push(x.code));
-    expect(await again.finished).toEqual(outcome);
-    expect(again.lines).toEqual(r.relay.games.get(r.gameId)!.lines);
-    expect(submitted).toEqual([]);
-    expect(refused).toEqual([]);
+    const again = await restart(mine[1]!);
+    expect(again.outcome).toEqual(outcome);
+    expect(again.lines).toEqual(truth.lines);
+    expect(again.submitted).toEqual([]);
+    expect(again.refused).toEqual([]);
   });
 
   it('refuses to resume from a copy whose receipts do not fit its lines', async () => {
