@@ -108,7 +108,7 @@ describe('a game of chance in words, mid-game (docs/spec/mail.md §3.2)', () => 
           expect(m, t).not.toBeNull();
           expect(Number(m![1])).toBe(i);
           expect(Number(m![3]) + Number(m![4])).toBe(Number(m![5]));
-          sums[m![2]!] += Number(m![5]);
+          sums[m![2]!] = (sums[m![2]!] ?? 0) + Number(m![5]);
         });
         expect(notes).toContain(`Dice: 2d6 a turn, 20 rounds; ${turns.length} of 40 turns played.`);
         expect(notes).toContain(`Scores: ann ${sums.ann}, ben ${sums.ben}.`);
