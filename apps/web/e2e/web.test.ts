@@ -231,6 +231,8 @@ describe('the web app in Chromium', () => {
     await house.reload();
     await playToEnd(pages, bets);
     const text = (await pages[1]!.getByRole('region', { name: 'Roulette table' }).textContent()) ?? '';
+    // Every page heads the game with the label the lobby offered it under, not the protocol's name.
+    for (const p of pages) expect((await p.getByRole('heading', { level: 2 }).textContent()) ?? '').toMatch(/^Roulette against a house \(Signidice\) game /);
     expect(text).toContain('ann bet 5 on black');
     expect(text).toContain('bob bet 1 on red');
     await pages[0]!.screenshot({ path: join(SHOTS, 'web-roulette.png'), fullPage: true });

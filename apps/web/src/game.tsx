@@ -21,6 +21,7 @@ import { ProvenancePanel } from './explain.js';
 import { MonopolyDecision } from './monopoly.js';
 import { HOUSE, keyFor, newRecord, registryFor, startSeat } from './session.js';
 import { allKeys, getGame, type GameRecord } from './store.js';
+import { setupLabel } from './labels.js';
 
 /** The observer's replay of a log, fed line by line as the seat receives them. */
 class Observer {
@@ -46,6 +47,11 @@ class Observer {
     if (r === null) return null;
     const setup = r.checker.setup;
     return { protocol: setup.protocol, game: setup.game, players: setup.players.map((p) => p.id), state: r.state, events: r.events };
+  }
+  /** The game's name as the lobby offered it, or null before the setup line. */
+  label(): string | null {
+    const setup = this.referee?.checker.setup;
+    return setup === undefined ? null : setupLabel(setup.protocol, setup.game, setup.params);
   }
 }
 
@@ -213,7 +219,7 @@ export function GamePage({ gameId }: { gameId: string }) {
   return (
     <main>
       <h2>
-        {view === null ? 'Game' : view.game === null ? view.protocol : view.game} <small>game {gameId.slice(0, 12)}…</small>
+        {observer.current.label() ?? 'Game'} <small>game {gameId.slice(0, 12)}…</small>
       </h2>
       <p class="status" role="status" aria-live="polite" data-testid="status">
         {record === null ? 'You have no seat in this game: watching.' : `You play ${record.me}. Connection: ${status}.`} {lines.length} lines.

@@ -11,15 +11,7 @@ import { isPlayerId } from '@fairtable/core/envelope.js';
 import { openLobby, readGameInfo, readLobby, setLobbyGame, takeSeat, type LobbyView, type Offer } from './api.js';
 import { HOUSE, keyFor, newRecord, setupLine } from './session.js';
 import { allGames, allKeys, getGame, noteLobby } from './store.js';
-
-const GAMES: { value: Offer['protocol']; label: string }[] = [
-  { value: 'dice', label: 'Dice (highest total wins)' },
-  { value: 'snakes', label: 'Snakes & Ladders' },
-  { value: 'monopoly', label: 'Monopoly (the whole game)' },
-  { value: 'rochambeau', label: 'Rochambeau (rock-paper-scissors for any number)' },
-  { value: 'signidice', label: 'Roulette against a house (Signidice)' },
-  { value: 'diplomacy', label: 'Diplomacy (sealed orders, no game master)' },
-];
+import { GAMES, offerLabel } from './labels.js';
 
 export const go = (hash: string): void => {
   location.hash = hash;
@@ -206,7 +198,7 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
   const invite = (s: string) => `${location.origin}/#/lobby/${lobby.lobby}/${encodeURIComponent(s)}`;
   return (
     <main>
-      <h2>Lobby: {GAMES.find((g) => g.value === lobby.offer.protocol)?.label ?? lobby.offer.protocol}</h2>
+      <h2>Lobby: {offerLabel(lobby.offer.protocol)}</h2>
       <p>
         {lobby.offer.protocol === 'rochambeau'
           ? `${lobby.offer.states} states`

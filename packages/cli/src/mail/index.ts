@@ -16,6 +16,7 @@ import { GameFolder, isGameFolder, type FolderStatus, type HouseSecret, type Rep
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { readMail, type MailMessage } from './message.js';
+import { standingText, turnsText } from './chance-text.js';
 import { ordersAnswer, prefsAnswer, writeOrdersTemplate } from './diplomacy.js';
 import { carryGpgMail, gpgMailIn, keepGpgMail, LETTER_MARK, letterText, lettersDue, loadLetters, saveLetters } from './gpg-player.js';
 import { readPgpKey } from '@fairtable/core/pgp/verify.js';
@@ -425,7 +426,19 @@ export function mailPrefs(dir: string, list: string, clock: () => number = realC
 export function mailStatus(dir: string, clock: () => number = realClock): MailResult {
   const folder = GameFolder.open(dir, loadKey, clock);
   folder.tick();
-  return finish(folder);
+  const r = finish(folder);
+  return { ...r, notes: [...chanceNotes(folder), ...r.notes] };
+}
+
+/**
+ * A game of dice or Snakes & Ladders in words for `mail status` (docs/spec/mail.md §3.2): where it stands,
+ * then every turn rolled so far; nothing for other games.
+ */
+function chanceNotes(folder: GameFolder): string[] {
+  const standing = standingText(folder.view().state);
+  if (standing.length === 0) return [];
+  const turns = turnsText(folder.log);
+  return [...standing, ...(turns.length === 0 ? ['No turn played yet.'] : ['Turns so far:', ...turns.map((t) => `  ${t}`)])];
 }
 
 /** `fairtable mail transcript`: the transcript as this folder holds it, for `fairtable audit`. */

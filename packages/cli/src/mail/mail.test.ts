@@ -86,6 +86,62 @@ describe('dice by mail among three folders', () => {
   });
 });
 
+describe('a game of chance in words, mid-game (docs/spec/mail.md §3.2)', () => {
+  /** `turn N: ann rolled …` lines of a status, and the standing lines before them. */
+  const turnLines = (notes: readonly string[]): string[] => notes.filter((n) => /^ {2}turn \d+: /.test(n)).map((n) => n.trim());
+
+  for (const protocol of ['chain', 'keyed-stream'] as const)
+    it(`dice over ${protocol}: mail status lists every roll so far, and the scores are their sums`, () => {
+      const tag = `words-${protocol}`;
+      const ps = people(tag, ['ann', 'ben']);
+      mailNew({ protocol, game: 'dice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), turns: 20 });
+      const post = new PostOffice(ps);
+      const last = post.play(strategy(7), { maxRounds: 4 });
+      expect(last.map((r) => r.status.done)).toEqual([false, false]);
+      for (const p of ps) {
+        const notes = mailStatus(p.dir).notes;
+        const turns = turnLines(notes);
+        expect(turns.length).toBeGreaterThan(1);
+        const sums: Record<string, number> = { ann: 0, ben: 0 };
+        turns.forEach((t, i) => {
+          const m = /^turn (\d+): (ann|ben) rolled (\d) \+ (\d) = (\d+)$/.exec(t);
+          expect(m, t).not.toBeNull();
+          expect(Number(m![1])).toBe(i);
+          expect(Number(m![3]) + Number(m![4])).toBe(Number(m![5]));
+          sums[m![2]!] = (sums[m![2]!] ?? 0) + Number(m![5]);
+        });
+        expect(notes).toContain(`Dice: 2d6 a turn, 20 rounds; ${turns.length} of 40 turns played.`);
+        expect(notes).toContain(`Scores: ann ${sums.ann}, ben ${sums.ben}.`);
+      }
+      // The mail carries the scores too: the last message the recorder wrote has them before its block.
+      const sent = readdirSync(join(ps[0]!.dir, 'sent')).sort();
+      const text = readFileSync(join(ps[0]!.dir, 'sent', sent.at(-1)!), 'utf8');
+      expect(text.slice(0, text.indexOf('-----BEGIN'))).toMatch(/^Scores: ann \d+, ben \d+\.$/m);
+    });
+
+  it('Snakes & Ladders: mail status says where each piece stands and how it got there', () => {
+    const tag = 'words-snakes';
+    const ps = people(tag, ['ann', 'ben']);
+    mailNew({ protocol: 'snakes', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)) });
+    expect(mailStatus(ps[0]!.dir).notes).toContain('No turn played yet.');
+    new PostOffice(ps).play(strategy(8), { maxRounds: 4 });
+    const notes = mailStatus(ps[1]!.dir).notes;
+    const turns = turnLines(notes);
+    expect(turns.length).toBeGreaterThan(1);
+    const at: Record<string, number> = { ann: 0, ben: 0 };
+    for (const t of turns) {
+      const m = /^turn \d+: (ann|ben) rolled ([1-6]): (?:(\d+) to (\d+)(?:, (?:up a ladder|down a snake) to (\d+))?|stays on (\d+) \(past 100\))$/.exec(t);
+      expect(m, t).not.toBeNull();
+      const who = m![1]!;
+      if (m![6] !== undefined) continue;
+      expect(Number(m![3])).toBe(at[who]);
+      expect(Number(m![4])).toBe(at[who]! + Number(m![2]));
+      at[who] = Number(m![5] ?? m![4]);
+    }
+    expect(notes).toContain(`Positions: ann on ${at.ann}, ben on ${at.ben}.`);
+  });
+});
+
 describe('a separate recorder who does not play', () => {
   const tag = 'rec';
   const ps = people(tag, ['alice', 'bob', 'carol', 'rita']);

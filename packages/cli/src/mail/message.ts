@@ -15,6 +15,7 @@ import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 import { boardSummary, legalDecisions, type MonopolyState } from '@fairtable/core/games/monopoly/index.js';
 import { diplomacyText } from './diplomacy.js';
+import { standingText } from './chance-text.js';
 
 export const MAIL_VERSION = 'mail/v1';
 
@@ -66,8 +67,9 @@ export function mailText(m: MailMessage, board = ''): string {
 /**
  * The board of a Monopoly game in plain text (docs/spec/mail.md §3.1), for a message's readable part: the
  * summary, then every player asked something now with its legal decisions, numbered. The text is only for
- * reading; what counts is the armored block. A Diplomacy game's text is `diplomacyText`'s. Empty for other games. `referee` is asked for only when the
- * setup line names Monopoly, since a recorder's folder replays its log to make one.
+ * reading; what counts is the armored block. A Diplomacy game's text is `diplomacyText`'s; a game of dice or
+ * Snakes & Ladders says each player's score or square (§3.2). Empty for other games. `referee` is asked for only
+ * when the setup line names one of those, since a recorder's folder replays its log to make one.
  */
 export function boardText(setupLine: string, referee: () => { readonly state: unknown }): string {
   let game: unknown;
@@ -81,6 +83,11 @@ export function boardText(setupLine: string, referee: () => { readonly state: un
   }
   // Diplomacy: the position, the step and the orders offered (docs/spec/mail.md §11).
   if (protocol === 'diplomacy') return diplomacyText(referee().state);
+  // Dice, Snakes & Ladders: each player's score or square (docs/spec/mail.md §3.2).
+  if ((protocol === 'chain' || protocol === 'keyed-stream') && game !== 'monopoly') {
+    const standing = standingText(referee().state);
+    return standing.length === 0 ? '' : standing.join('\n') + '\n';
+  }
   if (game !== 'monopoly') return '';
   const s = (referee().state as { game?: MonopolyState } | null)?.game;
   if (s === undefined || s === null || !Array.isArray(s.players)) return '';

@@ -45,4 +45,21 @@ describe('dice', () => {
     s = play(s, 'a', [6, 6]);
     expect(diceGame.winners(diceGame.forfeit(s, 'a'))).toEqual(['b']);
   });
+
+  it('says in words where the game stands and what each turn rolled', () => {
+    let s = diceGame.init(['a', 'b'], { rounds: 2 });
+    const first = diceGame.play(
+      s,
+      'a',
+      new ScriptedChance([
+        [6, 2],
+        [6, 4],
+      ]),
+      null,
+    );
+    s = play(s, 'a', [3, 5]);
+    expect(diceGame.turnText!('a', first.summary)).toBe('a rolled 3 + 5 = 8');
+    expect(diceGame.standing!(s)).toEqual(['Dice: 2d6 a turn, 2 rounds; 1 of 4 turns played.', 'Scores: a 8, b 0.']);
+    expect(diceGame.standing!(diceGame.forfeit(s, 'b'))[1]).toBe('Scores: a 8, b 0 (out).');
+  });
 });

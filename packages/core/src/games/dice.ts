@@ -1,7 +1,8 @@
 /**
  * Any NdM dice roll as a game (docs/SPEC.md §8.1): each turn the mover rolls
  * `dice` dice of `sides` faces and adds the sum to its score; after `rounds`
- * rounds the highest score wins (ties share the win).
+ * rounds the highest score wins (ties share the win). `standing` and
+ * `turnText` put it in words for mail and terminals.
  */
 import type { Chance } from '../chance.js';
 import type { JsonValue } from '../jcs.js';
@@ -43,4 +44,23 @@ export const diceGame: ChanceGame<DiceState> = {
   forfeit(state, player) {
     return { ...state, players: state.players.filter((p) => p !== player) };
   },
+  standing(state) {
+    const total = state.rounds * state.players.length;
+    return [
+      `Dice: ${state.dice}d${state.sides} a turn, ${state.rounds} round${state.rounds === 1 ? '' : 's'}; ${state.turns} of ${total} turns played.`,
+      `Scores: ${scoreList(state.scores, state.players)}.`,
+    ];
+  },
+  turnText(player, summary) {
+    const s = summary as { roll?: unknown; sum?: unknown } | null;
+    if (s === null || !Array.isArray(s.roll) || typeof s.sum !== 'number') return `${player} rolled`;
+    return s.roll.length === 1 ? `${player} rolled ${s.sum}` : `${player} rolled ${s.roll.join(' + ')} = ${s.sum}`;
+  },
 };
+
+/** `ann 11, bob 12, cy 4 (out)`: every seat that scored, in seat order, a player who left marked. */
+export function scoreList(values: Readonly<Record<string, number>>, players: readonly string[]): string {
+  return Object.keys(values)
+    .map((p) => `${p} ${values[p]}${players.includes(p) ? '' : ' (out)'}`)
+    .join(', ');
+}

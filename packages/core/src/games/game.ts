@@ -31,6 +31,10 @@ export interface ChanceGame<G> {
    * returns null, the only action is `null`: the player just rolls when ready.
    */
   actions?(state: G, mover: string): Choices | null;
+  /** Where the game stands, in plain-text lines for a person (mail, terminals): scores, positions, turns played. */
+  standing?(state: G): string[];
+  /** One turn in words, from the `summary` its `play` returned: "ann rolled 3 + 5 = 8". */
+  turnText?(player: string, summary: JsonValue): string;
 }
 
 /** What a game with decisions between its rolls waits for now (docs/SPEC.md §8.4). */

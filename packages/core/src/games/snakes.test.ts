@@ -61,4 +61,14 @@ describe('snakes and ladders', () => {
   it('the last player left wins', () => {
     expect(snakesGame.winners(snakesGame.forfeit(from(0), 'b'))).toEqual(['a']);
   });
+
+  it('says in words where the pieces stand and what each turn rolled', () => {
+    const t = (d: number, at: number): string => snakesGame.turnText!('a', play(from(at), d).summary as never);
+    expect(t(2, 0)).toBe('a rolled 2: 0 to 2');
+    expect(t(3, 18)).toBe('a rolled 3: 18 to 21, up a ladder to 42');
+    expect(t(2, 45)).toBe('a rolled 2: 45 to 47, down a snake to 26');
+    expect(t(3, 99)).toBe('a rolled 3: stays on 99 (past 100)');
+    const s = play(from(0), 5).state;
+    expect(snakesGame.standing!(s)).toEqual(['Snakes & Ladders: 1 turn played; the first on square 100 wins.', 'Positions: a on 5, b on 0.']);
+  });
 });

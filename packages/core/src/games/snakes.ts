@@ -3,7 +3,8 @@
  * Milton Bradley layout of 9 ladders and 10 snakes). One die; start off the
  * board at 0; a roll past 100 leaves the piece where it was; the first player
  * on 100 wins. `maxRounds` (default 1000) ends a game that runs on too long,
- * the furthest players sharing the win.
+ * the furthest players sharing the win. `standing` and `turnText` put it in
+ * words for mail and terminals.
  */
 import type { Chance } from '../chance.js';
 import type { JsonValue } from '../jcs.js';
@@ -50,5 +51,19 @@ export const snakesGame: ChanceGame<SnakesState> = {
   },
   forfeit(state, player) {
     return { ...state, players: state.players.filter((p) => p !== player) };
+  },
+  standing(state) {
+    const positions = Object.keys(state.positions)
+      .map((p) => `${p} on ${state.positions[p]}${state.players.includes(p) ? '' : ' (out)'}`)
+      .join(', ');
+    return [`Snakes & Ladders: ${state.turns} turn${state.turns === 1 ? '' : 's'} played; the first on square 100 wins.`, `Positions: ${positions}.`];
+  },
+  turnText(player, summary) {
+    const s = summary as { roll?: unknown; from?: unknown; to?: unknown; via?: unknown } | null;
+    if (s === null || typeof s.roll !== 'number' || typeof s.from !== 'number' || typeof s.to !== 'number') return `${player} rolled`;
+    const landed = s.from + s.roll;
+    if (landed > 100) return `${player} rolled ${s.roll}: stays on ${s.from} (past 100)`;
+    const slide = s.via === 'ladder' ? `, up a ladder to ${s.to}` : s.via === 'snake' ? `, down a snake to ${s.to}` : '';
+    return `${player} rolled ${s.roll}: ${s.from} to ${landed}${slide}`;
   },
 };
