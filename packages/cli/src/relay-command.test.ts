@@ -55,7 +55,9 @@ function setupLine(n: number): { id: string; line: string } {
 /** The status and error code of a request, or 101 when a WebSocket upgrade was let through (its socket kept open). */
 function ask(url: string, method: string, body: string | null): Promise<{ status: number; code: string | undefined }> {
   const upgrade = body === null;
-  const headers = upgrade ? { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' } : {};
+  const headers = upgrade
+    ? { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' }
+    : {};
   return new Promise((resolve, reject) => {
     const req = request(url, { method, headers, agent: false });
     req.on('upgrade', () => resolve({ status: 101, code: undefined }));
