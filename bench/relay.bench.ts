@@ -252,7 +252,9 @@ async function main(): Promise<void> {
   say(`  signed ${2 * GAMES * (ENVELOPES + 1)} envelopes in ${((performance.now() - t) / 1000).toFixed(1)} s (before the clock)`);
 
   const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-bench-'));
-  const relay = await startChild([cli, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', dataDir], (line) => {
+  // Every game and connection comes from 127.0.0.1: the per-address limits (relay.md §5) are raised to the bench's own load.
+  const perAddress = ['--games-per-minute', String(2 * GAMES), '--connections-per-address', String(2 * GAMES * PLAYERS)];
+  const relay = await startChild([cli, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...perAddress], (line) => {
     if (!line.startsWith('{')) return null;
     const log = JSON.parse(line) as { msg?: string; port?: number };
     return log.msg === 'relay listening' ? `http://127.0.0.1:${log.port}` : null;

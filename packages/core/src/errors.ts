@@ -43,6 +43,7 @@ export type ErrorCode =
   | 'slow_reader'
   | 'hello_timeout'
   | 'too_many_connections'
+  | 'too_many_connections_from_address'
   | 'connection_refused'
   | 'connection_failed'
   | 'connection_closed'

@@ -81,16 +81,17 @@ export function remoteAddress(c: Context): string | undefined {
   return env?.incoming?.socket?.remoteAddress;
 }
 
-/** A hono middleware that refuses a client over its rate with `429 rate_limited`; `onRefused` counts it. */
-export function rateLimited(limiter: RateLimiter, onRefused: (code: string) => void = () => {}): MiddlewareHandler {
+/** A hono middleware that refuses a client over its rate with `429 rate_limited`; `onRefused` counts it, `what` says the rate. */
+export function rateLimited(
+  limiter: RateLimiter,
+  onRefused: (code: string) => void = () => {},
+  what = `more than ${limiter.limit.perSecond} requests a second (burst ${limiter.limit.burst}) from this address`,
+): MiddlewareHandler {
   return async (c, next) => {
     if (!limiter.take(clientKey(remoteAddress(c)))) {
       onRefused('rate_limited');
       c.header('Retry-After', String(Math.max(1, Math.ceil(1 / limiter.limit.perSecond))));
-      return c.json(
-        { error: { code: 'rate_limited', message: `more than ${limiter.limit.perSecond} requests a second (burst ${limiter.limit.burst}) from this address` } },
-        429,
-      );
+      return c.json({ error: { code: 'rate_limited', message: what } }, 429);
     }
     await next();
     return undefined;

@@ -12,8 +12,8 @@
  * (one transaction) at a time (batch-writer.ts), and are then acknowledged (`accepted`) and fanned out
  * (`entry`) in log order (relay.md, "The pipeline").
  *
- * Hostile clients (relay.md §5): frame size, a message rate per connection, a hello deadline, a cap on
- * connections, a bound on what waits to be written to a connection, an idle timeout; every bad frame gets
+ * Hostile clients (relay.md §5): frame size, a message rate per connection, a hello deadline, caps on
+ * connections (in all and per client address), a rate of game creation per address, a bound on what waits to be written to a connection, an idle timeout; every bad frame gets
  * a coded `refused` or `error`, and nothing a client sends can throw out of the relay.
  */
 import type { IncomingMessage, Server } from 'node:http';
@@ -43,7 +43,7 @@ import type { LineToSign, Store } from './store.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 import { VerifyPool } from './verify-pool.js';
 import { MemoryWitnessStore, SqliteWitnessStore, witnessRoutes, type WitnessLimits, type WitnessStore } from './witness.js';
-import { RateLimiter } from './rate-limit.js';
+import { clientKey, rateLimited, RateLimiter } from './rate-limit.js';
 
 export interface RelayLimits {
   /** Longest frame (and line) taken from a client, bytes; a longer one is answered `line_too_long` and the connection closed. */
@@ -65,6 +65,11 @@ export interface RelayLimits {
   readonly unloadAfterMs: number;
   /** Client addresses whose HTTP rate buckets (witness and lobby routes, `messagesPerSecond`/`messageBurst` each) are kept at once. */
   readonly httpClients: number;
+  /** Games one client address may create (`POST /games`) a minute, sustained, and the burst above it; more are answered `429 rate_limited`. */
+  readonly gamesPerMinute: number;
+  readonly gameBurst: number;
+  /** Open WebSocket connections from one client address; one more is refused `429 too_many_connections_from_address`. */
+  readonly connectionsPerAddress: number;
 }
 
 export const DEFAULT_LIMITS: RelayLimits = {
@@ -78,6 +83,9 @@ export const DEFAULT_LIMITS: RelayLimits = {
   syncBatch: 256,
   unloadAfterMs: 60_000,
   httpClients: 100_000,
+  gamesPerMinute: 30,
+  gameBurst: 30,
+  connectionsPerAddress: 300,
 };
 
 export interface RelayOptions {
@@ -143,6 +151,8 @@ interface Game {
 interface Connection {
   readonly ws: WebSocket;
   readonly game: Game;
+  /** The client key (rate-limit.ts) its open connections are counted under. */
+  readonly address: string;
   readonly nonce: string;
   who: string | null;
   tokens: number;
@@ -372,8 +382,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   app.get('/metrics', (c) =>
     c.text(metrics.render({ connections: connections.size, games: loadedGames }), 200, { 'content-type': 'text/plain; version=0.0.4' }),
   );
+  // Each game created costs a stored setup and a door: one address creates at most so many a minute (relay.md §5).
+  const gameLimiter = new RateLimiter({ perSecond: limits.gamesPerMinute / 60, burst: limits.gameBurst, maxClients: limits.httpClients });
   app.post(
     '/games',
+    rateLimited(gameLimiter, httpRefused, `more than ${limits.gamesPerMinute} games a minute (burst ${limits.gameBurst}) created from this address`),
     bodyLimit({ maxSize: limits.maxFrameBytes, onError: (c) => c.json(failure('line_too_long', `the setup line is over ${limits.maxFrameBytes} bytes`), 413) }),
     async (c) => {
       if (closing) return c.json(failure('shutting_down', 'the relay is shutting down'), 503);
@@ -463,6 +476,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   // answered with a coded error, so a client that is merely too big learns why.
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes * 2, perMessageDeflate: false });
   const connections = new Set<Connection>();
+  /** Open connections by client key; an address leaves the map with its last connection. */
+  const perAddress = new Map<string, number>();
 
   /** Sends a message (a string or a buffer is sent as it is: an encoded message, perhaps shared by several connections). */
   function send(c: Connection, value: unknown, last = false): void {
@@ -487,7 +502,12 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     if (c.closed) return;
     c.closed = true;
     if (c.helloTimer !== null) clearTimeout(c.helloTimer);
-    connections.delete(c);
+    // A connection refused before it was counted is not uncounted.
+    if (connections.delete(c)) {
+      const n = (perAddress.get(c.address) ?? 1) - 1;
+      if (n > 0) perAddress.set(c.address, n);
+      else perAddress.delete(c.address);
+    }
     c.game.connections.delete(c);
     if (c.game.connections.size === 0) unloadLater(c.game);
     c.ws.close(status, reason);
@@ -612,11 +632,21 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     const match = /^\/games\/([0-9a-f]{64})\/ws(?:\?.*)?$/.exec(req.url ?? '');
-    const reject = (status: number, text: string): void => {
-      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    /** A plain HTTP refusal; the connection caps say why in the relay's coded JSON body. */
+    const reject = (status: number, text: string, code?: string, message?: string): void => {
+      const body = code === undefined ? '' : JSON.stringify(failure(code, message ?? code));
+      const type = body === '' ? '' : 'Content-Type: application/json\r\n';
+      socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\n${type}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     };
     if (closing) return reject(503, 'Service Unavailable');
     if (match === null) return reject(404, 'Not Found');
+    const address = clientKey(req.socket.remoteAddress);
+    const fromAddress = `this address has ${limits.connectionsPerAddress} connections open, the most the relay serves to one address`;
+    // Before the global cap: an address at its own cap makes no other connection give way.
+    if ((perAddress.get(address) ?? 0) >= limits.connectionsPerAddress) {
+      metrics.dropped('too_many_connections_from_address');
+      return reject(429, 'Too Many Requests', 'too_many_connections_from_address', fromAddress);
+    }
     if (connections.size >= limits.maxConnections) {
       // The oldest connection still without a hello makes room: idle connections cannot keep a player out.
       for (const other of connections) {
@@ -628,7 +658,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     }
     if (connections.size >= limits.maxConnections) {
       metrics.dropped('too_many_connections');
-      return reject(503, 'Service Unavailable');
+      return reject(503, 'Service Unavailable', 'too_many_connections', `the relay serves at most ${limits.maxConnections} connections`);
     }
     let game: Game | null;
     try {
@@ -644,6 +674,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       const c: Connection = {
         ws,
         game: g,
+        address,
         nonce: toHex(randomBytes(32)),
         who: null,
         tokens: limits.messageBurst,
@@ -655,7 +686,10 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       if (closing) return void ws.close(1001, 'shutting down');
       // The game left memory while this upgrade was under way: one door per game, so the client comes again.
       if (g.unloaded) return void ws.close(1013, 'try again');
+      // Upgrades from one address that passed the check above together, while their game was loading.
+      if ((perAddress.get(address) ?? 0) >= limits.connectionsPerAddress) return drop(c, 'too_many_connections_from_address', fromAddress);
       connections.add(c);
+      perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
       // Every connection of the game, with or without a hello, keeps the game in memory; entries go only to those with one.
       g.connections.add(c);
       c.helloTimer = setTimeout(() => drop(c, 'hello_timeout', `no valid hello within ${limits.helloTimeoutMs} ms`), limits.helloTimeoutMs);

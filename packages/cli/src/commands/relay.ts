@@ -3,6 +3,8 @@
  * `npm start` runs. The port and the data directory default to the PORT and DATA_DIR environment
  * variables, then to 8080 and ./data. Logs are JSON lines on stdout (pino); SIGTERM and SIGINT stop it
  * gracefully: no new connections, every admitted line stored and acknowledged, then exit.
+ * `--games-per-minute` and `--connections-per-address` raise (or lower) the per-address limits of
+ * relay.md §5, for a load test or a relay behind one proxy address.
  */
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
@@ -14,6 +16,13 @@ function portOf(value: string): number {
   return port;
 }
 
+function countOf(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new FairtableError('out_of_range', `--${flag}: ${value} is not a whole number of at least 1`, { field: flag });
+  return n;
+}
+
 export function register(program: Command): void {
   program
     .command('relay')
@@ -21,14 +30,22 @@ export function register(program: Command): void {
     .option('--port <port>', 'port to listen on (default: $PORT or 8080; 0 for any free port)')
     .option('--host <host>', 'address to listen on', '0.0.0.0')
     .option('--data <dir>', 'where the database and the relay key live (default: $DATA_DIR or ./data)')
-    .action(async (opts: { port?: string; host: string; data?: string }) => {
+    .option('--games-per-minute <n>', 'games one address may create a minute, and at once (default 30)')
+    .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
+    .action(async (opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string }) => {
       const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
+      const games = countOf('games-per-minute', opts.gamesPerMinute);
+      const connections = countOf('connections-per-address', opts.connectionsPerAddress);
       const relay = await startRelay({
         port: portOf(opts.port ?? process.env.PORT ?? '8080'),
         host: opts.host,
         dataDir,
         // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
         synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
+        limits: {
+          ...(games === undefined ? {} : { gamesPerMinute: games, gameBurst: games }),
+          ...(connections === undefined ? {} : { connectionsPerAddress: connections }),
+        },
       });
       // The JSON log is for machines; a person who ran `npm start` wants the address and the key.
       const shown = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;

@@ -1,0 +1,93 @@
+/**
+ * `fairtable relay`'s per-address options (docs/spec/relay.md §5): `--games-per-minute` and
+ * `--connections-per-address` reach the relay it runs, and a value that is not a count is refused with a code.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { toHex } from '@fairtable/core/bytes.js';
+import { envelopeLine } from '@fairtable/core/envelope.js';
+import { generateKeyPair } from '@fairtable/core/identity.js';
+import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
+
+const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'fairtable-relay-command-'));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const c of children) c.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function relay(args: string[]): Promise<string> {
+  const child = spawn(process.execPath, [main, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', join(dir, 'data'), ...args], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (text) => {
+      if (!text.startsWith('{')) return;
+      const log = JSON.parse(text) as { msg?: string; port?: number };
+      if (log.msg === 'relay listening') resolve(`http://127.0.0.1:${log.port}`);
+    });
+    child.once('exit', (code) => reject(new Error(`the relay exited with ${code}`)));
+  });
+}
+
+/** A two-player dice setup line, distinct for each `n`. */
+function setupLine(n: number): { id: string; line: string } {
+  const keys = [1, 2].map((i) => generateKeyPair(new Uint8Array(32).fill(n * 4 + i)));
+  const setup: GameSetup = {
+    protocol: 'chain',
+    game: 'dice',
+    params: { timeoutMs: 60_000, rounds: 2 },
+    players: keys.map((k, i) => ({ id: `p${i}`, key: toHex(k.publicKey) })),
+    nonce: toHex(new Uint8Array(32).fill(n)),
+    created: Date.now(),
+  };
+  return { id: gameIdOf(setup), line: envelopeLine(createSetupEnvelope(setup, 'p0', keys[0]!)) };
+}
+
+/** The status and error code of a request, or 101 when a WebSocket upgrade was let through (its socket kept open). */
+function ask(url: string, method: string, body: string | null): Promise<{ status: number; code: string | undefined }> {
+  const upgrade = body === null;
+  const headers = upgrade
+    ? { Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==' }
+    : {};
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method, headers, agent: false });
+    req.on('upgrade', () => resolve({ status: 101, code: undefined }));
+    req.on('response', (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (b: Buffer) => parts.push(b));
+      res.on('end', () => {
+        const text = Buffer.concat(parts).toString('utf8');
+        resolve({ status: res.statusCode ?? 0, code: text === '' ? undefined : (JSON.parse(text) as { error?: { code: string } }).error?.code });
+      });
+    });
+    req.on('error', reject);
+    req.end(body ?? undefined);
+  });
+}
+
+describe('fairtable relay', () => {
+  it('takes --games-per-minute and --connections-per-address as the per-address limits', async () => {
+    const url = await relay(['--games-per-minute', '2', '--connections-per-address', '1']);
+    const games = [1, 2, 3].map(setupLine);
+    expect((await ask(`${url}/games`, 'POST', games[0]!.line)).status).toBe(201);
+    expect((await ask(`${url}/games`, 'POST', games[1]!.line)).status).toBe(201);
+    expect(await ask(`${url}/games`, 'POST', games[2]!.line)).toEqual({ status: 429, code: 'rate_limited' });
+    expect((await ask(`${url}/games/${games[0]!.id}/ws`, 'GET', null)).status).toBe(101);
+    expect(await ask(`${url}/games/${games[0]!.id}/ws`, 'GET', null)).toEqual({ status: 429, code: 'too_many_connections_from_address' });
+  });
+
+  it('refuses a limit that is not a whole number of at least 1', () => {
+    const r = spawnSync(process.execPath, [main, 'relay', '--port', '0', '--data', join(dir, 'bad'), '--games-per-minute', '0'], { encoding: 'utf8' });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/out_of_range.*--games-per-minute/);
+  });
+});
