@@ -234,6 +234,8 @@ interface Held {
   unstored: number;
   /** The receipt of each envelope not yet committed, by hash, for a resend that arrives meanwhile. */
   readonly waiting: Map<string, Promise<WitnessReceipt>>;
+  /** Dropped after a failed append: ahead of the store, never to be used again. */
+  spoiled: boolean;
 }
 
 /** Totals of the whole witness, counted when an envelope is admitted. */
@@ -297,6 +299,7 @@ export function witnessRoutes(o: WitnessOptions): WitnessApp {
             ? e
             : new FairtableError('store_failed', `the witness store failed to append: ${(e as Error).message}`, { cause: e });
         for (const p of open) {
+          p.held.spoiled = true;
           if (cache.get(p.game) === p.held) {
             cache.delete(p.game);
             cachedLines -= p.held.lines;
@@ -356,7 +359,7 @@ export function witnessRoutes(o: WitnessOptions): WitnessApp {
             bytes += utf8Bytes(l.text);
           }
           rebuilding = false;
-          const held: Held = { book, lines: lines.length, bytes, unstored: 0, waiting: new Map() };
+          const held: Held = { book, lines: lines.length, bytes, unstored: 0, waiting: new Map(), spoiled: false };
           remember(game, held);
           return held;
         })
@@ -445,10 +448,14 @@ export function witnessRoutes(o: WitnessOptions): WitnessApp {
     const text = await body(c);
     const size = utf8Bytes(text);
     const all = await totals();
-    // The door admitted into must be the one in memory: one evicted while this post waited may have been rebuilt
-    // from the store since, and two doors of a game would each take the same position.
+    // The door admitted into must be the one in memory: two doors of a game would each take the same position. A
+    // door evicted while this post waited is taken back when no other has replaced it (it had nothing uncommitted,
+    // so it is what the store holds); otherwise the door in memory is asked for again.
     let held = await heldOf(game);
-    for (let tries = 0; held !== null && cache.get(game) !== held && tries < 3; tries++) held = await heldOf(game);
+    for (let tries = 0; held !== null && cache.get(game) !== held && tries < 10; tries++) {
+      if (!held.spoiled && !cache.has(game) && !loading.has(game)) remember(game, held);
+      else held = await heldOf(game);
+    }
     if (held === null) return c.json(failure('unknown_game', 'this witness does not hold that game: post its setup line to /witness/games first'), 404);
     if (cache.get(game) !== held) return storeFailed(c, new FairtableError('store_failed', 'the witness is busy: ask again'));
     const why =
