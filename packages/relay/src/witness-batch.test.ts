@@ -70,6 +70,8 @@ class CountingStore extends SqliteWitnessStore {
   /** Appends to fail from now on, each after `failAfterMs` (so that posts can arrive while it is in flight). */
   failing = 0;
   failAfterMs = 0;
+  /** How long each append that succeeds takes before it commits. */
+  delayMs = 0;
   override async append(lines: readonly WitnessedEnvelope[]): Promise<void> {
     if (this.failing > 0) {
       this.failing--;
@@ -79,6 +81,7 @@ class CountingStore extends SqliteWitnessStore {
     this.appends++;
     this.appended += lines.length;
     this.largest = Math.max(this.largest, lines.length);
+    if (this.delayMs > 0) await new Promise((r) => setTimeout(r, this.delayMs));
     await super.append(lines);
   }
 }
@@ -238,7 +241,23 @@ describe('witness group commit (relay.md §8, "Storage")', () => {
     expect(answers.flat()).toEqual(Array<number>(100).fill(201));
     for (const g of games) expect(await store.read(g.id)).toHaveLength(11);
     expect(store.appends).toBeLessThan(100);
+
+    // One door cached at most: while x's envelope is being committed, y's door is loaded, and x's must stay,
+    // so that a resend of x's envelope meanwhile is known as one (and not taken again by a door rebuilt without it).
+    const one = new CountingStore(tempDir());
+    const v = witnessOn(one, { cachedGames: 1 });
+    const [x, y] = [diceGame(2, 101), diceGame(2, 102)];
+    for (const g of [x, y]) expect((await v.post('/games', g.setupLine)).status).toBe(201);
+    const [x0, x1] = envelopes(x, 1, 2);
+    expect((await v.post(`/games/${x.id}`, x0!)).status).toBe(201);
+    one.delayMs = 50;
+    const during = [v.post(`/games/${x.id}`, x1!), v.post(`/games/${y.id}`, envelopes(y, 1, 1)[0]!)];
+    await new Promise((r) => setTimeout(r, 15));
+    const resent = v.post(`/games/${x.id}`, x1!);
+    expect((await Promise.all([...during, resent])).map((a) => a.status)).toEqual([201, 201, 200]);
+    expect((await one.read(x.id)).map((l) => l.text)).toEqual([x.setupLine, x0, x1]);
     await store.close();
+    await one.close();
   });
 
   it('answers every post of a failed append, and those admitted behind it, 503 store_failed with no receipt; they are taken again after', async () => {
