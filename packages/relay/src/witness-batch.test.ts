@@ -293,5 +293,16 @@ describe('witness group commit (relay.md §8, "Storage")', () => {
     }
     for (const g of games) expect(await store.read(g.id)).toHaveLength(3);
     await store.close();
+
+    // The SQLite store itself failing (its file closed under the witness): the post is answered, not the process ended.
+    const closing = new SqliteWitnessStore(tempDir());
+    const u = witnessOn(closing);
+    const h = diceGame(2, 120);
+    expect((await u.post('/games', h.setupLine)).status).toBe(201);
+    const [h0, h1] = envelopes(h, 1, 2);
+    expect((await u.post(`/games/${h.id}`, h0!)).status).toBe(201);
+    await closing.close();
+    const lost = await u.post(`/games/${h.id}`, h1!);
+    expect([lost.status, lost.body.error?.code, lost.body.receipt]).toEqual([503, 'store_failed', undefined]);
   });
 });

@@ -162,9 +162,13 @@ export class SqliteWitnessStore implements WitnessStore {
   }
   append(lines: readonly WitnessedEnvelope[]): Promise<void> {
     // One transaction, so one sync to disk, for the whole batch.
-    this.db.transaction(() => {
-      for (const l of lines) this.keep(l.game, l.line);
-    })();
+    try {
+      this.db.transaction(() => {
+        for (const l of lines) this.keep(l.game, l.line);
+      })();
+    } catch (e) {
+      return Promise.reject(new FairtableError('store_failed', `the witness store failed to append: ${(e as Error).message}`, { cause: e }));
+    }
     return Promise.resolve();
   }
   read(game: string): Promise<WitnessedLine[]> {
@@ -280,7 +284,8 @@ export function witnessRoutes(o: WitnessOptions): WitnessApp {
   const newWriter = (): Writer => {
     const open = new Set<Posted>();
     const batches = new BatchWriter<Posted>(
-      (batch) => o.store.append(batch.map((p) => ({ game: p.game, line: p.line }))),
+      // Async, so that a store that throws at once fails the batch like one that rejects.
+      async (batch) => o.store.append(batch.map((p) => ({ game: p.game, line: p.line }))),
       (batch) => {
         for (const p of batch) {
           open.delete(p);
