@@ -13,6 +13,8 @@ export {
   DEFAULT_WITNESS_LIMITS,
   type WitnessStore,
   type WitnessedLine,
+  type WitnessedEnvelope,
+  type WitnessApp,
   type WitnessLimits,
   type WitnessUsage,
 } from './witness.js';

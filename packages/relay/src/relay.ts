@@ -421,19 +421,17 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       return c.json({ game: id, relay: publicKey }, 201);
     },
   );
-  app.route(
-    '/witness',
-    witnessRoutes({
-      store: witnessStore,
-      secretKey,
-      publicKey,
-      clock,
-      maxBodyBytes: limits.maxFrameBytes,
-      limits: options.witnessLimits ?? {},
-      rateLimiter: httpLimiter,
-      onRefused: httpRefused,
-    }),
-  );
+  const witness = witnessRoutes({
+    store: witnessStore,
+    secretKey,
+    publicKey,
+    clock,
+    maxBodyBytes: limits.maxFrameBytes,
+    limits: options.witnessLimits ?? {},
+    rateLimiter: httpLimiter,
+    onRefused: httpRefused,
+  });
+  app.route('/witness', witness);
   const gameParam = (id: string): string => {
     if (!isHex(id, 32)) throw new FairtableError('unknown_game', 'a game id is 64 hex digits', { field: 'game' });
     return id;
@@ -766,6 +764,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       // acknowledged, before any connection closes.
       await intake.drained();
       await writer.flush();
+      await witness.flush();
       await pool.close();
       for (const c of [...connections]) {
         send(c, { kind: 'error', code: 'shutting_down', message: 'the relay is shutting down; reconnect and sync when it is back' }, true);
@@ -775,6 +774,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       server.closeAllConnections();
       await stopped;
       await store.close();
+      // And what the witness admitted since, before its store closes.
+      await witness.flush();
       await witnessStore.close();
       log.info('relay stopped');
     },

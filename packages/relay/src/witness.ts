@@ -12,6 +12,10 @@
  * (rate-limit.ts); a game holds at most `maxGameLines` envelopes and `maxGameBytes`, the witness at most
  * `maxGames` games and `maxBytes` in all (`507 game_full` / `witness_full` beyond); the doors kept in memory
  * are bounded by games and by the envelopes they index, so memory does not grow with what is witnessed.
+ *
+ * Group commit (relay.md §8, "Storage"): admitted envelopes go to the store through the relay's `BatchWriter`,
+ * one transaction a batch, and each post is answered with its receipt only once its batch has committed; a
+ * failed batch answers every post in it, and every post admitted after it, `503 store_failed`.
  */
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
@@ -25,10 +29,17 @@ import { envelopeHash, type Envelope } from '@fairtable/core/envelope.js';
 import { signWitnessReceipt, WitnessBook, type WitnessReceipt } from '@fairtable/core/order/witness.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { rateLimited, type RateLimiter } from './rate-limit.js';
+import { BatchWriter } from './batch-writer.js';
 
 export interface WitnessedLine {
   readonly text: string;
   readonly receipt: WitnessReceipt;
+}
+
+/** One envelope of `game` to append, with its receipt. */
+export interface WitnessedEnvelope {
+  readonly game: string;
+  readonly line: WitnessedLine;
 }
 
 /** What a witness holds in all: the bounds of `WitnessLimits` are checked against it. */
@@ -41,8 +52,11 @@ export interface WitnessUsage {
 export interface WitnessStore {
   /** Keeps a game's setup line with its receipt (the creator's envelope 0); false when the game is held. */
   createGame(game: string, setup: WitnessedLine): Promise<boolean>;
-  /** Appends one envelope of `game` with its receipt. */
-  append(game: string, line: WitnessedLine): Promise<void>;
+  /**
+   * Appends envelopes, of any games held, with their receipts: all or none, in one transaction, resolved once it
+   * is durable. The envelopes of one game come in the order they were admitted.
+   */
+  append(lines: readonly WitnessedEnvelope[]): Promise<void>;
   /** Every line held for `game`, in the order they were taken (the setup first); empty when not held. */
   read(game: string): Promise<WitnessedLine[]>;
   /** The setup line held for `game`, or null. */
@@ -64,11 +78,13 @@ export class MemoryWitnessStore implements WitnessStore {
     this.bytes += utf8Bytes(setup.text);
     return Promise.resolve(true);
   }
-  append(game: string, line: WitnessedLine): Promise<void> {
-    const held = this.games.get(game);
-    if (held !== undefined) {
-      held.push(line);
-      this.bytes += utf8Bytes(line.text);
+  append(lines: readonly WitnessedEnvelope[]): Promise<void> {
+    for (const { game, line } of lines) {
+      const held = this.games.get(game);
+      if (held !== undefined) {
+        held.push(line);
+        this.bytes += utf8Bytes(line.text);
+      }
     }
     return Promise.resolve();
   }
@@ -144,8 +160,15 @@ export class SqliteWitnessStore implements WitnessStore {
     });
     return Promise.resolve(create());
   }
-  append(game: string, line: WitnessedLine): Promise<void> {
-    this.db.transaction(() => this.keep(game, line))();
+  append(lines: readonly WitnessedEnvelope[]): Promise<void> {
+    // One transaction, so one sync to disk, for the whole batch.
+    try {
+      this.db.transaction(() => {
+        for (const l of lines) this.keep(l.game, l.line);
+      })();
+    } catch (e) {
+      return Promise.reject(new FairtableError('store_failed', `the witness store failed to append: ${(e as Error).message}`, { cause: e }));
+    }
     return Promise.resolve();
   }
   read(game: string): Promise<WitnessedLine[]> {
@@ -206,17 +229,43 @@ export interface WitnessOptions {
   readonly onRefused?: (code: string) => void;
 }
 
-/** What the witness holds in memory for a game: its door and how much the game holds. */
+/** What the witness holds in memory for a game: its door and how much the game holds, stored or on its way. */
 interface Held {
   readonly book: WitnessBook;
   lines: number;
   bytes: number;
+  /** Admitted envelopes not yet committed: while there are any the door stays in memory (the store is behind it). */
+  unstored: number;
+  /** The receipt of each envelope not yet committed, by hash, for a resend that arrives meanwhile. */
+  readonly waiting: Map<string, Promise<WitnessReceipt>>;
+  /** Dropped after a failed append: ahead of the store, never to be used again. */
+  spoiled: boolean;
+}
+
+/** Totals of the whole witness, counted when an envelope is admitted. */
+interface Totals {
+  games: number;
+  bytes: number;
+}
+
+/** A post admitted and waiting for its batch to commit. */
+interface Posted {
+  readonly game: string;
+  readonly held: Held;
+  readonly all: Totals;
+  readonly line: WitnessedLine;
+  readonly size: number;
+  readonly stored: () => void;
+  readonly failed: (error: FairtableError) => void;
 }
 
 const failure = (code: string, message: string) => ({ error: { code, message } });
 
+/** The witness's routes; `flush` resolves once every envelope admitted so far is committed (or its batch failed). */
+export type WitnessApp = Hono & { flush(): Promise<void> };
+
 /** The witness's HTTP routes, mounted at `/witness` (relay.md §8). */
-export function witnessRoutes(o: WitnessOptions): Hono {
+export function witnessRoutes(o: WitnessOptions): WitnessApp {
   const limits: WitnessLimits = { ...DEFAULT_WITNESS_LIMITS, ...o.limits };
   const refused = o.onRefused ?? (() => {});
   const app = new Hono();
@@ -224,8 +273,52 @@ export function witnessRoutes(o: WitnessOptions): Hono {
   const cache = new Map<string, Held>();
   const loading = new Map<string, Promise<Held | null>>();
   let cachedLines = 0;
-  let usage: Promise<{ games: number; bytes: number }> | null = null;
-  const totals = (): Promise<{ games: number; bytes: number }> => (usage ??= o.store.usage().then((u) => ({ games: u.games, bytes: u.bytes })));
+  let usage: Promise<Totals> | null = null;
+  const totals = (): Promise<Totals> => (usage ??= o.store.usage().then((u) => ({ games: u.games, bytes: u.bytes })));
+
+  /** The batch writer and the posts given to it and not yet answered. */
+  interface Writer {
+    readonly batches: BatchWriter<Posted>;
+    readonly open: Set<Posted>;
+  }
+  const newWriter = (): Writer => {
+    const open = new Set<Posted>();
+    const batches = new BatchWriter<Posted>(
+      // Async, so that a store that throws at once fails the batch like one that rejects.
+      async (batch) => o.store.append(batch.map((p) => ({ game: p.game, line: p.line }))),
+      (batch) => {
+        for (const p of batch) {
+          open.delete(p);
+          p.held.unstored--;
+          p.held.waiting.delete(p.line.receipt.hash);
+          p.stored();
+        }
+      },
+      (e) => {
+        // A BatchWriter writes nothing after a failure: every post it holds, in the failed batch or admitted
+        // after it, is answered with the error and uncounted, and its game's door is dropped, to be rebuilt
+        // from what the store kept. Posts after this go to a new writer.
+        writer = newWriter();
+        const error =
+          e instanceof FairtableError && e.code === 'store_failed'
+            ? e
+            : new FairtableError('store_failed', `the witness store failed to append: ${(e as Error).message}`, { cause: e });
+        for (const p of open) {
+          p.held.spoiled = true;
+          if (cache.get(p.game) === p.held) {
+            cache.delete(p.game);
+            cachedLines -= p.held.lines;
+          }
+          p.all.bytes -= p.size;
+          p.held.waiting.delete(p.line.receipt.hash);
+          p.failed(error);
+        }
+        open.clear();
+      },
+    );
+    return { batches, open };
+  };
+  let writer = newWriter();
 
   const receiptFor = (book: WitnessBook, from: string, seq: number, hash: string): WitnessReceipt =>
     signWitnessReceipt({ v: 1, game: book.gameId, from, seq, hash, time: o.clock() }, o.secretKey, nativeSign);
@@ -236,10 +329,12 @@ export function witnessRoutes(o: WitnessOptions): Hono {
     cache.delete(game);
     cache.set(game, held);
     cachedLines += held.lines;
-    // The door just used stays, even alone over the bound: it is bounded by maxGameLines.
-    while (cache.size > 1 && (cache.size > limits.cachedGames || cachedLines > limits.cachedLines)) {
-      const [oldest, h] = cache.entries().next().value!;
-      cache.delete(oldest);
+    // The door just used stays, even alone over the bound: it is bounded by maxGameLines. So does a door with
+    // envelopes not yet committed, which the store could not rebuild: those are bounded by the posts in flight.
+    for (const [g, h] of cache) {
+      if (cache.size <= limits.cachedGames && cachedLines <= limits.cachedLines) break;
+      if (g === game || h.unstored > 0) continue;
+      cache.delete(g);
       cachedLines -= h.lines;
     }
   }
@@ -269,7 +364,7 @@ export function witnessRoutes(o: WitnessOptions): Hono {
             bytes += utf8Bytes(l.text);
           }
           rebuilding = false;
-          const held: Held = { book, lines: lines.length, bytes };
+          const held: Held = { book, lines: lines.length, bytes, unstored: 0, waiting: new Map(), spoiled: false };
           remember(game, held);
           return held;
         })
@@ -290,6 +385,23 @@ export function witnessRoutes(o: WitnessOptions): Hono {
   const full = (c: import('hono').Context, code: 'game_full' | 'witness_full', message: string) => {
     refused(code);
     return c.json(failure(code, message), 507);
+  };
+  const storeFailed = (c: import('hono').Context, e: FairtableError) => {
+    refused(e.code);
+    return c.json(failure(e.code, e.message), 503);
+  };
+  /** The receipt of an envelope held or on its way to the store; null when neither. */
+  const receiptHeld = async (c: import('hono').Context, game: string, held: Held, hash: string) => {
+    const waiting = held.waiting.get(hash);
+    if (waiting === undefined) {
+      const receipt = await o.store.receiptOf(game, hash);
+      return receipt === null ? null : c.json({ receipt }, 200);
+    }
+    try {
+      return c.json({ receipt: await waiting }, 200);
+    } catch (e) {
+      return storeFailed(c, e as FairtableError);
+    }
   };
   if (o.rateLimiter !== undefined) app.use('*', rateLimited(o.rateLimiter, refused));
 
@@ -338,11 +450,19 @@ export function witnessRoutes(o: WitnessOptions): Hono {
   app.post('/games/:game', limit, async (c) => {
     const game = c.req.param('game');
     if (!isHex(game, 32)) return c.json(failure('unknown_game', 'a game id is 64 hex digits'), 404);
-    const held = await heldOf(game);
-    if (held === null) return c.json(failure('unknown_game', 'this witness does not hold that game: post its setup line to /witness/games first'), 404);
     const text = await body(c);
     const size = utf8Bytes(text);
     const all = await totals();
+    // The door admitted into must be the one in memory: two doors of a game would each take the same position. A
+    // door evicted while this post waited is taken back when no other has replaced it (it had nothing uncommitted,
+    // so it is what the store holds); otherwise the door in memory is asked for again.
+    let held = await heldOf(game);
+    for (let tries = 0; held !== null && cache.get(game) !== held && tries < 10; tries++) {
+      if (!held.spoiled && !cache.has(game) && !loading.has(game)) remember(game, held);
+      else held = await heldOf(game);
+    }
+    if (held === null) return c.json(failure('unknown_game', 'this witness does not hold that game: post its setup line to /witness/games first'), 404);
+    if (cache.get(game) !== held) return storeFailed(c, new FairtableError('store_failed', 'the witness is busy: ask again'));
     const why =
       held.lines >= limits.maxGameLines || held.bytes + size > limits.maxGameBytes
         ? (['game_full', `this witness holds at most ${limits.maxGameLines} lines and ${limits.maxGameBytes} bytes of one game`] as const)
@@ -357,9 +477,8 @@ export function witnessRoutes(o: WitnessOptions): Hono {
       } catch {
         hash = null;
       }
-      const receipt = hash === null ? null : await o.store.receiptOf(game, hash);
-      if (receipt !== null) return c.json({ receipt }, 200);
-      return full(c, why[0], why[1]);
+      const answer = hash === null ? null : await receiptHeld(c, game, held, hash);
+      return answer ?? full(c, why[0], why[1]);
     }
     const a = held.book.admit(text);
     if (!a.ok) {
@@ -367,25 +486,33 @@ export function witnessRoutes(o: WitnessOptions): Hono {
       return c.json(failure(a.code, a.message), a.code === 'equivocation' ? 409 : 400);
     }
     if (a.duplicate) {
-      const receipt = await o.store.receiptOf(game, a.hash);
-      if (receipt !== null) return c.json({ receipt }, 200);
+      const answer = await receiptHeld(c, game, held, a.hash);
+      if (answer !== null) return answer;
+      if (cache.get(game) !== held) return storeFailed(c, new FairtableError('store_failed', 'the witness is busy: ask again'));
     }
-    // Counted when admitted, before the await: requests in flight together cannot pass a bound together.
+    // Counted when admitted, before any await: posts of one batch cannot pass a bound together.
     held.lines++;
     held.bytes += size;
-    if (cache.get(game) === held) cachedLines++;
+    cachedLines++;
     all.bytes += size;
     const receipt = receiptFor(held.book, a.envelope.from, a.envelope.seq, a.hash);
+    let stored!: () => void;
+    let failed!: (error: FairtableError) => void;
+    const committed = new Promise<WitnessReceipt>((resolve, reject) => {
+      stored = () => resolve(receipt);
+      failed = reject;
+    });
+    // A resend may wait on this too; when none does, a failure is still answered below, not left unhandled.
+    committed.catch(() => {});
+    held.waiting.set(a.hash, committed);
+    held.unstored++;
+    const posted: Posted = { game, held, all, line: { text, receipt }, size, stored, failed };
+    writer.open.add(posted);
+    writer.batches.add(posted);
     try {
-      await o.store.append(game, { text, receipt });
+      await committed;
     } catch (e) {
-      // The door is ahead of the store: it is rebuilt from what was kept.
-      if (cache.get(game) === held) {
-        cache.delete(game);
-        cachedLines -= held.lines;
-      }
-      usage = null;
-      throw e;
+      return storeFailed(c, e as FairtableError);
     }
     return c.json({ receipt }, 201);
   });
@@ -396,5 +523,10 @@ export function witnessRoutes(o: WitnessOptions): Hono {
     const lines = held.map((l) => JSON.stringify({ relay: o.publicKey, text: l.text, receipt: l.receipt }) + '\n');
     return c.body(lines.join(''), 200, { 'content-type': 'application/jsonl; charset=utf-8' });
   });
-  return app;
+  return Object.assign(app, {
+    async flush(): Promise<void> {
+      // A writer replaced after a failure has answered everything it held; the current one is flushed.
+      await writer.batches.flush();
+    },
+  });
 }
