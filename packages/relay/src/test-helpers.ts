@@ -4,7 +4,8 @@
  */
 import WebSocket from 'ws';
 import { toHex } from '@fairtable/core/bytes.js';
-import { envelopeHash, envelopeLine, type Envelope } from '@fairtable/core/envelope.js';
+import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
+import { nativeSign } from '@fairtable/node/native-verify.js';
 import { generateKeyPair, type KeyPair } from '@fairtable/core/identity.js';
 import { signHello } from '@fairtable/core/order/hello.js';
 import { checkReceipt, firstLogHash, nextLogHash, type Receipt } from '@fairtable/core/order/receipt.js';
@@ -210,4 +211,33 @@ export async function until(what: () => boolean, timeoutMs: number, label: strin
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${label}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** `count` note envelopes of player `player` of `g` (an index), each its author's next, signed natively. */
+export function noteEnvelopes(g: TestGame, player: number, count: number, noteBytes = 16): string[] {
+  const setup = JSON.parse(g.setupLine) as Envelope;
+  const out: string[] = [];
+  // The setup is its creator's envelope 0.
+  let prev = player === 0 ? envelopeHash(setup) : g.id;
+  let seq = player === 0 ? 1 : 0;
+  for (let i = 0; i < count; i++, seq++) {
+    const e = signEnvelope(
+      {
+        v: 1,
+        game: g.id,
+        from: g.ids[player]!,
+        seq,
+        prev,
+        at: 1,
+        head: envelopeHash(setup),
+        time: 5,
+        body: { type: 'note', note: `${i}`.padEnd(noteBytes, '.') },
+      },
+      g.keys[player]!.secretKey,
+      nativeSign,
+    );
+    out.push(envelopeLine(e));
+    prev = envelopeHash(e);
+  }
+  return out;
 }

@@ -12,12 +12,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { fromHex } from '@fairtable/core/bytes.js';
-import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
+import { envelopeHash, type Envelope } from '@fairtable/core/envelope.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { checkWitnessReceipt, type WitnessReceipt } from '@fairtable/core/order/witness.js';
-import { nativeSign } from '@fairtable/node/native-verify.js';
 import { startRelay, type Relay } from './relay.js';
-import { diceGame, type TestGame } from './test-helpers.js';
+import { diceGame, noteEnvelopes as envelopes } from './test-helpers.js';
 import { SqliteWitnessStore, witnessRoutes, type WitnessedEnvelope, type WitnessLimits, type WitnessStore } from './witness.js';
 
 const dirs: string[] = [];
@@ -31,35 +30,6 @@ function tempDir(onDisk = false): string {
   const d = mkdtempSync(join(!onDisk && existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), 'fairtable-witness-batch-'));
   dirs.push(d);
   return d;
-}
-
-/** `count` envelopes of player `player` of `g`, each its author's next. */
-function envelopes(g: TestGame, player: number, count: number, noteBytes = 16): string[] {
-  const setup = JSON.parse(g.setupLine) as Envelope;
-  const out: string[] = [];
-  // The setup is its creator's envelope 0.
-  let prev = player === 0 ? envelopeHash(setup) : g.id;
-  let seq = player === 0 ? 1 : 0;
-  for (let i = 0; i < count; i++, seq++) {
-    const e = signEnvelope(
-      {
-        v: 1,
-        game: g.id,
-        from: g.ids[player]!,
-        seq,
-        prev,
-        at: 1,
-        head: envelopeHash(setup),
-        time: 5,
-        body: { type: 'note', note: `${i}`.padEnd(noteBytes, '.') },
-      },
-      g.keys[player]!.secretKey,
-      nativeSign,
-    );
-    out.push(envelopeLine(e));
-    prev = envelopeHash(e);
-  }
-  return out;
 }
 
 /** A SQLite witness store that counts its transactions and can be made to fail its next appends. */

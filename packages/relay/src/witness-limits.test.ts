@@ -13,12 +13,11 @@ import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { fromHex } from '@fairtable/core/bytes.js';
-import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
+import { envelopeHash, type Envelope } from '@fairtable/core/envelope.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { auditLines } from '@fairtable/core/audit.js';
-import { nativeSign } from '@fairtable/node/native-verify.js';
 import { startRelay, type Relay } from './relay.js';
-import { createGame, diceGame, RelaySeat, until, type TestGame } from './test-helpers.js';
+import { createGame, diceGame, noteEnvelopes as envelopes, RelaySeat, until } from './test-helpers.js';
 import { SqliteWitnessStore, witnessRoutes, type WitnessLimits } from './witness.js';
 
 const dirs: string[] = [];
@@ -55,39 +54,6 @@ function postFrom(localAddress: string, url: string, body: string): Promise<Answ
     req.on('error', reject);
     req.end(body);
   });
-}
-
-/** `count` envelopes of `from` (a player index of `g`), each its author's next, signed natively. */
-function envelopes(g: TestGame, player: number, count: number, noteBytes = 16): string[] {
-  const setup = JSON.parse(g.setupLine) as Envelope;
-  const out: string[] = [];
-  let prev = g.id;
-  let seq = 0;
-  // The setup is its creator's envelope 0.
-  if (player === 0) {
-    prev = envelopeHash(setup);
-    seq = 1;
-  }
-  for (let i = 0; i < count; i++, seq++) {
-    const e = signEnvelope(
-      {
-        v: 1,
-        game: g.id,
-        from: g.ids[player]!,
-        seq,
-        prev,
-        at: 1,
-        head: envelopeHash(setup),
-        time: 5,
-        body: { type: 'note', note: `${i}`.padEnd(noteBytes, '.') },
-      },
-      g.keys[player]!.secretKey,
-      nativeSign,
-    );
-    out.push(envelopeLine(e));
-    prev = envelopeHash(e);
-  }
-  return out;
 }
 
 describe('witness limits (relay.md §8, "Limits")', () => {
