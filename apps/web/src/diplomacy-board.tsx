@@ -149,6 +149,14 @@ function arrowOf(r: Result): { from: string; to: string; kind: 'move' | 'support
 /** This seat's committed orders, not yet revealed: drawn dotted in black over the last phase's arrows. */
 const PENDING = '#111';
 
+/** The line of an arrow between two provinces, drawn short of both centres so it does not hide the units. */
+function arrowEnds(a: { readonly from: string; readonly to: string }): { x1: number; y1: number; x2: number; y2: number } {
+  const [x1, y1] = AT[a.from]!;
+  const [x2, y2] = AT[a.to]!;
+  const cut = 16 / (Math.hypot(x2 - x1, y2 - y1) || 1);
+  return { x1: x1 + (x2 - x1) * cut, y1: y1 + (y2 - y1) * cut, x2: x2 - (x2 - x1) * cut, y2: y2 - (y2 - y1) * cut };
+}
+
 function Board({ view, last, pending }: { view: TableView; last: Adjudicated | null; pending: readonly string[] }) {
   const position = view.state?.position as
     | {
@@ -198,19 +206,13 @@ function Board({ view, last, pending }: { view: TableView; last: Adjudicated | n
         );
       })}
       {arrows.map(({ r, a }, i) => {
-        const [x1, y1] = AT[a!.from]!;
-        const [x2, y2] = AT[a!.to]!;
-        const len = Math.hypot(x2 - x1, y2 - y1) || 1;
-        const cut = 16 / len;
+        const ends = arrowEnds(a!);
         return (
           <line
             key={i}
             class={`order order-${a!.kind}`}
             data-order={r.order}
-            x1={x1 + (x2 - x1) * cut}
-            y1={y1 + (y2 - y1) * cut}
-            x2={x2 - (x2 - x1) * cut}
-            y2={y2 - (y2 - y1) * cut}
+            {...ends}
             stroke={COLOUR[r.power] ?? '#000'}
             stroke-width={a!.kind === 'move' ? 3 : 2}
             stroke-dasharray={a!.kind === 'support' ? '6 4' : a!.kind === 'convoy' ? '2 3' : r.status === 'succeeded' ? undefined : '10 4'}
@@ -220,19 +222,13 @@ function Board({ view, last, pending }: { view: TableView; last: Adjudicated | n
         );
       })}
       {mine.map(({ order, a }, i) => {
-        const [x1, y1] = AT[a!.from]!;
-        const [x2, y2] = AT[a!.to]!;
-        const len = Math.hypot(x2 - x1, y2 - y1) || 1;
-        const cut = 16 / len;
+        const ends = arrowEnds(a!);
         return (
           <line
             key={`pending-${i}`}
             class={`order-pending order-pending-${a!.kind}`}
             data-order={order}
-            x1={x1 + (x2 - x1) * cut}
-            y1={y1 + (y2 - y1) * cut}
-            x2={x2 - (x2 - x1) * cut}
-            y2={y2 - (y2 - y1) * cut}
+            {...ends}
             stroke={PENDING}
             stroke-width={3}
             stroke-linecap="round"

@@ -14,6 +14,7 @@ export {
   type SimProtocol,
   type SimExtension,
 } from './sim/simulate.js';
+export { deepFreeze, frozenMachine, frozenRegistry, Mutation, strict } from './sim/frozen.js';
 export { SimPlayer, type SimPlayerOptions } from './sim/player.js';
 export { CHEATS, GENERIC_CHEATS, cheatApplies, cheatHook, earlyMove, type Cheat, type CheatDeps } from './sim/cheats.js';
 export { belowBig, randomChoice, randomStrategy, simStrategy, type Strategy } from './sim/strategies.js';

@@ -17,7 +17,7 @@ import { WebSocket } from 'ws';
 import { ClientError, createGame, joinGame, relayKeyOf, type RelayGame } from '@fairtable/client';
 import { randomBytes, toHex, isHex, fromHex } from '@fairtable/core/bytes.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
-import { envelopeLine } from '@fairtable/core/envelope.js';
+import { envelopeLine, envelopeShapeError } from '@fairtable/core/envelope.js';
 import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
 import { readSetupLine } from '@fairtable/core/transcript.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
@@ -202,10 +202,10 @@ function report(player: RelayGame): string {
 
 const WHEELS = ['roulette', 'dice'] as const;
 
-function isJson(text: string): boolean {
+/** An envelope the house wrote whole: a write cut short, or anything else, is not one. */
+function isEnvelope(text: string): boolean {
   try {
-    JSON.parse(text);
-    return true;
+    return envelopeShapeError(JSON.parse(text)) === null;
   } catch {
     return false;
   }
@@ -266,7 +266,7 @@ function resumeGame(
   // A write the crash cut short was never sent (the file is written before the envelope goes out).
   const flight = `${file}.inflight`;
   const inFlight = existsSync(flight) ? readFileSync(flight, 'utf8') : '';
-  return { gameId, prove: h.prove, lines, receipts, inFlight: inFlight !== '' && isJson(inFlight) ? inFlight : null };
+  return { gameId, prove: h.prove, lines, receipts, inFlight: isEnvelope(inFlight) ? inFlight : null };
 }
 
 export function register(program: Command): void {

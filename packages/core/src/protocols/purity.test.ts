@@ -4,45 +4,13 @@
  * simulator, honestly and with every cheat, on these frozen machines.
  */
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_REGISTRY, type AnyMachine, type Registry } from '../registry.js';
+import { DEFAULT_REGISTRY, type AnyMachine } from '../registry.js';
+import { frozenMachine as frozen, frozenRegistry, Mutation } from '../sim/frozen.js';
 import { simulate, SIM_PROTOCOLS } from '../sim/simulate.js';
 import { GENERIC_CHEATS, type Cheat } from '../sim/cheats.js';
 import { Auditor } from '../audit.js';
 
-class Mutation extends Error {}
-
-function deepFreeze<T>(value: T, seen = new WeakSet<object>()): T {
-  if (value === null || typeof value !== 'object' || seen.has(value) || ArrayBuffer.isView(value)) return value;
-  seen.add(value);
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key], seen);
-  return value;
-}
-
-/** Runs `f`; a write into a frozen state (a TypeError in strict mode) becomes an error the referee does not absorb. */
-function strict<R>(f: () => R): R {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof TypeError && /read only|not extensible|frozen|Cannot (assign|add|delete|define)/i.test(e.message)) throw new Mutation(e.message);
-    throw e;
-  }
-}
-
-function frozen(m: AnyMachine): AnyMachine {
-  return {
-    protocol: m.protocol,
-    init: (setup, gameId, me, ctx) => m.init(setup, gameId, me, ctx),
-    step: (s, msg, ctx) => strict(() => m.step(deepFreeze(s), msg, ctx)),
-    tick: (s, ctx) => strict(() => m.tick(deepFreeze(s), ctx)),
-    penalize: (s, player, code, line, ctx, time) => strict(() => m.penalize(deepFreeze(s), player, code, line, ctx, time)),
-    decision: (s) => strict(() => m.decision(deepFreeze(s))),
-    decide: (s, choice, ctx) => strict(() => m.decide(deepFreeze(s), choice, ctx)),
-    outcome: (s) => strict(() => m.outcome(deepFreeze(s))),
-  };
-}
-
-const registry: Registry = { machines: new Map([...DEFAULT_REGISTRY.machines].map(([k, m]) => [k, frozen(m)])), games: DEFAULT_REGISTRY.games };
+const registry = frozenRegistry(DEFAULT_REGISTRY);
 
 function audit(lines: readonly string[]) {
   const a = new Auditor(lines[0]!, { registry });

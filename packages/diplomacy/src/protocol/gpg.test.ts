@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { simKeys } from '@fairtable/core/testing';
+import { frozenRegistry, simKeys } from '@fairtable/core/testing';
 import { auditLines } from '@fairtable/core/audit.js';
 import type { Violation } from '@fairtable/core/errors.js';
 import { toHex } from '@fairtable/core/bytes.js';
@@ -18,7 +18,6 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope } from '@fairtable/core/setup.js';
 import { Seat } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
-import type { AnyMachine, Registry } from '@fairtable/core/registry.js';
 import { diplomacyRegistry as registry } from './index.js';
 import type { DiplomacyState } from './machine.js';
 import { saltPrefix } from './gpg.js';
@@ -140,21 +139,8 @@ function label(s: DiplomacyState): string {
   return type === 'adjustment' ? `W${year}A` : `${season === 'spring' ? 'S' : 'F'}${year}${type === 'movement' ? 'M' : 'R'}`;
 }
 
-function deepFreeze<T>(value: T, seen = new WeakSet<object>()): T {
-  if (value === null || typeof value !== 'object' || seen.has(value) || ArrayBuffer.isView(value)) return value;
-  seen.add(value);
-  Object.freeze(value);
-  for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key], seen);
-  return value;
-}
-
-/** The registry with a machine whose every step is given a deep-frozen state: a write into it throws. */
-const frozen: Registry = {
-  machines: new Map(
-    [...registry.machines].map(([k, m]): [string, AnyMachine] => [k, { ...m, step: (state, msg, ctx) => m.step(deepFreeze(state), msg, ctx) }]),
-  ),
-  games: registry.games,
-};
+/** The registry with every machine given deep-frozen states: a write into one throws. */
+const frozen = frozenRegistry(registry);
 
 /**
  * The audit's violations but the one every unfinished transcript has (nobody named: the game is not over yet);
