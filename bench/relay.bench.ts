@@ -1,5 +1,5 @@
 /**
- * `npm run bench:relay [-- --json] [--games G] [--players P] [--envelopes E]`: the relay's throughput and
+ * `npm run bench:relay [-- --json] [--games G] [--players P] [--envelopes E] [--paced-envelopes F]`: the relay's throughput and
  * latency (docs/spec/relay.md). The relay runs as `fairtable relay` in its own process on a fresh data
  * directory; this process is the load: G games of P players (default 1,000 × 4), one WebSocket each,
  * every envelope signed before the clock starts. In each game the players take turns: player n mod P
@@ -7,12 +7,15 @@
  * G at once. Measured: envelopes accepted, verified, stored and fanned out a second (first submission to
  * last delivery), and the p99 of submit-to-delivery (the submission to the entry reaching the next
  * player), at saturation and, apart, at a fixed offered rate: 5,000 envelopes/s (the target) when the
- * relay sustains more, else half its throughput. The same load against a bare `ws` broadcast server
+ * relay sustains more, else half its throughput, over F envelopes a game (default 120: 24 s at 5,000/s, long
+ * enough to hold the relay's major garbage collections as they come in steady play, where E envelopes,
+ * 5 s, would hold one or none by chance). The relay's CPU is counted from the moment the clock starts,
+ * after every connection is open and has said hello. The same load against a bare `ws` broadcast server
  * (bench/lib/ws-broadcast-server.ts: no verification, no storage) is the ceiling. The relay's peak RSS
  * is read from /proc.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -34,6 +37,8 @@ const json = args.includes('--json');
 const GAMES = flag('games', 1000);
 const PLAYERS = flag('players', 4);
 const ENVELOPES = flag('envelopes', 24);
+/** Envelopes a game in the paced run, where latency is measured. */
+const PACED_ENVELOPES = flag('paced-envelopes', 120);
 /** The figure to reach (issue 9): envelopes a second, at which latency is also measured once reached. */
 const TARGET = 5000;
 const say = (text: string): void => {
@@ -51,10 +56,13 @@ interface Game {
   readonly lines: string[];
 }
 
+/** Envelopes a game of `games` plays (its lines but the setup). */
+const envelopesOf = (games: readonly Game[]): number => games[0]!.lines.length - 1;
+
 const keys: KeyPair[] = Array.from({ length: PLAYERS }, (_, i) => generateKeyPair(new Uint8Array(32).fill(i + 1)));
 const ids = keys.map((_, i) => `p${i}`);
 
-function makeGame(g: number): Game {
+function makeGame(g: number, envelopes: number): Game {
   const nonce = new Uint8Array(32);
   new DataView(nonce.buffer).setUint32(0, g);
   const setup: GameSetup = {
@@ -72,7 +80,7 @@ function makeGame(g: number): Game {
   const last = ids.map(() => ({ seq: 0, prev: id }));
   last[0] = { seq: 1, prev: envelopeHash(setupEnvelope) };
   let head = envelopeHash(setupEnvelope);
-  for (let n = 1; n <= ENVELOPES; n++) {
+  for (let n = 1; n <= envelopes; n++) {
     const p = n % PLAYERS;
     const e: Envelope = signEnvelope(
       { v: 1, game: id, from: ids[p]!, seq: last[p]!.seq, prev: last[p]!.prev, at: n, head, time: setup.created + n, body: { type: 'note', n } },
@@ -160,13 +168,23 @@ interface Result {
   readonly delivered: number;
   /** This process's CPU (the load generator's, every thread) an envelope, µs. */
   readonly loadCpuUs: number;
+  /** Envelopes played. */
+  readonly envelopes: number;
+  /** The share of deliveries that took longer than 50 ms. */
+  readonly over50: number;
+  readonly seconds: number;
+  /** Each delivery as [submitted at (ms since the epoch), latency (ms)], in the order received. */
+  readonly trace: [number, number][];
 }
 
 /** Plays every game to its last envelope against `url` (the ceiling answers no challenge, only `welcome`). */
-async function load(url: string, games: readonly Game[], rate = 0): Promise<Result> {
+async function load(url: string, games: readonly Game[], rate = 0, onClockStart: () => void = () => {}): Promise<Result> {
+  const ENVELOPES = envelopesOf(games);
   const sockets: LeanWebSocket[][] = [];
   const sentAt: Float64Array[] = games.map(() => new Float64Array(ENVELOPES + 1));
   const latencies = new Float64Array(games.length * ENVELOPES);
+  const tracing = process.env.RELAY_BENCH_TRACE !== undefined && rate > 0;
+  const trace: [number, number][] = [];
   let measured = 0;
   let done = 0;
   let started = false;
@@ -213,6 +231,7 @@ async function load(url: string, games: readonly Game[], rate = 0): Promise<Resu
         // The player whose turn comes next acts on the entry before it; the others only receive.
         if (line < 1 || (line + 1) % PLAYERS !== p) return;
         latencies[measured++] = performance.now() - sentAt[g]![line]!;
+        if (tracing) trace.push([performance.timeOrigin + sentAt[g]![line]!, latencies[measured - 1]!]);
         if (line === ENVELOPES) {
           if (++done === games.length) finish();
         } else turn(g, line + 1);
@@ -224,6 +243,7 @@ async function load(url: string, games: readonly Game[], rate = 0): Promise<Resu
     sockets.push(...(await Promise.all(batch)));
   }
   started = true;
+  onClockStart();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   pacedAt = t0;
@@ -241,15 +261,21 @@ async function load(url: string, games: readonly Game[], rate = 0): Promise<Resu
     p50Ms: sorted[Math.floor(sorted.length * 0.5)]!,
     delivered: measured,
     loadCpuUs: (cpu.user + cpu.system) / (games.length * ENVELOPES),
+    envelopes: games.length * ENVELOPES,
+    over50: sorted.filter((ms) => ms > 50).length / Math.max(1, sorted.length),
+    seconds,
+    trace,
   };
 }
 
 async function main(): Promise<void> {
-  say(`relay bench: ${GAMES} games × ${PLAYERS} players, ${ENVELOPES} envelopes a game (${GAMES * ENVELOPES} in all)`);
+  say(
+    `relay bench: ${GAMES} games × ${PLAYERS} players, ${ENVELOPES} envelopes a game (${GAMES * ENVELOPES} in all) at saturation, ${PACED_ENVELOPES} a game (${GAMES * PACED_ENVELOPES}) paced`,
+  );
   let t = performance.now();
-  const games = Array.from({ length: GAMES }, (_, g) => makeGame(g));
-  const pacedGames = Array.from({ length: GAMES }, (_, g) => makeGame(GAMES + g));
-  say(`  signed ${2 * GAMES * (ENVELOPES + 1)} envelopes in ${((performance.now() - t) / 1000).toFixed(1)} s (before the clock)`);
+  const games = Array.from({ length: GAMES }, (_, g) => makeGame(g, ENVELOPES));
+  const pacedGames = Array.from({ length: GAMES }, (_, g) => makeGame(GAMES + g, PACED_ENVELOPES));
+  say(`  signed ${GAMES * (ENVELOPES + PACED_ENVELOPES + 2)} envelopes in ${((performance.now() - t) / 1000).toFixed(1)} s (before the clock)`);
 
   const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-bench-'));
   // Every game and connection comes from 127.0.0.1: the per-address limits (relay.md §5) are raised to the bench's own load.
@@ -259,7 +285,10 @@ async function main(): Promise<void> {
     const log = JSON.parse(line) as { msg?: string; port?: number };
     return log.msg === 'relay listening' ? `http://127.0.0.1:${log.port}` : null;
   });
-  relay.child.stdout!.resume();
+  // For diagnosis: RELAY_BENCH_RELAY_LOG=FILE keeps the relay's output (its JSON log, and what Node options
+  // such as --trace-gc in RELAY_BENCH_NODE_ARGS print), else it is read and dropped.
+  if (process.env.RELAY_BENCH_RELAY_LOG) relay.child.stdout!.pipe(createWriteStream(process.env.RELAY_BENCH_RELAY_LOG));
+  else relay.child.stdout!.resume();
   t = performance.now();
   const all = [...games, ...pacedGames];
   for (let g = 0; g < all.length; g += 50) {
@@ -273,29 +302,44 @@ async function main(): Promise<void> {
   say(`  created ${all.length} games in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   const rssBefore = peakRssMiB(relay.child.pid!);
   const pid = relay.child.pid!;
-  const [cpuBefore, loopBefore] = [cpuSeconds(pid), cpuSeconds(pid, pid)];
-  const threadsBefore = threadCpu(pid);
-  const measured = await load(relay.url, games);
+  /** The relay's CPU (all threads, the event loop, each thread) when a run's clock starts. */
+  let before = { all: 0, loop: 0, threads: new Map<number, { name: string; seconds: number }>() };
+  const clockStarts = (): void => {
+    before = { all: cpuSeconds(pid), loop: cpuSeconds(pid, pid), threads: threadCpu(pid) };
+  };
+  /** µs of the relay's CPU an envelope since the run's clock started: all threads, and the event loop alone. */
+  const cpuSince = (envelopes: number): { all: number; loop: number } => ({
+    all: ((cpuSeconds(pid) - before.all) * 1e6) / envelopes,
+    // The main thread (its id is the process's): the event loop, which every line passes through in order.
+    loop: ((cpuSeconds(pid, pid) - before.loop) * 1e6) / envelopes,
+  });
+  const measured = await load(relay.url, games, 0, clockStarts);
   // Where the relay's CPU went, thread by thread (µs an envelope), for profiling: RELAY_BENCH_THREADS=1, on stderr.
   if (process.env.RELAY_BENCH_THREADS) {
     const rows = [...threadCpu(pid)].map(([tid, t]) => ({
       tid,
       name: t.name,
-      us: ((t.seconds - (threadsBefore.get(tid)?.seconds ?? 0)) * 1e6) / (GAMES * ENVELOPES),
+      us: ((t.seconds - (before.threads.get(tid)?.seconds ?? 0)) * 1e6) / measured.envelopes,
     }));
     process.stderr.write(JSON.stringify(rows.filter((r) => r.us >= 1).map((r) => `${r.tid === pid ? 'main' : r.name}:${r.us.toFixed(0)}`)) + '\n');
   }
-  const cpuUsPerEnvelope = ((cpuSeconds(pid) - cpuBefore) * 1e6) / (GAMES * ENVELOPES);
-  // The main thread (its id is the process's): the event loop, which every line passes through in order.
-  const loopUsPerEnvelope = ((cpuSeconds(pid, pid) - loopBefore) * 1e6) / (GAMES * ENVELOPES);
+  const { all: cpuUsPerEnvelope, loop: loopUsPerEnvelope } = cpuSince(measured.envelopes);
   // Latency is measured apart, at the target's 5,000 envelopes/s offered when the relay sustains more,
   // else at half the throughput just measured: at saturation every game has an envelope in flight and
   // latency is only the queue (games ÷ throughput).
   const pacedRate = measured.envelopesPerSecond > TARGET ? TARGET : Math.round(measured.envelopesPerSecond / 2);
-  const [pacedCpuBefore, pacedLoopBefore] = [cpuSeconds(pid), cpuSeconds(pid, pid)];
-  const paced = await load(relay.url, pacedGames, pacedRate);
-  const pacedCpuUs = ((cpuSeconds(pid) - pacedCpuBefore) * 1e6) / (GAMES * ENVELOPES);
-  const pacedLoopUs = ((cpuSeconds(pid, pid) - pacedLoopBefore) * 1e6) / (GAMES * ENVELOPES);
+  const paced = await load(relay.url, pacedGames, pacedRate, clockStarts);
+  const { all: pacedCpuUs, loop: pacedLoopUs } = cpuSince(paced.envelopes);
+  // For diagnosis: RELAY_BENCH_TRACE=FILE writes each paced delivery, "submitted-at-ms latency-ms" a line, and the
+  // relay's process start, to line its latency up with what the relay logged (--trace-gc counts from that start).
+  if (process.env.RELAY_BENCH_TRACE) {
+    const started = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]) * 10;
+    const boot = Number(/^btime (\d+)/m.exec(readFileSync('/proc/stat', 'utf8'))![1]) * 1000;
+    writeFileSync(
+      process.env.RELAY_BENCH_TRACE,
+      `# relay started ${boot + started}\n` + paced.trace.map(([at, ms]) => `${at.toFixed(1)} ${ms.toFixed(2)}`).join('\n') + '\n',
+    );
+  }
   const rss = peakRssMiB(relay.child.pid!);
   const metrics = await (await fetch(`${relay.url}/metrics`)).text();
   const stored = /fairtable_relay_lines_accepted_total (\d+)/.exec(metrics)?.[1];
@@ -333,7 +377,7 @@ async function main(): Promise<void> {
     `  relay:   ${Math.round(measured.envelopesPerSecond)} envelopes/s accepted, verified, stored and fanned out; p50 ${measured.p50Ms.toFixed(1)} ms, p99 ${measured.p99Ms.toFixed(1)} ms (stored: ${stored}, in ${appends} transactions)`,
   );
   say(
-    `  relay paced at ${pacedRate} envelopes/s offered: ${Math.round(paced.envelopesPerSecond)} envelopes/s, p50 ${paced.p50Ms.toFixed(1)} ms, p99 ${paced.p99Ms.toFixed(1)} ms`,
+    `  relay paced at ${pacedRate} envelopes/s offered: ${Math.round(paced.envelopesPerSecond)} envelopes/s for ${paced.seconds.toFixed(1)} s (${paced.envelopes} envelopes), p50 ${paced.p50Ms.toFixed(1)} ms, p99 ${paced.p99Ms.toFixed(1)} ms, ${(100 * paced.over50).toFixed(2)}% over 50 ms`,
   );
   say(
     `  ceiling: ${Math.round(ceiling.envelopesPerSecond)} envelopes/s through a bare ws broadcast; p50 ${ceiling.p50Ms.toFixed(1)} ms, p99 ${ceiling.p99Ms.toFixed(1)} ms`,

@@ -5,12 +5,32 @@
 import { FairtableError } from './errors.js';
 
 const HEX = '0123456789abcdef';
-const HEX_TABLE: string[] = Array.from({ length: 256 }, (_, i) => HEX[i >> 4]! + HEX[i & 15]!);
+/** The ASCII codes of each byte's two hex digits, at 2b and 2b + 1. */
+const HEX_CODES = new Uint8Array(512);
+for (let b = 0; b < 256; b++) {
+  HEX_CODES[2 * b] = HEX.charCodeAt(b >> 4);
+  HEX_CODES[2 * b + 1] = HEX.charCodeAt(b & 15);
+}
+// Hex digits are ASCII, so any UTF-8 decoder reads them as they are.
+const ascii = new TextDecoder();
+/** Scratch for the digits, kept for hex of up to 4 KiB of bytes; larger inputs get their own. */
+let digits = new Uint8Array(128);
 
+/**
+ * Lowercase hex. The digits are written as ASCII into one scratch buffer and decoded once: one string
+ * allocated, where appending two characters at a time builds a rope of a node per byte (a relay hashes
+ * and hex-encodes several values per line, on every line).
+ */
 export function toHex(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i++) out += HEX_TABLE[bytes[i]!];
-  return out;
+  const n = bytes.length;
+  if (digits.length < 2 * n && n <= 4096) digits = new Uint8Array(2 * n);
+  const out = digits.length < 2 * n ? new Uint8Array(2 * n) : digits;
+  for (let i = 0; i < n; i++) {
+    const c = 2 * bytes[i]!;
+    out[2 * i] = HEX_CODES[c]!;
+    out[2 * i + 1] = HEX_CODES[c + 1]!;
+  }
+  return ascii.decode(out.subarray(0, 2 * n));
 }
 
 const NIBBLE = new Int8Array(128).fill(-1);

@@ -23,4 +23,16 @@ describe('textFrame', () => {
       expect(framePayload(ours).equals(payload)).toBe(true);
     }
   });
+
+  it('frames its parts as one text, whatever the parts and wherever multibyte characters fall', () => {
+    const parts = ['{"kind":"entry","line":7,"text":', JSON.stringify('é€𝄞"\\'.repeat(40)), ',"receipt":', '{"v":1}', '}', ''];
+    const whole = parts.join('');
+    expect(textFrame(...parts).equals(textFrame(whole))).toBe(true);
+    expect(framePayload(textFrame(...parts)).toString('utf8')).toBe(whole);
+    // Across the 7-bit and 16-bit length bounds.
+    for (const n of [120, 125, 126, 65535, 65536]) {
+      const text = 'a'.repeat(n - 3);
+      expect(textFrame('é', text).equals(textFrame('é' + text))).toBe(true);
+    }
+  });
 });

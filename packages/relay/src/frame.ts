@@ -5,9 +5,14 @@
  * a header, and a write of two buffers, for every reader of every line.
  */
 
-/** `text` (JSON), encoded as UTF-8, as one final, unmasked text frame. */
-export function textFrame(text: string): Buffer {
-  const n = Buffer.byteLength(text, 'utf8');
+/**
+ * The concatenation of `parts` (JSON), encoded as UTF-8, as one final, unmasked text frame. The parts are
+ * written into the frame one after another, so a message made of a line's text and its receipt is never
+ * built as one string first.
+ */
+export function textFrame(...parts: string[]): Buffer {
+  let n = 0;
+  for (const part of parts) n += Buffer.byteLength(part, 'utf8');
   const head = n < 126 ? 2 : n < 65536 ? 4 : 10;
   const frame = Buffer.allocUnsafe(head + n);
   // FIN, opcode 1 (text); no mask bit.
@@ -20,7 +25,8 @@ export function textFrame(text: string): Buffer {
     frame[1] = 127;
     frame.writeBigUInt64BE(BigInt(n), 2);
   }
-  frame.write(text, head, 'utf8');
+  let at = head;
+  for (const part of parts) at += frame.write(part, at, 'utf8');
   return frame;
 }
 

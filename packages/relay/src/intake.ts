@@ -30,6 +30,11 @@ interface Item<C> {
   read: Read | null;
 }
 
+/**
+ * A game's lines in the intake. It stays with its door while the door lives (a WeakMap), and its author
+ * counts stay at zero rather than being deleted: a line a game at a time, a queue and a map made and
+ * dropped for each line was most of what the intake left for the garbage collector.
+ */
 interface Queue<C> {
   readonly items: Item<C>[];
   /** Lines of each author waiting in this queue. */
@@ -37,7 +42,7 @@ interface Queue<C> {
 }
 
 export class Intake<C> {
-  private readonly queues = new Map<Door, Queue<C>>();
+  private readonly queues = new WeakMap<Door, Queue<C>>();
   private waitingLines = 0;
   private idle: (() => void)[] = [];
   private readonly keyHex = new WeakMap<Uint8Array, string>();
@@ -99,18 +104,24 @@ export class Intake<C> {
     let n = 0;
     while (n < q.items.length && q.items[n]!.ready) n++;
     if (n === 0) return;
-    const taken = q.items.splice(0, n);
-    if (q.items.length === 0) this.queues.delete(door);
-    for (const item of taken) {
-      if (item.next >= 0) {
-        const left = q.waitingBy.get(item.who)! - 1;
-        if (left === 0) q.waitingBy.delete(item.who);
-        else q.waitingBy.set(item.who, left);
-      }
-      this.waitingLines--;
-      this.onAdmission(item.conn, item.text, item.read === null ? door.admit(item.text, item.who) : judge(door, item, item.read));
+    // Taken off the queue before any is admitted, so a line the admissions add waits its turn behind them.
+    // (One line, the usual case, without an array for it.)
+    const items = q.items;
+    if (n === 1) {
+      const item = items.shift()!;
+      this.take(door, q, item);
+    } else {
+      const taken = items.splice(0, n);
+      for (const item of taken) this.take(door, q, item);
     }
     if (this.waitingLines === 0) for (const resolve of this.idle.splice(0)) resolve();
+  }
+
+  /** Takes `item` through its door, and tells of the door's answer. */
+  private take(door: Door, q: Queue<C>, item: Item<C>): void {
+    if (item.next >= 0) q.waitingBy.set(item.who, q.waitingBy.get(item.who)! - 1);
+    this.waitingLines--;
+    this.onAdmission(item.conn, item.text, item.read === null ? door.admit(item.text, item.who) : judge(door, item, item.read));
   }
 }
 
@@ -133,8 +144,19 @@ function judge<C>(door: Door, { text, who, next }: Item<C>, read: Read): Admissi
     case 'read': {
       // The envelope as the door's rule reads it: every member but the body's content and the signature,
       // whose verdict is `sigOk`.
-      const { type, ...header } = read.header;
-      const envelope: Envelope = { v: 1, ...header, body: { type }, sig: '' };
+      const h = read.header;
+      const envelope: Envelope = {
+        v: 1,
+        game: h.game,
+        from: h.from,
+        seq: h.seq,
+        prev: h.prev,
+        at: h.at,
+        head: h.head,
+        time: h.time,
+        body: { type: h.type },
+        sig: '',
+      };
       return door.admitPrepared({ text, envelope, shapeError: null, hash: read.hash, sigOk: read.sigOk }, who);
     }
   }

@@ -319,9 +319,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         const receiptText = `{"v":1,"game":"${r.game}","line":${r.line},"hash":"${r.hash}","log":"${r.log}","time":${r.time},"sig":"${p.sig}"}`;
         // The submitter's socket is corked for its line: its acknowledgement and its entry leave in one write.
         const corked = p.from === null ? null : cork(p.from);
-        if (p.from !== null) sendFrame(p.from, textFrame(`{"kind":"accepted","line":${p.line},"receipt":${receiptText}}`));
+        if (p.from !== null) sendFrame(p.from, textFrame(`{"kind":"accepted","line":${p.line},"receipt":`, receiptText, '}'));
         // One whole frame, written as it is to every reader.
-        const entry = textFrame(`{"kind":"entry","line":${p.line},"text":${JSON.stringify(p.text)},"receipt":${receiptText}}`);
+        const entry = textFrame(`{"kind":"entry","line":${p.line},"text":`, JSON.stringify(p.text), ',"receipt":', receiptText, '}');
         for (const c of p.entry.connections) if (c.who !== null) sendFrame(c, entry);
         corked?.uncork();
       }
