@@ -32,8 +32,8 @@ interface Item<C> {
 
 /**
  * A game's lines in the intake. It stays with its door while the door lives (a WeakMap), and its author
- * counts stay at zero rather than being deleted: a line a game at a time, a queue and a map made and
- * dropped for each line was most of what the intake left for the garbage collector.
+ * counts stay at zero rather than being deleted: with a line a game at a time, the queue and its map were
+ * otherwise made and dropped for every line.
  */
 interface Queue<C> {
   readonly items: Item<C>[];
