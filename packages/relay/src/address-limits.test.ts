@@ -5,36 +5,21 @@
  * they arrive together while their game loads) and the address's open connections go on. 127.0.0.1 and
  * 127.0.0.2 are two clients to a relay on 127.0.0.1.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
 import WebSocket from 'ws';
 import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
 import { signHello } from '@fairtable/core/order/hello.js';
-import { startRelay, type Relay, type RelayOptions } from './relay.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
-import { diceGame, until, type Message, type TestGame } from './test-helpers.js';
+import { diceGame, testRelays, until, type Message, type TestGame } from './test-helpers.js';
 
-const dirs: string[] = [];
-const relays: Relay[] = [];
+const { relay, directory, closeAll } = testRelays();
 const sockets: WebSocket[] = [];
-
-async function relay(options: Partial<RelayOptions> = {}): Promise<Relay> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-'));
-  dirs.push(dataDir);
-  const r = await startRelay({ host: '127.0.0.1', port: 0, dataDir, webDir: dataDir, logger: pino({ level: 'silent' }), ...options });
-  relays.push(r);
-  return r;
-}
 
 afterEach(async () => {
   for (const s of sockets.splice(0)) s.terminate();
-  for (const r of relays.splice(0)) await r.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  await closeAll();
 });
 
 interface Answer {
@@ -167,8 +152,7 @@ describe('per-address limits', () => {
   });
 
   it('lets no more than the cap in when an address opens many connections at once while their game loads', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-'));
-    dirs.push(dataDir);
+    const dataDir = directory();
     const inner = new SqliteStore(dataDir);
     let slow = false;
     // A store slow to read: the game takes long to load, and every upgrade waits for it.

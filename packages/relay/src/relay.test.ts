@@ -3,37 +3,19 @@
  * line stored, receipted and fanned out in order; the door's refusals on the wire; the limits against
  * hostile clients; a whole game played by core seats and audited from the fetched transcript.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { pino } from 'pino';
 import { fromHex, toHex } from '@fairtable/core/bytes.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
 import { signHello } from '@fairtable/core/order/hello.js';
 import { checkReceipt, firstLogHash, nextLogHash } from '@fairtable/core/order/receipt.js';
-import { startRelay, type Relay, type RelayOptions } from './relay.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { Store } from './store.js';
-import { createGame, diceGame, RelaySeat, until, WireClient, type TestGame } from './test-helpers.js';
+import { createGame, diceGame, RelaySeat, testRelays, until, WireClient, type TestGame } from './test-helpers.js';
 
-const dirs: string[] = [];
-const relays: Relay[] = [];
+const { relay, directory, closeAll } = testRelays();
 
-async function relay(options: Partial<RelayOptions> = {}): Promise<Relay> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-'));
-  dirs.push(dataDir);
-  // webDir: an empty directory, so `/` is the command-line page whether or not the web app was built.
-  const r = await startRelay({ host: '127.0.0.1', port: 0, dataDir, webDir: dataDir, logger: pino({ level: 'silent' }), ...options });
-  relays.push(r);
-  return r;
-}
-
-afterEach(async () => {
-  for (const r of relays.splice(0)) await r.close();
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
-});
+afterEach(closeAll);
 
 /** The next envelope of player `index` in `game`, signed on a log whose last line is `head` (line `at − 1`). */
 function envelope(
@@ -103,8 +85,7 @@ describe('the relay', () => {
   });
 
   it('acknowledges and fans out a line only once its append has committed; a failed append acknowledges nothing', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-'));
-    dirs.push(dataDir);
+    const dataDir = directory();
     const inner = new SqliteStore(dataDir);
     let gate: { release: () => void; fail: () => void } | null = null;
     const store: Store = {

@@ -2,6 +2,10 @@
  * Test helpers for the relay (not exported): games to host, a raw WebSocket client that speaks the wire
  * of docs/spec/relay.md §3, and a seat of @fairtable/core playing over it that checks every receipt.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
 import WebSocket from 'ws';
 import { toHex } from '@fairtable/core/bytes.js';
 import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
@@ -13,6 +17,7 @@ import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/s
 import { Seat, seatRandom } from '@fairtable/core/seat/seat.js';
 import { simStrategy } from '@fairtable/core/testing';
 import type { JsonValue } from '@fairtable/core/jcs.js';
+import { startRelay, type Relay, type RelayOptions } from './relay.js';
 
 export interface TestGame {
   readonly id: string;
@@ -240,4 +245,37 @@ export function noteEnvelopes(g: TestGame, player: number, count: number, noteBy
     prev = envelopeHash(e);
   }
   return out;
+}
+
+/**
+ * Relays for a test file, each on a fresh data directory (also its `webDir`: an empty directory, so `/` is
+ * the command-line page whether or not the web app was built), silent; `closeAll` (for `afterEach`)
+ * closes them and removes their directories.
+ */
+export function testRelays(): {
+  relay: (options?: Partial<RelayOptions>) => Promise<Relay>;
+  /** A fresh directory, removed by `closeAll` (for a test that makes its own store). */
+  directory: () => string;
+  closeAll: () => Promise<void>;
+} {
+  const dirs: string[] = [];
+  const relays: Relay[] = [];
+  const directory = (): string => {
+    const dir = mkdtempSync(join(tmpdir(), 'fairtable-relay-'));
+    dirs.push(dir);
+    return dir;
+  };
+  return {
+    directory,
+    async relay(options = {}) {
+      const dataDir = directory();
+      const r = await startRelay({ host: '127.0.0.1', port: 0, dataDir, webDir: dataDir, logger: pino({ level: 'silent' }), ...options });
+      relays.push(r);
+      return r;
+    },
+    async closeAll() {
+      for (const r of relays.splice(0)) await r.close();
+      for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    },
+  };
 }
