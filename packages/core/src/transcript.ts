@@ -25,6 +25,7 @@ import { canonicalUnsigned, envelopeHashFromParts, envelopeShapeError, ZERO_HASH
 import { verify } from './identity.js';
 import { MAX_LINE_BYTES, overLimit } from './lines.js';
 import { gameIdOf, setupError, type GameSetup, type SetupBody } from './setup.js';
+import { HashRing } from './hash-ring.js';
 
 /** An envelope that passed every envelope-layer check, ready for its protocol. */
 export interface Accepted {
@@ -293,7 +294,7 @@ export class TranscriptChecker {
   readonly gameId: string;
   readonly keys: ReadonlyMap<string, Uint8Array>;
   private readonly window: number;
-  private readonly ring: (string | null)[];
+  private readonly ring: HashRing;
   private readonly authors = new Map<string, AuthorRecord>();
   private nextLine = 0;
 
@@ -303,9 +304,8 @@ export class TranscriptChecker {
     this.gameId = gameId;
     this.keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key, `key of ${p.id}`, 32)]));
     this.window = options.window ?? 65536;
-    // The ring grows as lines come (a line's slot is written before it is read) and wraps once full: a
-    // short game costs a few slots, not the whole window (an orderer holds one checker per game).
-    this.ring = [];
+    // The last `window` line hashes, as bytes (hash-ring.ts): a short game costs a few slots, not the whole window.
+    this.ring = new HashRing(this.window);
     for (const p of setup.players) this.authors.set(p.id, new AuthorRecord(gameId));
   }
 
@@ -318,7 +318,10 @@ export class TranscriptChecker {
     const players = Object.keys(snapshot.authors);
     if (players.length !== c.authors.size || !players.every((p) => c.authors.has(p))) throw bad('authors that are not the players of this setup');
     for (const p of players) c.authors.get(p)!.load(snapshot.authors[p]!);
-    c.ring.push(...snapshot.ring);
+    snapshot.ring.forEach((hash, slot) => {
+      if (hash !== null && (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash))) throw bad(`a ring slot ${slot} that is neither a line hash nor null`);
+      c.ring.set(slot, hash);
+    });
     c.nextLine = snapshot.lines;
     return c;
   }
@@ -327,7 +330,7 @@ export class TranscriptChecker {
   save(): CheckerSnapshot {
     const authors: { [player: string]: AuthorSnapshot } = {};
     for (const [p, a] of this.authors) authors[p] = a.save();
-    return { lines: this.nextLine, window: this.window, ring: [...this.ring], authors };
+    return { lines: this.nextLine, window: this.window, ring: this.ring.toArray(), authors };
   }
 
   /** The number of lines checked so far. */
@@ -337,7 +340,7 @@ export class TranscriptChecker {
 
   hashOfLine(line: number): string | null {
     if (line < 0 || line >= this.nextLine || line < this.nextLine - this.window) return null;
-    return this.ring[line % this.window] ?? null;
+    return this.ring.get(line);
   }
 
   /** How many envelopes `player` has in the log so far, and the hash of its last one (the game id before its first). */
@@ -410,7 +413,7 @@ export class TranscriptChecker {
         [self],
       );
     }
-    const seen = this.ring[(env.at - 1) % this.window];
+    const seen = this.ring.get(env.at - 1);
     if (seen !== env.head) {
       return refuse(
         'altered_log',
@@ -453,7 +456,7 @@ export class TranscriptChecker {
     if (line !== this.nextLine) throw new FairtableError('bad_input', `lines must be checked in order: expected ${this.nextLine}, got ${line}`);
     const judgement = this.judge(prepared);
     this.nextLine++;
-    this.ring[line % this.window] = prepared.hash;
+    this.ring.set(line, prepared.hash);
     switch (judgement.kind) {
       case 'accept':
         this.record(prepared);
@@ -498,7 +501,7 @@ export class TranscriptChecker {
     const judgement = this.judge(prepared);
     if (judgement.kind === 'accept' && judgement.brokenChain === null) {
       this.nextLine++;
-      this.ring[prepared.line % this.window] = prepared.hash;
+      this.ring.set(prepared.line, prepared.hash);
       this.record(prepared);
     }
     return judgement;

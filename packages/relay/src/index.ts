@@ -1,6 +1,7 @@
 /**
  * @fairtable/relay: the untrusted orderer on the network (docs/spec/relay.md).
  */
+export { relayHeapSettings } from './heap.js';
 export { startRelay, DEFAULT_LIMITS, type Relay, type RelayLimits, type RelayOptions } from './relay.js';
 export { SqliteStore } from './sqlite-store.js';
 export { ThreadedSqliteStore, type ThreadedSqliteOptions } from './threaded-sqlite-store.js';

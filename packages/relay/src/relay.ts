@@ -44,6 +44,7 @@ import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 import { VerifyPool } from './verify-pool.js';
 import { MemoryWitnessStore, SqliteWitnessStore, witnessRoutes, type WitnessLimits, type WitnessStore } from './witness.js';
 import { clientKey, rateLimited, RateLimiter } from './rate-limit.js';
+import { freshFragmentsOnRead } from './ws-fragments.js';
 
 export interface RelayLimits {
   /** Longest frame (and line) taken from a client, bytes; a longer one is answered `line_too_long` and the connection closed. */
@@ -668,6 +669,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     if (game === null) return reject(404, 'Not Found');
     const g = game;
     wss.handleUpgrade(req, socket, head, (ws) => {
+      freshFragmentsOnRead(ws, socket);
       const now = Date.now();
       const c: Connection = {
         ws,

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { FairtableError } from '@fairtable/core/errors.js';
+import { Awaiting } from './awaiting.js';
 import type { AppendBatch, AppendDone, SignBatch } from './sqlite-append-thread.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { LineToSign, LineToStore } from './store.js';
@@ -34,7 +35,8 @@ function threadFile(): string {
 
 export class ThreadedSqliteStore extends SqliteStore {
   private readonly worker: Worker;
-  private readonly waiting = new Map<number, { resolve: (sigs: string[] | undefined) => void; reject: (e: unknown) => void }>();
+  /** Appends sent and not yet answered (not a Map: awaiting.ts says why). */
+  private readonly waiting = new Awaiting<{ resolve: (sigs: string[] | undefined) => void; reject: (e: unknown) => void }>();
   private nextId = 0;
   private broken: Error | null = null;
   private closing = false;
@@ -48,17 +50,15 @@ export class ThreadedSqliteStore extends SqliteStore {
       resourceLimits: { maxYoungGenerationSizeMb: 8 },
     });
     this.worker.on('message', (m: AppendDone) => {
-      const w = this.waiting.get(m.id);
+      const w = this.waiting.take(m.id);
       if (w === undefined) return;
-      this.waiting.delete(m.id);
       if (m.error === undefined) w.resolve(m.sigs);
       else w.reject(new FairtableError('store_failed', `the append failed: ${m.error}`));
     });
     const fail = (e: Error): void => {
       if (this.broken !== null || this.closing) return;
       this.broken = e;
-      for (const w of this.waiting.values()) w.reject(e);
-      this.waiting.clear();
+      for (const w of this.waiting.takeAll()) w.reject(e);
     };
     this.worker.on('error', fail);
     this.worker.on('exit', (code) => fail(new Error(`the relay's writing thread exited (${code})`)));
@@ -98,7 +98,7 @@ export class ThreadedSqliteStore extends SqliteStore {
 
   private post(batch: AppendBatch | SignBatch): Promise<string[] | undefined> {
     const appended = new Promise<string[] | undefined>((resolve, reject) => {
-      this.waiting.set(batch.id, { resolve, reject });
+      this.waiting.add(batch.id, { resolve, reject });
       this.worker.postMessage(batch);
     });
     this.last = appended.then(

@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
+import { Awaiting } from './awaiting.js';
 import type { Read } from './read-submitted.js';
 
 /** One message to a thread: parallel arrays (one structured clone of a few arrays, not of many objects). */
@@ -80,7 +81,8 @@ const IN_FLIGHT = 2;
 interface Thread {
   readonly worker: Worker;
   /** Batches sent and not answered, by id: who each line came from, and who waits for it. */
-  readonly waiting: Map<number, { readonly froms: string[]; readonly dones: Done[] }>;
+  /** Batches sent and not yet answered (not a Map: awaiting.ts says why). */
+  readonly waiting: Awaiting<{ readonly froms: string[]; readonly dones: Done[] }>;
   lines: number;
   alive: boolean;
 }
@@ -116,11 +118,10 @@ export class VerifyPool {
     for (let i = 0; i < size; i++) {
       // A small young generation: a thread holds one batch at a time, and a large one only grows the RSS.
       const worker = new Worker(file, { resourceLimits: { maxYoungGenerationSizeMb: 8 } });
-      const t: Thread = { worker, waiting: new Map(), lines: 0, alive: true };
+      const t: Thread = { worker, waiting: new Awaiting(), lines: 0, alive: true };
       worker.on('message', (r: VerifyResults) => {
-        const held = t.waiting.get(r.id);
+        const held = t.waiting.take(r.id);
         if (held === undefined) return;
-        t.waiting.delete(r.id);
         const { froms, dones } = held;
         t.lines -= dones.length;
         for (let k = 0; k < dones.length; k++) dones[k]!(decode(r, k, froms[k]!));
@@ -131,8 +132,7 @@ export class VerifyPool {
         t.alive = false;
         this.living--;
         if (!this.closed) this.onFailure(e);
-        const held = [...t.waiting.values()];
-        t.waiting.clear();
+        const held = t.waiting.takeAll();
         t.lines = 0;
         for (const { dones } of held) for (const d of dones) d(null);
         // What waited for this thread goes to another, or is answered null.
@@ -194,7 +194,7 @@ export class VerifyPool {
       const to = Math.min(texts.length, from + per);
       const id = this.nextId++;
       const batch: VerifyBatch = { id, texts: texts.slice(from, to), froms: froms.slice(from, to), keys: keys.slice(from, to), nexts: nexts.slice(from, to) };
-      t.waiting.set(id, { froms: batch.froms, dones: dones.slice(from, to) });
+      t.waiting.add(id, { froms: batch.froms, dones: dones.slice(from, to) });
       t.lines += to - from;
       t.worker.postMessage(batch);
     }

@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
-import { startRelay } from '@fairtable/relay';
+import { relayHeapSettings, startRelay } from '@fairtable/relay';
 
 function portOf(value: string): number {
   const port = Number(value);
@@ -33,6 +33,8 @@ export function register(program: Command): void {
     .option('--games-per-minute <n>', 'games one address may create a minute, and at once (default 30)')
     .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
     .action(async (opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string }) => {
+      // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
+      relayHeapSettings();
       const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
       const games = countOf('games-per-minute', opts.gamesPerMinute);
       const connections = countOf('connections-per-address', opts.connectionsPerAddress);
