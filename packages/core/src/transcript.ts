@@ -178,15 +178,23 @@ export function prepareEnvelope(
 
 const SEQ_HASH_BYTES = 16;
 
-/** Per-author memory: 16 bytes of hash and the line of each envelope, in growable typed arrays. */
+/**
+ * Per-author memory: 16 bytes of hash and the line of each envelope, in growable typed arrays, and the hash
+ * of the last one as bytes (hex only when read: a string kept until the author's next envelope would be one
+ * more object a line for V8 to move to the old generation and drop there; docs/spec/relay.md, "The pipeline").
+ */
 class AuthorRecord {
   count = 0;
-  lastHash: string;
   lastLine = -1;
+  private readonly last: Uint8Array;
   private hashes = new Uint8Array(SEQ_HASH_BYTES * 16);
   private lines = new Int32Array(16);
   constructor(gameId: string) {
-    this.lastHash = gameId;
+    this.last = fromHex(gameId, 'game id', 32);
+  }
+  /** The hash of the author's last envelope; the game id before its first. */
+  get lastHash(): string {
+    return toHex(this.last);
   }
   add(hash: string, line: number): void {
     if (this.count === this.lines.length) {
@@ -197,10 +205,11 @@ class AuthorRecord {
       hashes.set(this.hashes);
       this.hashes = hashes;
     }
-    this.hashes.set(fromHex(hash.slice(0, SEQ_HASH_BYTES * 2)), this.count * SEQ_HASH_BYTES);
+    const bytes = fromHex(hash, 'hash', 32);
+    this.hashes.set(bytes.subarray(0, SEQ_HASH_BYTES), this.count * SEQ_HASH_BYTES);
     this.lines[this.count] = line;
     this.count++;
-    this.lastHash = hash;
+    this.last.set(bytes);
     this.lastLine = line;
   }
   hashPrefixAt(seq: number): string {
@@ -227,8 +236,9 @@ class AuthorRecord {
     this.lines.set(a.lines);
     this.hashes = new Uint8Array(size * SEQ_HASH_BYTES);
     this.hashes.set(fromHex(a.hashes, 'hashes'));
+    if (typeof a.lastHash !== 'string' || !/^[0-9a-f]{64}$/.test(a.lastHash)) throw bad('an author record whose last hash is not a line hash');
     this.count = a.count;
-    this.lastHash = a.lastHash;
+    this.last.set(fromHex(a.lastHash, 'lastHash', 32));
     this.lastLine = a.lastLine;
   }
 }
