@@ -1,5 +1,5 @@
 /**
- * The last `window` line hashes of a log, as bytes (docs/SPEC.md §4.3, the checked window): what a checker
+ * The last `window` line hashes of a log, as bytes (docs/SPEC.md §4.2, the checked window): what a checker
  * holds to test each envelope's `head` against the log. Slot `line % window`; a line that is not an
  * envelope has no hash (null).
  *
