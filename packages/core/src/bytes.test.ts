@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fromHex, toHex } from './bytes.js';
+import { FairtableError } from './errors.js';
+import { fromHex, hexInto, toHex } from './bytes.js';
 
 /** Hex the slow, obvious way: two lowercase digits a byte. */
 const reference = (bytes: Uint8Array): string => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
@@ -31,5 +32,24 @@ describe('toHex', () => {
         expect(fromHex(toHex(bytes))).toEqual(bytes);
       }),
     );
+  });
+});
+
+describe('hexInto', () => {
+  it('writes the bytes of hex in either case into an array at an offset, and nothing else', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 64 }), fc.nat(8), fc.boolean(), (bytes, at, upper) => {
+        const out = new Uint8Array(at + bytes.length + 4).fill(0xee);
+        const hex = reference(bytes);
+        hexInto(upper ? hex.toUpperCase() : hex, out, at);
+        expect(out.subarray(at, at + bytes.length)).toEqual(bytes);
+        expect([...out.subarray(0, at), ...out.subarray(at + bytes.length)].every((b) => b === 0xee)).toBe(true);
+      }),
+    );
+  });
+
+  it('refuses a digit that is not hex, with bad_hex', () => {
+    expect(() => hexInto('0g', new Uint8Array(1), 0)).toThrow(FairtableError);
+    expect(() => hexInto('é0', new Uint8Array(1), 0)).toThrow(/hex/);
   });
 });

@@ -48,15 +48,20 @@ export function fromHex(hex: string, field = 'hex', length?: number): Uint8Array
     throw new FairtableError('bad_length', `${field}: expected ${length} bytes, got ${hex.length / 2}`, { field });
   }
   const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) {
+  hexInto(hex, out, 0, field);
+  return out;
+}
+
+/** Decodes even-length hex (either case) into `out` from `at`, without making an array for it. */
+export function hexInto(hex: string, out: Uint8Array, at: number, field = 'hex'): void {
+  for (let i = 0; i < hex.length / 2; i++) {
     const a = hex.charCodeAt(2 * i);
     const b = hex.charCodeAt(2 * i + 1);
     const hi = a < 128 ? NIBBLE[a]! : -1;
     const lo = b < 128 ? NIBBLE[b]! : -1;
     if (hi < 0 || lo < 0) throw new FairtableError('bad_hex', `${field}: expected an even-length hex string`, { field });
-    out[i] = (hi << 4) | lo;
+    out[at + i] = (hi << 4) | lo;
   }
-  return out;
 }
 
 export function isHex(value: unknown, length?: number): value is string {

@@ -11,15 +11,9 @@
  * read.
  */
 import { FairtableError } from './errors.js';
-import { toHex } from './bytes.js';
+import { hexInto, isHex, toHex } from './bytes.js';
 
 const HASH_BYTES = 32;
-
-function nibble(code: number): number {
-  if (code >= 48 && code <= 57) return code - 48;
-  if (code >= 97 && code <= 102) return code - 87;
-  return -1;
-}
 
 export class HashRing {
   /** Slots in use: the ring grows as lines come (a line's slot is written before it is read) and wraps once full. */
@@ -47,15 +41,8 @@ export class HashRing {
     if (slot >= this.known.length) this.grow();
     if (hash === null) this.known[slot] = 0;
     else {
-      if (hash.length !== 2 * HASH_BYTES)
-        throw new FairtableError('bad_hex', `a line hash of ${hash.length} hex digits, not ${2 * HASH_BYTES}`, { field: 'hash' });
-      const at = slot * HASH_BYTES;
-      for (let i = 0; i < HASH_BYTES; i++) {
-        const hi = nibble(hash.charCodeAt(2 * i));
-        const lo = nibble(hash.charCodeAt(2 * i + 1));
-        if (hi < 0 || lo < 0) throw new FairtableError('bad_hex', 'a line hash that is not lowercase hex', { field: 'hash' });
-        this.bytes[at + i] = (hi << 4) | lo;
-      }
+      if (!isHex(hash, HASH_BYTES)) throw new FairtableError('bad_hex', 'a line hash that is not 64 lowercase hex digits', { field: 'hash' });
+      hexInto(hash, this.bytes, slot * HASH_BYTES, 'hash');
       this.known[slot] = 1;
     }
     if (slot === this.used) this.used++;

@@ -18,7 +18,7 @@
  * stops judging the game on such a log.
  */
 import { FairtableError, type ErrorCode, type Evidence, type Violation, type ViolationCode } from './errors.js';
-import { concatBytes, fromHex, toHex, utf8 } from './bytes.js';
+import { concatBytes, fromHex, isHex, toHex, utf8 } from './bytes.js';
 import { domainPrefix } from './hash.js';
 import { canonicalize, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
 import { canonicalUnsigned, envelopeHashFromParts, envelopeShapeError, ZERO_HASH, type Envelope } from './envelope.js';
@@ -236,7 +236,7 @@ class AuthorRecord {
     this.lines.set(a.lines);
     this.hashes = new Uint8Array(size * SEQ_HASH_BYTES);
     this.hashes.set(fromHex(a.hashes, 'hashes'));
-    if (typeof a.lastHash !== 'string' || !/^[0-9a-f]{64}$/.test(a.lastHash)) throw bad('an author record whose last hash is not a line hash');
+    if (!isHex(a.lastHash, 32)) throw bad('an author record whose last hash is not a line hash');
     this.count = a.count;
     this.last.set(fromHex(a.lastHash, 'lastHash', 32));
     this.lastLine = a.lastLine;
@@ -329,7 +329,7 @@ export class TranscriptChecker {
     if (players.length !== c.authors.size || !players.every((p) => c.authors.has(p))) throw bad('authors that are not the players of this setup');
     for (const p of players) c.authors.get(p)!.load(snapshot.authors[p]!);
     snapshot.ring.forEach((hash, slot) => {
-      if (hash !== null && (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash))) throw bad(`a ring slot ${slot} that is neither a line hash nor null`);
+      if (hash !== null && !isHex(hash, 32)) throw bad(`a ring slot ${slot} that is neither a line hash nor null`);
       c.ring.set(slot, hash);
     });
     c.nextLine = snapshot.lines;

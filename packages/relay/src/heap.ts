@@ -1,6 +1,7 @@
 /**
  * The V8 setting a relay process runs with (docs/spec/relay.md, "The pipeline": "Nothing a line needs
- * outlives it in the old generation", cause 3). `fairtable relay` applies it before it starts; a program that embeds the relay may too.
+ * outlives it in the old generation", cause 3). `fairtable relay` applies it before it starts; a program
+ * that embeds the relay may too.
  *
  * V8 watches, for each place in the code that makes an object, how many of those objects outlive a young
  * collection, and once most do it makes them in the old generation from then on ("pretenuring"). The relay's
@@ -13,11 +14,7 @@
  */
 import { setFlagsFromString } from 'node:v8';
 
-let applied = false;
-
-/** Turns V8's allocation-site pretenuring off for this process (once; process-wide). */
+/** Turns V8's allocation-site pretenuring off for this process (process-wide; calling it again changes nothing). */
 export function relayHeapSettings(): void {
-  if (applied) return;
-  applied = true;
   setFlagsFromString('--no-allocation-site-pretenuring');
 }
