@@ -199,6 +199,27 @@ describe('signatures made by gpg', () => {
     }
   });
 
+  it('a critical unhashed subpacket of a type gpg handles (preferred hashes, an expiry): accepted here, by gpg and by openpgp.js', async () => {
+    const data = new TextEncoder().encode(orders);
+    const sig = sign(rsa, 'known-critical.txt', data);
+    const raw = readArmorBytes(sig);
+    const unhashedAt = 9 + ((raw[7]! << 8) | raw[8]!);
+    for (const type of [21, 3]) {
+      const b = raw.slice();
+      // The first unhashed subpacket (gpg's issuer key id) retyped, and marked critical.
+      b[unhashedAt + 3] = 0x80 | type;
+      const armored = `-----BEGIN PGP SIGNATURE-----\n\n${Buffer.from(b).toString('base64')}\n-----END PGP SIGNATURE-----\n`;
+      expect(syncSays(readPgpKey(rsa.armored), data, armored)).toBe(true);
+      expect(await openpgpSays(rsa.armored, data, armored)).toBe(true);
+      writeFileSync(join(dir, `known-critical-${type}.asc`), armored);
+      const r = spawnSync('gpg', ['--batch', '--homedir', rsa.home, '--status-fd', '1', '--verify', `known-critical-${type}.asc`, 'known-critical.txt'], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
+      expect(r.stdout).toContain('GOODSIG');
+    }
+  });
+
   it('a signature gpg verifies is the one this verifier verifies (gpg --verify as the oracle)', () => {
     const data = new TextEncoder().encode(orders);
     const sigText = sign(rsa, 'oracle.txt', data);

@@ -301,6 +301,14 @@ export function readPgpSignature(input: string | Uint8Array): PgpSignature {
   return { ...base, eddsa: rs };
 }
 
+/** Subpacket types taken when marked critical in the hashed area. */
+const CRITICAL_SIGNED = new Set([2, 16, 28, 33]);
+/**
+ * In the unhashed area: those, and every type gpg 2.2 handles when critical there (measured: each type 1 to 127
+ * written as the critical type of an Ed25519 signature's unhashed subpacket, gpg --verify said GOODSIG for these).
+ */
+const CRITICAL_UNSIGNED = new Set([2, 3, 4, 5, 6, 7, 9, 11, 12, 16, 21, 22, 24, 25, 26, 27, 28, 29, 30, 32, 33]);
+
 /** Subpackets by type (the first of each type). A critical subpacket this reader does not know refuses the signature (RFC 4880 §5.2.3.1). */
 function readSubpackets(area: Uint8Array, signed: boolean): Map<number, Uint8Array> {
   const out = new Map<number, Uint8Array>();
@@ -314,9 +322,10 @@ function readSubpackets(area: Uint8Array, signed: boolean): Map<number, Uint8Arr
     if (len < 1 || at + len > area.length) bad('a subpacket runs past its area');
     const type = area[at]! & 0x7f;
     const critical = (area[at]! & 0x80) !== 0;
-    // Known: creation time, issuer, issuer fingerprint, signer's user id, and the ones gpg adds that change
-    // nothing about a document signature's meaning. An expiry is critical for a reason: refused.
-    if (critical && ![2, 16, 33, 28].includes(type)) bad(`a critical ${signed ? 'hashed' : 'unhashed'} subpacket of type ${type}`);
+    // Signed, known: creation time, issuer, issuer fingerprint, signer's user id; an expiry is critical for a
+    // reason: refused. Unsigned, nothing changes what the signature means, so a critical subpacket there is
+    // refused only where gpg refuses it: a type gpg does not handle.
+    if (critical && !(signed ? CRITICAL_SIGNED : CRITICAL_UNSIGNED).has(type)) bad(`a critical ${signed ? 'hashed' : 'unhashed'} subpacket of type ${type}`);
     if (signed && type === 3) bad('a signature with an expiry time is not accepted in a game (its meaning depends on a clock)');
     if (!out.has(type)) out.set(type, area.slice(at + 1, at + len));
     at += len;
