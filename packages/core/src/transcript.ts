@@ -18,7 +18,7 @@
  * stops judging the game on such a log.
  */
 import { FairtableError, type ErrorCode, type Evidence, type Violation, type ViolationCode } from './errors.js';
-import { concatBytes, fromHex, isHex, toHex, utf8 } from './bytes.js';
+import { concatBytes, fromHex, hexInto, isHex, toHex, utf8 } from './bytes.js';
 import { domainPrefix } from './hash.js';
 import { canonicalize, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
 import { canonicalUnsigned, envelopeHashFromParts, envelopeShapeError, ZERO_HASH, type Envelope } from './envelope.js';
@@ -26,6 +26,7 @@ import { verify } from './identity.js';
 import { MAX_LINE_BYTES, overLimit } from './lines.js';
 import { gameIdOf, setupError, type GameSetup, type SetupBody } from './setup.js';
 import { HashRing } from './hash-ring.js';
+import { RecordBlocks } from './record-blocks.js';
 
 /** An envelope that passed every envelope-layer check, ready for its protocol. */
 export interface Accepted {
@@ -177,18 +178,32 @@ export function prepareEnvelope(
 }
 
 const SEQ_HASH_BYTES = 16;
+/** An author record's entry for one envelope: 16 bytes of its hash and its line (4 bytes). */
+const AUTHOR_RECORD_BYTES = SEQ_HASH_BYTES + 4;
+
+function writeLine(block: Uint8Array, at: number, line: number): void {
+  block[at] = line & 0xff;
+  block[at + 1] = (line >>> 8) & 0xff;
+  block[at + 2] = (line >>> 16) & 0xff;
+  block[at + 3] = line >>> 24;
+}
+
+function readLine(block: Uint8Array, at: number): number {
+  return block[at]! | (block[at + 1]! << 8) | (block[at + 2]! << 16) | (block[at + 3]! << 24);
+}
 
 /**
- * Per-author memory: 16 bytes of hash and the line of each envelope, in growable typed arrays, and the hash
- * of the last one as bytes (hex only when read: a string kept until the author's next envelope would be one
+ * Per-author memory: 16 bytes of hash and the line of each envelope, a 20-byte record each in blocks added
+ * as envelopes come (record-blocks.ts: growing copies nothing and leaves nothing behind), and the hash of
+ * the last one as bytes (hex only when read: a string kept until the author's next envelope would be one
  * more object a line for V8 to move to the old generation and drop there; docs/spec/relay.md, "The pipeline").
  */
 class AuthorRecord {
   count = 0;
   lastLine = -1;
   private readonly last: Uint8Array;
-  private hashes = new Uint8Array(SEQ_HASH_BYTES * 16);
-  private lines = new Int32Array(16);
+  /** Per envelope: 16 bytes of its hash, then its line (4 bytes, little-endian). */
+  private readonly records = new RecordBlocks(AUTHOR_RECORD_BYTES);
   constructor(gameId: string) {
     this.last = fromHex(gameId, 'game id', 32);
   }
@@ -197,46 +212,45 @@ class AuthorRecord {
     return toHex(this.last);
   }
   add(hash: string, line: number): void {
-    if (this.count === this.lines.length) {
-      const lines = new Int32Array(this.lines.length * 2);
-      lines.set(this.lines);
-      this.lines = lines;
-      const hashes = new Uint8Array(this.hashes.length * 2);
-      hashes.set(this.hashes);
-      this.hashes = hashes;
-    }
-    const bytes = fromHex(hash, 'hash', 32);
-    this.hashes.set(bytes.subarray(0, SEQ_HASH_BYTES), this.count * SEQ_HASH_BYTES);
-    this.lines[this.count] = line;
+    if (hash.length !== 64) throw new FairtableError('bad_hex', 'hash: expected 32 bytes of hex', { field: 'hash' });
+    hexInto(hash, this.last, 0, 'hash');
+    const block = this.records.block(this.count);
+    const at = this.records.offset(this.count);
+    block.set(this.last.subarray(0, SEQ_HASH_BYTES), at);
+    writeLine(block, at + SEQ_HASH_BYTES, line);
     this.count++;
-    this.last.set(bytes);
     this.lastLine = line;
   }
   hashPrefixAt(seq: number): string {
-    return toHex(this.hashes.subarray(seq * SEQ_HASH_BYTES, (seq + 1) * SEQ_HASH_BYTES));
+    const at = this.records.offset(seq);
+    return toHex(this.records.block(seq).subarray(at, at + SEQ_HASH_BYTES));
   }
   lineAt(seq: number): number {
-    return this.lines[seq]!;
+    return readLine(this.records.block(seq), this.records.offset(seq) + SEQ_HASH_BYTES);
   }
   save(): AuthorSnapshot {
-    return {
-      count: this.count,
-      lastHash: this.lastHash,
-      lastLine: this.lastLine,
-      hashes: toHex(this.hashes.subarray(0, this.count * SEQ_HASH_BYTES)),
-      lines: Array.from(this.lines.subarray(0, this.count)),
-    };
+    const hashes: string[] = [];
+    const lines: number[] = [];
+    for (let seq = 0; seq < this.count; seq++) {
+      hashes.push(this.hashPrefixAt(seq));
+      lines.push(this.lineAt(seq));
+    }
+    return { count: this.count, lastHash: this.lastHash, lastLine: this.lastLine, hashes: hashes.join(''), lines };
   }
   load(a: AuthorSnapshot): void {
     const bad = (why: string): FairtableError => new FairtableError('bad_input', `checker snapshot: ${why}`, { field: 'authors' });
     if (!Number.isSafeInteger(a.count) || a.count < 0 || a.lines.length !== a.count || a.hashes.length !== a.count * SEQ_HASH_BYTES * 2)
       throw bad('an author record whose counts disagree');
-    const size = Math.max(16, a.count);
-    this.lines = new Int32Array(size);
-    this.lines.set(a.lines);
-    this.hashes = new Uint8Array(size * SEQ_HASH_BYTES);
-    this.hashes.set(fromHex(a.hashes, 'hashes'));
     if (!isHex(a.lastHash, 32)) throw bad('an author record whose last hash is not a line hash');
+    const prefixes = fromHex(a.hashes, 'hashes');
+    for (let seq = 0; seq < a.count; seq++) {
+      const line = a.lines[seq];
+      if (!Number.isSafeInteger(line) || line! < 0 || line! > 0x7fffffff) throw bad('an author record with a line that is not a line number');
+      const block = this.records.block(seq);
+      const at = this.records.offset(seq);
+      block.set(prefixes.subarray(seq * SEQ_HASH_BYTES, (seq + 1) * SEQ_HASH_BYTES), at);
+      writeLine(block, at + SEQ_HASH_BYTES, line!);
+    }
     this.count = a.count;
     this.last.set(fromHex(a.lastHash, 'lastHash', 32));
     this.lastLine = a.lastLine;
