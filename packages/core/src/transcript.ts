@@ -212,7 +212,8 @@ class AuthorRecord {
     return toHex(this.last);
   }
   add(hash: string, line: number): void {
-    if (hash.length !== 64) throw new FairtableError('bad_hex', 'hash: expected 32 bytes of hex', { field: 'hash' });
+    // Checked before anything is written, so that a bad hash leaves the record as it was.
+    if (!isHex(hash, 32)) throw new FairtableError('bad_hex', 'hash: expected 64 lowercase hex digits', { field: 'hash' });
     hexInto(hash, this.last, 0, 'hash');
     const block = this.records.block(this.count);
     const at = this.records.offset(this.count);
