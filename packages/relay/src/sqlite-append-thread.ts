@@ -35,19 +35,10 @@ export interface AppendDone {
   readonly sigs?: string[];
 }
 
-/**
- * WAL pages at which this thread checkpoints (SQLite's own checkpoint, at a commit) when another thread
- * does the copying (sqlite-checkpoint-thread.ts): by then that thread has copied all but the last few
- * commits' pages, and this checkpoint copies only those and lets the next commit start the WAL over.
- * SQLite's default is 1,000 pages, copied here all at once.
- */
-const TAIL_PAGES = 4_000;
-
-const { file, synchronous, checkpointThread } = workerData as { file: string; synchronous: 'FULL' | 'NORMAL'; checkpointThread: boolean };
+const { file, synchronous } = workerData as { file: string; synchronous: 'FULL' | 'NORMAL' };
 const db = new Database(file, { timeout: 10_000 });
 db.pragma('journal_mode = WAL');
 db.pragma(`synchronous = ${synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
-if (checkpointThread) db.pragma(`wal_autocheckpoint = ${TAIL_PAGES}`);
 const insert = db.prepare<[string, number, string, string]>('INSERT INTO lines (game, line, text, receipt) VALUES (?, ?, ?, ?)');
 const appendAll = db.transaction((rows: (string | number)[]) => {
   for (let i = 0; i < rows.length; i += 4) insert.run(rows[i] as string, rows[i + 1] as number, rows[i + 2] as string, rows[i + 3] as string);

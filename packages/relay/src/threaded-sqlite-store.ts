@@ -22,23 +22,19 @@ import type { LineToSign, LineToStore } from './store.js';
 
 export interface ThreadedSqliteOptions {
   readonly synchronous?: 'FULL' | 'NORMAL';
-  /**
-   * Time between the checkpointing thread's checkpoints (sqlite-checkpoint-thread.ts), ms; 0: no such
-   * thread, and SQLite checkpoints on the writing thread as it does by default. Default 100.
-   */
-  readonly checkpointEveryMs?: number;
 }
 
-function threadFile(name: string): string {
+function threadFile(): string {
   const here = fileURLToPath(import.meta.url);
-  const file = here.endsWith('.ts') ? fileURLToPath(new URL(`../dist/${name}`, import.meta.url)) : fileURLToPath(new URL(`./${name}`, import.meta.url));
-  if (!existsSync(file)) throw new FairtableError('bad_input', `the relay's thread ${name} is not built (${file}); run npm run build`);
+  const file = here.endsWith('.ts')
+    ? fileURLToPath(new URL('../dist/sqlite-append-thread.js', import.meta.url))
+    : fileURLToPath(new URL('./sqlite-append-thread.js', import.meta.url));
+  if (!existsSync(file)) throw new FairtableError('bad_input', `the relay's writing thread is not built (${file}); run npm run build`);
   return file;
 }
 
 export class ThreadedSqliteStore extends SqliteStore {
   private readonly worker: Worker;
-  private readonly checkpointer: Worker | null;
   /** Appends sent and not yet answered (not a Map: awaiting.ts says why). */
   private readonly waiting = new Awaiting<{ resolve: (sigs: string[] | undefined) => void; reject: (e: unknown) => void }>();
   private nextId = 0;
@@ -49,22 +45,10 @@ export class ThreadedSqliteStore extends SqliteStore {
   constructor(dataDir: string, options: ThreadedSqliteOptions = {}) {
     // The schema is made (or found) here, before the thread opens the file.
     super(dataDir);
-    const file = join(dataDir, 'relay.sqlite');
-    const synchronous = options.synchronous ?? 'FULL';
-    const everyMs = options.checkpointEveryMs ?? 100;
-    this.worker = new Worker(threadFile('sqlite-append-thread.js'), {
-      workerData: { file, synchronous, checkpointThread: everyMs > 0 },
+    this.worker = new Worker(threadFile(), {
+      workerData: { file: join(dataDir, 'relay.sqlite'), synchronous: options.synchronous ?? 'FULL' },
       resourceLimits: { maxYoungGenerationSizeMb: 8 },
     });
-    this.checkpointer =
-      everyMs > 0
-        ? new Worker(threadFile('sqlite-checkpoint-thread.js'), {
-            workerData: { file, synchronous, everyMs },
-            resourceLimits: { maxYoungGenerationSizeMb: 4 },
-          })
-        : null;
-    // A checkpointing thread that fails loses nothing: the writing thread's own checkpoint bounds the WAL.
-    this.checkpointer?.on('error', () => {});
     this.worker.on('message', (m: AppendDone) => {
       const w = this.waiting.take(m.id);
       if (w === undefined) return;
@@ -124,26 +108,10 @@ export class ThreadedSqliteStore extends SqliteStore {
     return appended;
   }
 
-  /** Asks the checkpointing thread to close its connection and waits for it (a second at most). */
-  private async stopCheckpointer(): Promise<void> {
-    const t = this.checkpointer;
-    if (t === null) return;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 1000);
-      t.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      t.postMessage('stop');
-    });
-    await t.terminate();
-  }
-
   override async close(): Promise<void> {
     // The thread takes appends in order: once the last one sent has settled, every one has.
     await this.last;
     this.closing = true;
-    await this.stopCheckpointer();
     await this.worker.terminate();
     await super.close();
   }

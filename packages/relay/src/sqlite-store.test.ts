@@ -1,0 +1,62 @@
+/**
+ * The SQLite store beside its writing thread (docs/spec/relay.md §4): a game created while another connection
+ * (the writing thread's) holds the database's write lock waits for it rather than failing SQLITE_BUSY.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { afterEach, describe, expect, it } from 'vitest';
+import { toHex } from '@fairtable/core/bytes.js';
+import { firstLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
+import { nativeSign } from '@fairtable/node/native-verify.js';
+import { SqliteStore } from './sqlite-store.js';
+
+const dirs: string[] = [];
+const stores: { close(): Promise<void> }[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+const tempDir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'fairtable-sqlite-store-'));
+  dirs.push(d);
+  return d;
+};
+
+const key = new Uint8Array(32).fill(9);
+const TEXT = '{"setup":true}';
+
+function receipt(game: string, line: number, log: string): Receipt {
+  return signReceipt({ v: 1, game, line, hash: toHex(new Uint8Array(32).fill(line % 256)), log, time: 1_700_000_000_000 + line }, key, nativeSign);
+}
+
+describe('creating a game while another connection writes', () => {
+  it('waits for the write lock instead of failing with SQLITE_BUSY', async () => {
+    const dir = tempDir();
+    const store = new SqliteStore(dir);
+    stores.push(store);
+    // Another thread takes the write lock and holds it for 300 ms (as the writing thread holds it for a commit).
+    const holder = new Worker(
+      `const Database = require(${JSON.stringify(createRequire(import.meta.url).resolve('better-sqlite3'))});
+       const { parentPort, workerData } = require('node:worker_threads');
+       const db = new Database(workerData);
+       db.exec('BEGIN IMMEDIATE');
+       parentPort.postMessage('held');
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+       db.exec('COMMIT');
+       db.close();`,
+      { eval: true, workerData: join(dir, 'relay.sqlite') },
+    );
+    await new Promise((r) => holder.once('message', r));
+    const id = 'ab'.repeat(32);
+    const setup = receipt(id, 0, firstLogHash(id, 'cd'.repeat(32)));
+    const started = performance.now();
+    expect(await store.createGame(id, 'chain', { game: id, line: 0, text: TEXT, receipt: setup })).toBe(true);
+    // It waited for the lock rather than being refused at once.
+    expect(performance.now() - started).toBeGreaterThan(100);
+    expect(await store.readLines(id, 0, 1)).toHaveLength(1);
+    await new Promise((r) => holder.once('exit', r));
+  });
+});
