@@ -49,6 +49,7 @@ describe('creating a game while another connection writes', () => {
        db.close();`,
       { eval: true, workerData: join(dir, 'relay.sqlite') },
     );
+    const exited = new Promise((r) => holder.once('exit', r));
     await new Promise((r) => holder.once('message', r));
     const id = 'ab'.repeat(32);
     const setup = receipt(id, 0, firstLogHash(id, 'cd'.repeat(32)));
@@ -57,6 +58,6 @@ describe('creating a game while another connection writes', () => {
     // It waited for the lock rather than being refused at once.
     expect(performance.now() - started).toBeGreaterThan(100);
     expect(await store.readLines(id, 0, 1)).toHaveLength(1);
-    await new Promise((r) => holder.once('exit', r));
+    await exited;
   });
 });

@@ -68,8 +68,8 @@ export class SqliteStore implements Store {
       this.insertLine.run(game, 0, setup.text, JSON.stringify(setup.receipt));
       return true;
     });
-    // IMMEDIATE: the write lock is taken first, waiting (the busy timeout) while the writing or the checkpointing
-    // thread holds it. A transaction that reads first and then writes is refused SQLITE_BUSY at once when
+    // IMMEDIATE: the write lock is taken first, waiting (the busy timeout) while the writing thread holds it
+    // for a commit. A transaction that reads first and then writes is refused SQLITE_BUSY at once when
     // another connection holds the lock: SQLite does not wait for a lock to turn a read into a write.
     return Promise.resolve(create.immediate());
   }
