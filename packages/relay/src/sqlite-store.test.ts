@@ -8,8 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toHex } from '@fairtable/core/bytes.js';
-import { firstLogHash, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
+import { firstLogHash, signReceipt } from '@fairtable/core/order/receipt.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
 import { SqliteStore } from './sqlite-store.js';
 
@@ -24,13 +23,6 @@ const tempDir = (): string => {
   dirs.push(d);
   return d;
 };
-
-const key = new Uint8Array(32).fill(9);
-const TEXT = '{"setup":true}';
-
-function receipt(game: string, line: number, log: string): Receipt {
-  return signReceipt({ v: 1, game, line, hash: toHex(new Uint8Array(32).fill(line % 256)), log, time: 1_700_000_000_000 + line }, key, nativeSign);
-}
 
 describe('creating a game while another connection writes', () => {
   it('waits for the write lock instead of failing with SQLITE_BUSY', async () => {
@@ -52,9 +44,10 @@ describe('creating a game while another connection writes', () => {
     const exited = new Promise((r) => holder.once('exit', r));
     await new Promise((r) => holder.once('message', r));
     const id = 'ab'.repeat(32);
-    const setup = receipt(id, 0, firstLogHash(id, 'cd'.repeat(32)));
+    const hash = 'cd'.repeat(32);
+    const setup = signReceipt({ v: 1, game: id, line: 0, hash, log: firstLogHash(id, hash), time: 1_700_000_000_000 }, new Uint8Array(32).fill(9), nativeSign);
     const started = performance.now();
-    expect(await store.createGame(id, 'chain', { game: id, line: 0, text: TEXT, receipt: setup })).toBe(true);
+    expect(await store.createGame(id, 'chain', { game: id, line: 0, text: '{"setup":true}', receipt: setup })).toBe(true);
     // It waited for the lock rather than being refused at once.
     expect(performance.now() - started).toBeGreaterThan(100);
     expect(await store.readLines(id, 0, 1)).toHaveLength(1);

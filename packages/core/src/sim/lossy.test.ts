@@ -1,7 +1,8 @@
 /**
  * Lossy networks (docs/SPEC.md §7.4, §10): whatever the network drops, duplicates, delays or reorders, an
- * honest player is not named, unless it is cut off from the table for longer than a timeout and a half. A claim that a late message overtook is a race, never held against its
- * author; a seat asks again for what it missed; an honest claimant waits half a timeout past the deadline.
+ * honest player is not named, unless it is cut off from the table for longer than a timeout and a half. A
+ * claim that a late message overtook is a race, never held against its author; a seat asks again for what
+ * it missed; an honest claimant waits half a timeout past the deadline.
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
