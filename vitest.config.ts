@@ -18,6 +18,8 @@ export default defineConfig({
     include: ['packages/*/src/**/*.test.ts', 'test/**/*.test.ts', 'apps/web/e2e/**/*.test.ts'],
     // The CLI tests run the built command; the build happens once, here, not in parallel workers.
     globalSetup: ['test/global-setup.ts'],
+    // A time limit on every fast-check property, shrinking included (test/fast-check-setup.ts).
+    setupFiles: ['test/fast-check-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -94,6 +94,17 @@ function makeGame(g: number, envelopes: number): Game {
   return { id, setupLine, lines };
 }
 
+/**
+ * The processes and data directories this bench made, removed when it exits however it exits: a bench that
+ * throws (a relay answering 500, say) must not leave a relay running on the machine.
+ */
+const children = new Set<ChildProcess>();
+const dataDirs = new Set<string>();
+process.once('exit', () => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 async function startChild(command: string[], ready: (line: string) => string | null): Promise<{ child: ChildProcess; url: string }> {
   const prof = process.env.RELAY_BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.RELAY_BENCH_PROF] : [];
   // Node's own options for the relay (RELAY_BENCH_NODE_ARGS, space-separated), for experiments with its heap.
@@ -102,6 +113,8 @@ async function startChild(command: string[], ready: (line: string) => string | n
     stdio: ['pipe', 'pipe', 'inherit'],
     cwd: root,
   });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   return new Promise((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });
     let found = false;
@@ -278,6 +291,7 @@ async function main(): Promise<void> {
   say(`  signed ${GAMES * (ENVELOPES + PACED_ENVELOPES + 2)} envelopes in ${((performance.now() - t) / 1000).toFixed(1)} s (before the clock)`);
 
   const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-bench-'));
+  dataDirs.add(dataDir);
   // Every game and connection comes from 127.0.0.1: the per-address limits (relay.md §5) are raised to the bench's own load.
   const perAddress = ['--games-per-minute', String(2 * GAMES), '--connections-per-address', String(2 * GAMES * PLAYERS)];
   const relay = await startChild([cli, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...perAddress], (line) => {
