@@ -19,7 +19,7 @@ import { envelopeLine, type Envelope } from '@fairtable/core/envelope.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
-import { signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
+import { signReceiptBatch } from '@fairtable/core/order/receipt.js';
 import { Auditor } from '@fairtable/core/audit.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
@@ -166,7 +166,8 @@ describe('a relay that receipts an envelope to its author and serves another his
     orderer.acceptedLie = (player, receipt) => {
       if (player !== 'p1' || lied) return receipt;
       lied = true;
-      return signReceipt({ ...receipt, log: receipt.hash }, orderer.keys.secretKey) as Receipt;
+      const { sig: _s, batch: _b, ...unsigned } = receipt;
+      return signReceiptBatch([{ ...unsigned, log: receipt.hash }], orderer.keys.secretKey)[0]!;
     };
     const common = { relayUrl: orderer.url, gameId: created.game, random: randomBytes, WebSocket, relayKey: created.relay, backoffMs: { min: 50, max: 400 } };
     const [p0, p1] = keys.map((k, i) => joinGame({ ...common, id: `p${i}`, keys: k, strategy: simStrategy(randomBytes(32)) }));

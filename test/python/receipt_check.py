@@ -3,7 +3,10 @@
 
 Reads the vectors file given as its argument and, for every receipt, recomputes
 from the spec alone: the running log hash L_n, the JCS text of the receipt without
-its signature, and the Ed25519 verification of `sig` under the orderer's key
+its signature, and the Ed25519 verification of `sig` under the orderer's key. For a
+file of batch receipts (version 2, receipt-batches.json): each batch's leaves, its
+RFC 9162 root, the text its signature covers, each receipt's inclusion proof, and the
+signature
 (RFC 8032 section 5.1.7, with the curve arithmetic of ecvrf_check.py beside this
 file). Prints {"ok": true} or the first disagreement, and exits 0 or 1. Uses only
 the standard library.
@@ -46,8 +49,75 @@ def verify(pk, msg, sig):
     return ed.encode(ed.mul(8, left)) == ed.encode(ed.mul(8, right))
 
 
+def node(left, right):
+    return tagged("receipt-node", left + right)
+
+
+def mth(leaves):
+    # RFC 9162 section 2.1.1: split at the largest power of two below n.
+    if len(leaves) == 1:
+        return leaves[0]
+    k = 1
+    while k * 2 < len(leaves):
+        k *= 2
+    return node(mth(leaves[:k]), mth(leaves[k:]))
+
+
+def root_from_path(leaf, index, size, path):
+    # RFC 9162 section 2.1.3.2.
+    if index >= size:
+        return None
+    fn, sn, r = index, size - 1, leaf
+    for p in path:
+        if sn == 0:
+            return None
+        if fn % 2 == 1 or fn == sn:
+            r = node(p, r)
+            while fn % 2 == 0 and fn != 0:
+                fn >>= 1
+                sn >>= 1
+        else:
+            r = node(r, p)
+        fn >>= 1
+        sn >>= 1
+    return r if sn == 0 else None
+
+
+def check_batches(vectors):
+    """Version 2 (receipt-batches.json): each batch's leaves, root and signed text, and every receipt's proof."""
+    pk = bytes.fromhex(vectors["ordererPublicKey"])
+    count = 0
+    for b in vectors["batches"]:
+        fail = lambda why: print(json.dumps({"ok": False, "batch": b["size"], "why": why})) or 1  # noqa: E731
+        texts = [jcs({k: r[k] for k in ("v", "game", "line", "hash", "log", "time")}) for r in b["receipts"]]
+        if texts != b["leafTexts"]:
+            return fail("leaf texts")
+        leaves = [tagged("receipt-leaf", t.encode()) for t in texts]
+        if [x.hex() for x in leaves] != b["leaves"]:
+            return fail("leaf hashes")
+        root = mth(leaves)
+        if root.hex() != b["root"]:
+            return fail("root")
+        text = jcs({"v": 2, "size": len(leaves), "root": root.hex()})
+        if text != b["signedText"]:
+            return fail("signed text")
+        for i, r in enumerate(b["receipts"]):
+            batch = r["batch"]
+            if batch["index"] != i or batch["size"] != len(leaves) or r["v"] != 2:
+                return fail("place in the batch")
+            if root_from_path(leaves[i], i, len(leaves), [bytes.fromhex(p) for p in batch["path"]]) != root:
+                return fail("inclusion proof of receipt %d" % i)
+            if not verify(pk, b"fairtable/receipt-batch/v1\x00" + text.encode(), bytes.fromhex(r["sig"])):
+                return fail("signature")
+            count += 1
+    print(json.dumps({"ok": True, "receipts": count}))
+    return 0
+
+
 def main():
     vectors = json.load(open(sys.argv[1]))
+    if "batches" in vectors:
+        return check_batches(vectors)
     pk = bytes.fromhex(vectors["ordererPublicKey"])
     game = bytes.fromhex(vectors["game"])
     log = None

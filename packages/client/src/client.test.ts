@@ -4,7 +4,7 @@ import { randomBytes, toHex, fromHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import { generateKeyPair, type KeyPair } from '@fairtable/core/identity.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { forkProof, receiptError, signReceipt, type Receipt } from '@fairtable/core/order/receipt.js';
+import { forkProof, receiptError, signReceipt, signReceiptBatch, type Receipt } from '@fairtable/core/order/receipt.js';
 import { createSetupEnvelope } from '@fairtable/core/setup.js';
 import { randomStrategy } from '@fairtable/core/testing';
 import { seatRandom, type JournalEntry } from '@fairtable/core/seat/seat.js';
@@ -493,8 +493,8 @@ describe('a lying relay is caught', () => {
 
 /** A receipt for `honest`'s line and time whose log differs: what a relay signing two histories gives. */
 function signChainAt(other: Receipt, honest: Receipt, keys: KeyPair): Receipt {
-  const { sig: _s, ...rest } = honest;
-  return signReceipt({ ...rest, log: other.log }, keys.secretKey);
+  const { sig: _s, batch: _b, ...rest } = honest;
+  return signReceiptBatch([{ ...rest, log: other.log }], keys.secretKey)[0]!;
 }
 
 describe('the client is isomorphic', () => {

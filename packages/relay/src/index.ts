@@ -5,7 +5,7 @@ export { relayHeapSettings } from './heap.js';
 export { startRelay, DEFAULT_LIMITS, type Relay, type RelayLimits, type RelayOptions } from './relay.js';
 export { SqliteStore } from './sqlite-store.js';
 export { ThreadedSqliteStore, type ThreadedSqliteOptions } from './threaded-sqlite-store.js';
-export type { Store, StoredLine, LineToStore, GameSummary, HeldLine, StoredLobby } from './store.js';
+export type { Store, StoredLine, LineToStore, LineToSign, BatchSignature, GameSummary, HeldLine, StoredLobby } from './store.js';
 export { Metrics } from './metrics.js';
 export {
   witnessRoutes,

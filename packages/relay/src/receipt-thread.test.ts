@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '@fairtable/core/bytes.js';
 import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
-import { checkReceipt, firstLogHash, nextLogHash, signReceipt, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
+import { checkReceipt, firstLogHash, nextLogHash, signReceipt, signReceiptBatch, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
 import Database from 'better-sqlite3';
 import { pino } from 'pino';
@@ -42,7 +42,7 @@ function lines(game: string, from: number, count: number, log: string): LineToSi
   for (let line = from; line < from + count; line++) {
     const hash = toHex(new Uint8Array(32).fill(line));
     log = nextLogHash(log, hash);
-    const receipt: UnsignedReceipt = { v: 1, game, line, hash, log, time: 1_700_000_000_000 + line };
+    const receipt: UnsignedReceipt = { v: 2, game, line, hash, log, time: 1_700_000_000_000 + line };
     out.push({ game, line, text: `{"line":${line},"note":"a \\"quoted\\" text"}`, receipt });
   }
   return out;
@@ -64,14 +64,22 @@ describe('receipts signed on the writing thread', () => {
   it("are byte for byte the receipts the event loop signs, verify under the relay's key, and are stored with their lines", async () => {
     const { store, key, game, log0 } = await storeWithGame(tempDir());
     const batch = lines(game, 1, 50, log0);
-    const sigs = await store.appendSigning(batch, key);
-    expect(sigs).toHaveLength(50);
+    const signed = await store.appendSigning(batch, key);
+    expect(signed.paths).toHaveLength(50);
     const publicKey = generateKeyPair(key).publicKey;
     const stored = await store.readLines(game, 1, 100);
     expect(stored).toHaveLength(50);
+    // One signature for the batch (relay.md §2), and each line's inclusion proof.
+    const onLoopBatch = signReceiptBatch(
+      batch.map((l) => l.receipt),
+      key,
+      nativeSign,
+    );
     for (const [i, l] of batch.entries()) {
-      const onLoop = signReceipt(l.receipt, key, nativeSign);
-      expect(sigs[i]).toBe(onLoop.sig);
+      const onLoop = onLoopBatch[i]!;
+      expect(signed.sig).toBe(onLoop.sig);
+      expect(signed.paths[i]).toEqual(onLoop.batch!.path);
+      expect(onLoop.batch).toMatchObject({ index: i, size: 50 });
       expect(stored[i]!.text).toBe(l.text);
       // The stored text is JSON.stringify of the receipt the event loop signs: the same bytes a reader is served.
       expect(JSON.stringify(stored[i]!.receipt)).toBe(JSON.stringify(onLoop));
@@ -79,7 +87,8 @@ describe('receipts signed on the writing thread', () => {
     }
     // Another key gives other signatures: the thread signs with the key it is given.
     const other = await store.appendSigning(lines(game, 51, 1, stored[49]!.receipt.log), new Uint8Array(32).fill(9));
-    expect(() => checkReceipt({ ...lines(game, 51, 1, stored[49]!.receipt.log)[0]!.receipt, sig: other[0] }, publicKey)).toThrow(/does not verify/);
+    const alone = { ...lines(game, 51, 1, stored[49]!.receipt.log)[0]!.receipt, batch: { index: 0, size: 1, path: other.paths[0] }, sig: other.sig };
+    expect(() => checkReceipt(alone, publicKey)).toThrow(/does not verify/);
   });
 
   it('a thread that dies loses no line whose append was answered, and answers no append it did not commit', async () => {
@@ -124,8 +133,8 @@ describe('a database made by an earlier relay', () => {
     );
     old.close();
     const { store, key, game, log0 } = await storeWithGame(dir);
-    const sigs = await store.appendSigning(lines(game, 1, 3, log0), key);
-    expect(sigs).toHaveLength(3);
+    const signed = await store.appendSigning(lines(game, 1, 3, log0), key);
+    expect(signed.paths).toHaveLength(3);
     const back = await store.readLines(game, 0, 10);
     expect(back.map((l) => l.line)).toEqual([0, 1, 2, 3]);
     for (const l of back) expect(checkReceipt(l.receipt, generateKeyPair(key).publicKey)).toEqual(l.receipt);
@@ -165,6 +174,8 @@ describe('the relay with its receipts signed on the writing thread', () => {
     const entry = await a.next('entry');
     const publicKey = fromHex(r.publicKey);
     const receipt = checkReceipt(accepted.receipt, publicKey);
+    // Version 2: signed with its batch (here a batch of one line), as the writing thread signs.
+    expect(receipt).toMatchObject({ v: 2, batch: { index: 0, size: 1, path: [] } });
     expect(entry.receipt).toEqual(receipt);
     expect(receipt.log).toBe(nextLogHash(firstLogHash(g.id, envelopeHash(setup)), envelopeHash(JSON.parse(line) as Envelope)));
     const served = (await (await fetch(`${r.url}/games/${g.id}/receipts`)).text()).trim().split('\n');

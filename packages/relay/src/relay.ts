@@ -29,7 +29,7 @@ import { Door, type Admission } from '@fairtable/core/door.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { verifyHello } from '@fairtable/core/order/hello.js';
-import { firstLogHash, nextLogHash, signReceipt, type Receipt, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
+import { firstLogHash, nextLogHash, signReceiptBatch, type Receipt, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
 import { sealedRule } from '@fairtable/core/order/sealer.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { BatchWriter } from './batch-writer.js';
@@ -39,7 +39,7 @@ import { Metrics } from './metrics.js';
 import { lobbyRoutes, lobbyStoreOf, DEFAULT_LOBBY_LIMITS, type LobbyLimits } from './lobby.js';
 import { servePage } from './page.js';
 import { SealedRoom, type RoomHost } from './sealed.js';
-import type { LineToSign, Store } from './store.js';
+import type { BatchSignature, LineToSign, Store } from './store.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 import { VerifyPool } from './verify-pool.js';
 import { MemoryWitnessStore, SqliteWitnessStore, witnessRoutes, type WitnessLimits, type WitnessStore } from './witness.js';
@@ -164,8 +164,14 @@ interface Connection {
 }
 
 interface Pending extends LineToSign {
-  /** The receipt's signature, hex: made with the batch's append (by the store's thread when it can), known once it has committed. */
+  /**
+   * The receipt's signature, hex, and where the line sits in its batch (relay.md §2): made with the batch's
+   * append (by the store's thread when it can), known once it has committed.
+   */
   sig: string;
+  index: number;
+  size: number;
+  path: readonly string[];
   /** The submitter to acknowledge; null for a released sealed line (its author learns of it from the entry). */
   readonly from: Connection | null;
   readonly entry: Game;
@@ -213,14 +219,15 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   }
   let closing = false;
 
+  /** A line's receipt alone: a batch of one. */
   const receipt = (game: string, line: number, hash: string, logHash: string, time = clock()): Receipt =>
-    signReceipt({ v: 1, game, line, hash, log: logHash, time }, secretKey, nativeSign);
+    signReceiptBatch([{ v: 2, game, line, hash, log: logHash, time }], secretKey, nativeSign)[0]!;
   /** What a line admitted now will be receipted with, once its batch is stored (the signature comes with the append). */
   const pending = (g: Game, line: number, hash: string, text: string, time: number, from: Connection | null): Pending => {
     g.log = nextLogHash(g.log, hash);
     g.unstored++;
-    const unsigned: UnsignedReceipt = { v: 1, game: g.id, line, hash, log: g.log, time };
-    return { game: g.id, line, text, receipt: unsigned, sig: '', from, entry: g };
+    const unsigned: UnsignedReceipt = { v: 2, game: g.id, line, hash, log: g.log, time };
+    return { game: g.id, line, text, receipt: unsigned, sig: '', index: 0, size: 0, path: [], from, entry: g };
   };
 
   /** The game, from memory or rebuilt from the store (every stored line passes the door again). */
@@ -291,20 +298,28 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const intake = new Intake<Connection>(pool, (c, text, a) => admitted(c, text, a));
   /**
    * A batch's append: the store signs the receipts on its writing thread when it can (`appendSigning`),
-   * else they are signed here and stored with `append`. Either way the signature is `signReceipt`'s.
+   * else they are signed here and stored with `append`. Either way they are `signReceiptBatch`'s: one
+   * signature for the batch (relay.md §2).
    */
   const appendBatch = async (batch: Pending[]): Promise<void> => {
-    if (store.appendSigning !== undefined) {
-      const sigs = await store.appendSigning(batch, secretKey);
-      for (let i = 0; i < batch.length; i++) batch[i]!.sig = sigs[i]!;
-      return;
+    let signed: BatchSignature;
+    if (store.appendSigning !== undefined) signed = await store.appendSigning(batch, secretKey);
+    else {
+      const receipts = signReceiptBatch(
+        batch.map((p) => p.receipt),
+        secretKey,
+        nativeSign,
+      );
+      await store.append(batch.map((p, i) => ({ game: p.game, line: p.line, text: p.text, receipt: receipts[i]! })));
+      signed = { sig: receipts[0]!.sig, paths: receipts.map((r) => r.batch!.path) };
     }
-    const signed = batch.map((p) => {
-      const r = signReceipt(p.receipt, secretKey, nativeSign);
-      p.sig = r.sig;
-      return { game: p.game, line: p.line, text: p.text, receipt: r };
-    });
-    await store.append(signed);
+    for (let i = 0; i < batch.length; i++) {
+      const p = batch[i]!;
+      p.sig = signed.sig;
+      p.index = i;
+      p.size = batch.length;
+      p.path = signed.paths[i]!;
+    }
   };
   const writer = new BatchWriter<Pending>(
     appendBatch,
@@ -317,7 +332,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         // The receipt encoded once, for the submitter's answer and every reader's entry; one buffer for all readers.
         // The same text as JSON.stringify of the receipt (hex and integers need no escaping), without building the object.
         const r = p.receipt;
-        const receiptText = `{"v":1,"game":"${r.game}","line":${r.line},"hash":"${r.hash}","log":"${r.log}","time":${r.time},"sig":"${p.sig}"}`;
+        const path = p.path.length === 0 ? '[]' : `["${p.path.join('","')}"]`;
+        const receiptText = `{"v":2,"game":"${r.game}","line":${r.line},"hash":"${r.hash}","log":"${r.log}","time":${r.time},"batch":{"index":${p.index},"size":${p.size},"path":${path}},"sig":"${p.sig}"}`;
         // The submitter's socket is corked for its line: its acknowledgement and its entry leave in one write.
         const corked = p.from === null ? null : cork(p.from);
         if (p.from !== null) sendFrame(p.from, textFrame(`{"kind":"accepted","line":${p.line},"receipt":`, receiptText, '}'));

@@ -18,6 +18,16 @@ export interface LineToStore extends StoredLine {
   readonly game: string;
 }
 
+/**
+ * What `appendSigning` resolves with (docs/spec/relay.md §2): the batch's one receipt signature, and each
+ * line's inclusion proof (hex hashes), in the order of the lines. Line i's receipt is version 2 with
+ * `batch: {index: i, size: lines.length, path: paths[i]}`.
+ */
+export interface BatchSignature {
+  readonly sig: string;
+  readonly paths: readonly (readonly string[])[];
+}
+
 /** One line to append whose receipt is not signed yet (`Store.appendSigning`). */
 export interface LineToSign {
   readonly game: string;
@@ -74,12 +84,12 @@ export interface Store {
   deleteLobby?(id: string): Promise<void>;
   listLobbies?(): Promise<StoredLobby[]>;
   /**
-   * `append` for lines whose receipts the store signs with `secretKey` (as `signReceipt` does) before
-   * storing them, off the relay's event loop (docs/spec/relay.md, "The pipeline"): resolves, once
-   * committed, with each receipt's signature (hex), in order. A store without it gets signed receipts
-   * through `append`.
+   * `append` for lines whose receipts the store signs with `secretKey`, all with one signature (as
+   * `signReceiptBatch` does), before storing them, off the relay's event loop (docs/spec/relay.md, "The
+   * pipeline"): resolves, once committed, with the signature and each line's inclusion proof. A store
+   * without it gets signed receipts through `append`.
    */
-  appendSigning?(lines: readonly LineToSign[], secretKey: Uint8Array): Promise<string[]>;
+  appendSigning?(lines: readonly LineToSign[], secretKey: Uint8Array): Promise<BatchSignature>;
   /** The relay's Ed25519 secret key (32 bytes), created on first use and kept from then on. */
   relayKey(): Promise<Uint8Array>;
   close(): Promise<void>;

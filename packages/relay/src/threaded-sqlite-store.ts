@@ -18,7 +18,7 @@ import { FairtableError } from '@fairtable/core/errors.js';
 import { Awaiting } from './awaiting.js';
 import type { AppendBatch, AppendDone, SignBatch } from './sqlite-append-thread.js';
 import { SqliteStore } from './sqlite-store.js';
-import type { LineToSign, LineToStore } from './store.js';
+import type { BatchSignature, LineToSign, LineToStore } from './store.js';
 
 export interface ThreadedSqliteOptions {
   readonly synchronous?: 'FULL' | 'NORMAL';
@@ -36,7 +36,7 @@ function threadFile(): string {
 export class ThreadedSqliteStore extends SqliteStore {
   private readonly worker: Worker;
   /** Appends sent and not yet answered (not a Map: awaiting.ts says why). */
-  private readonly waiting = new Awaiting<{ resolve: (sigs: string[] | undefined) => void; reject: (e: unknown) => void }>();
+  private readonly waiting = new Awaiting<{ resolve: (done: AppendDone) => void; reject: (e: unknown) => void }>();
   private nextId = 0;
   private broken: Error | null = null;
   private closing = false;
@@ -52,7 +52,7 @@ export class ThreadedSqliteStore extends SqliteStore {
     this.worker.on('message', (m: AppendDone) => {
       const w = this.waiting.take(m.id);
       if (w === undefined) return;
-      if (m.error === undefined) w.resolve(m.sigs);
+      if (m.error === undefined) w.resolve(m);
       else w.reject(new FairtableError('store_failed', `the append failed: ${m.error}`));
     });
     const fail = (e: Error): void => {
@@ -78,7 +78,7 @@ export class ThreadedSqliteStore extends SqliteStore {
   }
 
   /** The receipts are signed on the writing thread, in the transaction that stores them (sqlite-append-thread.ts). */
-  appendSigning(lines: readonly LineToSign[], secretKey: Uint8Array): Promise<string[]> {
+  appendSigning(lines: readonly LineToSign[], secretKey: Uint8Array): Promise<BatchSignature> {
     if (this.broken !== null) return Promise.reject(this.broken);
     const sign: (string | number)[] = new Array<string | number>(lines.length * 6);
     let i = 0;
@@ -90,14 +90,15 @@ export class ThreadedSqliteStore extends SqliteStore {
       sign[i++] = l.receipt.log;
       sign[i++] = l.receipt.time;
     }
-    return this.post({ id: this.nextId++, sign, key: secretKey }).then((sigs) => {
-      if (sigs === undefined || sigs.length !== lines.length) throw new FairtableError('store_failed', 'the writing thread did not sign every receipt');
-      return sigs;
+    return this.post({ id: this.nextId++, sign, key: secretKey }).then(({ sig, paths }) => {
+      if (sig === undefined || paths === undefined || paths.length !== lines.length)
+        throw new FairtableError('store_failed', 'the writing thread did not sign every receipt');
+      return { sig, paths };
     });
   }
 
-  private post(batch: AppendBatch | SignBatch): Promise<string[] | undefined> {
-    const appended = new Promise<string[] | undefined>((resolve, reject) => {
+  private post(batch: AppendBatch | SignBatch): Promise<AppendDone> {
+    const appended = new Promise<AppendDone>((resolve, reject) => {
       this.waiting.add(batch.id, { resolve, reject });
       this.worker.postMessage(batch);
     });
