@@ -22,6 +22,8 @@ export class BatchWriter<P> {
     private readonly onCommitted: (batch: P[], seconds: number) => void,
     /** An append that failed: nothing of its batch was acknowledged, and nothing more is written. */
     private readonly onFailure: (error: unknown) => void,
+    /** The most lines one append is given; the rest wait for the next (the relay's: one receipt signature's batch, relay.md §2). */
+    private readonly maxBatch = Infinity,
   ) {}
 
   /** Lines added and not yet committed. */
@@ -43,8 +45,11 @@ export class BatchWriter<P> {
 
   private write(): void {
     if (this.failed || this.pending.length === 0) return;
-    const batch = this.pending;
-    this.pending = [];
+    let batch: P[];
+    if (this.pending.length <= this.maxBatch) {
+      batch = this.pending;
+      this.pending = [];
+    } else batch = this.pending.splice(0, this.maxBatch);
     const started = performance.now();
     // One append at a time keeps the lines of each game in log order across batches.
     this.writing = this.append(batch).then(

@@ -29,7 +29,7 @@ import { Door, type Admission } from '@fairtable/core/door.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { verifyHello } from '@fairtable/core/order/hello.js';
-import { firstLogHash, nextLogHash, signReceiptBatch, type Receipt, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
+import { firstLogHash, MAX_RECEIPT_BATCH, nextLogHash, signReceiptBatch, type Receipt, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
 import { sealedRule } from '@fairtable/core/order/sealer.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { BatchWriter } from './batch-writer.js';
@@ -349,6 +349,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       log.fatal({ err: e }, 'the store failed to append; stopping so that every door is rebuilt from what is stored');
       (options.onStoreFailure ?? (() => process.exit(70)))(e);
     },
+    // One receipt signature covers at most MAX_RECEIPT_BATCH lines (relay.md §2); more wait for the next append.
+    MAX_RECEIPT_BATCH,
   );
 
   /** The socket under `c`'s WebSocket (ws keeps it as `_socket`), for frames written whole and for corking. */
