@@ -3,13 +3,14 @@
 
 Reads the vectors file given as its argument and, for every receipt, recomputes
 from the spec alone: the running log hash L_n, the JCS text of the receipt without
-its signature, and the Ed25519 verification of `sig` under the orderer's key. For a
-file of batch receipts (version 2, receipt-batches.json): each batch's leaves, its
-RFC 9162 root, the text its signature covers, each receipt's inclusion proof, and the
-signature
+its signature, and the Ed25519 verification of `sig` under the orderer's key
 (RFC 8032 section 5.1.7, with the curve arithmetic of ecvrf_check.py beside this
-file). Prints {"ok": true} or the first disagreement, and exits 0 or 1. Uses only
-the standard library.
+file). A version-2 receipt (signed with its batch) is checked by folding its leaf
+with its inclusion proof (RFC 9162 section 2.1.3.2) and verifying the batch's
+signature over the root. For a file of batches (receipt-batches.json): each batch's
+leaves, its RFC 9162 root, the text its signature covers, and every receipt's proof
+and signature. Prints {"ok": true} or the first disagreement, and exits 0 or 1.
+Uses only the standard library.
 """
 import hashlib
 import json
@@ -128,12 +129,22 @@ def main():
         if log.hex() != r["log"]:
             print(json.dumps({"ok": False, "line": r["line"], "why": "log hash"}))
             return 1
-        unsigned = {k: v for k, v in r.items() if k != "sig"}
+        unsigned = {k: v for k, v in r.items() if k not in ("sig", "batch")}
         text = jcs(unsigned)
         if text != case["signedText"]:
             print(json.dumps({"ok": False, "line": r["line"], "why": "canonical text"}))
             return 1
-        msg = b"fairtable/receipt/v1\x00" + text.encode()
+        if r["v"] == 2:
+            # Signed with its batch: the leaf, folded with its inclusion proof, gives the root the signature covers.
+            batch = r["batch"]
+            leaf = tagged("receipt-leaf", text.encode())
+            root = root_from_path(leaf, batch["index"], batch["size"], [bytes.fromhex(p) for p in batch["path"]])
+            if root is None:
+                print(json.dumps({"ok": False, "line": r["line"], "why": "inclusion proof"}))
+                return 1
+            msg = b"fairtable/receipt-batch/v1\x00" + jcs({"v": 2, "size": batch["size"], "root": root.hex()}).encode()
+        else:
+            msg = b"fairtable/receipt/v1\x00" + text.encode()
         if not verify(pk, msg, bytes.fromhex(r["sig"])):
             print(json.dumps({"ok": False, "line": r["line"], "why": "signature"}))
             return 1

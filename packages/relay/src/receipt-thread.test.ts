@@ -5,11 +5,14 @@
  * whose append had been answered (the only lines the relay acknowledges).
  */
 import type { Worker } from 'node:worker_threads';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fromHex, toHex } from '@fairtable/core/bytes.js';
+import { canonicalize } from '@fairtable/core/jcs.js';
 import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { checkReceipt, firstLogHash, nextLogHash, signReceipt, signReceiptBatch, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
@@ -19,7 +22,7 @@ import { pino } from 'pino';
 import { startRelay, type Relay } from './relay.js';
 import { SqliteStore } from './sqlite-store.js';
 import type { LineToSign } from './store.js';
-import { createGame, diceGame, WireClient } from './test-helpers.js';
+import { createGame, diceGame, noteEnvelopes, WireClient } from './test-helpers.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 
 const dirs: string[] = [];
@@ -181,4 +184,43 @@ describe('the relay with its receipts signed on the writing thread', () => {
     const served = (await (await fetch(`${r.url}/games/${g.id}/receipts`)).text()).trim().split('\n');
     expect(JSON.parse(served[1]!)).toEqual(receipt);
   });
+
+  // python3 is on every machine CI runs on (.ci/run installs it); skipped only where it is missing.
+  it.skipIf(spawnSync('python3', ['--version']).status !== 0)(
+    'serves receipts of several games, signed a batch at a time, that an independent checker verifies (test/python/receipt_check.py)',
+    async () => {
+      const dir = tempDir();
+      const r = await startRelay({ port: 0, dataDir: dir, logger: pino({ level: 'silent' }) });
+      relays.push(r);
+      // Twelve games whose lines arrive together, so that the relay's batches hold lines of several games.
+      const games = Array.from({ length: 12 }, (_, i) => diceGame(2, 60 + i));
+      const clients: WireClient[] = [];
+      for (const g of games) {
+        expect((await createGame(r.url, g.setupLine)).status).toBe(201);
+        clients.push(await WireClient.join(r.url, g, 1));
+      }
+      // One note from each game's p1, all sent before any is answered.
+      for (const [i, c] of clients.entries()) c.send({ kind: 'submit', text: noteEnvelopes(games[i]!, 1, 1)[0] });
+      for (const c of clients) await c.next('accepted');
+      let batched = 0;
+      for (const g of games) {
+        const receipts = (await (await fetch(`${r.url}/games/${g.id}/receipts`)).text())
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { v: number; batch: { size: number }; sig: string });
+        expect(receipts).toHaveLength(2);
+        batched += receipts.filter((x) => x.v === 2 && x.batch.size > 1).length;
+        const file = join(dir, `${g.id}.json`);
+        const cases = receipts.map((x) => {
+          const { sig: _s, batch: _b, ...unsigned } = x;
+          return { receipt: x, signedText: canonicalize(unsigned) };
+        });
+        writeFileSync(file, JSON.stringify({ ordererPublicKey: r.publicKey, game: g.id, receipts: cases }));
+        const py = spawnSync('python3', [fileURLToPath(new URL('../../../test/python/receipt_check.py', import.meta.url)), file], { encoding: 'utf8' });
+        expect(py.status, py.stdout + py.stderr).toBe(0);
+        expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, receipts: 2 });
+      }
+      expect(batched).toBeGreaterThan(0);
+    },
+  );
 });
