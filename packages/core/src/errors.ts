@@ -27,6 +27,8 @@ export type ErrorCode =
   | 'bad_receipt'
   | 'bad_share'
   | 'unknown_game'
+  // a setup naming a witness URL no client may post to (docs/spec/relay.md §8)
+  | 'bad_witness_url'
   // the door: what an orderer refuses at submission (docs/SPEC.md §10.1)
   | 'refused'
   // verifiable random functions (docs/spec/vrf.md)

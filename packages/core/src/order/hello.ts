@@ -26,3 +26,9 @@ export function verifyHello(
 ): boolean {
   return sig.length === 64 && verifyFn(sig, helloBytes(gameId, nonce), publicKey);
 }
+
+/**
+ * The WebSocket close code an orderer answers an upgrade for a game it does not hold with (reason
+ * `unknown_game`, docs/spec/relay.md §3): a client stops at once instead of reconnecting.
+ */
+export const UNKNOWN_GAME_CLOSE = 4404;
