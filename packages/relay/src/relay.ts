@@ -28,9 +28,10 @@ import { fromHex, isHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { Door, type Admission } from '@fairtable/core/door.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
-import { verifyHello } from '@fairtable/core/order/hello.js';
+import { UNKNOWN_GAME_CLOSE, verifyHello } from '@fairtable/core/order/hello.js';
 import { firstLogHash, MAX_RECEIPT_BATCH, nextLogHash, signReceiptBatch, type Receipt, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
 import { sealedRule } from '@fairtable/core/order/sealer.js';
+import { checkSetupWitnesses } from '@fairtable/core/order/witness-url.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { BatchWriter } from './batch-writer.js';
 import { framePayload, textFrame } from './frame.js';
@@ -117,6 +118,8 @@ export interface RelayOptions {
   readonly verifyThreads?: number;
   /** SQLite's `synchronous` for the appends (relay.md, "The pipeline"): FULL (default) survives a power loss, NORMAL only a killed process. */
   readonly synchronous?: 'FULL' | 'NORMAL';
+  /** Hosts a setup's witnesses may be reached on over plain `http:` besides loopback (relay.md §8, "Which URLs"). */
+  readonly httpWitnessHosts?: readonly string[];
 }
 
 export interface Relay {
@@ -421,6 +424,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       }
       const setup = door.checker.setup;
       try {
+        // Every seat posts to the witnesses the setup names: an address no client may post to is refused here.
+        checkSetupWitnesses(setup.params, { httpHosts: options.httpWitnessHosts ?? [] });
+      } catch (e) {
+        metrics.refused('bad_witness_url');
+        return c.json(failure('bad_witness_url', (e as Error).message), 400);
+      }
+      try {
         if (sealedRule(setup) !== null && store.hold === undefined)
           return c.json(failure('sealed_unsupported', "this relay's store cannot hold sealed envelopes"), 400);
       } catch (e) {
@@ -684,7 +694,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       log.error({ err: e, game: match[1] }, 'cannot load game');
       return reject(500, 'Internal Server Error');
     }
-    if (game === null) return reject(404, 'Not Found');
+    if (game === null) {
+      // A coded close the client can tell from a network failure (relay.md §3): it does not reconnect.
+      metrics.dropped('unknown_game');
+      return wss.handleUpgrade(req, socket, head, (ws) => ws.close(UNKNOWN_GAME_CLOSE, 'unknown_game'));
+    }
     const g = game;
     wss.handleUpgrade(req, socket, head, (ws) => {
       freshFragmentsOnRead(ws, socket);

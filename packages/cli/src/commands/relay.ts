@@ -4,11 +4,14 @@
  * variables, then to 8080 and ./data. Logs are JSON lines on stdout (pino); SIGTERM and SIGINT stop it
  * gracefully: no new connections, every admitted line stored and acknowledged, then exit.
  * `--games-per-minute` and `--connections-per-address` raise (or lower) the per-address limits of
- * relay.md §5, for a load test or a relay behind one proxy address.
+ * relay.md §5, for a load test or a relay behind one proxy address. `--allow-http-witness HOST` (repeatable,
+ * or FAIRTABLE_HTTP_WITNESSES=host,host) lets setups name a witness on HOST over plain http (relay.md §8).
  */
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
+import { httpHostsFrom } from '@fairtable/core/order/witness-url.js';
 import { relayHeapSettings, startRelay } from '@fairtable/relay';
+import { collect } from '../witnesses.js';
 
 function portOf(value: string): number {
   const port = Number(value);
@@ -32,7 +35,8 @@ export function register(program: Command): void {
     .option('--data <dir>', 'where the database and the relay key live (default: $DATA_DIR or ./data)')
     .option('--games-per-minute <n>', 'games one address may create a minute, and at once (default 30)')
     .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
-    .action(async (opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string }) => {
+    .option('--allow-http-witness <host>', 'a host setups may name a witness on over plain http, besides this machine (also $FAIRTABLE_HTTP_WITNESSES)', collect)
+    .action(async (opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string; allowHttpWitness?: string[] }) => {
       // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
       relayHeapSettings();
       const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
@@ -44,6 +48,7 @@ export function register(program: Command): void {
         dataDir,
         // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
         synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
+        httpWitnessHosts: [...httpHostsFrom(process.env.FAIRTABLE_HTTP_WITNESSES), ...httpHostsFrom((opts.allowHttpWitness ?? []).join(','))],
         limits: {
           ...(games === undefined ? {} : { gamesPerMinute: games, gameBurst: games }),
           ...(connections === undefined ? {} : { connectionsPerAddress: connections }),
