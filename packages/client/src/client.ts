@@ -12,7 +12,8 @@ import { fromHex, isHex } from '@fairtable/core/bytes.js';
 import { FairtableError, type Violation } from '@fairtable/core/errors.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { signHello } from '@fairtable/core/order/hello.js';
+import { signHello, UNKNOWN_GAME_CLOSE } from '@fairtable/core/order/hello.js';
+import { checkSetupWitnesses } from '@fairtable/core/order/witness-url.js';
 import { holdingReceiptError, lostHeldProof, type HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 import type { Ctx, Decision, GameEvent, Outcome } from '@fairtable/core/protocols/machine.js';
@@ -61,6 +62,19 @@ export class ClientError extends Error {
 }
 
 const OPEN = 1;
+
+export { UNKNOWN_GAME_CLOSE };
+
+/** The code of the error for a game the relay does not hold (`FairtableError`), for a page to word as it likes. */
+export const UNKNOWN_GAME = 'unknown_game';
+
+/** The relay holds no game `gameId`: said at once, never retried (relay.md §3). */
+export function unknownGameError(gameId: string): FairtableError {
+  return new FairtableError(UNKNOWN_GAME, `no game ${gameId} on this relay`, { field: 'game' });
+}
+
+/** Whether a WebSocket close event is the relay's 4404 `unknown_game`. */
+const isUnknownGameClose = (event: unknown): boolean => (event as { code?: unknown } | null)?.code === UNKNOWN_GAME_CLOSE;
 
 function httpBase(relayUrl: string): URL {
   const url = new URL(relayUrl);
@@ -145,7 +159,10 @@ export async function fetchGame(
   const f = fetchOf(options.fetch);
   const get = async (what: string): Promise<string[]> => {
     const r = await f(new URL(`games/${gameId}/${what}`, httpBase(relayUrl)).toString());
-    if (!r.ok) throw await relayError(r, `fetching the ${what}`);
+    if (!r.ok) {
+      const e = await relayError(r, `fetching the ${what}`);
+      throw r.status === 404 && e.code === UNKNOWN_GAME ? unknownGameError(gameId) : e;
+    }
     return (await r.text()).split('\n').filter((l) => l.trim() !== '');
   };
   const lines = await get('transcript');
@@ -192,6 +209,11 @@ export function relayKeyOf(relayUrl: string, gameId: string, WebSocket: SocketCo
     ws.onerror = () => {
       clearTimeout(timer);
       reject(new ClientError('connection_failed', `cannot reach ${gameSocketUrl(relayUrl, gameId)}`));
+    };
+    // After a challenge this changes nothing: the promise is settled.
+    ws.onclose = (ev: unknown) => {
+      clearTimeout(timer);
+      reject(isUnknownGameClose(ev) ? unknownGameError(gameId) : new ClientError('connection_closed', 'the relay closed the connection before its challenge'));
     };
   });
 }
@@ -291,6 +313,11 @@ export interface JoinOptions {
    * seat's own envelopes, is kept in `evidence` and given to `onEvidence`.
    */
   readonly witnesses?: readonly WitnessRelay[];
+  /**
+   * Hosts the setup's witnesses may be reached on over plain `http:` besides this machine (relay.md §8,
+   * "Which URLs"). A setup naming any other witness URL is refused (`bad_witness_url`) before the seat plays.
+   */
+  readonly httpWitnessHosts?: readonly string[];
   readonly onEvidence?: (record: EvidenceRecord) => void;
   /** For publishing to witnesses; the platform's by default. */
   readonly fetch?: FetchLike;
@@ -458,7 +485,7 @@ export class RelayGame {
     }
   }
 
-  private fail(error: ClientError): void {
+  private fail(error: ClientError | FairtableError): void {
     this.stop('stopped', error.message);
     this.reject(error);
   }
@@ -498,8 +525,11 @@ export class RelayGame {
         else this.drop(`a frame could not be read: ${(e as Error).message}`);
       }
     };
-    ws.onclose = () => {
-      if (this.socket === ws) this.lost('the connection closed');
+    ws.onclose = (ev: unknown) => {
+      if (this.socket !== ws) return;
+      // The relay holds no such game: asking again would get the same answer.
+      if (isUnknownGameClose(ev)) return this.fail(unknownGameError(this.gameId));
+      this.lost('the connection closed');
     };
     ws.onerror = () => {
       if (this.socket === ws) this.lost('the connection failed');
@@ -736,6 +766,12 @@ export class RelayGame {
         });
       if (!setup.setup.players.some((p) => p.id === this.id))
         return this.fail(new ClientError('bad_challenge', `${this.id} is not a player of game ${this.gameId}`));
+      // Before the seat or any witness post: a creator may not turn the players into its HTTP clients.
+      try {
+        checkSetupWitnesses(setup.setup.params, { httpHosts: this.options.httpWitnessHosts ?? [] });
+      } catch (e) {
+        return this.fail(e as FairtableError);
+      }
       this.options.onLine?.(0, text, r);
       this.emit('line', { line: 0, text, receipt: r });
       // Before the seat: its first envelope may go out as it is built.
@@ -824,8 +860,9 @@ export class RelayGame {
       throw new FairtableError('bad_input', 'resuming needs the lines held and a receipt for each', { field: 'resume' });
     const { chain, lie } = ReceiptChain.replay(this.gameId, this.relayKey, r.lines, r.receipts);
     if (lie !== null) throw new ClientError('relay_lied', `the copy kept on disk shows the relay lied: ${lie.message}`, lie);
-    const { gameId } = readSetupLine(r.lines[0]!);
+    const { gameId, setup } = readSetupLine(r.lines[0]!);
     if (gameId !== this.gameId) throw new FairtableError('bad_input', `the copy is of game ${gameId}, not ${this.gameId}`, { field: 'resume' });
+    checkSetupWitnesses(setup.params, { httpHosts: this.options.httpWitnessHosts ?? [] });
     this.chain = chain;
     for (const receipt of chain.receipts) this.lineHashes.push(receipt.hash);
     this.startPublishing(r.lines[0]!, readSetupLine(r.lines[0]!).setup.params);

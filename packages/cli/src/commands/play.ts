@@ -34,7 +34,7 @@ import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { fail, failWith } from '../io.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 import { betStrategy } from './signidice.js';
-import { collect, witnessesFrom } from '../witnesses.js';
+import { ALLOW_HTTP_WITNESS_HELP, collect, httpWitnessHosts, witnessesFrom } from '../witnesses.js';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { personFor } from './diplomacy-orders.js';
 
@@ -164,7 +164,7 @@ async function playSeat(
   relayUrl: string,
   gameId: string,
   me: { name: string; keys: KeyPair },
-  opts: Record<string, string | undefined>,
+  opts: Record<string, string | undefined> & { allowHttpWitness?: string[] },
   relayKey: string | undefined,
   prove: ((alpha: Uint8Array) => Uint8Array) | undefined,
   protocol?: string,
@@ -188,6 +188,7 @@ async function playSeat(
     sign: nativeSign,
     ...(person === null ? { strategy: strategyFor(opts, me.name) } : {}),
     registry: diplomacyRegistry,
+    httpWitnessHosts: httpWitnessHosts(opts.allowHttpWitness),
     giveUpMs: integer(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000)!,
     ...(relayKey === undefined ? {} : { relayKey }),
     ...(prove === undefined ? {} : { prover: prove }),
@@ -252,7 +253,8 @@ export function register(program: Command): void {
     .option('--reconnect-ms <ms>', 'how long to keep trying to reach the relay before giving up (exit 2)', '30000')
     .option('--out <file>', "this player's copy of the transcript, appended as lines arrive (receipts in FILE.receipts.jsonl)")
     .option('--witness <url>', 'creating: a witness relay the setup names, where every seat also publishes (docs/spec/relay.md §8); repeatable', collect)
-    .action(async (protocol: string | undefined, opts: Record<string, string | undefined>) => {
+    .option('--allow-http-witness <host>', ALLOW_HTTP_WITNESS_HELP, collect)
+    .action(async (protocol: string | undefined, opts: Record<string, string | undefined> & { allowHttpWitness?: string[] }) => {
       const me = loadKey(opts.key!);
       if (opts.relayKey !== undefined && !isHex(opts.relayKey, 32)) fail('[bad_hex] --relay-key must be 64 hex digits');
       if (opts.join !== undefined) {
@@ -275,7 +277,7 @@ export function register(program: Command): void {
       try {
         const s = setupFor(protocol, opts, players);
         prove = s.prove;
-        const witnesses = await witnessesFrom((opts as { witness?: string[] }).witness ?? []);
+        const witnesses = await witnessesFrom((opts as { witness?: string[] }).witness ?? [], httpWitnessHosts(opts.allowHttpWitness));
         const setup = witnesses.length === 0 ? s.setup : { ...s.setup, params: { ...s.setup.params, witnesses } };
         created = await createGame(opts.relay!, envelopeLine(createSetupEnvelope(setup, me.name, me.keys)));
       } catch (e) {

@@ -29,7 +29,7 @@ import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { generateRsaVrfKeyPair, createRsaVrfProver } from '@fairtable/node/rsa-vrf.js';
 import { fail, failWith } from '../io.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
-import { collect, witnessesFrom } from '../witnesses.js';
+import { ALLOW_HTTP_WITNESS_HELP, collect, httpWitnessHosts, witnessesFrom } from '../witnesses.js';
 
 const loadKey = (path: string): { name: string; keys: KeyPair } => readKeyFile(path);
 const loadPublic = (path: string): { id: string; key: string } => readPublicKeyFile(path);
@@ -111,6 +111,8 @@ export interface SeatOptions {
   readonly reconnectMs: number;
   readonly relayKey?: string;
   readonly resume?: { readonly lines: readonly string[]; readonly receipts: readonly unknown[]; readonly inFlight?: string | null };
+  /** Hosts the setup's witnesses may use plain http on, besides this machine (relay.md §8). */
+  readonly httpWitnessHosts?: readonly string[];
 }
 
 /**
@@ -148,6 +150,7 @@ async function playSeat(
     sign: nativeSign,
     strategy: strategy ?? simStrategy(randomBytes(32)),
     giveUpMs: options.reconnectMs,
+    httpWitnessHosts: options.httpWitnessHosts ?? [],
     ...(options.relayKey === undefined ? {} : { relayKey: options.relayKey }),
     ...(prover === undefined ? {} : { prover }),
     ...(hook === undefined ? {} : { outgoing: hook }),
@@ -284,6 +287,7 @@ export function register(program: Command): void {
     .option('--bounty <n>', 'bounty the house sets aside', '1000')
     .option('--timeout-ms <ms>', 'deadline of each phase', '30000')
     .option('--witness <url>', 'a witness relay the setup names (every seat publishes its envelopes there too); may be given several times', collect)
+    .option('--allow-http-witness <host>', ALLOW_HTTP_WITNESS_HELP, collect)
     .option('--out <file>', "the house's copy of the transcript, appended as lines arrive (receipts in FILE.receipts.jsonl)", 'signidice.jsonl')
     .option('--relay-key <hex>', "the relay's public key, when known: a relay showing another is refused")
     .option('--reconnect-ms <ms>', 'how long to keep trying to reach the relay before giving up (exit 2)', '30000')
@@ -292,7 +296,7 @@ export function register(program: Command): void {
       "continue the game whose copy this house kept (--out), after a crash or restart: the game's own setup replaces the other options",
     )
     .option('--cheat <kind>', 'make the house cheat (for demonstrations and tests)')
-    .action(async (opts: Record<string, string | undefined> & { witness?: string[] }) => {
+    .action(async (opts: Record<string, string | undefined> & { witness?: string[]; allowHttpWitness?: string[] }) => {
       const me = loadKey(opts.key!);
       if (opts.resume === undefined && opts.players === undefined) fail("[bad_input] --players: the players' public key files (or --resume FILE)");
       const players = opts.resume === undefined ? opts.players!.split(',').filter(Boolean).map(loadPublic) : [];
@@ -304,13 +308,14 @@ export function register(program: Command): void {
       const cheat = cheatOption(opts.cheat);
       if (cheat !== null && !HOUSE_CHEATS.has(cheat)) fail(`[bad_cheater] the house cannot commit "${cheat}": choose one of ${[...HOUSE_CHEATS].join(', ')}`);
       const reconnectMs = positive(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000);
+      const httpHosts = httpWitnessHosts(opts.allowHttpWitness);
       let seat: RelayGame;
       if (opts.resume !== undefined) {
         const r = resumeGame(opts.resume, me.keys);
         process.stderr.write(`house: resuming game ${r.gameId} at line ${r.lines.length} on ${opts.relay}\n`);
         try {
           const relayKey = opts.relayKey ?? (await relayKeyOf(opts.relay!, r.gameId, WebSocket));
-          seat = await playSeat(opts.relay!, r.gameId, HOUSE, me.keys, cheat, { copyTo: opts.resume, reconnectMs, relayKey, resume: r }, r.prove);
+          seat = await playSeat(opts.relay!, r.gameId, HOUSE, me.keys, cheat, { copyTo: opts.resume, reconnectMs, relayKey, resume: r, httpWitnessHosts: httpHosts }, r.prove);
         } catch (e) {
           failWith(e);
         }
@@ -318,7 +323,7 @@ export function register(program: Command): void {
         return;
       }
       const h = house(opts.scheme!, opts.vrfSecret);
-      const witnesses = await witnessesFrom(opts.witness ?? []);
+      const witnesses = await witnessesFrom(opts.witness ?? [], httpHosts);
       const setup: GameSetup = {
         protocol: 'signidice',
         game: null,
@@ -349,7 +354,7 @@ export function register(program: Command): void {
         `house: opened game ${created.game} on ${opts.relay}; players join with: fairtable signidice play --relay ${opts.relay} --game ${created.game} --key KEY\n`,
       );
       try {
-        seat = await playSeat(opts.relay!, created.game, HOUSE, me.keys, cheat, { copyTo: out, reconnectMs, relayKey: created.relay }, h.prove);
+        seat = await playSeat(opts.relay!, created.game, HOUSE, me.keys, cheat, { copyTo: out, reconnectMs, relayKey: created.relay, httpWitnessHosts: httpHosts }, h.prove);
       } catch (e) {
         failWith(e);
       }
@@ -367,7 +372,8 @@ export function register(program: Command): void {
     .option('--reconnect-ms <ms>', 'how long to keep trying to reach the relay before giving up (exit 2)', '30000')
     .option('--bet <bet>', 'your bet every round: red:10, dozen:2:10, straight:17:5, face:3:10, pass … (default: a random bet of at most 10)')
     .option('--cheat <kind>', 'cheat (for demonstrations and tests)')
-    .action(async (opts: Record<string, string | undefined>) => {
+    .option('--allow-http-witness <host>', ALLOW_HTTP_WITNESS_HELP, collect)
+    .action(async (opts: Record<string, string | undefined> & { allowHttpWitness?: string[] }) => {
       const me = loadKey(opts.key!);
       if (!isHex(opts.game, 32)) fail('[bad_hex] --game must be a game id (64 hex digits)');
       if (opts.relayKey !== undefined && !isHex(opts.relayKey, 32)) fail('[bad_hex] --relay-key must be 64 hex digits');
@@ -375,6 +381,7 @@ export function register(program: Command): void {
       if (cheat !== null && HOUSE_CHEATS.has(cheat)) fail(`[bad_cheater] "${cheat}" is a cheat of the house; a player cannot commit it`);
       const options: SeatOptions = {
         reconnectMs: positive(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000),
+        httpWitnessHosts: httpWitnessHosts(opts.allowHttpWitness),
         ...(opts.out === undefined ? {} : { copyTo: opts.out }),
         ...(opts.relayKey === undefined ? {} : { relayKey: opts.relayKey }),
       };
