@@ -8,9 +8,9 @@
  * (`--witness`) are checked too and deadlines judged on receipt times
  * (docs/spec/relay.md §9).
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { isHex } from '@fairtable/core/bytes.js';
-import { splitBytes } from '@fairtable/core/lines.js';
+import { LineSplitter, splitBytes, type TranscriptLine } from '@fairtable/core/lines.js';
 import { auditWithReceipts, type RelayReport } from '@fairtable/core/order/censorship.js';
 import { nativeVerify } from '@fairtable/node/native-verify.js';
 import type { Command } from 'commander';
@@ -24,14 +24,59 @@ import { consequence, lineNote, meaning, standing } from '../verdict-words.js';
 /** More verifying threads than this only adds memory; a typo such as 400 is refused rather than obeyed. */
 const MAX_WORKERS = 64;
 
+/**
+ * Why `path` cannot be read as a transcript, in words with a code, or null when it is a file that can be
+ * opened: a folder or any other thing that is not a file is `not_a_file`, a missing path `bad_input`, a
+ * file that cannot be opened (permissions) `unreadable`.
+ */
+function pathProblem(path: string): { code: string; message: string } | null {
+  let isFile: boolean;
+  try {
+    const st = statSync(path);
+    if (st.isDirectory()) return { code: 'not_a_file', message: `${path} is a folder: give a transcript file` };
+    isFile = st.isFile();
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { code: 'bad_input', message: `${path}: no such file` };
+    return { code: 'unreadable', message: `${path} cannot be read (${typeof code === 'string' ? code : (e as Error).message})` };
+  }
+  if (!isFile) return { code: 'not_a_file', message: `${path} is not a file (a device, a socket or a pipe): give a transcript file` };
+  try {
+    closeSync(openSync(path, 'r'));
+  } catch (e) {
+    const code = (e as { code?: unknown }).code;
+    return { code: 'unreadable', message: `${path} cannot be read (${code === 'EACCES' || code === 'EPERM' ? 'permission denied' : (e as Error).message})` };
+  }
+  return null;
+}
+
+/**
+ * The first line of a transcript file by the rule every reader follows (docs/SPEC.md §4.5, core's
+ * `lines.ts`: a byte order mark and blank lines are not lines), read until it is complete; null when the
+ * file holds none.
+ */
+function firstLine(file: string): TranscriptLine | null {
+  const fd = openSync(file, 'r');
+  const splitter = new LineSplitter();
+  let first: TranscriptLine | null = null;
+  const take = (line: TranscriptLine): void => void (first ??= line);
+  try {
+    const chunk = Buffer.alloc(64 * 1024);
+    for (let n = readSync(fd, chunk, 0, chunk.length, null); n > 0 && first === null; n = readSync(fd, chunk, 0, chunk.length, null))
+      splitter.push(chunk.subarray(0, n), take);
+    if (first === null) splitter.end(take);
+  } finally {
+    closeSync(fd);
+  }
+  return first;
+}
+
 /** The registry for a transcript whose setup names a protocol from outside the core, or null. */
 function externalRegistry(file: string): Registry | null {
-  const fd = openSync(file, 'r');
-  const head = Buffer.alloc(1 << 20);
-  const n = readSync(fd, head, 0, head.length, 0);
-  closeSync(fd);
+  const line = firstLine(file);
+  if (line === null || line.problem !== null) return null; // the auditor reports what is wrong with line 0
   try {
-    const setup = (JSON.parse(head.subarray(0, n).toString('utf8').split('\n')[0]!) as { body?: { setup?: { protocol?: unknown } } }).body?.setup;
+    const setup = (JSON.parse(line.text) as { body?: { setup?: { protocol?: unknown } } }).body?.setup;
     return setup?.protocol === 'diplomacy' ? diplomacyRegistry : null;
   } catch {
     return null; // the file auditor reports what is wrong with line 0
@@ -47,7 +92,8 @@ function wrapping(file: string): string | null {
   const head = Buffer.alloc(64 * 1024);
   const n = readSync(fd, head, 0, head.length, 0);
   closeSync(fd);
-  const text = head.subarray(0, n).toString('utf8');
+  // A byte order mark and blank lines before the first line are allowed (docs/SPEC.md §4.5).
+  const text = head.subarray(0, n).toString('utf8').replace(/^\uFEFF?[ \t\r\n]*/, '');
   if (text.startsWith('{')) return null;
   if (text.includes('-----BEGIN FAIRTABLE MESSAGE-----'))
     return `an armored message (as mailed), not a transcript: fairtable dearmor ${file} > game.jsonl, then fairtable audit game.jsonl`;
@@ -144,7 +190,8 @@ export function register(program: Command): void {
           unreadable('out_of_range', `--workers must be a whole number from 1 to ${MAX_WORKERS}, not "${opts.workers}"`);
         }
       }
-      if (!existsSync(file)) unreadable('bad_input', `${file}: no such file`);
+      const problem = pathProblem(file);
+      if (problem !== null) unreadable(problem.code, problem.message);
       const wrapped = wrapping(file);
       if (wrapped !== null) unreadable('bad_input', `${file}: ${wrapped}`);
       if (opts.relayKey !== undefined) {
@@ -206,10 +253,13 @@ function auditOrdered(
   const lines = splitBytes(readFileSync(file)).map((l) => l.text);
   if (lines.length === 0) unreadable('bad_input', `${file}: the transcript is empty: it starts with its setup envelope`);
   const receiptsFile = `${file}.receipts.jsonl`;
+  const receiptsProblem = existsSync(receiptsFile) ? pathProblem(receiptsFile) : null;
+  if (receiptsProblem !== null) unreadable(receiptsProblem.code, receiptsProblem.message);
   const receipts = existsSync(receiptsFile) ? jsonLines(receiptsFile) : [];
   const records: unknown[] = [];
   for (const w of witnessFiles) {
-    if (!existsSync(w)) unreadable('bad_input', `${w}: no such file`);
+    const problem = pathProblem(w);
+    if (problem !== null) unreadable(problem.code, problem.message);
     records.push(...jsonLines(w));
   }
   let verdict: ReturnType<typeof auditWithReceipts>;
