@@ -12,7 +12,7 @@ import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
 import type { Registry } from '@fairtable/core/registry.js';
 import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
-import { relayKeyOf } from '@fairtable/client';
+import { relayKeyOf, UNKNOWN_GAME } from '@fairtable/client';
 import { readGameInfo, readReceipts, readTranscript } from './api.js';
 import { AuditRunView, Progress, runAudit, type AuditRun, type RelayEvidence } from './audit.js';
 import { Table, type TableView } from './board.js';
@@ -66,6 +66,9 @@ async function cheatFor(me: string): Promise<OutgoingHook | undefined> {
   const { keys } = await keyFor(me);
   return cheatHook('wrong-opening', { keys, random: randomBytes });
 }
+
+/** A client error in the player's words: a game the relay does not hold is no network trouble (relay.md §3). */
+const wordsFor = (e: Error): string => ((e as { code?: unknown }).code === UNKNOWN_GAME ? 'No such game on this relay' : e.message);
 
 function download(name: string, text: string): void {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/jsonl' }));
@@ -153,7 +156,7 @@ export function GamePage({ gameId }: { gameId: string }) {
         refresh();
       });
       g.on('refused', (x) => setProblem(`the relay refused a line of ours: [${x.code}] ${x.message}`));
-      g.finished.catch((e: Error) => setProblem(e.message));
+      g.finished.catch((e: Error) => setProblem(wordsFor(e)));
       refresh();
     })();
     return () => {
@@ -172,7 +175,7 @@ export function GamePage({ gameId }: { gameId: string }) {
       observer.current = new Observer((line) => game.current?.receipts[line]?.time);
       setAttempt((a) => a + 1);
     } catch (e) {
-      setProblem((e as Error).message);
+      setProblem(wordsFor(e as Error));
     }
   };
 
