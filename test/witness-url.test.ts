@@ -180,7 +180,9 @@ describe('witness URLs a setup names', () => {
     const runs = await Promise.all([
       cli(['play', '--relay', relay.url, '--key', 'bob.json', '--join', gameId]),
       cli(['signidice', 'play', '--relay', relay.url, '--key', 'bob.json', '--game', gameId]),
-      cli(['play', '--relay', relay.url, '--key', 'bob.json', '--join', gameId, '--allow-http-witness', '127.0.0.1'], { FAIRTABLE_HTTP_WITNESSES: '127.0.0.1' }),
+      cli(['play', '--relay', relay.url, '--key', 'bob.json', '--join', gameId, '--allow-http-witness', '127.0.0.1'], {
+        FAIRTABLE_HTTP_WITNESSES: '127.0.0.1',
+      }),
     ]);
     writeFileSync(join(dir, 'alice.pub.json'), JSON.stringify({ name: 'alice', publicKey: toHex(players[0]!.keys.publicKey) }));
     writeFileSync(join(dir, 'bob.pub.json'), JSON.stringify({ name: 'bob', publicKey: toHex(players[1]!.keys.publicKey) }));

@@ -93,7 +93,10 @@ function wrapping(file: string): string | null {
   const n = readSync(fd, head, 0, head.length, 0);
   closeSync(fd);
   // A byte order mark and blank lines before the first line are allowed (docs/SPEC.md §4.5).
-  const text = head.subarray(0, n).toString('utf8').replace(/^\uFEFF?[ \t\r\n]*/, '');
+  const text = head
+    .subarray(0, n)
+    .toString('utf8')
+    .replace(/^\uFEFF?[ \t\r\n]*/, '');
   if (text.startsWith('{')) return null;
   if (text.includes('-----BEGIN FAIRTABLE MESSAGE-----'))
     return `an armored message (as mailed), not a transcript: fairtable dearmor ${file} > game.jsonl, then fairtable audit game.jsonl`;

@@ -315,7 +315,15 @@ export function register(program: Command): void {
         process.stderr.write(`house: resuming game ${r.gameId} at line ${r.lines.length} on ${opts.relay}\n`);
         try {
           const relayKey = opts.relayKey ?? (await relayKeyOf(opts.relay!, r.gameId, WebSocket));
-          seat = await playSeat(opts.relay!, r.gameId, HOUSE, me.keys, cheat, { copyTo: opts.resume, reconnectMs, relayKey, resume: r, httpWitnessHosts: httpHosts }, r.prove);
+          seat = await playSeat(
+            opts.relay!,
+            r.gameId,
+            HOUSE,
+            me.keys,
+            cheat,
+            { copyTo: opts.resume, reconnectMs, relayKey, resume: r, httpWitnessHosts: httpHosts },
+            r.prove,
+          );
         } catch (e) {
           failWith(e);
         }
@@ -354,7 +362,15 @@ export function register(program: Command): void {
         `house: opened game ${created.game} on ${opts.relay}; players join with: fairtable signidice play --relay ${opts.relay} --game ${created.game} --key KEY\n`,
       );
       try {
-        seat = await playSeat(opts.relay!, created.game, HOUSE, me.keys, cheat, { copyTo: out, reconnectMs, relayKey: created.relay, httpWitnessHosts: httpHosts }, h.prove);
+        seat = await playSeat(
+          opts.relay!,
+          created.game,
+          HOUSE,
+          me.keys,
+          cheat,
+          { copyTo: out, reconnectMs, relayKey: created.relay, httpWitnessHosts: httpHosts },
+          h.prove,
+        );
       } catch (e) {
         failWith(e);
       }

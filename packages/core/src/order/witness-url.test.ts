@@ -82,8 +82,22 @@ describe('witness URLs (relay.md §8)', () => {
     const key = 'ab'.repeat(32);
     expect(() => checkSetupWitnesses({})).not.toThrow();
     expect(() => checkSetupWitnesses({ witnesses: 'not a list' })).not.toThrow();
-    expect(() => checkSetupWitnesses({ witnesses: [{ key, url: 'https://a.example/' }, { key, url: 'http://127.0.0.1:1/' }] })).not.toThrow();
-    expect(() => checkSetupWitnesses({ witnesses: [{ key, url: 'https://a.example/' }, { key, url: 'http://192.168.1.1/' }] })).toThrow(/192\.168\.1\.1/);
+    expect(() =>
+      checkSetupWitnesses({
+        witnesses: [
+          { key, url: 'https://a.example/' },
+          { key, url: 'http://127.0.0.1:1/' },
+        ],
+      }),
+    ).not.toThrow();
+    expect(() =>
+      checkSetupWitnesses({
+        witnesses: [
+          { key, url: 'https://a.example/' },
+          { key, url: 'http://192.168.1.1/' },
+        ],
+      }),
+    ).toThrow(/192\.168\.1\.1/);
     // An entry with a bad key is still an address some client might post to: its URL is checked too.
     expect(() => checkSetupWitnesses({ witnesses: [{ key: 'nope', url: 'https://a.example/?q' }] })).toThrow(/query/);
     expect(() => checkSetupWitnesses({ witnesses: [{ key, url: 7 }] })).toThrow(/is a string/);

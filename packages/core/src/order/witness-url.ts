@@ -47,7 +47,8 @@ export function witnessUrlProblem(url: unknown, options: WitnessUrlOptions = {})
   if (parsed.protocol === 'http:') {
     const host = parsed.hostname.toLowerCase();
     const allowed = (options.httpHosts ?? []).some((h) => h.trim().toLowerCase() === host);
-    if (!isLoopbackHost(host) && !allowed) return `plain http: is only for this machine (localhost, 127.0.0.0/8, [::1]) or a host allowed by whoever runs the client, not ${host}`;
+    if (!isLoopbackHost(host) && !allowed)
+      return `plain http: is only for this machine (localhost, 127.0.0.0/8, [::1]) or a host allowed by whoever runs the client, not ${host}`;
   }
   return null;
 }
@@ -55,7 +56,8 @@ export function witnessUrlProblem(url: unknown, options: WitnessUrlOptions = {})
 /** `url` when it may be a witness's address; throws FairtableError('bad_witness_url') naming it and why otherwise. */
 export function checkWitnessUrl(url: unknown, options: WitnessUrlOptions = {}): string {
   const why = witnessUrlProblem(url, options);
-  if (why !== null) throw new FairtableError('bad_witness_url', `witness URL ${JSON.stringify(url)?.slice(0, 300) ?? String(url)}: ${why}`, { field: 'witnesses' });
+  if (why !== null)
+    throw new FairtableError('bad_witness_url', `witness URL ${JSON.stringify(url)?.slice(0, 300) ?? String(url)}: ${why}`, { field: 'witnesses' });
   return url as string;
 }
 
