@@ -9,9 +9,10 @@
  */
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
-import { httpHostsFrom } from '@fairtable/core/order/witness-url.js';
 import { relayHeapSettings, startRelay } from '@fairtable/relay';
-import { collect } from '../witnesses.js';
+import { collect, httpWitnessHosts } from '../witnesses.js';
+
+type Witnessing = { allowHttpWitness?: string[] };
 
 function portOf(value: string): number {
   const port = Number(value);
@@ -35,46 +36,40 @@ export function register(program: Command): void {
     .option('--data <dir>', 'where the database and the relay key live (default: $DATA_DIR or ./data)')
     .option('--games-per-minute <n>', 'games one address may create a minute, and at once (default 30)')
     .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
-    .option(
-      '--allow-http-witness <host>',
-      'a host setups may name a witness on over plain http, besides this machine (also $FAIRTABLE_HTTP_WITNESSES)',
-      collect,
-    )
-    .action(
-      async (opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string; allowHttpWitness?: string[] }) => {
-        // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
-        relayHeapSettings();
-        const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
-        const games = countOf('games-per-minute', opts.gamesPerMinute);
-        const connections = countOf('connections-per-address', opts.connectionsPerAddress);
-        const relay = await startRelay({
-          port: portOf(opts.port ?? process.env.PORT ?? '8080'),
-          host: opts.host,
-          dataDir,
-          // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
-          synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
-          httpWitnessHosts: [...httpHostsFrom(process.env.FAIRTABLE_HTTP_WITNESSES), ...httpHostsFrom((opts.allowHttpWitness ?? []).join(','))],
-          limits: {
-            ...(games === undefined ? {} : { gamesPerMinute: games, gameBurst: games }),
-            ...(connections === undefined ? {} : { connectionsPerAddress: connections }),
-          },
-        });
-        // The JSON log is for machines; a person who ran `npm start` wants the address and the key.
-        const shown = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;
-        process.stderr.write(
-          `fairtable relay on http://${shown}:${relay.port}/ (open it in a browser to play); its key ${relay.publicKey} (for audit --relay-key); data in ${dataDir}; Ctrl-C stops it\n`,
+    .option('--allow-http-witness <host>', 'a host witnesses may use plain http on (also $FAIRTABLE_HTTP_WITNESSES)', collect)
+    .action(async (opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string } & Witnessing) => {
+      // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
+      relayHeapSettings();
+      const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
+      const games = countOf('games-per-minute', opts.gamesPerMinute);
+      const connections = countOf('connections-per-address', opts.connectionsPerAddress);
+      const relay = await startRelay({
+        port: portOf(opts.port ?? process.env.PORT ?? '8080'),
+        host: opts.host,
+        dataDir,
+        // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
+        synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
+        httpWitnessHosts: httpWitnessHosts(opts.allowHttpWitness),
+        limits: {
+          ...(games === undefined ? {} : { gamesPerMinute: games, gameBurst: games }),
+          ...(connections === undefined ? {} : { connectionsPerAddress: connections }),
+        },
+      });
+      // The JSON log is for machines; a person who ran `npm start` wants the address and the key.
+      const shown = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;
+      process.stderr.write(
+        `fairtable relay on http://${shown}:${relay.port}/ (open it in a browser to play); its key ${relay.publicKey} (for audit --relay-key); data in ${dataDir}; Ctrl-C stops it\n`,
+      );
+      let stopping = false;
+      const stop = (): void => {
+        if (stopping) return;
+        stopping = true;
+        relay.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
         );
-        let stopping = false;
-        const stop = (): void => {
-          if (stopping) return;
-          stopping = true;
-          relay.close().then(
-            () => process.exit(0),
-            () => process.exit(1),
-          );
-        };
-        process.on('SIGTERM', stop);
-        process.on('SIGINT', stop);
-      },
-    );
+      };
+      process.on('SIGTERM', stop);
+      process.on('SIGINT', stop);
+    });
 }
