@@ -72,6 +72,17 @@ describe('fairtable audit: what it reads', () => {
     expect(m.status).toBe(2);
     expect(m.stderr).toBe(`fairtable: [bad_input] ${missing}: no such file\n`);
 
+    // Only a BOM and blank lines; a first line over the 1 MiB a line may be, after them: coded, exit 2.
+    for (const [name, text, code] of [
+      ['blank.jsonl', '\uFEFF\n \n\r\n', 'bad_input'],
+      ['huge-first.jsonl', '\uFEFF\n\n' + 'x'.repeat(3_000_000), 'bad_json'],
+    ] as const) {
+      writeFileSync(join(dir, name), text);
+      const r = cli(['audit', name, '--json']);
+      expect(r.status, name).toBe(2);
+      expect(JSON.parse(r.stdout), name).toMatchObject({ valid: false, error: { code } });
+    }
+
     // A witness file that is a folder is named the same way.
     writeFileSync(join(dir, 'one.jsonl'), readFileSync(join(dir, 'chain.jsonl')));
     const w = cli(['audit', join(dir, 'one.jsonl'), '--relay-key', 'ab'.repeat(32), '--witness', folder]);

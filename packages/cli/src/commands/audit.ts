@@ -10,7 +10,7 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { isHex } from '@fairtable/core/bytes.js';
-import { LineSplitter, splitBytes, type TranscriptLine } from '@fairtable/core/lines.js';
+import { LineSplitter, MAX_LINE_BYTES, splitBytes, type TranscriptLine } from '@fairtable/core/lines.js';
 import { auditWithReceipts, type RelayReport } from '@fairtable/core/order/censorship.js';
 import { nativeVerify } from '@fairtable/node/native-verify.js';
 import type { Command } from 'commander';
@@ -52,18 +52,34 @@ function pathProblem(path: string): { code: string; message: string } | null {
 
 /**
  * The first line of a transcript file by the rule every reader follows (docs/SPEC.md §4.5, core's
- * `lines.ts`: a byte order mark and blank lines are not lines), read until it is complete; null when the
- * file holds none.
+ * `lines.ts`: a byte order mark and blank lines are not lines); null when the file holds none, or when its
+ * first line is longer than a line may be (the auditor then reads it as `malformed`). Reads past the blank
+ * lines and at most one line's worth beyond them.
  */
+const isBlank = (b: number): boolean => b === 0x20 || b === 0x09 || b === 0x0d || b === 0x0a;
+
 function firstLine(file: string): TranscriptLine | null {
   const fd = openSync(file, 'r');
   const splitter = new LineSplitter();
   let first: TranscriptLine | null = null;
   const take = (line: TranscriptLine): void => void (first ??= line);
+  let offset = 0;
+  /** Bytes read since the first one that is neither the BOM nor blank (space, tab, CR, LF); null before it. */
+  let content: number | null = null;
   try {
     const chunk = Buffer.alloc(64 * 1024);
-    for (let n = readSync(fd, chunk, 0, chunk.length, null); n > 0 && first === null; n = readSync(fd, chunk, 0, chunk.length, null))
+    for (let n = readSync(fd, chunk, 0, chunk.length, null); n > 0; n = readSync(fd, chunk, 0, chunk.length, null)) {
+      let i = 0;
+      if (content === null) {
+        if (offset === 0 && n >= 3 && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) i = 3;
+        while (i < n && isBlank(chunk[i]!)) i++;
+        if (i < n) content = 0;
+      }
+      offset += n;
       splitter.push(chunk.subarray(0, n), take);
+      if (first !== null) break;
+      if (content !== null && (content += n - i) > MAX_LINE_BYTES + 2) return null;
+    }
     if (first === null) splitter.end(take);
   } finally {
     closeSync(fd);
