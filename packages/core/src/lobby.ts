@@ -149,7 +149,7 @@ export function setupDifferences(setup: unknown, offer: Offer, players: readonly
     if (p !== null) out.push(p);
   }
   const own = CREATOR_PARAMS[want.protocol] ?? [];
-  const names = new Set([...Object.keys(s.params), ...Object.keys(want.params)]);
+  const names = new Set([...Object.keys(s.params), ...Object.keys(want.params), ...own]);
   for (const k of names) {
     const got = s.params[k];
     if (own.includes(k)) {
