@@ -179,6 +179,8 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
   const [lobby, setLobby] = useState<LobbyView | null>(null);
   const [mine, setMine] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** The last poll's failure (the relay away, say), cleared by the next poll that succeeds. */
+  const [pollError, setPollError] = useState<string | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
   const starting = useRef(false);
 
@@ -229,10 +231,11 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
         if (stop) return;
         setLobby(l);
         setMine(me);
+        setPollError(null);
         const offer = readOffer(l.offer);
         if (offer !== null) await enter(l, offer, me);
       } catch (e) {
-        if (!stop && !starting.current) setError((e as Error).message);
+        if (!stop) setPollError((e as Error).message);
       }
     };
     void poll();
@@ -262,7 +265,7 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
         {text}
       </p>
     );
-  if (lobby === null) return <main>{error === null ? <p>Loading the lobby…</p> : alert(error)}</main>;
+  if (lobby === null) return <main>{error === null && pollError === null ? <p>Loading the lobby…</p> : alert(error ?? pollError)}</main>;
   const offer = readOffer(lobby.offer);
   if (offer === null)
     return (
@@ -355,6 +358,7 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
         {missing.length === 0 ? 'Everyone is here: starting the game…' : `Waiting for ${missing.map((s) => s.id).join(', ')}.`}
       </p>
       {alert(error)}
+      {alert(pollError)}
     </main>
   );
 }
