@@ -207,7 +207,8 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
       let game = earlier?.game;
       if (game === undefined) {
         const players = l.seats.map((s) => ({ id: s.id, key: s.key! }));
-        const { line, vrfSecret } = setupLine(offer, players, creator);
+        // The game of the offer this page made, whatever the relay serves as the lobby's offer now.
+        const { line, vrfSecret } = setupLine(readOffer(recall(ACCEPTED(l.lobby))) ?? offer, players, creator);
         const created = await createGame(location.origin, line);
         await newRecord(created.game, me, offer.protocol, created.relay, l.lobby, vrfSecret);
         game = created.game;
