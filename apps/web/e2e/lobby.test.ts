@@ -200,9 +200,9 @@ describe('lobbies in Chromium', () => {
       const ann = await browserPage();
       await ann.goto(own.url + '/#/new');
       expect(await ann.getByLabel('Time each player has to act').locator('option').allTextContents()).toEqual(['30 s', '1 min', '2 min', '5 min', '10 min']);
-      await ann.getByLabel('Game').selectOption('diplomacy');
+      await ann.getByRole('combobox', { name: /^Game/ }).selectOption('diplomacy');
       expect(await ann.getByLabel('Time each player has to act').locator('option').allTextContents()).toEqual(['1 day', '2 days', '3 days', '7 days']);
-      await ann.getByLabel('Game').selectOption('dice');
+      await ann.getByRole('combobox', { name: /^Game/ }).selectOption('dice');
       await ann.getByLabel('Time each player has to act').selectOption({ label: '30 s' });
       await ann.getByLabel('The other seats').fill('bob');
       await ann.getByRole('button', { name: 'Create the game' }).click();
