@@ -1,6 +1,6 @@
 /**
- * The time left on a decision (docs/spec/web.md §4, "The clock"): counted down to the decision's deadline on this
- * seat's own clock (`Decision.deadline`), with a warning before the end: the tab's title says so and a short sound
+ * The time left on a decision (docs/spec/web.md §4, "The clock"): counted down to the decision's deadline
+ * (`Decision.deadline`) on the seat's own clock (the page's clock moved by the seat's estimate of the relay's), with a warning before the end: the tab's title says so and a short sound
  * plays once, unless the player muted it (the choice is kept in localStorage).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -52,12 +52,13 @@ function beep(): void {
   }
 }
 
-export function Countdown({ deadline, timeoutMs }: { deadline: number; timeoutMs: number | null }) {
-  const [now, setNow] = useState(() => Date.now());
+/** `clock`: the seat's clock, the one its deadline is on. */
+export function Countdown({ deadline, timeoutMs, clock }: { deadline: number; timeoutMs: number | null; clock: () => number }) {
+  const [now, setNow] = useState(clock);
   const [muted, setMuted] = useState(mutedNow);
   const sounded = useRef(false);
   useEffect(() => {
-    const timer = setInterval(() => setNow(Date.now()), 250);
+    const timer = setInterval(() => setNow(clock()), 250);
     return () => clearInterval(timer);
   }, []);
   const left = deadline - now;

@@ -265,7 +265,13 @@ export function GamePage({ gameId }: { gameId: string }) {
       )}
       {view === null ? null : <Table view={{ ...view, pending: pending.current }} />}
       {decision !== null && outcome === null ? (
-        <Countdown key={decision.deadline} deadline={decision.deadline} timeoutMs={observer.current.timeoutMs()} />
+        <Countdown
+          key={decision.deadline}
+          deadline={decision.deadline}
+          timeoutMs={observer.current.timeoutMs()}
+          // The seat's clock: the page's, moved to the relay's as the seat estimated it from receipts.
+          clock={() => Date.now() + (game.current?.clockOffset ?? 0)}
+        />
       ) : null}
       {decision !== null && outcome === null ? (
         view?.game === 'monopoly' && decision.view !== undefined && record !== null ? (
