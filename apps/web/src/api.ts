@@ -2,7 +2,7 @@
  * The relay's lobby routes as the page calls them (docs/spec/web.md §2), on the origin that served the page.
  */
 import { parseJson } from '@fairtable/core/jcs.js';
-import type { Offer } from '@fairtable/core/lobby.js';
+import { isLobbyView, type Offer } from '@fairtable/core/lobby.js';
 
 export type { Offer };
 
@@ -57,7 +57,11 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
 /** `invites`: each other seat's invite-secret hash (core's `seatSecretHash`). */
 export const openLobby = (offer: Offer, seats: readonly string[], creator: string, key: string, invites: Record<string, string>): Promise<LobbyView> =>
   call('POST', '/lobbies', { offer, seats, creator, key, invites });
-export const readLobby = (lobby: string): Promise<LobbyView> => call('GET', `/lobbies/${lobby}`);
+export async function readLobby(lobby: string): Promise<LobbyView> {
+  const view = await call<unknown>('GET', `/lobbies/${lobby}`);
+  if (!isLobbyView(view)) throw new ApiError('bad_lobby', 'This lobby cannot be read: the relay answered something that is not a lobby');
+  return view as LobbyView;
+}
 export const takeSeat = (lobby: string, seat: string, key: string, secret: string): Promise<LobbyView> =>
   call('PUT', `/lobbies/${lobby}/seats/${encodeURIComponent(seat)}`, { key, secret });
 export const setLobbyGame = (lobby: string, game: string, sig: string): Promise<LobbyView> => call('PUT', `/lobbies/${lobby}/game`, { game, sig });

@@ -9,6 +9,7 @@ import { fromHex, toHex } from './bytes.js';
 import { generateKeyPair } from './identity.js';
 import {
   durationWords,
+  isLobbyView,
   lobbyGameBytes,
   offerError,
   offeredSetup,
@@ -63,6 +64,17 @@ describe('offers', () => {
     expect(offerError({ ...offer, extra: 1 })).toMatch(/^offer/);
     expect(offerError({ ...offer, protocol: 'rochambeau', states: 4 })).toBe('offer.states: the number of states must be odd');
     expect(offerError(null)).toMatch(/^offer/);
+  });
+});
+
+describe('a lobby as served', () => {
+  it('is read by its shape, whatever its offer', () => {
+    const view = { lobby: 'l', offer: { protocol: 'dice', rounds: 'many' }, creator: 'ann', seats: [{ id: 'ann', key: null }], game: null };
+    expect(isLobbyView(view)).toBe(true);
+    expect(isLobbyView({ ...view, gameSig: 'ab' })).toBe(true);
+    expect(isLobbyView({ ...view, seats: 'ann' })).toBe(false);
+    expect(isLobbyView({ ...view, seats: [{ id: 'ann' }] })).toBe(false);
+    expect(isLobbyView(null)).toBe(false);
   });
 });
 

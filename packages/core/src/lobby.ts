@@ -35,6 +35,21 @@ export const offerSchema = z.strictObject({
 
 export type Offer = z.infer<typeof offerSchema>;
 
+/**
+ * A lobby as the relay serves it (`GET /lobbies/:lobby`), its shape only: the offer is read apart (`readOffer`), so
+ * that a page shows a lobby whose offer it cannot read as such.
+ */
+const lobbyViewSchema = z.object({
+  lobby: z.string(),
+  offer: z.unknown(),
+  creator: z.string(),
+  seats: z.array(z.object({ id: z.string(), key: z.nullable(z.string()) })),
+  game: z.nullable(z.string()),
+  gameSig: z.optional(z.nullable(z.string())),
+});
+
+export const isLobbyView = (value: unknown): boolean => lobbyViewSchema.safeParse(value).success;
+
 /** Why `value` is not an offer, in one sentence; null when it is one. */
 export function offerError(value: unknown): string | null {
   const r = offerSchema.safeParse(value);
