@@ -184,14 +184,17 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
   const [copied, setCopied] = useState<string | null>(null);
   const starting = useRef(false);
 
-  const enter = async (l: LobbyView, offer: Offer, me: string | null) => {
+  const enter = async (l: LobbyView, served: Offer, me: string | null) => {
     if (me === null || l.seats.some((s) => s.key === null) || starting.current) return;
     starting.current = true;
+    // The offer this page made or accepted when it joined, whatever the relay serves as the lobby's offer now
+    // (the one served, for a page that kept none).
+    const offer = readOffer(recall(ACCEPTED(l.lobby))) ?? served;
     try {
       if (l.game !== null) {
         if ((await getGame(l.game)) === undefined) {
-          // Follow the game only if it is the one offered: the offer this page accepted, or the one it reads now.
-          const relay = await checkGame(l, l.game, readOffer(recall(ACCEPTED(l.lobby))) ?? offer);
+          // Follow the game only if it is the one offered.
+          const relay = await checkGame(l, l.game, offer);
           await newRecord(l.game, me, offer.protocol, relay, l.lobby, null);
         }
         go(`#/game/${l.game}`);
@@ -207,8 +210,7 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
       let game = earlier?.game;
       if (game === undefined) {
         const players = l.seats.map((s) => ({ id: s.id, key: s.key! }));
-        // The game of the offer this page made, whatever the relay serves as the lobby's offer now.
-        const { line, vrfSecret } = setupLine(readOffer(recall(ACCEPTED(l.lobby))) ?? offer, players, creator);
+        const { line, vrfSecret } = setupLine(offer, players, creator);
         const created = await createGame(location.origin, line);
         await newRecord(created.game, me, offer.protocol, created.relay, l.lobby, vrfSecret);
         game = created.game;
