@@ -23,12 +23,15 @@ export function buildApp(): void {
 export interface RunningRelay {
   readonly url: string;
   readonly process: ChildProcess;
-  stop(): Promise<void>;
+  /** Stops the relay; its data directory is removed unless `keepData` (a restart on it follows). */
+  stop(keepData?: boolean): Promise<void>;
 }
 
-export async function startRelay(): Promise<RunningRelay> {
-  const data = mkdtempSync(join(tmpdir(), 'fairtable-web-'));
-  const child = spawn(process.execPath, [join(ROOT, 'packages/cli/dist/main.js'), 'relay', '--port', '0', '--host', '127.0.0.1', '--data', data], {
+/** A relay on a fresh data directory and a free port, or on `dataDir` and `port` (a restart). */
+export async function startRelay(options: { dataDir?: string; port?: number } = {}): Promise<RunningRelay> {
+  const data = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fairtable-web-'));
+  const args = ['relay', '--port', String(options.port ?? 0), '--host', '127.0.0.1', '--data', data];
+  const child = spawn(process.execPath, [join(ROOT, 'packages/cli/dist/main.js'), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const port = await new Promise<number>((resolve, reject) => {
@@ -48,10 +51,10 @@ export async function startRelay(): Promise<RunningRelay> {
   return {
     url: `http://127.0.0.1:${port}`,
     process: child,
-    stop: async () => {
+    stop: async (keepData = false) => {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
-      rmSync(data, { recursive: true, force: true });
+      if (!keepData) rmSync(data, { recursive: true, force: true });
     },
   };
 }

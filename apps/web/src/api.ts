@@ -1,27 +1,29 @@
 /**
  * The relay's lobby routes as the page calls them (docs/spec/web.md §2), on the origin that served the page.
  */
+import { parseJson } from '@fairtable/core/jcs.js';
+import { isLobbyView, type Offer } from '@fairtable/core/lobby.js';
+
+export type { Offer };
+
 export interface LobbySeat {
   readonly id: string;
   readonly key: string | null;
 }
 
-export interface Offer {
-  readonly protocol: 'dice' | 'snakes' | 'monopoly' | 'rochambeau' | 'signidice' | 'diplomacy';
-  /** Rounds; Diplomacy: game years. */
-  readonly rounds: number;
-  /** Rochambeau: the number of states N. */
-  readonly states: number;
-  readonly timeoutMs: number;
-}
-
 export interface LobbyView {
   readonly lobby: string;
-  readonly offer: Offer;
+  /** As the relay serves it: read with core's `readOffer` before use (the relay is not trusted). */
+  readonly offer: unknown;
   readonly creator: string;
   readonly seats: readonly LobbySeat[];
   readonly game: string | null;
+  /** The creator's signature binding `game` to this lobby (core's `signLobbyGame`). */
+  readonly gameSig?: string | null;
 }
+
+/** What the page says for a game the relay does not hold. */
+export const NO_SUCH_GAME = 'No such game on this relay';
 
 export class ApiError extends Error {
   constructor(
@@ -52,18 +54,38 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   return value as T;
 }
 
-export const openLobby = (offer: Offer, seats: readonly string[], creator: string, key: string): Promise<LobbyView> =>
-  call('POST', '/lobbies', { offer, seats, creator, key });
-export const readLobby = (lobby: string): Promise<LobbyView> => call('GET', `/lobbies/${lobby}`);
-export const takeSeat = (lobby: string, seat: string, key: string): Promise<LobbyView> =>
-  call('PUT', `/lobbies/${lobby}/seats/${encodeURIComponent(seat)}`, { key });
-export const setLobbyGame = (lobby: string, game: string): Promise<LobbyView> => call('PUT', `/lobbies/${lobby}/game`, { game });
-export const readGameInfo = (game: string): Promise<{ game: string; protocol: string; players: { id: string; key: string }[]; lines: number }> =>
-  call('GET', `/games/${game}`);
+/** `invites`: each other seat's invite-secret hash (core's `seatSecretHash`). */
+export const openLobby = (offer: Offer, seats: readonly string[], creator: string, key: string, invites: Record<string, string>): Promise<LobbyView> =>
+  call('POST', '/lobbies', { offer, seats, creator, key, invites });
+export async function readLobby(lobby: string): Promise<LobbyView> {
+  const view = await call<unknown>('GET', `/lobbies/${lobby}`);
+  if (!isLobbyView(view)) throw new ApiError('bad_lobby', 'This lobby cannot be read: the relay answered something that is not a lobby');
+  return view as LobbyView;
+}
+export const takeSeat = (lobby: string, seat: string, key: string, secret: string): Promise<LobbyView> =>
+  call('PUT', `/lobbies/${lobby}/seats/${encodeURIComponent(seat)}`, { key, secret });
+export const setLobbyGame = (lobby: string, game: string, sig: string): Promise<LobbyView> => call('PUT', `/lobbies/${lobby}/game`, { game, sig });
+export const readGameInfo = async (game: string): Promise<{ game: string; protocol: string; players: { id: string; key: string }[]; lines: number }> => {
+  try {
+    return await call('GET', `/games/${game}`);
+  } catch (e) {
+    throw e instanceof ApiError && e.code === 'unknown_game' ? new ApiError('unknown_game', NO_SUCH_GAME) : e;
+  }
+};
 export async function readTranscript(game: string): Promise<string> {
   const r = await fetch(`/games/${game}/transcript`);
-  if (!r.ok) throw new ApiError('unknown_game', `the relay answered ${r.status}`);
+  if (r.status === 404) throw new ApiError('unknown_game', NO_SUCH_GAME);
+  if (!r.ok) throw new ApiError('connection_failed', `the relay answered ${r.status}`);
   return r.text();
+}
+/** The setup in a game's first line, as the relay serves it (unchecked: the caller compares its hash with the game id). */
+export async function readSetup(game: string): Promise<unknown> {
+  const first = (await readTranscript(game)).split('\n', 1)[0] ?? '';
+  try {
+    return (parseJson(first, 'setup line') as { body?: { setup?: unknown } }).body?.setup ?? null;
+  } catch {
+    return null;
+  }
 }
 /** The relay's receipts for the game's log (docs/spec/relay.md §3), one JSON object a line. */
 export async function readReceipts(game: string): Promise<unknown[]> {

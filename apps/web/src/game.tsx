@@ -13,9 +13,10 @@ import { Referee } from '@fairtable/core/referee.js';
 import type { Registry } from '@fairtable/core/registry.js';
 import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { relayKeyOf, UNKNOWN_GAME } from '@fairtable/client';
-import { readGameInfo, readReceipts, readTranscript } from './api.js';
+import { ApiError, NO_SUCH_GAME, readGameInfo, readReceipts, readTranscript } from './api.js';
 import { AuditRunView, Progress, runAudit, type AuditRun, type RelayEvidence } from './audit.js';
 import { Table, type TableView } from './board.js';
+import { Countdown } from './countdown.js';
 import { DecisionForm } from './decision.js';
 import { ProvenancePanel } from './explain.js';
 import { MonopolyDecision } from './monopoly.js';
@@ -47,6 +48,12 @@ class Observer {
     if (r === null) return null;
     const setup = r.checker.setup;
     return { protocol: setup.protocol, game: setup.game, players: setup.players.map((p) => p.id), state: r.state, events: r.events };
+  }
+  /** The time to act the setup gives a decision (`decisionMs`, else `timeoutMs`), or null before the setup line. */
+  timeoutMs(): number | null {
+    const params = this.referee?.checker.setup.params;
+    const t = params?.decisionMs ?? params?.timeoutMs;
+    return typeof t === 'number' ? t : null;
   }
   /** The game's name as the lobby offered it, or null before the setup line. */
   label(): string | null {
@@ -93,6 +100,8 @@ export function GamePage({ gameId }: { gameId: string }) {
   /** Seats of this game whose key this browser holds (imported from the CLI, say), when it plays none yet. */
   const [claimable, setClaimable] = useState<string[]>([]);
   const [attempt, setAttempt] = useState(0);
+  /** The relay holds no such game: the page says so and nothing else. */
+  const [unknown, setUnknown] = useState(false);
   const game = useRef<RelayGame | null>(null);
   const observer = useRef(new Observer((line) => game.current?.receipts[line]?.time));
   /** The orders this page committed and the round they are for: drawn on the board until they are revealed. */
@@ -118,6 +127,7 @@ export function GamePage({ gameId }: { gameId: string }) {
               .map((p) => p.id),
           );
         } catch (e) {
+          if (e instanceof ApiError && e.code === 'unknown_game') return setUnknown(true);
           setProblem((e as Error).message);
         }
         const watch = async () => {
@@ -156,7 +166,10 @@ export function GamePage({ gameId }: { gameId: string }) {
         refresh();
       });
       g.on('refused', (x) => setProblem(`the relay refused a line of ours: [${x.code}] ${x.message}`));
-      g.finished.catch((e: Error) => setProblem(wordsFor(e)));
+      g.finished.catch((e: Error) => {
+        if ((e as { code?: unknown }).code === UNKNOWN_GAME) setUnknown(true);
+        setProblem(wordsFor(e));
+      });
       refresh();
     })();
     return () => {
@@ -219,6 +232,18 @@ export function GamePage({ gameId }: { gameId: string }) {
   };
 
   if (record === undefined) return <p>Loading…</p>;
+  if (unknown)
+    return (
+      <main>
+        <h2>{NO_SUCH_GAME}</h2>
+        <p role="alert" class="error" data-testid="unknown-game">
+          {NO_SUCH_GAME}: the relay that served this page holds no game {gameId.slice(0, 12)}…. Check the link, or ask for it again.
+        </p>
+        <p>
+          <a href="#/">Back to the start</a>
+        </p>
+      </main>
+    );
   return (
     <main>
       <h2>
@@ -242,6 +267,15 @@ export function GamePage({ gameId }: { gameId: string }) {
         </p>
       )}
       {view === null ? null : <Table view={{ ...view, pending: pending.current }} />}
+      {decision !== null && outcome === null ? (
+        <Countdown
+          key={decision.deadline}
+          deadline={decision.deadline}
+          timeoutMs={observer.current.timeoutMs()}
+          // The seat's clock: the page's, moved to the relay's as the seat estimated it from receipts.
+          clock={() => Date.now() + (game.current?.clockOffset ?? 0)}
+        />
+      ) : null}
       {decision !== null && outcome === null ? (
         view?.game === 'monopoly' && decision.view !== undefined && record !== null ? (
           <MonopolyDecision key={JSON.stringify([lines.length, decision])} decision={decision} me={record.me} onDecide={decide} />

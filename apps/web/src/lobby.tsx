@@ -1,14 +1,17 @@
 /**
- * Creating a game and its lobby (docs/spec/web.md §2): the creator picks the game, its parameters and the seats; each
- * seat gets an invite link; the lobby shows who has joined and who is missing; once every seat holds a key, the
- * creator's page signs the setup and creates the game on the relay, and every page follows into it after checking
- * that the setup gives its seat its own key.
+ * Creating a game and its lobby (docs/spec/web.md §2): the creator picks the game, its parameters, the time to act
+ * and the seats; each seat gets an invite link carrying that seat's secret; the lobby shows who has joined and who
+ * is missing; once every seat holds a key, the creator's page signs the setup, creates the game on the relay and
+ * writes its id into the lobby under its signature, and every page follows into it after checking that signature
+ * and the whole setup against the offer it accepted.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { createGame, relayKeyOf } from '@fairtable/client';
-import { toHex } from '@fairtable/core/bytes.js';
+import { randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { isPlayerId } from '@fairtable/core/envelope.js';
-import { openLobby, readGameInfo, readLobby, setLobbyGame, takeSeat, type LobbyView, type Offer } from './api.js';
+import { readOffer, seatSecretHash, setupDifferences, signLobbyGame, verifyLobbyGame } from '@fairtable/core/lobby.js';
+import { gameIdOf, setupError, type GameSetup } from '@fairtable/core/setup.js';
+import { openLobby, readLobby, readSetup, setLobbyGame, takeSeat, type LobbyView, type Offer } from './api.js';
 import { HOUSE, keyFor, newRecord, setupLine } from './session.js';
 import { allGames, allKeys, getGame, noteLobby } from './store.js';
 import { GAMES, offerLabel } from './labels.js';
@@ -17,16 +20,52 @@ export const go = (hash: string): void => {
   location.hash = hash;
 };
 
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+/**
+ * The times to act the form offers: minutes for the games played at one sitting, days for Diplomacy, whose
+ * players order once a day or so (the offer's bounds: core's `MIN_OFFER_TIMEOUT_MS`…`MAX_OFFER_TIMEOUT_MS`).
+ */
+const deadlinesFor = (protocol: Offer['protocol']): number[] =>
+  protocol === 'diplomacy' ? [DAY, 2 * DAY, 3 * DAY, 7 * DAY] : [30_000, MINUTE, 2 * MINUTE, 5 * MINUTE, 10 * MINUTE];
+const defaultDeadline = (protocol: Offer['protocol']): number => (protocol === 'diplomacy' ? DAY : 2 * MINUTE);
+/** A time to act in the words of the form: days, minutes or seconds. */
+export function deadlineWords(ms: number): string {
+  if (ms % DAY === 0) return ms === DAY ? '1 day' : `${ms / DAY} days`;
+  if (ms % MINUTE === 0) return `${ms / MINUTE} min`;
+  return `${ms / 1000} s`;
+}
+
+/** What this browser keeps of a lobby in localStorage: the invite secrets it made, the offer it accepted. */
+const INVITES = (lobby: string): string => `fairtable/invites/${lobby}`;
+const ACCEPTED = (lobby: string): string => `fairtable/accepted/${lobby}`;
+function remember(key: string, value: unknown): void {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch {
+    // A page without storage still plays; it compares the game with the offer it reads then.
+  }
+}
+function recall(key: string): unknown {
+  try {
+    return JSON.parse(localStorage.getItem(key) ?? 'null') as unknown;
+  } catch {
+    return null;
+  }
+}
+
 export function CreatePage() {
   const [protocol, setProtocol] = useState<Offer['protocol']>('dice');
   const [rounds, setRounds] = useState(3);
   const [states, setStates] = useState(3);
-  const [timeout, setTimeoutS] = useState(120);
+  const [timeoutMs, setTimeoutMs] = useState(defaultDeadline('dice'));
   const [me, setMe] = useState('ann');
   const [others, setOthers] = useState('bob');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const myName = protocol === 'signidice' ? HOUSE : me.trim();
+  const deadlines = deadlinesFor(protocol);
+  const chosen = deadlines.includes(timeoutMs) ? timeoutMs : defaultDeadline(protocol);
   const submit = async (e: Event) => {
     e.preventDefault();
     const seats = [myName, ...others.split(/[\s,]+/).filter((s) => s !== '')];
@@ -37,7 +76,13 @@ export function CreatePage() {
     setBusy(true);
     try {
       const mine = await keyFor(myName);
-      const lobby = await openLobby({ protocol, rounds, states, timeoutMs: timeout * 1000 }, seats, myName, toHex(mine.keys.publicKey));
+      const offer: Offer = { protocol, rounds, states, timeoutMs: chosen };
+      // One secret per invite: the lobby keeps only its hash, and takes the seat only with it.
+      const secrets = Object.fromEntries(seats.filter((s) => s !== myName).map((s) => [s, toHex(randomBytes(16))]));
+      const invites = Object.fromEntries(Object.entries(secrets).map(([s, secret]) => [s, seatSecretHash(secret)]));
+      const lobby = await openLobby(offer, seats, myName, toHex(mine.keys.publicKey), invites);
+      remember(INVITES(lobby.lobby), secrets);
+      remember(ACCEPTED(lobby.lobby), offer);
       noteLobby({ lobby: lobby.lobby, protocol, created: Date.now() });
       go(`#/lobby/${lobby.lobby}`);
     } catch (err) {
@@ -71,8 +116,14 @@ export function CreatePage() {
           </label>
         )}
         <label class="field">
-          Seconds each player has to act
-          <input type="number" min={5} max={86400} value={timeout} onInput={(e) => setTimeoutS(Number((e.target as HTMLInputElement).value))} />
+          Time each player has to act
+          <select value={String(chosen)} onChange={(e) => setTimeoutMs(Number((e.target as HTMLSelectElement).value))}>
+            {deadlines.map((ms) => (
+              <option key={ms} value={String(ms)}>
+                {deadlineWords(ms)}
+              </option>
+            ))}
+          </select>
         </label>
         <label class="field">
           Your name
@@ -96,32 +147,55 @@ export function CreatePage() {
   );
 }
 
+/** A game this page will not follow, for a reason that polling again does not change. */
+class Refusal extends Error {}
+
+/**
+ * Checks the game written into the lobby before following it (docs/spec/web.md §2): its id signed by the creator's
+ * seat key, its setup the one its id hashes, and that setup the game of the offer this page accepted, with the
+ * lobby's players and this relay's key. Returns the relay's key.
+ */
+async function checkGame(l: LobbyView, game: string, accepted: Offer): Promise<string> {
+  const creatorKey = l.seats.find((s) => s.id === l.creator)?.key ?? '';
+  if (!verifyLobbyGame(l.lobby, game, l.gameSig, creatorKey))
+    throw new Refusal(`The game id in this lobby is not signed by its creator, ${l.creator}: not joining it.`);
+  const setup = await readSetup(game);
+  if (setupError(setup) !== null || gameIdOf(setup as GameSetup) !== game)
+    throw new Refusal('The game made from this lobby has a setup that does not fit its id: not joining it.');
+  const relay = await relayKeyOf(location.origin, game, globalThis.WebSocket);
+  const players = l.seats.map((s) => ({ id: s.id, key: s.key ?? '' }));
+  const differences = setupDifferences(setup, accepted, players, relay);
+  if (differences.length > 0) throw new Refusal(`This game is not the one you accepted: ${differences.join('; ')}. Not joining it.`);
+  return relay;
+}
+
 /** The seat of this lobby this browser holds the key of, if any. */
 async function mySeat(lobby: LobbyView): Promise<string | null> {
   const keys = await allKeys();
   return lobby.seats.find((s) => s.key !== null && keys.some((k) => k.name === s.id && k.publicKey === s.key))?.id ?? null;
 }
 
-export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | null }) {
+export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: string | null; secret: string | null }) {
   const [lobby, setLobby] = useState<LobbyView | null>(null);
   const [mine, setMine] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  /** The last poll's failure (the relay away, say), cleared by the next poll that succeeds. */
+  const [pollError, setPollError] = useState<string | null>(null);
   const [copied, setCopied] = useState<string | null>(null);
   const starting = useRef(false);
 
-  const enter = async (l: LobbyView, me: string | null) => {
+  const enter = async (l: LobbyView, served: Offer, me: string | null) => {
     if (me === null || l.seats.some((s) => s.key === null) || starting.current) return;
     starting.current = true;
+    // The offer this page made or accepted when it joined, whatever the relay serves as the lobby's offer now
+    // (the one served, for a page that kept none).
+    const offer = readOffer(recall(ACCEPTED(l.lobby))) ?? served;
     try {
       if (l.game !== null) {
         if ((await getGame(l.game)) === undefined) {
-          // Follow the game only if its setup gives this seat this browser's key.
-          const info = await readGameInfo(l.game);
-          const { keys } = await keyFor(me);
-          if (!info.players.some((p) => p.id === me && p.key === toHex(keys.publicKey)))
-            throw new Error(`the game made from this lobby does not give ${me} your key: not joining`);
-          const relay = await relayKeyOf(location.origin, l.game, globalThis.WebSocket);
-          await newRecord(l.game, me, l.offer.protocol, relay, l.lobby, null);
+          // Follow the game only if it is the one offered.
+          const relay = await checkGame(l, l.game, offer);
+          await newRecord(l.game, me, offer.protocol, relay, l.lobby, null);
         }
         go(`#/game/${l.game}`);
         return;
@@ -131,21 +205,23 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
         return;
       }
       // The creator: a game may already exist from before a reload.
+      const creator = await keyFor(me);
       const earlier = (await allGames()).find((g) => g.lobby === l.lobby);
       let game = earlier?.game;
       if (game === undefined) {
-        const creator = await keyFor(me);
         const players = l.seats.map((s) => ({ id: s.id, key: s.key! }));
-        const { line, vrfSecret } = setupLine(l.offer, players, creator);
+        const { line, vrfSecret } = setupLine(offer, players, creator);
         const created = await createGame(location.origin, line);
-        await newRecord(created.game, me, l.offer.protocol, created.relay, l.lobby, vrfSecret);
+        await newRecord(created.game, me, offer.protocol, created.relay, l.lobby, vrfSecret);
         game = created.game;
       }
-      await setLobbyGame(l.lobby, game);
+      // The creator's signature binds the game to this lobby: nobody else can write another game here.
+      await setLobbyGame(l.lobby, game, signLobbyGame(l.lobby, game, creator.keys.secretKey));
       go(`#/game/${game}`);
     } catch (e) {
       setError((e as Error).message);
-      starting.current = false;
+      // A refusal stands; anything else (the network) is tried again at the next poll.
+      if (!(e instanceof Refusal)) starting.current = false;
     }
   };
 
@@ -158,9 +234,11 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
         if (stop) return;
         setLobby(l);
         setMine(me);
-        await enter(l, me);
+        setPollError(null);
+        const offer = readOffer(l.offer);
+        if (offer !== null) await enter(l, offer, me);
       } catch (e) {
-        if (!stop) setError((e as Error).message);
+        if (!stop) setPollError((e as Error).message);
       }
     };
     void poll();
@@ -171,10 +249,12 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
     };
   }, [lobbyId]);
 
-  const join = async (name: string) => {
+  const join = async (name: string, offer: Offer) => {
     try {
       const { keys } = await keyFor(name);
-      const l = await takeSeat(lobbyId, name, toHex(keys.publicKey));
+      const l = await takeSeat(lobbyId, name, toHex(keys.publicKey), secret ?? '');
+      // The offer as this page saw it when it joined: the game made later must be this one.
+      remember(ACCEPTED(lobbyId), offer);
       setLobby(l);
       setMine(await mySeat(l));
     } catch (e) {
@@ -182,34 +262,56 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
     }
   };
 
-  if (lobby === null)
+  const alert = (text: string | null) =>
+    text === null ? null : (
+      <p role="alert" class="error">
+        {text}
+      </p>
+    );
+  if (lobby === null) return <main>{error === null && pollError === null ? <p>Loading the lobby…</p> : alert(error ?? pollError)}</main>;
+  const offer = readOffer(lobby.offer);
+  if (offer === null)
     return (
       <main>
-        {error === null ? (
-          <p>Loading the lobby…</p>
-        ) : (
-          <p role="alert" class="error">
-            {error}
-          </p>
-        )}
+        <h2>Lobby</h2>
+        {alert("This lobby's offer cannot be read: it is not a game this page can play.")}
       </main>
     );
   const missing = lobby.seats.filter((s) => s.key === null);
-  const invite = (s: string) => `${location.origin}/#/lobby/${lobby.lobby}/${encodeURIComponent(s)}`;
+  const secrets = (recall(INVITES(lobby.lobby)) ?? {}) as Record<string, unknown>;
+  const inviteOf = (s: string): string | null => {
+    const x = secrets[s];
+    return typeof x === 'string' ? `${location.origin}/#/lobby/${lobby.lobby}/${encodeURIComponent(s)}/${x}` : null;
+  };
+  const invited = seat === null ? undefined : lobby.seats.find((s) => s.id === seat);
+  // What an invite link says at once: its seat taken by someone else, or no such seat, or no secret in the link.
+  const inviteProblem =
+    mine !== null || seat === null
+      ? null
+      : invited === undefined
+        ? `This lobby has no seat ${seat}.`
+        : invited.key !== null
+          ? `The seat ${seat} is taken: someone has already joined with its invite link.`
+          : secret === null
+            ? `This invite link lacks the secret of the seat ${seat}: ask the creator for the link again.`
+            : null;
   return (
     <main>
-      <h2>Lobby: {offerLabel(lobby.offer.protocol)}</h2>
+      <h2>Lobby: {offerLabel(offer.protocol)}</h2>
       <p>
-        {lobby.offer.protocol === 'rochambeau'
-          ? `${lobby.offer.states} states`
-          : `${lobby.offer.rounds} ${lobby.offer.protocol === 'diplomacy' ? 'game years' : 'rounds'}`}
-        , {lobby.offer.timeoutMs / 1000} s to act. Created by {lobby.creator}.
+        {offer.protocol === 'rochambeau' ? `${offer.states} states` : `${offer.rounds} ${offer.protocol === 'diplomacy' ? 'game years' : 'rounds'}`},{' '}
+        {deadlineWords(offer.timeoutMs)} to act. Created by {lobby.creator}.
       </p>
-      {mine === null && seat !== null && lobby.seats.some((s) => s.id === seat && s.key === null) ? (
-        <button type="button" class="primary" onClick={() => void join(seat)}>
-          Join as {seat}
+      {mine === null && invited !== undefined && invited.key === null && secret !== null ? (
+        <button type="button" class="primary" onClick={() => void join(invited.id, offer)}>
+          Join as {invited.id}
         </button>
       ) : null}
+      {inviteProblem === null ? null : (
+        <p role="alert" class="error" data-testid="invite-problem">
+          {inviteProblem}
+        </p>
+      )}
       {mine === null ? null : <p>You hold the seat {mine}.</p>}
       <table class="seats">
         <caption>Seats</caption>
@@ -221,45 +323,45 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
           </tr>
         </thead>
         <tbody>
-          {lobby.seats.map((s) => (
-            <tr key={s.id} data-testid={`seat-${s.id}`}>
-              <th scope="row">{s.id}</th>
-              <td>{s.key === null ? 'missing' : `joined (key ${s.key.slice(0, 8)}…)`}</td>
-              <td>
-                {s.key === null ? (
-                  <span class="invite">
-                    <input
-                      readOnly
-                      value={invite(s.id)}
-                      aria-label={`invite link for ${s.id}`}
-                      data-testid={`invite-${s.id}`}
-                      onFocus={(e) => (e.target as HTMLInputElement).select()}
-                    />
-                    <button
-                      type="button"
-                      onClick={() => {
-                        void navigator.clipboard?.writeText(invite(s.id)).then(() => setCopied(s.id));
-                      }}
-                    >
-                      {copied === s.id ? 'Copied' : 'Copy'}
-                    </button>
-                  </span>
-                ) : (
-                  '—'
-                )}
-              </td>
-            </tr>
-          ))}
+          {lobby.seats.map((s) => {
+            const link = s.key === null ? inviteOf(s.id) : null;
+            return (
+              <tr key={s.id} data-testid={`seat-${s.id}`}>
+                <th scope="row">{s.id}</th>
+                <td>{s.key === null ? 'missing' : `joined (key ${s.key.slice(0, 8)}…)`}</td>
+                <td>
+                  {link !== null ? (
+                    <span class="invite">
+                      <input
+                        readOnly
+                        value={link}
+                        aria-label={`invite link for ${s.id}`}
+                        data-testid={`invite-${s.id}`}
+                        onFocus={(e) => (e.target as HTMLInputElement).select()}
+                      />
+                      <button
+                        type="button"
+                        onClick={() => {
+                          void navigator.clipboard?.writeText(link).then(() => setCopied(s.id));
+                        }}
+                      >
+                        {copied === s.id ? 'Copied' : 'Copy'}
+                      </button>
+                    </span>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
       <p role="status" aria-live="polite">
         {missing.length === 0 ? 'Everyone is here: starting the game…' : `Waiting for ${missing.map((s) => s.id).join(', ')}.`}
       </p>
-      {error === null ? null : (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
+      {alert(error)}
+      {alert(pollError)}
     </main>
   );
 }

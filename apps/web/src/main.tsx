@@ -14,7 +14,14 @@ function route(hash: string) {
   const parts = path.split('/').filter((p) => p !== '');
   if (parts[0] === 'new') return <CreatePage />;
   if (parts[0] === 'lobby' && parts[1] !== undefined)
-    return <LobbyPage key={path} lobbyId={parts[1]} seat={parts[2] === undefined ? null : decodeURIComponent(parts[2])} />;
+    return (
+      <LobbyPage
+        key={path}
+        lobbyId={parts[1]}
+        seat={parts[2] === undefined ? null : decodeURIComponent(parts[2])}
+        secret={parts[3] === undefined ? null : parts[3]}
+      />
+    );
   if (parts[0] === 'game' && parts[1] !== undefined) return <GamePage key={path} gameId={parts[1]} />;
   // The relay serves the app at a game's own address (the invite `fairtable play` prints).
   const atGame = /^\/games\/([0-9a-f]{64})$/.exec(location.pathname);

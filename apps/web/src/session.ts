@@ -14,7 +14,7 @@ import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import type { Registry } from '@fairtable/core/registry.js';
-import type { Offer } from './api.js';
+import { offeredSetup, type Offer } from '@fairtable/core/lobby.js';
 import { getKey, loadJournal, putGame, putKey, saveJournal, type GameRecord } from './store.js';
 
 export { HOUSE };
@@ -36,40 +36,21 @@ export async function registryFor(protocol: string): Promise<Registry | undefine
   return protocol === 'diplomacy' ? (await import('@fairtable/diplomacy/protocol/index.js')).diplomacyRegistry : undefined;
 }
 
-/** The setup line of a new game from a lobby's offer and the keys gathered there, signed by the creator. */
+/** The setup line of a new game from a lobby's offer (core's `offeredSetup`) and the keys gathered there, signed by the creator. */
 export function setupLine(
   offer: Offer,
   players: readonly { id: string; key: string }[],
   creator: { name: string; keys: KeyPair },
 ): { line: string; vrfSecret: string | null } {
-  const params: Record<string, JsonValue> = { timeoutMs: offer.timeoutMs };
-  let protocol = 'chain';
-  let game: string | null = offer.protocol;
+  const offered = offeredSetup(offer, players.length);
+  const params: Record<string, JsonValue> = { ...offered.params };
   let vrfSecret: string | null = null;
-  if (offer.protocol === 'diplomacy') {
-    // Diplomacy (docs/spec/diplomacy.md §10.10): powers by the seed's weighted lottery, commitments sealed by the relay.
-    protocol = 'diplomacy';
-    game = null;
-    params.years = offer.rounds;
-    params.assign = 'weighted';
-    params.sealed = { types: ['commit'] };
-  } else if (offer.protocol === 'rochambeau') {
-    protocol = 'rochambeau';
-    game = null;
-    params.N = String(offer.states);
-    params.hash = 'sha-256';
-  } else if (offer.protocol === 'signidice') {
-    protocol = 'signidice';
-    game = null;
+  if (offer.protocol === 'signidice') {
     // The house's unique-signature key is made by the house's own page and never leaves it.
     vrfSecret = toHex(randomBytes(32));
     params.houseKey = ecvrfHouse('ecvrf-ell2', fromHex(vrfSecret, 'vrfSecret', 32)).key as unknown as JsonValue;
-    params.rounds = offer.rounds;
-    params.maxPlayers = Math.max(players.length - 1, 1);
-  } else {
-    params[offer.protocol === 'snakes' ? 'maxRounds' : 'rounds'] = offer.rounds;
   }
-  const setup: GameSetup = { protocol, game, params, players, nonce: toHex(randomBytes(32)), created: Date.now() };
+  const setup: GameSetup = { protocol: offered.protocol, game: offered.game, params, players, nonce: toHex(randomBytes(32)), created: Date.now() };
   return { line: envelopeLine(createSetupEnvelope(setup, creator.name, creator.keys)), vrfSecret };
 }
 

@@ -12,10 +12,16 @@ import { fromHex, toHex } from '@fairtable/core/bytes.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
+import { seatSecretHash, signLobbyGame } from '@fairtable/core/lobby.js';
 import { lobbyRoutes } from './lobby.js';
 import { startRelay, type Relay } from './relay.js';
 import { createGame, diceGame, RelaySeat, until, type TestGame } from './test-helpers.js';
 
+const OFFER = { protocol: 'dice', rounds: 2, states: 3, timeoutMs: 60_000 };
+const SECRET1 = '01'.repeat(16);
+const SECRET2 = '02'.repeat(16);
+/** A lobby's opening body with the test's offer and invites. */
+const opening = (key: string) => ({ offer: OFFER, seats: ['ann', 'bob'], creator: 'ann', key, invites: { bob: seatSecretHash(SECRET1) } });
 const dirs: string[] = [];
 const relays: Relay[] = [];
 afterEach(async () => {
@@ -39,17 +45,18 @@ describe('lobbies across a restart (web.md §2)', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-lobby-'));
     dirs.push(dataDir);
     // The players' keys; the game itself is made from what the lobby holds.
-    const keys = diceGame(2, 31).keys;
+    const keys = diceGame(3, 31).keys;
     const first = await relay(dataDir);
     const open = await call('POST', `${first.url}/lobbies`, {
-      offer: { protocol: 'dice' },
-      seats: ['p0', 'p1'],
+      offer: OFFER,
+      seats: ['p0', 'p1', 'p2'],
       creator: 'p0',
       key: toHex(keys[0]!.publicKey),
+      invites: { p1: seatSecretHash(SECRET1), p2: seatSecretHash(SECRET2) },
     });
     expect(open.status).toBe(201);
     const id = open.body.lobby as string;
-    expect((await call('PUT', `${first.url}/lobbies/${id}/seats/p1`, { key: toHex(keys[1]!.publicKey) })).status).toBe(200);
+    expect((await call('PUT', `${first.url}/lobbies/${id}/seats/p1`, { key: toHex(keys[1]!.publicKey), secret: SECRET1 })).status).toBe(200);
     await first.close();
     relays.splice(0);
 
@@ -58,36 +65,42 @@ describe('lobbies across a restart (web.md §2)', () => {
     expect(kept.status).toBe(200);
     expect(kept.body).toEqual({
       lobby: id,
-      offer: { protocol: 'dice' },
+      offer: OFFER,
       creator: 'p0',
       seats: [
         { id: 'p0', key: toHex(keys[0]!.publicKey) },
         { id: 'p1', key: toHex(keys[1]!.publicKey) },
+        { id: 'p2', key: null },
       ],
       game: null,
+      gameSig: null,
     });
-    // A seat taken before the restart stays taken.
-    expect((await call('PUT', `${second.url}/lobbies/${id}/seats/p1`, { key: toHex(keys[0]!.publicKey) })).body.error.code).toBe('seat_taken');
+    // A seat taken before the restart stays taken; the invite of the seat still open is still its own only.
+    expect((await call('PUT', `${second.url}/lobbies/${id}/seats/p1`, { key: toHex(keys[0]!.publicKey), secret: SECRET1 })).body.error.code).toBe('seat_taken');
+    expect((await call('PUT', `${second.url}/lobbies/${id}/seats/p2`, { key: toHex(keys[2]!.publicKey), secret: SECRET1 })).body.error.code).toBe('bad_invite');
+    expect((await call('PUT', `${second.url}/lobbies/${id}/seats/p2`, { key: toHex(keys[2]!.publicKey), secret: SECRET2 })).status).toBe(200);
+    const all = (await call('GET', `${second.url}/lobbies/${id}`)).body;
 
     // The creator makes the game from the lobby's seats, writes its id there, and everybody plays it.
     const setup: GameSetup = {
       protocol: 'chain',
       game: 'dice',
       params: { timeoutMs: 60_000, rounds: 2 },
-      players: (kept.body.seats as { id: string; key: string }[]).map((s) => ({ id: s.id, key: s.key })),
+      players: (all.seats as { id: string; key: string }[]).map((s) => ({ id: s.id, key: s.key })),
       nonce: toHex(new Uint8Array(32).fill(31)),
       created: Date.now(),
     };
-    const g: TestGame = { id: gameIdOf(setup), setupLine: envelopeLine(createSetupEnvelope(setup, 'p0', keys[0]!)), ids: ['p0', 'p1'], keys };
+    const g: TestGame = { id: gameIdOf(setup), setupLine: envelopeLine(createSetupEnvelope(setup, 'p0', keys[0]!)), ids: ['p0', 'p1', 'p2'], keys };
     expect((await createGame(second.url, g.setupLine)).status).toBe(201);
-    expect((await call('PUT', `${second.url}/lobbies/${id}/game`, { game: g.id })).body.game).toBe(g.id);
+    const sig = signLobbyGame(id, g.id, keys[0]!.secretKey);
+    expect((await call('PUT', `${second.url}/lobbies/${id}/game`, { game: g.id, sig })).body.game).toBe(g.id);
     await second.close();
     relays.splice(0);
 
     // Once more: the game's id written into the lobby is kept too, and the game is played from it.
     const third = await relay(dataDir);
     const made = await call('GET', `${third.url}/lobbies/${id}`);
-    expect(made.body.game).toBe(g.id);
+    expect([made.body.game, made.body.gameSig]).toEqual([g.id, sig]);
     const seats = g.ids.map((_, i) => new RelaySeat(g, i, fromHex(third.publicKey)));
     for (const s of seats) await s.connect(third.url);
     await until(() => seats.every((s) => s.seat.outcome() !== null), 20_000, 'the game made from the lobby to end');
@@ -104,9 +117,9 @@ describe('lobbies across a restart (web.md §2)', () => {
     const day = 24 * 3_600_000;
     const first = await relay(dataDir, () => now);
     const key = 'a'.repeat(64);
-    const old = (await call('POST', `${first.url}/lobbies`, { seats: ['ann', 'bob'], creator: 'ann', key })).body.lobby as string;
+    const old = (await call('POST', `${first.url}/lobbies`, opening(key))).body.lobby as string;
     now += day / 2;
-    const young = (await call('POST', `${first.url}/lobbies`, { seats: ['ann', 'bob'], creator: 'ann', key })).body.lobby as string;
+    const young = (await call('POST', `${first.url}/lobbies`, opening(key))).body.lobby as string;
     await first.close();
     relays.splice(0);
     now += day / 2 + 1;
@@ -125,7 +138,7 @@ describe('lobby bounds', () => {
     const open = async () => {
       const r = await routes.request('/', {
         method: 'POST',
-        body: JSON.stringify({ seats: ['ann', 'bob'], creator: 'ann', key: 'a'.repeat(64) }),
+        body: JSON.stringify(opening('a'.repeat(64))),
         headers: { 'content-type': 'application/json' },
       });
       return { status: r.status, body: (await r.json()) as any };

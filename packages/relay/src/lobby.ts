@@ -5,8 +5,11 @@
  * puts the public half there, and the creator's browser, once every seat is taken, signs the setup, creates the
  * game and writes its id into the lobby for the others to follow.
  *
- * The lobby is not trusted any more than the relay: it carries public keys only, and every player checks that
- * the setup it is asked to play names its own key for its seat before it plays.
+ * The lobby is not trusted any more than the relay: it carries public keys only, and every player checks the
+ * game's whole setup against the offer it accepted before it plays. What the lobby enforces itself, so that one
+ * invite link cannot be used against the others: an offer fits core's `offerSchema` (`400 bad_offer`); each
+ * seat is taken only with its own invite secret (the lobby keeps only its hash, `403 bad_invite`); the game id
+ * is written only with the creator's signature over {lobby, game} (`403 bad_signature`).
  *
  * Lobbies are kept in memory and, when the relay's store can (`Store.saveLobby`…), in the store too, written
  * before each change is answered, so a restart on the same DATA_DIR finds every lobby still open (web.md §2).
@@ -18,6 +21,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { isHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { isPlayerId } from '@fairtable/core/envelope.js';
+import { offerError, seatSecretHash, verifyLobbyGame } from '@fairtable/core/lobby.js';
 import { clientKey, rateLimited, remoteAddress, type RateLimiter } from './rate-limit.js';
 import type { Store, StoredLobby } from './store.js';
 
@@ -61,20 +65,25 @@ interface Lobby {
   /** The seat the creator plays; it signs the setup. */
   readonly creator: string;
   readonly seats: Map<string, string | null>;
+  /** Each seat's invite-secret hash (null: a seat that cannot be taken, the creator's or one stored without). */
+  readonly invites: Map<string, string | null>;
   game: string | null;
+  /** The creator's signature over {lobby, game} (core's `signLobbyGame`). */
+  gameSig: string | null;
   /** The client address that opened it (memory only), for `maxLobbiesPerClient`. */
   readonly opener: string | null;
 }
 
 /** A lobby as the store keeps it: its id, its opening time and the rest as JSON. */
 function stored(l: Lobby): StoredLobby {
-  return { id: l.id, created: l.created, body: JSON.stringify({ offer: l.offer, creator: l.creator, seats: [...l.seats], game: l.game }) };
+  const body = { offer: l.offer, creator: l.creator, seats: [...l.seats], invites: [...l.invites], game: l.game, gameSig: l.gameSig };
+  return { id: l.id, created: l.created, body: JSON.stringify(body) };
 }
 
 /** A stored lobby read back; null for one that is not readable (it is dropped, not served). */
 function revive(s: StoredLobby): Lobby | null {
   try {
-    const b = JSON.parse(s.body) as { offer?: unknown; creator?: unknown; seats?: unknown; game?: unknown };
+    const b = JSON.parse(s.body) as { offer?: unknown; creator?: unknown; seats?: unknown; invites?: unknown; game?: unknown; gameSig?: unknown };
     if (typeof b.creator !== 'string' || !Array.isArray(b.seats) || !(b.game === null || isHex(b.game, 32))) return null;
     const seats = new Map<string, string | null>();
     for (const pair of b.seats as unknown[]) {
@@ -82,7 +91,27 @@ function revive(s: StoredLobby): Lobby | null {
       seats.set(pair[0] as string, pair[1] as string | null);
     }
     if (!seats.has(b.creator)) return null;
-    return { id: s.id, created: s.created, offer: b.offer ?? null, creator: b.creator, seats, game: (b.game as string | null) ?? null, opener: null };
+    // A lobby stored before invite secrets keeps its seats, but an open one of them cannot be taken.
+    const invites = new Map<string, string | null>([...seats.keys()].map((k) => [k, null]));
+    for (const pair of Array.isArray(b.invites) ? (b.invites as unknown[]) : []) {
+      if (!Array.isArray(pair) || !seats.has(pair[0] as string) || !(pair[1] === null || isHex(pair[1], 32))) return null;
+      invites.set(pair[0] as string, pair[1] as string | null);
+    }
+    const game = (b.game as string | null) ?? null;
+    const gameSig = isHex(b.gameSig, 64) ? b.gameSig : null;
+    // A game id without the creator's signature (stored before signatures) is not served: the creator writes it again.
+    const signed = game !== null && gameSig !== null && verifyLobbyGame(s.id, game, gameSig, seats.get(b.creator) ?? '');
+    return {
+      id: s.id,
+      created: s.created,
+      offer: b.offer ?? null,
+      creator: b.creator,
+      seats,
+      invites,
+      game: signed ? game : null,
+      gameSig: signed ? gameSig : null,
+      opener: null,
+    };
   } catch {
     return null;
   }
@@ -91,7 +120,7 @@ function revive(s: StoredLobby): Lobby | null {
 const failure = (code: string, message: string) => ({ error: { code, message } });
 
 function view(l: Lobby): Record<string, unknown> {
-  return { lobby: l.id, offer: l.offer, creator: l.creator, seats: [...l.seats].map(([id, key]) => ({ id, key })), game: l.game };
+  return { lobby: l.id, offer: l.offer, creator: l.creator, seats: [...l.seats].map(([id, key]) => ({ id, key })), game: l.game, gameSig: l.gameSig };
 }
 
 async function jsonBody(c: Context): Promise<Record<string, unknown> | null> {
@@ -153,12 +182,19 @@ export function lobbyRoutes(clock: () => number = Date.now, limits: LobbyLimits 
     return l;
   };
   const missing = (c: Context) => c.json(failure('unknown_lobby', 'no such lobby on this relay (lobbies last a day)'), 404);
-  const bad = (c: Context, code: string, message: string, status: 400 | 404 | 409 | 429) => {
+  const bad = (c: Context, code: string, message: string, status: 400 | 403 | 404 | 409 | 429) => {
     refused(code);
     return c.json(failure(code, message), status);
   };
   if (options.rateLimiter !== undefined) app.use('*', rateLimited(options.rateLimiter, refused));
-  app.use('*', bodyLimit({ maxSize: limits.maxOfferBytes * 2, onError: (c) => c.json(failure('line_too_long', 'the request is too large'), 413) }));
+  // The offer, and per seat its name, key and invite hash.
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: limits.maxOfferBytes + 256 * limits.maxSeats + 1024,
+      onError: (c) => c.json(failure('line_too_long', 'the request is too large'), 413),
+    }),
+  );
 
   app.post('/', async (c) => {
     await ready;
@@ -171,6 +207,18 @@ export function lobbyRoutes(clock: () => number = Date.now, limits: LobbyLimits 
     if (typeof creator !== 'string' || !seats.includes(creator)) return bad(c, 'bad_input', 'creator: one of the seats', 400);
     if (!isHex(key, 32)) return bad(c, 'bad_hex', "key: the creator's public key, 64 hex digits", 400);
     if (JSON.stringify(body?.offer ?? null).length > limits.maxOfferBytes) return bad(c, 'bad_input', 'offer: too large', 400);
+    const offerProblem = offerError(body?.offer);
+    if (offerProblem !== null) return bad(c, 'bad_offer', offerProblem, 400);
+    const invites = body?.invites as Record<string, unknown> | null | undefined;
+    const others = (seats as string[]).filter((s) => s !== creator);
+    if (
+      invites === null ||
+      typeof invites !== 'object' ||
+      Array.isArray(invites) ||
+      Object.keys(invites).length !== others.length ||
+      !others.every((s) => Object.hasOwn(invites, s) && isHex(invites[s], 32))
+    )
+      return bad(c, 'bad_input', "invites: each other seat's invite-secret hash, 64 hex digits", 400);
     await sweep();
     const opener = clientKey(remoteAddress(c));
     const most = limits.maxLobbiesPerClient ?? Infinity;
@@ -178,7 +226,17 @@ export function lobbyRoutes(clock: () => number = Date.now, limits: LobbyLimits 
       return bad(c, 'too_many_lobbies', `at most ${most} lobbies open at once from one address; they close ${limits.ttlMs} ms after opening`, 429);
     while (lobbies.size >= limits.maxLobbies) await forget(lobbies.values().next().value!);
     const id = toHex(randomBytes(16));
-    const lobby: Lobby = { id, created: clock(), offer: body?.offer ?? null, creator, seats: new Map(seats.map((s: string) => [s, null])), game: null, opener };
+    const lobby: Lobby = {
+      id,
+      created: clock(),
+      offer: body?.offer ?? null,
+      creator,
+      seats: new Map(seats.map((s: string) => [s, null])),
+      invites: new Map(seats.map((s: string) => [s, s === creator ? null : (invites[s] as string)])),
+      game: null,
+      gameSig: null,
+      opener,
+    };
     lobby.seats.set(creator, key);
     await save(lobby);
     lobbies.set(id, lobby);
@@ -191,14 +249,18 @@ export function lobbyRoutes(clock: () => number = Date.now, limits: LobbyLimits 
     return l === null ? missing(c) : c.json(view(l));
   });
 
-  // Taking a seat: the first key wins it; the same key again is an idempotent retry.
+  // Taking a seat, with that seat's invite secret: the first key wins it; the same key again is an idempotent retry.
   app.put('/:lobby/seats/:seat', async (c) => {
     const l = await find(c.req.param('lobby'));
     if (l === null) return missing(c);
     const seat = c.req.param('seat');
     if (!l.seats.has(seat)) return bad(c, 'unknown_player', `no seat ${seat} in this lobby`, 404);
-    const key = (await jsonBody(c))?.key;
+    const body = await jsonBody(c);
+    const key = body?.key;
     if (!isHex(key, 32)) return bad(c, 'bad_hex', 'key: a public key, 64 hex digits', 400);
+    const hash = l.invites.get(seat) ?? null;
+    if (hash === null || !isHex(body?.secret, 16) || seatSecretHash(body.secret) !== hash)
+      return bad(c, 'bad_invite', `this is not the invite of seat ${seat}: each seat is taken with its own invite link`, 403);
     const held = l.seats.get(seat);
     if (held !== null && held !== key) return bad(c, 'seat_taken', `seat ${seat} is taken by another key`, 409);
     if (held === null && l.game !== null) return bad(c, 'seat_taken', 'the game has started', 409);
@@ -212,18 +274,23 @@ export function lobbyRoutes(clock: () => number = Date.now, limits: LobbyLimits 
     return c.json(view(l));
   });
 
-  // The game made from the lobby: written once, by whoever holds the setup (every player checks the setup itself).
+  // The game made from the lobby: written once, signed by the creator's seat key (every player checks the setup itself).
   app.put('/:lobby/game', async (c) => {
     const l = await find(c.req.param('lobby'));
     if (l === null) return missing(c);
-    const game = (await jsonBody(c))?.game;
+    const body = await jsonBody(c);
+    const game = body?.game;
     if (!isHex(game, 32)) return bad(c, 'bad_hex', 'game: a game id, 64 hex digits', 400);
     if ([...l.seats.values()].includes(null)) return bad(c, 'bad_input', 'not every seat is taken', 409);
+    if (!verifyLobbyGame(l.id, game, body?.sig, l.seats.get(l.creator) ?? ''))
+      return bad(c, 'bad_signature', `sig: the creator ${l.creator}'s signature over {lobby, game}`, 403);
     if (l.game !== null && l.game !== game) return bad(c, 'game_exists', 'this lobby already made its game', 409);
     if (l.game === null) {
       l.game = game;
+      l.gameSig = body?.sig as string;
       await save(l).catch((e: unknown) => {
         l.game = null;
+        l.gameSig = null;
         throw e;
       });
     }

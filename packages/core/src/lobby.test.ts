@@ -1,0 +1,123 @@
+/**
+ * Lobbies (docs/spec/web.md §2): the offer's schema, the invite secret's hash and the creator's signature on the
+ * game id byte for byte against vectors/lobby.json, and every way a game's setup can differ from the offer a player
+ * accepted, each said in words.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { fromHex, toHex } from './bytes.js';
+import { generateKeyPair } from './identity.js';
+import {
+  durationWords,
+  isLobbyView,
+  lobbyGameBytes,
+  offerError,
+  offeredSetup,
+  seatSecretHash,
+  setupDifferences,
+  signLobbyGame,
+  verifyLobbyGame,
+  type Offer,
+} from './lobby.js';
+import type { GameSetup } from './setup.js';
+
+const vectors = JSON.parse(readFileSync(new URL('./vectors/lobby.json', import.meta.url), 'utf8')) as {
+  seat: { secret: string; hash: string };
+  game: { lobby: string; game: string; creatorSeed: string; creatorKey: string; signedBytes: string; sig: string };
+};
+
+const ann = generateKeyPair(new Uint8Array(32).fill(1));
+const bob = generateKeyPair(new Uint8Array(32).fill(2));
+const players = [
+  { id: 'ann', key: toHex(ann.publicKey) },
+  { id: 'bob', key: toHex(bob.publicKey) },
+];
+const offer: Offer = { protocol: 'dice', rounds: 3, states: 3, timeoutMs: 120_000 };
+const setupOf = (o: Offer, extra: Partial<GameSetup> = {}): GameSetup => ({
+  ...offeredSetup(o, players.length),
+  players,
+  nonce: '00'.repeat(32),
+  created: 1,
+  ...extra,
+});
+
+describe('lobby vectors', () => {
+  it('hashes a seat secret and signs the game binding as the vectors say', () => {
+    expect(seatSecretHash(vectors.seat.secret)).toBe(vectors.seat.hash);
+    const g = vectors.game;
+    const creator = generateKeyPair(fromHex(g.creatorSeed));
+    expect(toHex(creator.publicKey)).toBe(g.creatorKey);
+    expect(toHex(lobbyGameBytes(g.lobby, g.game))).toBe(g.signedBytes);
+    expect(signLobbyGame(g.lobby, g.game, creator.secretKey)).toBe(g.sig);
+    expect(verifyLobbyGame(g.lobby, g.game, g.sig, g.creatorKey)).toBe(true);
+    expect(verifyLobbyGame(g.lobby, 'cd'.repeat(32), g.sig, g.creatorKey)).toBe(false);
+    expect(verifyLobbyGame(g.lobby, g.game, g.sig, players[1]!.key)).toBe(false);
+    expect(verifyLobbyGame(g.lobby, g.game, 'nope', g.creatorKey)).toBe(false);
+  });
+});
+
+describe('offers', () => {
+  it('accepts the offers the app makes, days for Diplomacy included, and says why any other is not one', () => {
+    expect(offerError(offer)).toBe(null);
+    expect(offerError({ protocol: 'diplomacy', rounds: 2, states: 3, timeoutMs: 3 * 86_400_000 })).toBe(null);
+    expect(offerError({ ...offer, timeoutMs: 8 * 86_400_000 })).toMatch(/^offer\.timeoutMs: /);
+    expect(offerError({ ...offer, extra: 1 })).toMatch(/^offer/);
+    expect(offerError({ ...offer, protocol: 'rochambeau', states: 4 })).toBe('offer.states: the number of states must be odd');
+    expect(offerError(null)).toMatch(/^offer/);
+  });
+});
+
+describe('a lobby as served', () => {
+  it('is read by its shape, whatever its offer', () => {
+    const view = { lobby: 'l', offer: { protocol: 'dice', rounds: 'many' }, creator: 'ann', seats: [{ id: 'ann', key: null }], game: null };
+    expect(isLobbyView(view)).toBe(true);
+    expect(isLobbyView({ ...view, gameSig: 'ab' })).toBe(true);
+    expect(isLobbyView({ ...view, seats: 'ann' })).toBe(false);
+    expect(isLobbyView({ ...view, seats: [{ id: 'ann' }] })).toBe(false);
+    expect(isLobbyView(null)).toBe(false);
+  });
+});
+
+describe('a setup against the offer', () => {
+  it('finds no difference in the game offered, for every game', () => {
+    for (const protocol of ['dice', 'snakes', 'monopoly', 'rochambeau', 'diplomacy'] as const)
+      expect(setupDifferences(setupOf({ ...offer, protocol }), { ...offer, protocol }, players, null)).toEqual([]);
+    // Signidice: the wheel's key is the creator's own parameter.
+    const roulette: Offer = { ...offer, protocol: 'signidice' };
+    const s = setupOf(roulette);
+    expect(setupDifferences({ ...s, params: { ...s.params, houseKey: { any: 'thing' } } }, roulette, players, null)).toEqual([]);
+    expect(setupDifferences(s, roulette, players, null)).toEqual(['the setup lacks houseKey']);
+  });
+
+  it('says each difference: the deadline, a parameter, an added member, the game, the players, the relay key', () => {
+    const s = setupOf(offer);
+    expect(setupDifferences({ ...s, params: { ...s.params, timeoutMs: 1500 } }, offer, players, null)).toEqual(['the deadline is 1.5 s, the offer said 120 s']);
+    expect(setupDifferences({ ...s, params: { ...s.params, rounds: 30 } }, offer, players, null)).toEqual(['the number of rounds is 30, the offer said 3']);
+    expect(setupDifferences({ ...s, params: { ...s.params, decisionMs: 1000 } }, offer, players, null)).toEqual([
+      'the setup adds the time to decide (1 s), which the offer did not have',
+    ]);
+    expect(setupDifferences({ ...s, params: { timeoutMs: 120_000 } }, offer, players, null)).toEqual(['the number of rounds is nothing, the offer said 3']);
+    expect(setupDifferences({ ...s, game: 'snakes', params: { timeoutMs: 120_000, maxRounds: 3 } }, offer, players, null)).toContain(
+      'the game is snakes, the offer said dice',
+    );
+    expect(setupDifferences({ ...s, witnesses: ['w'] } as GameSetup, offer, players, null)).toEqual([
+      'the setup adds witnesses (["w"]), which the offer did not have',
+    ]);
+    const eve = toHex(generateKeyPair(new Uint8Array(32).fill(3)).publicKey);
+    expect(setupDifferences({ ...s, players: [players[0]!, { id: 'bob', key: eve }] }, offer, players, null)[0]).toMatch(
+      /^the players are ann \(key .*\), bob \(key /,
+    );
+    // The relay's key, where a setup carries it, must be this relay's.
+    const relay = 'ee'.repeat(32);
+    expect(setupDifferences({ ...s, relay } as GameSetup, offer, players, relay)).toEqual([]);
+    expect(setupDifferences({ ...s, params: { ...s.params, relayKey: relay } }, offer, players, relay)).toEqual([]);
+    expect(setupDifferences({ ...s, relay } as GameSetup, offer, players, 'ff'.repeat(32))).toEqual([
+      'the setup names the relay eeeeeeee…, this relay is ffffffff…',
+    ]);
+    expect(setupDifferences({ protocol: 'chain' }, offer, players, null)[0]).toMatch(/^its setup is not readable/);
+  });
+
+  it('says times in words', () => {
+    expect([1500, 120_000, 3_600_000, 86_400_000, 3 * 86_400_000].map(durationWords)).toEqual(['1.5 s', '120 s', '1 hour', '1 day', '3 days']);
+  });
+});
