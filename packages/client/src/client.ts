@@ -24,6 +24,7 @@ import { Auditor, type Verdict } from '@fairtable/core/audit.js';
 import { ReceiptChain, lineHash, type RelayLie } from './receipts.js';
 import { witnessesOf, type EvidenceRecord } from '@fairtable/core/order/censorship.js';
 import { WitnessPublisher, type WitnessRelay } from './witnesses.js';
+import { SeatClock, createdError, firstPhaseStart, type TimeFault } from '@fairtable/core/time/index.js';
 
 /** The part of the standard WebSocket API the client uses. */
 export interface SocketLike {
@@ -215,7 +216,8 @@ function parseFrame(data: unknown): Frame | null {
 
 /**
  * Machines whose steps see a line's receipt time instead of its author's claim (docs/SPEC.md §7.4): what the
- * referee's `timeOf` does, reached through the registry because the seat builds its own referee.
+ * referee's `timeOf` does, reached through the registry because the seat builds its own referee. The first
+ * phase starts at the later of the setup's `created` and line 0's receipt time (docs/spec/time.md §4).
  */
 export function receiptTimedRegistry(registry: Registry, timeOf: (line: number) => number | undefined): Registry {
   const machines = new Map<string, AnyMachine>();
@@ -225,7 +227,7 @@ export function receiptTimedRegistry(registry: Registry, timeOf: (line: number) 
       ...(m.messages === undefined ? {} : { messages: m.messages }),
       decision: (s) => m.decision(s),
       decide: (s, choice, ctx) => m.decide(s, choice, ctx),
-      init: (setup, game, me, ctx) => m.init(setup, game, me, ctx),
+      init: (setup, game, me, ctx) => m.init({ ...setup, created: firstPhaseStart(setup.created, timeOf(0)) }, game, me, ctx),
       step: (s, msg: Accepted, ctx) => m.step(s, { ...msg, time: timeOf(msg.line) ?? msg.time }, ctx),
       tick: (s, ctx) => m.tick(s, ctx),
       outcome: (s) => m.outcome(s),
@@ -315,8 +317,11 @@ export class RelayGame {
   seat: Seat | null = null;
   /** Resolves with the outcome once the game is over and this seat has nothing left to send; rejects on a lie or a fatal error. */
   readonly finished: Promise<Outcome>;
-  /** How far the relay's clock is ahead of the local one (ms), estimated from receipts: a lower bound. */
-  clockOffset: number | null = null;
+  /**
+   * The seat's clock (docs/spec/time.md §2): the local one, moved back to the relay's when the relay is behind,
+   * forward by at most 2 s; every receipt time is checked against it.
+   */
+  private readonly seatClock: SeatClock;
   status: ClientStatus = 'connecting';
   private chain: ReceiptChain | null = null;
   /** Signed receipts for this seat's own envelopes, from the ordering relay and from the witnesses (relay.md §9). */
@@ -354,6 +359,7 @@ export class RelayGame {
     this.id = options.id;
     this.relayKey = options.relayKey ?? null;
     this.localClock = options.clock ?? Date.now;
+    this.seatClock = new SeatClock(this.localClock);
     this.finished = new Promise<Outcome>((res, rej) => {
       this.resolve = res;
       this.reject = rej;
@@ -471,8 +477,42 @@ export class RelayGame {
     this.fail(new ClientError('relay_lied', `the relay lied (${lie.kind}) at line ${lie.line}: ${lie.message}`, lie));
   }
 
-  /** The seat's clock: the local clock moved to the relay's, so claims are timed as the receipts will be. */
-  private clock = (): number => this.localClock() + (this.clockOffset ?? 0);
+  /** How far the seat's clock is moved from the local one (ms): negative while the relay is behind, at most 2000 ahead. */
+  get clockOffset(): number {
+    return this.seatClock.offset;
+  }
+
+  /** The seat's clock: what its claims wait for and its envelopes are timed by (docs/spec/time.md §2). */
+  private clock = (): number => this.seatClock.now();
+
+  /**
+   * A receipt time checked against the seat's clock (docs/spec/time.md §2): a fault is a relay lie, with the
+   * receipts (and for `clock_before_signed` the seat's own envelope) as evidence; the seat then plays no more
+   * on that relay's times. `live` is false for a copy replayed from disk, whose receipts came long ago.
+   */
+  private checkTime(r: Receipt, text: string, live: boolean): RelayLie | null {
+    let signed: number | undefined;
+    try {
+      const e = JSON.parse(text) as { from?: unknown; time?: unknown };
+      if (e.from === this.id && typeof e.time === 'number') signed = e.time;
+    } catch {
+      // not an envelope: the chain already refused it
+    }
+    const fault: TimeFault | null = live
+      ? this.seatClock.observe({ line: r.line, time: r.time, ...(signed === undefined ? {} : { signed }) })
+      : this.seatClock.observeKept({ line: r.line, time: r.time, ...(signed === undefined ? {} : { signed }) });
+    if (fault === null) return null;
+    const earlier = fault.earlier === undefined ? undefined : this.chain?.receipts[fault.earlier];
+    return {
+      code: 'relay_lied',
+      kind: fault.kind,
+      line: fault.line,
+      message: fault.message,
+      receipts: earlier === undefined ? [r] : [earlier, r],
+      lines: [{ line: r.line, text }],
+      relay: this.relayKey ?? '',
+    };
+  }
 
   private connect(): void {
     if (this.status === 'stopped' || this.status === 'finished') return;
@@ -706,9 +746,8 @@ export class RelayGame {
       this.checkHoldings(r, text);
       if (this.lie !== null) return;
     }
-    // The relay's clock is at least the receipt's time when the entry is taken (only verified receipts count).
-    const sample = r.time - this.localClock();
-    this.clockOffset = this.clockOffset === null ? sample : Math.max(this.clockOffset, sample);
+    const timeLie = this.checkTime(r, text, true);
+    if (timeLie !== null) return this.caught(timeLie);
     if (line === 0) {
       let setup: ReturnType<typeof readSetupLine>;
       try {
@@ -736,6 +775,9 @@ export class RelayGame {
         });
       if (!setup.setup.players.some((p) => p.id === this.id))
         return this.fail(new ClientError('bad_challenge', `${this.id} is not a player of game ${this.gameId}`));
+      // Refused before the seat joins (docs/spec/time.md §4): a `created` far from the receipt or from this clock.
+      const late = createdError(setup.setup.created, this.localClock(), r.time);
+      if (late !== null) return this.fail(new ClientError('bad_created', `game ${this.gameId}: ${late}`));
       this.options.onLine?.(0, text, r);
       this.emit('line', { line: 0, text, receipt: r });
       // Before the seat: its first envelope may go out as it is built.
@@ -824,6 +866,11 @@ export class RelayGame {
       throw new FairtableError('bad_input', 'resuming needs the lines held and a receipt for each', { field: 'resume' });
     const { chain, lie } = ReceiptChain.replay(this.gameId, this.relayKey, r.lines, r.receipts);
     if (lie !== null) throw new ClientError('relay_lied', `the copy kept on disk shows the relay lied: ${lie.message}`, lie);
+    this.chain = chain;
+    for (let i = 0; i < chain.length; i++) {
+      const timeLie = this.checkTime(chain.receipts[i]!, r.lines[i]!, false);
+      if (timeLie !== null) throw new ClientError('relay_lied', `the copy kept on disk shows the relay lied: ${timeLie.message}`, timeLie);
+    }
     const { gameId } = readSetupLine(r.lines[0]!);
     if (gameId !== this.gameId) throw new FairtableError('bad_input', `the copy is of game ${gameId}, not ${this.gameId}`, { field: 'resume' });
     this.chain = chain;

@@ -27,15 +27,24 @@ export class SeatClock {
    * filled in here. Returns the fault it shows, once; afterwards every receipt is ignored.
    */
   observe(r: { readonly line: number; readonly time: number; readonly signed?: number }): TimeFault | null {
+    return this.see(r, this.local());
+  }
+
+  /** A receipt from a copy kept on disk: checked against the receipts before it and its signed time, not against the clock. */
+  observeKept(r: { readonly line: number; readonly time: number; readonly signed?: number }): TimeFault | null {
+    return this.see(r, undefined);
+  }
+
+  private see(r: { readonly line: number; readonly time: number; readonly signed?: number }, now: number | undefined): TimeFault | null {
     if (this.fault !== null) return null;
-    const now = this.local();
-    const timed: TimedLine = { ...r, now };
+    const timed: TimedLine = now === undefined ? r : { ...r, now };
     const fault = receiptTimeFault(this.latest, timed);
     if (fault !== null) {
       this.fault = fault;
       return fault;
     }
     if (this.latest === undefined || r.time >= this.latest.time) this.latest = timed;
+    if (now === undefined) return null;
     const sample = r.time - now;
     this.sample = this.sample === null ? sample : Math.max(this.sample, sample);
     return null;
