@@ -128,6 +128,8 @@ export type ViolationCode =
   // the orderer, named by its own receipts (docs/spec/relay.md §9)
   | 'relay_forked'
   | 'relay_censored'
+  /** The orderer's receipt times go backwards along its log (docs/spec/time.md §3): names the relay, never a player. */
+  | 'relay_clock'
   | 'receipt_mismatch';
 
 export interface Evidence {

@@ -21,6 +21,7 @@ import { prepareLine, readSetupLine, type PreparedLine } from '../transcript.js'
 import { ZERO_HASH, type Envelope } from '../envelope.js';
 import { firstLogHash, forkProof, nextLogHash, receiptError, type Receipt } from './receipt.js';
 import { witnessReceiptError, type WitnessReceipt } from './witness.js';
+import { firstBackwards } from '../time/audit-times.js';
 
 /**
  * One line of an evidence file (relay.md §9): an envelope as its author published it, with the receipt a
@@ -57,9 +58,26 @@ export interface RelayReport {
   readonly recordsIgnored: readonly string[];
   /** The first line a relay fault shows at, or null. */
   readonly faultAt: number | null;
+  /**
+   * The ordering relay's key the setup names (`params.relay`, docs/spec/time.md §5), or null for a setup that
+   * names none (older setups): such a game is `unbound`, and any key's receipts are judged.
+   */
+  readonly boundTo: string | null;
+  /**
+   * Receipts refused because the setup binds the game to another relay (`foreign_relay`, naming the key):
+   * no time is judged on them, and they vouch for no line.
+   */
+  readonly refused: { readonly code: 'foreign_relay'; readonly key: string; readonly message: string } | null;
+  /** "the relay's word only" when the setup names no witness: nothing outside the orderer can show it censored (relay.md §8). */
+  readonly witnessed: boolean;
 }
 
 export type RelayVerdict = Verdict & { readonly relay: RelayReport };
+
+/** The ordering relay a setup binds the game to (`params.relay`, a hex key; docs/spec/time.md §5), or null. */
+export function boundRelayOf(params: { readonly [key: string]: unknown }): string | null {
+  return isHex(params.relay, 32) ? (params.relay as string) : null;
+}
 
 /** The witness relays a setup names: `params.witnesses = [{key, url}]` (relay.md §8). */
 export function witnessesOf(params: { readonly [key: string]: unknown }): { key: string; url: string }[] {
@@ -91,7 +109,17 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
   const verifyFn = options.verify;
   const prepared: PreparedLine[] = lines.map((t, i) => prepareLine(i, t, keys, verifyFn));
   const trustTime = evidence.trustTime ?? true;
-  const orderer = evidence.orderer;
+  // A game bound to its orderer (time.md §5): receipts under another key are refused, never judged.
+  const boundTo = boundRelayOf(setup.params);
+  const refused =
+    boundTo !== null && evidence.orderer !== null && evidence.orderer !== boundTo
+      ? {
+          code: 'foreign_relay' as const,
+          key: evidence.orderer,
+          message: `the receipts are signed by ${evidence.orderer}, but the setup binds game ${gameId} to relay ${boundTo}: they are not its orderer's, and no time is judged on them`,
+        }
+      : null;
+  const orderer = refused === null ? evidence.orderer : null;
   const ordererKey = orderer === null ? null : fromHex(orderer, 'relay', 32);
   const witnesses = witnessesOf(setup.params).map((w) => w.key);
   const relayViolations: Violation[] = [];
@@ -101,7 +129,7 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
   const fault = (at: number): void => {
     faultAt = faultAt === null ? at : Math.min(faultAt, at);
   };
-  const named = (code: 'relay_forked' | 'relay_censored', seq: number, message: string, ev: Evidence[]): void => {
+  const named = (code: 'relay_forked' | 'relay_censored' | 'relay_clock', seq: number, message: string, ev: Evidence[]): void => {
     relayViolations.push({ code, player: null, relay: orderer!, seq, message, evidence: ev });
     fault(seq);
   };
@@ -157,6 +185,15 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
     if (log === r.log) times[i] = r.time;
   }
   const receipted = times.filter((t) => t !== undefined).length;
+
+  // Receipt times never go backwards along one log (time.md §3): where they do, the relay's two signed receipts
+  // name it, and from that line on the log decides nothing (no deadline is judged on its times).
+  const backwards = ordererKey === null ? null : firstBackwards(times);
+  if (backwards !== null) {
+    const earlier = byLine.get(backwards.earlier!);
+    const later = byLine.get(backwards.line);
+    named('relay_clock', backwards.line, backwards.message, [{ line: backwards.line, note: JSON.stringify([earlier, later]) }]);
+  }
 
   // Evidence records: the author's own orderer receipts, and witness receipts.
   const witnessed = new Map<string, Map<number, { text: string; envelope: Envelope; receipt: WitnessReceipt; relay: string }>>();
@@ -219,7 +256,11 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
     if (had === undefined || had.receipt.time > w.time) mine.set(e.seq, { text: rec.text, envelope: e, receipt: w, relay: rec.relay });
   }
 
-  const auditor = new Auditor(setupLine, { ...options, ...(trustTime ? { timeOf: (line: number) => times[line] } : {}) });
+  // Without trust in the relay's clock, line 0's receipt still only delays the first phase (time.md §4): a
+  // backdated `created` cannot shorten it, and a later receipt only makes deadlines later.
+  const line0 = times[0];
+  const timeOf = trustTime ? (line: number) => times[line] : (line: number) => (line === 0 ? line0 : undefined);
+  const auditor = new Auditor(setupLine, { ...options, timeOf });
   for (let i = 1; i < lines.length; i++) auditor.add(lines[i]!);
   const base = auditor.verdict();
 
@@ -269,6 +310,9 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
       recordsUsed,
       recordsIgnored: ignored,
       faultAt: at,
+      boundTo,
+      refused,
+      witnessed: witnesses.length > 0,
     },
   };
 }
