@@ -5,7 +5,7 @@
  * that the setup gives its seat its own key.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { createGame, relayKeyOf } from '@fairtable/client';
+import { bindToRelay, createGame, relayKeyOf } from '@fairtable/client';
 import { toHex } from '@fairtable/core/bytes.js';
 import { isPlayerId } from '@fairtable/core/envelope.js';
 import { openLobby, readGameInfo, readLobby, setLobbyGame, takeSeat, type LobbyView, type Offer } from './api.js';
@@ -136,7 +136,7 @@ export function LobbyPage({ lobbyId, seat }: { lobbyId: string; seat: string | n
       if (game === undefined) {
         const creator = await keyFor(me);
         const players = l.seats.map((s) => ({ id: s.id, key: s.key! }));
-        const { line, vrfSecret } = setupLine(l.offer, players, creator);
+        const { line, vrfSecret } = setupLine(l.offer, players, creator, (await bindToRelay({}, location.origin)).params);
         const created = await createGame(location.origin, line);
         await newRecord(created.game, me, l.offer.protocol, created.relay, l.lobby, vrfSecret);
         game = created.game;

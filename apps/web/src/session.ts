@@ -41,8 +41,10 @@ export function setupLine(
   offer: Offer,
   players: readonly { id: string; key: string }[],
   creator: { name: string; keys: KeyPair },
+  /** The relay's key and witnesses (`bindToRelay`, docs/spec/time.md §5), put in the params. */
+  bound: { readonly [key: string]: JsonValue } = {},
 ): { line: string; vrfSecret: string | null } {
-  const params: Record<string, JsonValue> = { timeoutMs: offer.timeoutMs };
+  const params: Record<string, JsonValue> = { ...bound, timeoutMs: offer.timeoutMs };
   let protocol = 'chain';
   let game: string | null = offer.protocol;
   let vrfSecret: string | null = null;

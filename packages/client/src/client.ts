@@ -22,7 +22,7 @@ import { gameIdOf } from '@fairtable/core/setup.js';
 import { readSetupLine, type Accepted, type VerifyFn } from '@fairtable/core/transcript.js';
 import { Auditor, type Verdict } from '@fairtable/core/audit.js';
 import { ReceiptChain, lineHash, type RelayLie } from './receipts.js';
-import { witnessesOf, type EvidenceRecord } from '@fairtable/core/order/censorship.js';
+import { boundRelayOf, witnessesOf, type EvidenceRecord } from '@fairtable/core/order/censorship.js';
 import { WitnessPublisher, type WitnessRelay } from './witnesses.js';
 import { SeatClock, createdError, firstPhaseStart, type TimeFault } from '@fairtable/core/time/index.js';
 
@@ -251,6 +251,12 @@ export interface ClientEvents {
   held: HoldingReceipt;
   status: { readonly status: ClientStatus; readonly attempt: number; readonly reason?: string };
   outcome: Outcome;
+  /**
+   * This seat's envelope has gone unacknowledged by the ordering relay for `waitedMs` (docs/spec/time.md §6):
+   * the relay may be dropping it. `witnessed` counts the witness receipts held for it, the evidence that it
+   * was sent in time should it be claimed missing. Emitted once per envelope.
+   */
+  unacknowledged: { readonly hash: string; readonly text: string; readonly waitedMs: number; readonly witnessed: number };
 }
 
 export interface JoinOptions {
@@ -302,6 +308,9 @@ export interface JoinOptions {
 
 type Listener<K extends keyof ClientEvents> = (value: ClientEvents[K]) => void;
 
+/** How long an envelope may wait for the relay's acknowledgement before the player is told (at most; half a timeout when shorter). */
+const UNACKNOWLEDGED_MS = 5000;
+
 /** How long a finished seat waits for its witnesses to take its last envelopes (relay.md §8). */
 const WITNESS_DRAIN_MS = 5000;
 
@@ -329,6 +338,8 @@ export class RelayGame {
   private publisher: WitnessPublisher | null = null;
   /** This seat's envelopes by hash, to pair each `accepted` receipt with the envelope it is for. */
   private readonly mine = new Map<string, string>();
+  /** This seat's envelopes not yet acknowledged (accepted, held or in the log), by hash: the text, when first sent, whether told. */
+  private readonly unacked = new Map<string, { text: string; at: number; told: boolean }>();
   private readonly options: JoinOptions;
   private readonly listeners = new Map<keyof ClientEvents, Set<(v: never) => void>>();
   private socket: SocketLike | null = null;
@@ -625,6 +636,7 @@ export class RelayGame {
         if (typeof m.line !== 'number' || !Number.isSafeInteger(m.line) || m.line < 0) return;
         const lie = this.chain?.promise(m.line, m.receipt) ?? null;
         const hash = (m.receipt as Partial<Receipt> | null)?.hash;
+        if (typeof hash === 'string' && lie === null) this.unacked.delete(hash);
         const text = typeof hash === 'string' ? this.mine.get(hash) : undefined;
         if (text !== undefined && this.relayKey !== null) {
           // Kept once per line, even when it shows a lie (then it is the evidence): the orderer's word that
@@ -710,6 +722,7 @@ export class RelayGame {
     const r = value as HoldingReceipt;
     if (r.game !== this.gameId) return this.drop(`a holding receipt for game ${r.game}`);
     if (this.lineHashes.includes(r.hash) || this.holdings.has(r.hash)) return;
+    this.unacked.delete(r.hash);
     this.holdings.set(r.hash, r);
     this.emit('held', r);
   }
@@ -741,6 +754,7 @@ export class RelayGame {
     const r = chain.receipts[line]!;
     const hash = r.hash;
     this.lineHashes.push(hash);
+    this.unacked.delete(hash);
     this.holdings.delete(hash);
     if (this.holdings.size > 0) {
       this.checkHoldings(r, text);
@@ -775,6 +789,10 @@ export class RelayGame {
         });
       if (!setup.setup.players.some((p) => p.id === this.id))
         return this.fail(new ClientError('bad_challenge', `${this.id} is not a player of game ${this.gameId}`));
+      // A game bound to its orderer is played only through it (docs/spec/time.md §5).
+      const bound = boundRelayOf(setup.setup.params);
+      if (bound !== null && bound !== chain.relay)
+        return this.fail(new ClientError('foreign_relay', `game ${this.gameId} is bound to relay ${bound}, and this relay signs with ${chain.relay}`));
       // Refused before the seat joins (docs/spec/time.md §4): a `created` far from the receipt or from this clock.
       const late = createdError(setup.setup.created, this.localClock(), r.time);
       if (late !== null) return this.fail(new ClientError('bad_created', `game ${this.gameId}: ${late}`));
@@ -833,6 +851,7 @@ export class RelayGame {
       onSubmit: (text) => {
         const hash = lineHash(text);
         if (hash !== null) this.mine.set(hash, text);
+        if (hash !== null && !this.unacked.has(hash) && !this.lineHashes.includes(hash)) this.unacked.set(hash, { text, at: this.localClock(), told: false });
         this.publisher?.publish(text);
         o.onSubmit?.(text);
       },
@@ -884,7 +903,22 @@ export class RelayGame {
   private tick(): void {
     if (this.seat === null || this.lie !== null || this.status === 'stopped' || this.status === 'finished') return;
     this.seat.tick();
+    this.tellUnacknowledged();
     this.afterChange();
+  }
+
+  /** Tells the player of each envelope the relay has not acknowledged in time (docs/spec/time.md §6). */
+  private tellUnacknowledged(): void {
+    if (this.unacked.size === 0) return;
+    const timeout = this.seat?.referee.checker.setup.params.timeoutMs;
+    const wait = Math.min(UNACKNOWLEDGED_MS, typeof timeout === 'number' && timeout > 0 ? Math.floor(timeout / 2) : UNACKNOWLEDGED_MS);
+    const now = this.localClock();
+    for (const [hash, u] of this.unacked) {
+      if (u.told || now - u.at < wait) continue;
+      u.told = true;
+      const witnessed = this.evidence.filter((e) => e.text === u.text && e.relay !== this.relayKey).length;
+      this.emit('unacknowledged', { hash, text: u.text, waitedMs: now - u.at, witnessed });
+    }
   }
 
   /** Answers or announces decisions, and notices the end of the game. */

@@ -107,6 +107,11 @@ export interface RelayOptions {
   /** The relay's clock for receipts (ms). */
   readonly clock?: () => number;
   /**
+   * The witness relays this relay's operator names (their URLs; `WITNESSES`, `fairtable relay --witness`),
+   * published at `GET /relay` with the relay's key for clients to put in new setups (docs/spec/time.md §5).
+   */
+  readonly witnesses?: readonly string[];
+  /**
    * Called when the store fails to append: the doors are then ahead of the store. The default ends the
    * process (exit code 70) so that a restart rebuilds every door from what was stored.
    */
@@ -398,6 +403,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     lobbyRoutes(clock, { ...DEFAULT_LOBBY_LIMITS, ...options.lobbyLimits }, { store: lobbyStoreOf(store), rateLimiter: httpLimiter, onRefused: httpRefused }),
   );
   app.get('/health', (c) => c.json({ ok: !closing }, closing ? 503 : 200));
+  // What a client binds a new game to (docs/spec/time.md §5): the key its receipts are signed with, and the witnesses.
+  app.get('/relay', (c) => c.json({ relay: publicKey, witnesses: options.witnesses ?? [] }, 200));
   app.get('/metrics', (c) =>
     c.text(metrics.render({ connections: connections.size, games: loadedGames }), 200, { 'content-type': 'text/plain; version=0.0.4' }),
   );

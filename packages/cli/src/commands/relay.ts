@@ -4,11 +4,14 @@
  * variables, then to 8080 and ./data. Logs are JSON lines on stdout (pino); SIGTERM and SIGINT stop it
  * gracefully: no new connections, every admitted line stored and acknowledged, then exit.
  * `--games-per-minute` and `--connections-per-address` raise (or lower) the per-address limits of
- * relay.md §5, for a load test or a relay behind one proxy address.
+ * relay.md §5, for a load test or a relay behind one proxy address. `--witness URL` (repeatable; else the
+ * WITNESSES variable, comma-separated) names the witness relays published at `/relay` for new games
+ * (docs/spec/time.md §5).
  */
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { relayHeapSettings, startRelay } from '@fairtable/relay';
+import { collect } from '../witnesses.js';
 
 function portOf(value: string): number {
   const port = Number(value);
@@ -32,16 +35,24 @@ export function register(program: Command): void {
     .option('--data <dir>', 'where the database and the relay key live (default: $DATA_DIR or ./data)')
     .option('--games-per-minute <n>', 'games one address may create a minute, and at once (default 30)')
     .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
-    .action(async (opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string }) => {
+    .option('--witness <url>', 'a witness relay new games on this relay name by default (published at /relay); repeatable (default: $WITNESSES, comma-separated)', collect)
+    .action(async (opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string; witness?: string[] }) => {
       // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
       relayHeapSettings();
       const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
       const games = countOf('games-per-minute', opts.gamesPerMinute);
       const connections = countOf('connections-per-address', opts.connectionsPerAddress);
+      const witnesses =
+        opts.witness ??
+        (process.env.WITNESSES ?? '')
+          .split(',')
+          .map((w) => w.trim())
+          .filter((w) => w !== '');
       const relay = await startRelay({
         port: portOf(opts.port ?? process.env.PORT ?? '8080'),
         host: opts.host,
         dataDir,
+        witnesses,
         // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
         synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
         limits: {
