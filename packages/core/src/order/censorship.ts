@@ -262,7 +262,10 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
   const timeOf = trustTime ? (line: number) => times[line] : (line: number) => (line === 0 ? line0 : undefined);
   const auditor = new Auditor(setupLine, { ...options, timeOf });
   for (let i = 1; i < lines.length; i++) auditor.add(lines[i]!);
-  const base = auditor.verdict();
+  const signed = auditor.verdict();
+  // Without trust in the relay's clock, a deadline names a player only where the receipt times name it too
+  // (time.md §3): neither the relay's clock nor one signer's can name anyone alone.
+  const base = trustTime || ordererKey === null ? signed : agreeOnTime(signed, setupLine, lines, times, options);
 
   // A `withheld` claim against a player whose next envelope a witness held before the claim was receipted.
   const spared = new Set<Violation>();
@@ -292,11 +295,12 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
     }
   }
 
+  const undecided = base !== signed && base.violations.some((v) => v.code === 'clock_disagreement');
   const at = faultAt as number | null;
   const kept = base.violations.filter((v) => !spared.has(v) && (at === null || v.seq < at || v.player === null || SIGNER_PROOFS.has(v.code)));
   // The game did not end on this log because the orderer stopped it: that is the relay's, not "nobody's".
   const violations = [...kept.filter((v) => !(at !== null && v.code === 'withheld' && v.player === null)), ...nobody, ...relayViolations];
-  const outcome = at === null ? base.outcome : null;
+  const outcome = at === null && !undecided ? base.outcome : null;
   return {
     ...base,
     valid: violations.length === 0 && base.omitted === 0,
@@ -335,4 +339,34 @@ function authoredBefore(
     lastHash = p.hash!;
   }
   return { count, lastLine, lastHash };
+}
+
+const TIMED = new Set(['withheld', 'false_deadline_claim']);
+
+/**
+ * The signers'-times verdict with each deadline verdict that names a player kept only where the receipt times
+ * give the same one (code, player, line). Where one was dropped, the clocks disagree about who missed a
+ * deadline: `clock_disagreement` names nobody, and the game has no outcome on this log.
+ */
+function agreeOnTime(
+  signed: Verdict,
+  setupLine: string,
+  lines: readonly string[],
+  times: readonly (number | undefined)[],
+  options: RefereeOptions,
+): Verdict {
+  const receipted = new Auditor(setupLine, { ...options, timeOf: (line: number) => times[line] });
+  for (let i = 1; i < lines.length; i++) receipted.add(lines[i]!);
+  const key = (v: Violation): string => `${v.code} ${v.player} ${v.seq}`;
+  const byReceipts = new Set(receipted.verdict().violations.filter((v) => TIMED.has(v.code) && v.player !== null).map(key));
+  const dropped = signed.violations.filter((v) => TIMED.has(v.code) && v.player !== null && !byReceipts.has(key(v)));
+  if (dropped.length === 0) return signed;
+  const disagreement: Violation = {
+    code: 'clock_disagreement',
+    player: null,
+    seq: dropped[0]!.seq,
+    message: `the players' own times and the relay's receipt times disagree about a deadline (${dropped.map((v) => `${v.code} ${v.player} at line ${v.seq}`).join('; ')}): with the relay's clock not trusted, no deadline verdict is drawn where the two clocks differ`,
+    evidence: dropped.map((v) => ({ line: v.seq, note: v.message })),
+  };
+  return { ...signed, violations: [...signed.violations.filter((v) => !dropped.includes(v)), disagreement] };
 }
