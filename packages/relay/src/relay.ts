@@ -192,7 +192,10 @@ function plainObject(value: unknown): value is Record<string, unknown> {
 export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const log = options.logger ?? pino({ name: 'fairtable-relay' });
-  const clock = options.clock ?? Date.now;
+  // The system clock never runs backwards in receipts (docs/spec/time.md §3): after an NTP step back, receipts
+  // keep the last time until the clock passes it again. A clock given in the options is taken as it is.
+  let latest = 0;
+  const clock = options.clock ?? (() => (latest = Math.max(latest, Date.now())));
   const store = options.store ?? new ThreadedSqliteStore(options.dataDir ?? './data', { synchronous: options.synchronous ?? 'FULL' });
   const secretKey = await store.relayKey();
   const publicKey = toHex(generateKeyPair(secretKey).publicKey);
