@@ -56,7 +56,13 @@ interface Player {
   readonly keys: KeyPair;
 }
 
-function newSetup(protocol: string, game: string | null, params: Record<string, JsonValue>, n: number, created = Date.now()): { line: string; players: Player[] } {
+function newSetup(
+  protocol: string,
+  game: string | null,
+  params: Record<string, JsonValue>,
+  n: number,
+  created = Date.now(),
+): { line: string; players: Player[] } {
   const players = Array.from({ length: n }, (_, i) => ({ id: `p${i}`, keys: generateKeyPair() }));
   const setup: GameSetup = {
     protocol,
@@ -88,7 +94,11 @@ async function ending(g: RelayGame): Promise<string> {
 const named = (violations: readonly Violation[]): string[] => violations.filter((v) => v.player !== null).map((v) => `${v.code} ${v.player}`);
 
 /** The game as the relay serves it, judged by every audit mode: the players' own times, receipt times, an untrusted relay. */
-async function everyAudit(url: string, gameId: string, relayKey: string): Promise<{ lines: string[]; signers: Violation[]; receipts: Violation[]; untrusted: Violation[] }> {
+async function everyAudit(
+  url: string,
+  gameId: string,
+  relayKey: string,
+): Promise<{ lines: string[]; signers: readonly Violation[]; receipts: readonly Violation[]; untrusted: readonly Violation[] }> {
   const fetched = await fetchGame(url, gameId, relayKey);
   const signers = new Auditor(fetched.lines[0]!);
   for (const l of fetched.lines.slice(1)) signers.add(l);
@@ -220,7 +230,12 @@ describe('a backdated setup (docs/spec/time.md §4)', () => {
     const sign = (seq: number, prev: string, time: number, body: Body): string =>
       envelopeLine(signEnvelope({ v: 1, game, from: 'p0', seq, prev, at: seq, head: prev, time, body }, p0.keys.secretKey));
     const line1 = sign(1, envelopeHash(JSON.parse(line) as Envelope), now, join);
-    const line2 = sign(2, envelopeHash(JSON.parse(line1) as Envelope), now + 1000, { type: 'deadline', phase: 'join', round: 0, missing: ['p1', 'p2'] } as Body);
+    const line2 = sign(2, envelopeHash(JSON.parse(line1) as Envelope), now + 1000, {
+      type: 'deadline',
+      phase: 'join',
+      round: 0,
+      missing: ['p1', 'p2'],
+    } as Body);
     await submitAs(relay.url, created.game, 'p0', p0.keys, [line1, line2]);
     const audits = await everyAudit(relay.url, created.game, created.relay);
     expect(audits.lines).toHaveLength(3);

@@ -154,7 +154,9 @@ export function GamePage({ gameId }: { gameId: string }) {
       });
       g.on('refused', (x) => setProblem(`the relay refused a line of ours: [${x.code}] ${x.message}`));
       g.on('unacknowledged', (u) =>
-        setProblem(`The relay has not acknowledged your move for ${Math.round(u.waitedMs / 1000)} s. ${u.witnessed > 0 ? 'A witness relay holds it as evidence.' : 'No witness holds it.'}`),
+        setProblem(
+          `The relay has not acknowledged your move for ${Math.round(u.waitedMs / 1000)} s. ${u.witnessed > 0 ? 'A witness relay holds it as evidence.' : 'No witness holds it.'}`,
+        ),
       );
       g.finished.catch((e: Error) => setProblem(e.message));
       refresh();

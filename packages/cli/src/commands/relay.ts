@@ -35,7 +35,11 @@ export function register(program: Command): void {
     .option('--data <dir>', 'where the database and the relay key live (default: $DATA_DIR or ./data)')
     .option('--games-per-minute <n>', 'games one address may create a minute, and at once (default 30)')
     .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
-    .option('--witness <url>', 'a witness relay new games on this relay name by default (published at /relay); repeatable (default: $WITNESSES, comma-separated)', collect)
+    .option(
+      '--witness <url>',
+      'a witness relay new games on this relay name by default (published at /relay); repeatable (default: $WITNESSES, comma-separated)',
+      collect,
+    )
     .action(async (opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string; witness?: string[] }) => {
       // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
       relayHeapSettings();

@@ -348,17 +348,16 @@ const TIMED = new Set(['withheld', 'false_deadline_claim']);
  * give the same one (code, player, line). Where one was dropped, the clocks disagree about who missed a
  * deadline: `clock_disagreement` names nobody, and the game has no outcome on this log.
  */
-function agreeOnTime(
-  signed: Verdict,
-  setupLine: string,
-  lines: readonly string[],
-  times: readonly (number | undefined)[],
-  options: RefereeOptions,
-): Verdict {
+function agreeOnTime(signed: Verdict, setupLine: string, lines: readonly string[], times: readonly (number | undefined)[], options: RefereeOptions): Verdict {
   const receipted = new Auditor(setupLine, { ...options, timeOf: (line: number) => times[line] });
   for (let i = 1; i < lines.length; i++) receipted.add(lines[i]!);
   const key = (v: Violation): string => `${v.code} ${v.player} ${v.seq}`;
-  const byReceipts = new Set(receipted.verdict().violations.filter((v) => TIMED.has(v.code) && v.player !== null).map(key));
+  const byReceipts = new Set(
+    receipted
+      .verdict()
+      .violations.filter((v) => TIMED.has(v.code) && v.player !== null)
+      .map(key),
+  );
   const dropped = signed.violations.filter((v) => TIMED.has(v.code) && v.player !== null && !byReceipts.has(key(v)));
   if (dropped.length === 0) return signed;
   const disagreement: Violation = {
