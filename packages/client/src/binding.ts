@@ -25,7 +25,7 @@ async function json(f: FetchLike, url: string): Promise<Record<string, unknown>>
   let text: string;
   try {
     const r = await f(url);
-    if (!r.ok) throw new ClientError('connection_failed', `${url} answered ${r.status}`);
+    if (!r.ok) throw new ClientError('not_published', `${url} answered ${r.status}`);
     text = await r.text();
   } catch (e) {
     if (e instanceof ClientError) throw e;
@@ -40,15 +40,24 @@ async function json(f: FetchLike, url: string): Promise<Record<string, unknown>>
   throw new ClientError('bad_message', `${url} did not answer with a JSON object`);
 }
 
-/** What a relay publishes (`GET /relay`): its key and its operator's witnesses. A relay without the route gives its key at `/witness`, and no witnesses. */
-export async function relayInfo(relayUrl: string, options: { fetch?: FetchLike } = {}): Promise<{ relay: string; witnesses: string[] }> {
+/**
+ * What a relay publishes (`GET /relay`): its key and its operator's witnesses. A relay without the route gives
+ * its key at `/witness`, and no witnesses; one that publishes neither gives null (its games stay unbound).
+ */
+export async function relayInfo(relayUrl: string, options: { fetch?: FetchLike } = {}): Promise<{ relay: string; witnesses: string[] } | null> {
   const f = fetchOf(options.fetch);
   const root = base(relayUrl);
   let info: Record<string, unknown>;
   try {
     info = await json(f, `${root}/relay`);
-  } catch {
-    info = { relay: (await json(f, `${root}/witness`)).relay, witnesses: [] };
+  } catch (e) {
+    if (!(e instanceof ClientError) || e.code !== 'not_published') throw e;
+    try {
+      info = { relay: (await json(f, `${root}/witness`)).relay, witnesses: [] };
+    } catch (e2) {
+      if (e2 instanceof ClientError && e2.code === 'not_published') return null;
+      throw e2;
+    }
   }
   if (!isHex(info.relay, 32)) throw new ClientError('bad_message', `${root} did not give its key (64 hex digits)`);
   const witnesses = Array.isArray(info.witnesses) ? info.witnesses.filter((w): w is string => typeof w === 'string') : [];
@@ -65,19 +74,20 @@ export async function witnessKeyOf(url: string, options: { fetch?: FetchLike } =
 /**
  * A new setup's params bound to the relay at `relayUrl`: its key as `relay`, and as `witnesses` the ones given
  * (already resolved) or else the relay's published ones, each with its key. A published witness that cannot be
- * reached is left out and listed in `skipped`; the game then has fewer witnesses, never a wrong one.
+ * reached is left out and listed in `skipped`; the game then has fewer witnesses, never a wrong one. A relay
+ * that publishes no key leaves the game unbound (`relay: null`), as games were before binding.
  */
 export async function bindToRelay(
   params: { readonly [key: string]: JsonValue },
   relayUrl: string,
   options: { fetch?: FetchLike; witnesses?: readonly { key: string; url: string }[] } = {},
-): Promise<{ params: { [key: string]: JsonValue }; relay: string; skipped: string[] }> {
+): Promise<{ params: { [key: string]: JsonValue }; relay: string | null; skipped: string[] }> {
   const info = await relayInfo(relayUrl, options);
   const skipped: string[] = [];
   let witnesses = options.witnesses;
   if (witnesses === undefined) {
     const found: { key: string; url: string }[] = [];
-    for (const url of info.witnesses) {
+    for (const url of info?.witnesses ?? []) {
       try {
         found.push({ key: await witnessKeyOf(url, options), url });
       } catch {
@@ -86,7 +96,7 @@ export async function bindToRelay(
     }
     witnesses = found;
   }
-  const out: { [key: string]: JsonValue } = { ...params, relay: info.relay };
+  const out: { [key: string]: JsonValue } = info === null ? { ...params } : { ...params, relay: info.relay };
   if (witnesses.length > 0) out.witnesses = witnesses.map((w) => ({ key: w.key, url: w.url }));
-  return { params: out, relay: info.relay, skipped };
+  return { params: out, relay: info?.relay ?? null, skipped };
 }

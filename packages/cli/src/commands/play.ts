@@ -284,6 +284,7 @@ export function register(program: Command): void {
         const named = (opts as { witness?: string[] }).witness;
         const witnesses = named === undefined ? undefined : await witnessesFrom(named);
         const bound = await bindToRelay(s.setup.params, opts.relay!, witnesses === undefined ? {} : { witnesses });
+        if (bound.relay === null) process.stderr.write(`${me.name}: the relay publishes no key (GET /relay): the game is not bound to it\n`);
         for (const url of bound.skipped) process.stderr.write(`${me.name}: the relay's witness ${url} cannot be reached: the game does without it\n`);
         if (bound.params.witnesses === undefined)
           process.stderr.write(`${me.name}: no witness relay: a move the relay drops leaves no evidence (the relay's word only)\n`);
