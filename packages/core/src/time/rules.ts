@@ -4,16 +4,22 @@
  */
 
 /**
- * How far a receipt time may be ahead of the seat's own clock, and how far a seat's clock may be moved forward
- * by receipts (time.md §2): two seconds covers a relay's and a seat's clocks both kept by NTP (typically within
- * tens of milliseconds of each other) with room for a slow network, and is small against every deadline the
- * rules allow (a timeout of at least 200 ms is claimed only half a timeout after the deadline, and the games
- * people play through a relay use seconds to days).
+ * How far receipts may move a seat's clock forward (time.md §2): two seconds covers a relay's and a seat's
+ * clocks both kept by NTP (typically within tens of milliseconds of each other) with room for a slow network,
+ * and is small against every deadline through a relay (a claim waits half a timeout past the deadline, and
+ * those games use timeouts of seconds to days).
  */
 export const AHEAD_TOLERANCE_MS = 2000;
 
-/** How far before its author's signed `time` an orderer may receipt an envelope (the author's clock may run a little fast). */
-export const SIGNED_TOLERANCE_MS = 2000;
+/**
+ * How far a receipt time may be ahead of the seat's clock before it is a relay fault (time.md §2). Between
+ * the two the seat believes two seconds and no more; a minute lets a device whose clock is off by seconds play
+ * through an honest relay, and catches a relay an hour ahead.
+ */
+export const AHEAD_FAULT_MS = 60_000;
+
+/** How far before the seat's own signed `time` the orderer may receipt its envelope before that is a relay fault (a seat's clock may run fast). */
+export const SIGNED_TOLERANCE_MS = 60_000;
 
 /** How far a setup's `created` may be from the seat's clock when the seat joins (time.md §4). */
 export const CREATED_WINDOW_MS = 10 * 60_000;
@@ -59,11 +65,11 @@ export function receiptTimeFault(latest: TimedLine | undefined, r: TimedLine): T
       earlier: latest.line,
       message: `the relay receipted line ${r.line} at ${r.time}, before its receipt of line ${latest.line} at ${latest.time}: its clock went backwards`,
     };
-  if (r.now !== undefined && r.time > r.now + AHEAD_TOLERANCE_MS)
+  if (r.now !== undefined && r.time > r.now + AHEAD_FAULT_MS)
     return {
       kind: 'clock_ahead',
       line: r.line,
-      message: `the relay receipted line ${r.line} at ${r.time}, ${r.time - r.now} ms ahead of this seat's clock (${r.now}); at most ${AHEAD_TOLERANCE_MS} ms is believed`,
+      message: `the relay receipted line ${r.line} at ${r.time}, ${r.time - r.now} ms ahead of this seat's clock (${r.now}); more than ${AHEAD_FAULT_MS} ms ahead is a fault`,
     };
   if (r.signed !== undefined && r.time < r.signed - SIGNED_TOLERANCE_MS)
     return {

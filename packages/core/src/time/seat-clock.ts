@@ -1,9 +1,9 @@
 /**
  * What a seat believes about time (docs/spec/time.md §2): its own clock. Receipt times may hold its claims
  * back (a relay behind the seat moves the seat's clock back to it, so a claim is never early on the receipts),
- * and may move it forward by at most AHEAD_TOLERANCE_MS. A receipt time further ahead than that, earlier than
- * an earlier receipt of the log, or earlier than the seat's own signed time for its own envelope, is a relay
- * fault: from then on the seat believes none of the relay's times.
+ * and may move it forward by at most AHEAD_TOLERANCE_MS. A receipt time more than AHEAD_FAULT_MS ahead, earlier
+ * than an earlier receipt of the log, or more than SIGNED_TOLERANCE_MS before the seat's own signed time for its
+ * own envelope, is a relay fault: from then on the seat believes none of the relay's times.
  */
 import { AHEAD_TOLERANCE_MS, receiptTimeFault, type TimedLine, type TimeFault } from './rules.js';
 

@@ -29,7 +29,9 @@ describe('receipt-time vectors (docs/spec/time.md)', () => {
       }
       expect(faults.length).toBeLessThanOrEqual(1);
       const seat = faults[0] ?? null;
-      expect(seat === null ? null : { kind: seat.kind, line: seat.line, ...(seat.earlier === undefined ? {} : { earlier: seat.earlier }) }).toEqual(v.seat.fault);
+      expect(seat === null ? null : { kind: seat.kind, line: seat.line, ...(seat.earlier === undefined ? {} : { earlier: seat.earlier }) }).toEqual(
+        v.seat.fault,
+      );
       expect(clock.offset).toBe(v.seat.offset);
       expect(clock.now()).toBe(now + v.seat.offset);
       const audit = firstBackwards(v.receipts.map((r) => r.time));
