@@ -85,12 +85,14 @@ describe('fairtable relay + play + fetch + audit', () => {
     const fetched = cli(['fetch', '--relay', url, '--game', game, '--out', 'game.jsonl']);
     expect(fetched.status, fetched.stderr).toBe(0);
     expect(readFileSync(join(dir, 'game.jsonl.receipts.jsonl'), 'utf8').trim().split('\n')).toHaveLength(outcomes[0]!.lines);
+    // The setup `play` made binds the game to the relay (docs/spec/time.md §5): its receipts beside the copy judge it.
     const audit = cli(['audit', 'game.jsonl', '--json']);
     expect(audit.status).toBe(0);
-    expect(JSON.parse(audit.stdout)).toMatchObject({ valid: true, violations: [] });
+    expect(JSON.parse(audit.stdout)).toMatchObject({ valid: true, violations: [], relay: { timed: true, witnessed: true, refused: null } });
     // With the relay's key, its receipts and the witness's records: every line timed by its receipt, every record used.
     expect(cli(['fetch', '--relay', url, '--game', game, '--out', 'game.jsonl', '--witness', url]).status).toBe(0);
     const key = ((await (await fetch(`${url}/witness`)).json()) as { relay: string }).relay;
+    expect((JSON.parse(audit.stdout) as { relay: { boundTo: string } }).relay.boundTo).toBe(key);
     const withReceipts = cli(['audit', 'game.jsonl', '--json', '--relay-key', key, '--witness', 'game.jsonl.witness.jsonl']);
     expect(withReceipts.status, withReceipts.stdout).toBe(0);
     expect(JSON.parse(withReceipts.stdout)).toMatchObject({

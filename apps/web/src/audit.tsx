@@ -137,6 +137,9 @@ function TimesView({ run }: { run: AuditRun }) {
       {'lines' in run.result ? run.result.lines : 0} lines carry a receipt of relay <code>{(r.orderer ?? '').slice(0, 16)}…</code> that fits the log
       {r.recordsUsed > 0 ? `; ${r.recordsUsed} evidence records used` : ''}.
       {r.faultAt === null ? '' : ` The relay's own signatures convict it from line ${r.faultAt}: the game is not decided on this log.`}
+      {r.refused === null ? '' : ` ${r.refused.message}.`}
+      {r.boundTo === null ? ' The setup names no ordering relay (unbound).' : ''}
+      {r.witnesses.length === 0 ? " No witness relay: whether a move reached the relay rests on the relay's word only." : ''}
     </p>
   );
 }

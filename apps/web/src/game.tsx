@@ -166,6 +166,11 @@ export function GamePage({ gameId }: { gameId: string }) {
         refresh();
       });
       g.on('refused', (x) => setProblem(`the relay refused a line of ours: [${x.code}] ${x.message}`));
+      g.on('unacknowledged', (u) =>
+        setProblem(
+          `The relay has not acknowledged your move for ${Math.round(u.waitedMs / 1000)} s. ${u.witnessed > 0 ? 'A witness relay holds it as evidence.' : 'No witness holds it.'}`,
+        ),
+      );
       g.finished.catch((e: Error) => {
         if ((e as { code?: unknown }).code === UNKNOWN_GAME) setUnknown(true);
         setProblem(wordsFor(e));

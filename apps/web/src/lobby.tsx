@@ -6,7 +6,7 @@
  * and the whole setup against the offer it accepted.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { createGame, relayKeyOf } from '@fairtable/client';
+import { bindToRelay, createGame, relayInfo, relayKeyOf } from '@fairtable/client';
 import { randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { isPlayerId } from '@fairtable/core/envelope.js';
 import { readOffer, seatSecretHash, setupDifferences, signLobbyGame, verifyLobbyGame } from '@fairtable/core/lobby.js';
@@ -164,7 +164,8 @@ async function checkGame(l: LobbyView, game: string, accepted: Offer): Promise<s
     throw new Refusal('The game made from this lobby has a setup that does not fit its id: not joining it.');
   const relay = await relayKeyOf(location.origin, game, globalThis.WebSocket);
   const players = l.seats.map((s) => ({ id: s.id, key: s.key ?? '' }));
-  const differences = setupDifferences(setup, accepted, players, relay);
+  const published = await relayInfo(location.origin);
+  const differences = setupDifferences(setup, accepted, players, relay, published?.witnesses ?? []);
   if (differences.length > 0) throw new Refusal(`This game is not the one you accepted: ${differences.join('; ')}. Not joining it.`);
   return relay;
 }
@@ -210,7 +211,7 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
       let game = earlier?.game;
       if (game === undefined) {
         const players = l.seats.map((s) => ({ id: s.id, key: s.key! }));
-        const { line, vrfSecret } = setupLine(offer, players, creator);
+        const { line, vrfSecret } = setupLine(offer, players, creator, (await bindToRelay({}, location.origin)).params);
         const created = await createGame(location.origin, line);
         await newRecord(created.game, me, offer.protocol, created.relay, l.lobby, vrfSecret);
         game = created.game;

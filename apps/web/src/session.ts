@@ -41,9 +41,11 @@ export function setupLine(
   offer: Offer,
   players: readonly { id: string; key: string }[],
   creator: { name: string; keys: KeyPair },
+  /** The relay's key and witnesses (`bindToRelay`, docs/spec/time.md §5), put in the params. */
+  bound: { readonly [key: string]: JsonValue } = {},
 ): { line: string; vrfSecret: string | null } {
   const offered = offeredSetup(offer, players.length);
-  const params: Record<string, JsonValue> = { ...offered.params };
+  const params: Record<string, JsonValue> = { ...bound, ...offered.params };
   let vrfSecret: string | null = null;
   if (offer.protocol === 'signidice') {
     // The house's unique-signature key is made by the house's own page and never leaves it.

@@ -101,6 +101,7 @@ export const EXAMPLES: Readonly<Record<string, readonly (readonly [string, strin
     ['fairtable relay', 'port $PORT or 8080, data in $DATA_DIR or ./data; open it in a browser to play'],
     ['fairtable relay --port 8090 --data ./casino-relay', 'another port and folder'],
     ['fairtable relay --games-per-minute 600 --connections-per-address 5000', 'behind one proxy address, or for a load test from one machine'],
+    ['fairtable relay --witness https://witness.example.org', "new games name that witness relay, so a censored move leaves evidence beyond this relay's word"],
   ],
 };
 

@@ -23,8 +23,9 @@ import { gameIdOf } from '@fairtable/core/setup.js';
 import { readSetupLine, type Accepted, type VerifyFn } from '@fairtable/core/transcript.js';
 import { Auditor, type Verdict } from '@fairtable/core/audit.js';
 import { ReceiptChain, lineHash, type RelayLie } from './receipts.js';
-import { witnessesOf, type EvidenceRecord } from '@fairtable/core/order/censorship.js';
+import { boundRelayOf, witnessesOf, type EvidenceRecord } from '@fairtable/core/order/censorship.js';
 import { WitnessPublisher, type WitnessRelay } from './witnesses.js';
+import { SeatClock, createdError, firstPhaseStart, type TimeFault } from '@fairtable/core/time/index.js';
 
 /** The part of the standard WebSocket API the client uses. */
 export interface SocketLike {
@@ -237,7 +238,8 @@ function parseFrame(data: unknown): Frame | null {
 
 /**
  * Machines whose steps see a line's receipt time instead of its author's claim (docs/SPEC.md §7.4): what the
- * referee's `timeOf` does, reached through the registry because the seat builds its own referee.
+ * referee's `timeOf` does, reached through the registry because the seat builds its own referee. The first
+ * phase starts at the later of the setup's `created` and line 0's receipt time (docs/spec/time.md §4).
  */
 export function receiptTimedRegistry(registry: Registry, timeOf: (line: number) => number | undefined): Registry {
   const machines = new Map<string, AnyMachine>();
@@ -247,7 +249,7 @@ export function receiptTimedRegistry(registry: Registry, timeOf: (line: number) 
       ...(m.messages === undefined ? {} : { messages: m.messages }),
       decision: (s) => m.decision(s),
       decide: (s, choice, ctx) => m.decide(s, choice, ctx),
-      init: (setup, game, me, ctx) => m.init(setup, game, me, ctx),
+      init: (setup, game, me, ctx) => m.init({ ...setup, created: firstPhaseStart(setup.created, timeOf(0)) }, game, me, ctx),
       step: (s, msg: Accepted, ctx) => m.step(s, { ...msg, time: timeOf(msg.line) ?? msg.time }, ctx),
       tick: (s, ctx) => m.tick(s, ctx),
       outcome: (s) => m.outcome(s),
@@ -271,6 +273,12 @@ export interface ClientEvents {
   held: HoldingReceipt;
   status: { readonly status: ClientStatus; readonly attempt: number; readonly reason?: string };
   outcome: Outcome;
+  /**
+   * This seat's envelope has gone unacknowledged by the ordering relay for `waitedMs` (docs/spec/time.md §6):
+   * the relay may be dropping it. `witnessed` counts the witness receipts held for it, the evidence that it
+   * was sent in time should it be claimed missing. Emitted once per envelope.
+   */
+  unacknowledged: { readonly hash: string; readonly text: string; readonly waitedMs: number; readonly witnessed: number };
 }
 
 export interface JoinOptions {
@@ -327,6 +335,9 @@ export interface JoinOptions {
 
 type Listener<K extends keyof ClientEvents> = (value: ClientEvents[K]) => void;
 
+/** How long an envelope may wait for the relay's acknowledgement before the player is told (at most; half a timeout when shorter). */
+const UNACKNOWLEDGED_MS = 5000;
+
 /** How long a finished seat waits for its witnesses to take its last envelopes (relay.md §8). */
 const WITNESS_DRAIN_MS = 5000;
 
@@ -342,8 +353,11 @@ export class RelayGame {
   seat: Seat | null = null;
   /** Resolves with the outcome once the game is over and this seat has nothing left to send; rejects on a lie or a fatal error. */
   readonly finished: Promise<Outcome>;
-  /** How far the relay's clock is ahead of the local one (ms), estimated from receipts: a lower bound. */
-  clockOffset: number | null = null;
+  /**
+   * The seat's clock (docs/spec/time.md §2): the local one, moved back to the relay's when the relay is behind,
+   * forward by at most 2 s; every receipt time is checked against it.
+   */
+  private readonly seatClock: SeatClock;
   status: ClientStatus = 'connecting';
   private chain: ReceiptChain | null = null;
   /** Signed receipts for this seat's own envelopes, from the ordering relay and from the witnesses (relay.md §9). */
@@ -351,6 +365,8 @@ export class RelayGame {
   private publisher: WitnessPublisher | null = null;
   /** This seat's envelopes by hash, to pair each `accepted` receipt with the envelope it is for. */
   private readonly mine = new Map<string, string>();
+  /** This seat's envelopes not yet acknowledged (accepted, held or in the log), by hash: the text, when first sent, whether told. */
+  private readonly unacked = new Map<string, { text: string; at: number; told: boolean }>();
   private readonly options: JoinOptions;
   private readonly listeners = new Map<keyof ClientEvents, Set<(v: never) => void>>();
   private socket: SocketLike | null = null;
@@ -381,6 +397,7 @@ export class RelayGame {
     this.id = options.id;
     this.relayKey = options.relayKey ?? null;
     this.localClock = options.clock ?? Date.now;
+    this.seatClock = new SeatClock(this.localClock);
     this.finished = new Promise<Outcome>((res, rej) => {
       this.resolve = res;
       this.reject = rej;
@@ -498,8 +515,42 @@ export class RelayGame {
     this.fail(new ClientError('relay_lied', `the relay lied (${lie.kind}) at line ${lie.line}: ${lie.message}`, lie));
   }
 
-  /** The seat's clock: the local clock moved to the relay's, so claims are timed as the receipts will be. */
-  private clock = (): number => this.localClock() + (this.clockOffset ?? 0);
+  /** How far the seat's clock is moved from the local one (ms): negative while the relay is behind, at most 2000 ahead. */
+  get clockOffset(): number {
+    return this.seatClock.offset;
+  }
+
+  /** The seat's clock: what its claims wait for and its envelopes are timed by (docs/spec/time.md §2). */
+  private clock = (): number => this.seatClock.now();
+
+  /**
+   * A receipt time checked against the seat's clock (docs/spec/time.md §2): a fault is a relay lie, with the
+   * receipts (and for `clock_before_signed` the seat's own envelope) as evidence; the seat then plays no more
+   * on that relay's times. `live` is false for a copy replayed from disk, whose receipts came long ago.
+   */
+  private checkTime(r: Receipt, text: string, live: boolean): RelayLie | null {
+    let signed: number | undefined;
+    try {
+      const e = JSON.parse(text) as { from?: unknown; time?: unknown };
+      if (e.from === this.id && typeof e.time === 'number') signed = e.time;
+    } catch {
+      // not an envelope: the chain already refused it
+    }
+    const fault: TimeFault | null = live
+      ? this.seatClock.observe({ line: r.line, time: r.time, ...(signed === undefined ? {} : { signed }) })
+      : this.seatClock.observeKept({ line: r.line, time: r.time, ...(signed === undefined ? {} : { signed }) });
+    if (fault === null) return null;
+    const earlier = fault.earlier === undefined ? undefined : this.chain?.receipts[fault.earlier];
+    return {
+      code: 'relay_lied',
+      kind: fault.kind,
+      line: fault.line,
+      message: fault.message,
+      receipts: earlier === undefined ? [r] : [earlier, r],
+      lines: [{ line: r.line, text }],
+      relay: this.relayKey ?? '',
+    };
+  }
 
   private connect(): void {
     if (this.status === 'stopped' || this.status === 'finished') return;
@@ -615,6 +666,7 @@ export class RelayGame {
         if (typeof m.line !== 'number' || !Number.isSafeInteger(m.line) || m.line < 0) return;
         const lie = this.chain?.promise(m.line, m.receipt) ?? null;
         const hash = (m.receipt as Partial<Receipt> | null)?.hash;
+        if (typeof hash === 'string' && lie === null) this.unacked.delete(hash);
         const text = typeof hash === 'string' ? this.mine.get(hash) : undefined;
         if (text !== undefined && this.relayKey !== null) {
           // Kept once per line, even when it shows a lie (then it is the evidence): the orderer's word that
@@ -700,6 +752,7 @@ export class RelayGame {
     const r = value as HoldingReceipt;
     if (r.game !== this.gameId) return this.drop(`a holding receipt for game ${r.game}`);
     if (this.lineHashes.includes(r.hash) || this.holdings.has(r.hash)) return;
+    this.unacked.delete(r.hash);
     this.holdings.set(r.hash, r);
     this.emit('held', r);
   }
@@ -731,14 +784,14 @@ export class RelayGame {
     const r = chain.receipts[line]!;
     const hash = r.hash;
     this.lineHashes.push(hash);
+    this.unacked.delete(hash);
     this.holdings.delete(hash);
     if (this.holdings.size > 0) {
       this.checkHoldings(r, text);
       if (this.lie !== null) return;
     }
-    // The relay's clock is at least the receipt's time when the entry is taken (only verified receipts count).
-    const sample = r.time - this.localClock();
-    this.clockOffset = this.clockOffset === null ? sample : Math.max(this.clockOffset, sample);
+    const timeLie = this.checkTime(r, text, true);
+    if (timeLie !== null) return this.caught(timeLie);
     if (line === 0) {
       let setup: ReturnType<typeof readSetupLine>;
       try {
@@ -772,6 +825,13 @@ export class RelayGame {
       } catch (e) {
         return this.fail(e as FairtableError);
       }
+      // A game bound to its orderer is played only through it (docs/spec/time.md §5).
+      const bound = boundRelayOf(setup.setup.params);
+      if (bound !== null && bound !== chain.relay)
+        return this.fail(new ClientError('foreign_relay', `game ${this.gameId} is bound to relay ${bound}, and this relay signs with ${chain.relay}`));
+      // Refused before the seat joins (docs/spec/time.md §4): a `created` far from the receipt or from this clock.
+      const late = createdError(setup.setup.created, this.localClock(), r.time);
+      if (late !== null) return this.fail(new ClientError('bad_created', `game ${this.gameId}: ${late}`));
       this.options.onLine?.(0, text, r);
       this.emit('line', { line: 0, text, receipt: r });
       // Before the seat: its first envelope may go out as it is built.
@@ -827,6 +887,7 @@ export class RelayGame {
       onSubmit: (text) => {
         const hash = lineHash(text);
         if (hash !== null) this.mine.set(hash, text);
+        if (hash !== null && !this.unacked.has(hash) && !this.lineHashes.includes(hash)) this.unacked.set(hash, { text, at: this.localClock(), told: false });
         this.publisher?.publish(text);
         o.onSubmit?.(text);
       },
@@ -860,10 +921,14 @@ export class RelayGame {
       throw new FairtableError('bad_input', 'resuming needs the lines held and a receipt for each', { field: 'resume' });
     const { chain, lie } = ReceiptChain.replay(this.gameId, this.relayKey, r.lines, r.receipts);
     if (lie !== null) throw new ClientError('relay_lied', `the copy kept on disk shows the relay lied: ${lie.message}`, lie);
+    this.chain = chain;
+    for (let i = 0; i < chain.length; i++) {
+      const timeLie = this.checkTime(chain.receipts[i]!, r.lines[i]!, false);
+      if (timeLie !== null) throw new ClientError('relay_lied', `the copy kept on disk shows the relay lied: ${timeLie.message}`, timeLie);
+    }
     const { gameId, setup } = readSetupLine(r.lines[0]!);
     if (gameId !== this.gameId) throw new FairtableError('bad_input', `the copy is of game ${gameId}, not ${this.gameId}`, { field: 'resume' });
     checkSetupWitnesses(setup.params, { httpHosts: this.options.httpWitnessHosts ?? [] });
-    this.chain = chain;
     for (const receipt of chain.receipts) this.lineHashes.push(receipt.hash);
     this.startPublishing(r.lines[0]!, readSetupLine(r.lines[0]!).setup.params);
     // Held until the relay's welcome says how long the log is: what the copy lacks may hold envelopes of this
@@ -874,7 +939,22 @@ export class RelayGame {
   private tick(): void {
     if (this.seat === null || this.lie !== null || this.status === 'stopped' || this.status === 'finished') return;
     this.seat.tick();
+    this.tellUnacknowledged();
     this.afterChange();
+  }
+
+  /** Tells the player of each envelope the relay has not acknowledged in time (docs/spec/time.md §6). */
+  private tellUnacknowledged(): void {
+    if (this.unacked.size === 0) return;
+    const timeout = this.seat?.referee.checker.setup.params.timeoutMs;
+    const wait = Math.min(UNACKNOWLEDGED_MS, typeof timeout === 'number' && timeout > 0 ? Math.floor(timeout / 2) : UNACKNOWLEDGED_MS);
+    const now = this.localClock();
+    for (const [hash, u] of this.unacked) {
+      if (u.told || now - u.at < wait) continue;
+      u.told = true;
+      const witnessed = this.evidence.filter((e) => e.text === u.text && e.relay !== this.relayKey).length;
+      this.emit('unacknowledged', { hash, text: u.text, waitedMs: now - u.at, witnessed });
+    }
   }
 
   /** Answers or announces decisions, and notices the end of the game. */

@@ -4,3 +4,4 @@
 export * from './client.js';
 export * from './receipts.js';
 export * from './witnesses.js';
+export * from './binding.js';

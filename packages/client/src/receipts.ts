@@ -34,7 +34,13 @@ export type RelayLieKind =
   /** The relay's key changed between connections. */
   | 'key_changed'
   /** A sealed envelope the relay gave a holding receipt for is not in the log it receipted after the promised time (sealed.md §3). */
-  | 'lost_sealed';
+  | 'lost_sealed'
+  /** A receipt time further ahead of the seat's clock than the tolerance (docs/spec/time.md §2). */
+  | 'clock_ahead'
+  /** A receipt time earlier than the receipt of an earlier line (time.md §2): the two receipts are the evidence. */
+  | 'clock_backwards'
+  /** The seat's own envelope receipted before the time the seat signed it, less the tolerance (time.md §2). */
+  | 'clock_before_signed';
 
 export interface RelayLie {
   readonly code: 'relay_lied';

@@ -130,6 +130,10 @@ export type ViolationCode =
   // the orderer, named by its own receipts (docs/spec/relay.md §9)
   | 'relay_forked'
   | 'relay_censored'
+  /** The orderer's receipt times go backwards along its log (docs/spec/time.md §3): names the relay, never a player. */
+  | 'relay_clock'
+  /** With the relay's clock not trusted, the players' times and the receipt times disagree about a deadline: names nobody (time.md §3). */
+  | 'clock_disagreement'
   | 'receipt_mismatch';
 
 export interface Evidence {

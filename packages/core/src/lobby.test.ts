@@ -115,6 +115,12 @@ describe('a setup against the offer', () => {
       'the setup names the relay eeeeeeee…, this relay is ffffffff…',
     ]);
     expect(setupDifferences({ protocol: 'chain' }, offer, players, null)[0]).toMatch(/^its setup is not readable/);
+    // Witnesses: only those the relay publishes, each once.
+    const w = [{ key: 'aa'.repeat(32), url: 'https://w.example' }];
+    expect(setupDifferences({ ...s, params: { ...s.params, witnesses: w } }, offer, players, null, ['https://w.example'])).toEqual([]);
+    expect(setupDifferences({ ...s, params: { ...s.params, witnesses: w } }, offer, players, null, [])[0]).toMatch(/^the setup names the witnesses/);
+    expect(setupDifferences({ ...s, params: { ...s.params, witnesses: w } }, offer, players, null)[0]).toMatch(/this relay publishes none known$/);
+    expect(setupDifferences({ ...s, params: { ...s.params, witnesses: [...w, ...w] } }, offer, players, null, ['https://w.example'])).toHaveLength(1);
   });
 
   it('says times in words', () => {

@@ -143,7 +143,14 @@ const short = (key: string): string => `${key.slice(0, 8)}…`;
  * the game offered. Every member of the setup and of its parameters is compared: one the offer does not make
  * is a difference, unless it is the creator's own parameter or the relay's key (equal to `relayKey`).
  */
-export function setupDifferences(setup: unknown, offer: Offer, players: readonly PlayerEntry[], relayKey: string | null): string[] {
+export function setupDifferences(
+  setup: unknown,
+  offer: Offer,
+  players: readonly PlayerEntry[],
+  relayKey: string | null,
+  /** The witness relays this relay publishes (`GET /relay`, docs/spec/time.md §5), or null when not known. */
+  relayWitnesses: readonly string[] | null = null,
+): string[] {
   const problem = setupError(setup);
   if (problem !== null) return [`its setup is not readable (${problem})`];
   const s = setup as GameSetup;
@@ -169,6 +176,21 @@ export function setupDifferences(setup: unknown, offer: Offer, players: readonly
     const got = s.params[k];
     if (own.includes(k)) {
       if (got === undefined) out.push(`the setup lacks ${k}`);
+      continue;
+    }
+    if (k === 'witnesses' && !(k in want.params)) {
+      // Witnesses from the relay's published list, each once, and no others (the creator's client leaves out one
+      // it cannot reach: fewer witnesses, never a stranger the players' clients would post to).
+      const urls = Array.isArray(got) ? got.map((w) => (w !== null && typeof w === 'object' && !Array.isArray(w) ? w.url : undefined)) : [];
+      const same =
+        relayWitnesses !== null &&
+        Array.isArray(got) &&
+        urls.every((u) => typeof u === 'string' && relayWitnesses.includes(u)) &&
+        new Set(urls).size === urls.length;
+      if (!same)
+        out.push(
+          `the setup names the witnesses ${canonicalize(got ?? null)}, this relay publishes ${relayWitnesses === null ? 'none known' : canonicalize([...relayWitnesses])}`,
+        );
       continue;
     }
     if (RELAY_KEY_NAMES.includes(k) && !(k in want.params)) {

@@ -18,6 +18,7 @@ import { prepareLine, TranscriptChecker, type CheckerOptions, type CheckerSnapsh
 import type { Ctx, Decision, GameEvent, Machine, Outcome, StepResult } from './protocols/machine.js';
 import { DEFAULT_REGISTRY, machineFor, type Registry } from './registry.js';
 import { bodyProblem } from './protocols/messages.js';
+import { firstPhaseStart } from './time/rules.js';
 
 /** A Ctx for seats that must never act (observers, the auditor): any use of randomness is a bug. */
 export const OBSERVER_CTX: Ctx = {
@@ -93,7 +94,9 @@ export class Referee<S = unknown> {
       this.violations.push(...from.violations);
       return;
     }
-    const init = this.machine.init(this.checker.setup, this.checker.gameId, me, ctx);
+    // On receipt times the first phase starts when line 0 was received, not before (docs/spec/time.md §4).
+    const setup = this.checker.setup;
+    const init = this.machine.init({ ...setup, created: firstPhaseStart(setup.created, this.timeOf?.(0)) }, this.checker.gameId, me, ctx);
     this.state = init.state;
     this.pendingOut = init.out;
     if (this.keepEvents) this.events.push(...init.events);

@@ -43,6 +43,9 @@ const MEANING: Partial<Record<ViolationCode, string>> = {
     'the player sealed its escrow layers wrong (a box that does not open, or a value inside other than the one it revealed), so others could not open its value for it.',
   relay_forked: 'the relay showed different players different logs, each with its signed receipts.',
   relay_censored: 'the relay received a line (a witness holds its receipt) and left it out of the log.',
+  relay_clock:
+    "the relay's clock went backwards: it receipted a line at a time before its receipt of an earlier line, so no deadline is judged on its times from there.",
+  clock_disagreement: "the players' own clocks and the relay's receipt times disagree about who missed a deadline, so nobody is named for it.",
   receipt_mismatch: "the relay's signed receipt does not match the line it stands for.",
 };
 

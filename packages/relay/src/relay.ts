@@ -108,6 +108,11 @@ export interface RelayOptions {
   /** The relay's clock for receipts (ms). */
   readonly clock?: () => number;
   /**
+   * The witness relays this relay's operator names (their URLs; `WITNESSES`, `fairtable relay --witness`),
+   * published at `GET /relay` with the relay's key for clients to put in new setups (docs/spec/time.md §5).
+   */
+  readonly witnesses?: readonly string[];
+  /**
    * Called when the store fails to append: the doors are then ahead of the store. The default ends the
    * process (exit code 70) so that a restart rebuilds every door from what was stored.
    */
@@ -190,7 +195,10 @@ function plainObject(value: unknown): value is Record<string, unknown> {
 export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const log = options.logger ?? pino({ name: 'fairtable-relay' });
-  const clock = options.clock ?? Date.now;
+  // The system clock never runs backwards in receipts (docs/spec/time.md §3): after an NTP step back, receipts
+  // keep the last time until the clock passes it again. A clock given in the options is taken as it is.
+  let latest = 0;
+  const clock = options.clock ?? (() => (latest = Math.max(latest, Date.now())));
   const store = options.store ?? new ThreadedSqliteStore(options.dataDir ?? './data', { synchronous: options.synchronous ?? 'FULL' });
   const secretKey = await store.relayKey();
   const publicKey = toHex(generateKeyPair(secretKey).publicKey);
@@ -401,6 +409,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     lobbyRoutes(clock, { ...DEFAULT_LOBBY_LIMITS, ...options.lobbyLimits }, { store: lobbyStoreOf(store), rateLimiter: httpLimiter, onRefused: httpRefused }),
   );
   app.get('/health', (c) => c.json({ ok: !closing }, closing ? 503 : 200));
+  // What a client binds a new game to (docs/spec/time.md §5): the key its receipts are signed with, and the witnesses.
+  app.get('/relay', (c) => c.json({ relay: publicKey, witnesses: options.witnesses ?? [] }, 200));
   app.get('/metrics', (c) =>
     c.text(metrics.render({ connections: connections.size, games: loadedGames }), 200, { 'content-type': 'text/plain; version=0.0.4' }),
   );

@@ -87,16 +87,20 @@ function firstLine(file: string): TranscriptLine | null {
   return first;
 }
 
+/** The setup of a transcript's line 0 (read by the line rule, docs/SPEC.md §4.5), or undefined. */
+function setupOf(file: string): { protocol?: unknown; params?: { [key: string]: unknown } } | undefined {
+  const line = firstLine(file);
+  if (line === null || line.problem !== null) return undefined; // the auditor reports what is wrong with line 0
+  try {
+    return (JSON.parse(line.text) as { body?: { setup?: { protocol?: unknown; params?: { [key: string]: unknown } } } }).body?.setup;
+  } catch {
+    return undefined; // the file auditor reports what is wrong with line 0
+  }
+}
+
 /** The registry for a transcript whose setup names a protocol from outside the core, or null. */
 function externalRegistry(file: string): Registry | null {
-  const line = firstLine(file);
-  if (line === null || line.problem !== null) return null; // the auditor reports what is wrong with line 0
-  try {
-    const setup = (JSON.parse(line.text) as { body?: { setup?: { protocol?: unknown } } }).body?.setup;
-    return setup?.protocol === 'diplomacy' ? diplomacyRegistry : null;
-  } catch {
-    return null; // the file auditor reports what is wrong with line 0
-  }
+  return setupOf(file)?.protocol === 'diplomacy' ? diplomacyRegistry : null;
 }
 
 /**
@@ -195,7 +199,10 @@ export function register(program: Command): void {
       'evidence records {relay, text, receipt} from a witness relay or a player (JSON Lines); may be given several times',
       (value: string, previous: string[] = []) => [...previous, value],
     )
-    .option('--untrusted-relay', "check the receipts but not by the relays' clocks: deadlines on the players' own times")
+    .option(
+      '--untrusted-relay',
+      "check the receipts but do not believe the relay's clock alone: a deadline names a player only where the players' own times and the receipt times agree",
+    )
     .action(async (file: string, opts: { json?: boolean; workers?: string; relayKey?: string; witness?: string[]; untrustedRelay?: boolean }) => {
       // One way out for unreadable input: a message on stderr, and with --json the same as an object on stdout.
       const unreadable = (code: string, message: string): never => {
@@ -217,6 +224,10 @@ export function register(program: Command): void {
         if (!isHex(opts.relayKey, 32)) unreadable('bad_hex', '--relay-key must be 64 hex digits');
         return auditOrdered(file, opts.relayKey, opts.witness ?? [], opts.untrustedRelay !== true, opts.json === true, unreadable);
       }
+      // A game bound to its relay (docs/spec/time.md §5) is judged on that relay's receipts when they are beside it.
+      const bound = setupOf(file)?.params?.relay;
+      if (isHex(bound, 32) && existsSync(`${file}.receipts.jsonl`))
+        return auditOrdered(file, bound as string, opts.witness ?? [], opts.untrustedRelay !== true, opts.json === true, unreadable);
       if (opts.witness !== undefined) unreadable('bad_input', "--witness needs --relay-key: evidence is weighed against the ordering relay's receipts");
       if (existsSync(`${file}.receipts.jsonl`) && opts.json !== true)
         process.stderr.write(`note: ${file}.receipts.jsonl is not checked without --relay-key; deadlines are judged on the players' own times\n`);
@@ -305,7 +316,10 @@ function relaySummary(r: RelayReport, receipts: number): string {
   const out = [
     `relay ${r.orderer}: ${r.receipted} of the lines carry a receipt that fits the log (${receipts} receipts read); deadlines judged on ${r.timed ? 'receipt times' : "the players' own times"}`,
   ];
+  if (r.refused !== null) out.push(`refused [${r.refused.code}]: ${r.refused.message}`);
+  if (r.boundTo === null) out.push("the setup names no ordering relay (unbound): any relay's receipts are weighed");
   if (r.witnesses.length > 0) out.push(`witnesses named by the setup: ${r.witnesses.join(', ')}; evidence records used: ${r.recordsUsed}`);
+  else out.push("no witness relay: whether a move reached the relay rests on the relay's word only");
   for (const why of r.recordsIgnored.slice(0, 20)) out.push(`  set aside: ${why}`);
   if (r.faultAt !== null) out.push(`the relay's own signatures convict it from line ${r.faultAt}: the game is not decided on this log`);
   return out.join('\n');

@@ -19,7 +19,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { WebSocket } from 'ws';
-import { createGame, joinGame, ClientError, type RelayGame } from '@fairtable/client';
+import { bindToRelay, createGame, joinGame, ClientError, type RelayGame } from '@fairtable/client';
 import { isHex, randomBytes, toHex, fromHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
@@ -205,6 +205,11 @@ async function playSeat(
   person?.attach(game, strategyFor(opts, me.name));
   game.on('status', (s) => say(`${s.status}${s.reason === undefined ? '' : ` (${s.reason})`}`));
   game.on('refused', (r) => say(`the relay refused a line of ours: [${r.code}] ${r.message}`));
+  game.on('unacknowledged', (u) =>
+    say(
+      `the relay has not acknowledged our envelope ${u.hash.slice(0, 12)}… for ${Math.round(u.waitedMs / 1000)} s: it may be dropping it; ${u.witnessed > 0 ? `${u.witnessed} witness receipt(s) show it was sent` : "no witness holds it, so only the relay's word says whether it came"}`,
+    ),
+  );
   game.on('violation', (v) => say(`violation at line ${v.seq}: ${v.code}${v.player === null ? '' : ` by ${v.player}`}: ${v.message}`));
   game.on('event', (e) => {
     if (e.type === 'game-over' || e.type === 'forfeit') say(`${e.type} ${JSON.stringify(e)}`);
@@ -277,8 +282,15 @@ export function register(program: Command): void {
       try {
         const s = setupFor(protocol, opts, players);
         prove = s.prove;
-        const witnesses = await witnessesFrom((opts as { witness?: string[] }).witness ?? [], httpWitnessHosts(opts.allowHttpWitness));
-        const setup = witnesses.length === 0 ? s.setup : { ...s.setup, params: { ...s.setup.params, witnesses } };
+        // Bound to the relay's key, with the witnesses named here or else the relay's own (docs/spec/time.md §5).
+        const named = (opts as { witness?: string[] }).witness;
+        const witnesses = named === undefined ? undefined : await witnessesFrom(named, httpWitnessHosts(opts.allowHttpWitness));
+        const bound = await bindToRelay(s.setup.params, opts.relay!, witnesses === undefined ? {} : { witnesses });
+        if (bound.relay === null) process.stderr.write(`${me.name}: the relay publishes no key (GET /relay): the game is not bound to it\n`);
+        for (const url of bound.skipped) process.stderr.write(`${me.name}: the relay's witness ${url} cannot be reached: the game does without it\n`);
+        if (bound.params.witnesses === undefined)
+          process.stderr.write(`${me.name}: no witness relay: a move the relay drops leaves no evidence (the relay's word only)\n`);
+        const setup = { ...s.setup, params: bound.params };
         created = await createGame(opts.relay!, envelopeLine(createSetupEnvelope(setup, me.name, me.keys)));
       } catch (e) {
         failWith(e);

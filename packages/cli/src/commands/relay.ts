@@ -6,6 +6,8 @@
  * `--games-per-minute` and `--connections-per-address` raise (or lower) the per-address limits of
  * relay.md §5, for a load test or a relay behind one proxy address. `--allow-http-witness HOST` (repeatable,
  * or FAIRTABLE_HTTP_WITNESSES=host,host) lets setups name a witness on HOST over plain http (relay.md §8).
+ * `--witness URL` (repeatable; else the WITNESSES variable, comma-separated) names the witness relays
+ * published at `/relay` for new games (docs/spec/time.md §5).
  */
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
@@ -37,39 +39,55 @@ export function register(program: Command): void {
     .option('--games-per-minute <n>', 'games one address may create a minute, and at once (default 30)')
     .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
     .option('--allow-http-witness <host>', 'a host witnesses may use plain http on (also $FAIRTABLE_HTTP_WITNESSES)', collect)
-    .action(async (opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string } & Witnessing) => {
-      // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
-      relayHeapSettings();
-      const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
-      const games = countOf('games-per-minute', opts.gamesPerMinute);
-      const connections = countOf('connections-per-address', opts.connectionsPerAddress);
-      const relay = await startRelay({
-        port: portOf(opts.port ?? process.env.PORT ?? '8080'),
-        host: opts.host,
-        dataDir,
-        // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
-        synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
-        httpWitnessHosts: httpWitnessHosts(opts.allowHttpWitness),
-        limits: {
-          ...(games === undefined ? {} : { gamesPerMinute: games, gameBurst: games }),
-          ...(connections === undefined ? {} : { connectionsPerAddress: connections }),
-        },
-      });
-      // The JSON log is for machines; a person who ran `npm start` wants the address and the key.
-      const shown = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;
-      process.stderr.write(
-        `fairtable relay on http://${shown}:${relay.port}/ (open it in a browser to play); its key ${relay.publicKey} (for audit --relay-key); data in ${dataDir}; Ctrl-C stops it\n`,
-      );
-      let stopping = false;
-      const stop = (): void => {
-        if (stopping) return;
-        stopping = true;
-        relay.close().then(
-          () => process.exit(0),
-          () => process.exit(1),
+    .option(
+      '--witness <url>',
+      'a witness relay new games on this relay name by default (published at /relay); repeatable (default: $WITNESSES, comma-separated)',
+      collect,
+    )
+    .action(
+      async (
+        opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string; witness?: string[] } & Witnessing,
+      ) => {
+        // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
+        relayHeapSettings();
+        const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
+        const games = countOf('games-per-minute', opts.gamesPerMinute);
+        const connections = countOf('connections-per-address', opts.connectionsPerAddress);
+        const witnesses =
+          opts.witness ??
+          (process.env.WITNESSES ?? '')
+            .split(',')
+            .map((w) => w.trim())
+            .filter((w) => w !== '');
+        const relay = await startRelay({
+          port: portOf(opts.port ?? process.env.PORT ?? '8080'),
+          host: opts.host,
+          dataDir,
+          witnesses,
+          // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
+          synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
+          httpWitnessHosts: httpWitnessHosts(opts.allowHttpWitness),
+          limits: {
+            ...(games === undefined ? {} : { gamesPerMinute: games, gameBurst: games }),
+            ...(connections === undefined ? {} : { connectionsPerAddress: connections }),
+          },
+        });
+        // The JSON log is for machines; a person who ran `npm start` wants the address and the key.
+        const shown = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;
+        process.stderr.write(
+          `fairtable relay on http://${shown}:${relay.port}/ (open it in a browser to play); its key ${relay.publicKey} (for audit --relay-key); data in ${dataDir}; Ctrl-C stops it\n`,
         );
-      };
-      process.on('SIGTERM', stop);
-      process.on('SIGINT', stop);
-    });
+        let stopping = false;
+        const stop = (): void => {
+          if (stopping) return;
+          stopping = true;
+          relay.close().then(
+            () => process.exit(0),
+            () => process.exit(1),
+          );
+        };
+        process.on('SIGTERM', stop);
+        process.on('SIGINT', stop);
+      },
+    );
 }

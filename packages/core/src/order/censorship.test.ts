@@ -15,14 +15,16 @@ const params = { witnesses: [{ key: toHex(witness.publicKey), url: 'http://witne
 
 const parse = (line: string): Envelope => JSON.parse(line) as Envelope;
 
-/** Receipts an honest relay signs for `lines`, each line's time its envelope's. */
+/** Receipts an honest relay signs for `lines`, each line's time its envelope's, never going backwards (docs/spec/time.md §3). */
 function receiptsFor(lines: readonly string[], keys: KeyPair = relay): Receipt[] {
   let log = '';
+  let time = 0;
   const game = parse(lines[0]!).game;
   return lines.map((text, line) => {
     const hash = envelopeHash(parse(text));
     log = line === 0 ? firstLogHash(game, hash) : nextLogHash(log, hash);
-    return signReceipt({ v: 1, game, line, hash, log, time: parse(text).time }, keys.secretKey);
+    time = Math.max(time, parse(text).time);
+    return signReceipt({ v: 1, game, line, hash, log, time }, keys.secretKey);
   });
 }
 

@@ -21,6 +21,7 @@ import { prepareLine, readSetupLine, type PreparedLine } from '../transcript.js'
 import { ZERO_HASH, type Envelope } from '../envelope.js';
 import { firstLogHash, forkProof, nextLogHash, receiptError, type Receipt } from './receipt.js';
 import { witnessReceiptError, type WitnessReceipt } from './witness.js';
+import { firstBackwards } from '../time/audit-times.js';
 
 /**
  * One line of an evidence file (relay.md §9): an envelope as its author published it, with the receipt a
@@ -57,9 +58,26 @@ export interface RelayReport {
   readonly recordsIgnored: readonly string[];
   /** The first line a relay fault shows at, or null. */
   readonly faultAt: number | null;
+  /**
+   * The ordering relay's key the setup names (`params.relay`, docs/spec/time.md §5), or null for a setup that
+   * names none (older setups): such a game is `unbound`, and any key's receipts are judged.
+   */
+  readonly boundTo: string | null;
+  /**
+   * Receipts refused because the setup binds the game to another relay (`foreign_relay`, naming the key):
+   * no time is judged on them, and they vouch for no line.
+   */
+  readonly refused: { readonly code: 'foreign_relay'; readonly key: string; readonly message: string } | null;
+  /** "the relay's word only" when the setup names no witness: nothing outside the orderer can show it censored (relay.md §8). */
+  readonly witnessed: boolean;
 }
 
 export type RelayVerdict = Verdict & { readonly relay: RelayReport };
+
+/** The ordering relay a setup binds the game to (`params.relay`, a hex key; docs/spec/time.md §5), or null. */
+export function boundRelayOf(params: { readonly [key: string]: unknown }): string | null {
+  return isHex(params.relay, 32) ? (params.relay as string) : null;
+}
 
 /** The witness relays a setup names: `params.witnesses = [{key, url}]` (relay.md §8). */
 export function witnessesOf(params: { readonly [key: string]: unknown }): { key: string; url: string }[] {
@@ -91,7 +109,17 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
   const verifyFn = options.verify;
   const prepared: PreparedLine[] = lines.map((t, i) => prepareLine(i, t, keys, verifyFn));
   const trustTime = evidence.trustTime ?? true;
-  const orderer = evidence.orderer;
+  // A game bound to its orderer (time.md §5): receipts under another key are refused, never judged.
+  const boundTo = boundRelayOf(setup.params);
+  const refused =
+    boundTo !== null && evidence.orderer !== null && evidence.orderer !== boundTo
+      ? {
+          code: 'foreign_relay' as const,
+          key: evidence.orderer,
+          message: `the receipts are signed by ${evidence.orderer}, but the setup binds game ${gameId} to relay ${boundTo}: they are not its orderer's, and no time is judged on them`,
+        }
+      : null;
+  const orderer = refused === null ? evidence.orderer : null;
   const ordererKey = orderer === null ? null : fromHex(orderer, 'relay', 32);
   const witnesses = witnessesOf(setup.params).map((w) => w.key);
   const relayViolations: Violation[] = [];
@@ -101,7 +129,7 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
   const fault = (at: number): void => {
     faultAt = faultAt === null ? at : Math.min(faultAt, at);
   };
-  const named = (code: 'relay_forked' | 'relay_censored', seq: number, message: string, ev: Evidence[]): void => {
+  const named = (code: 'relay_forked' | 'relay_censored' | 'relay_clock', seq: number, message: string, ev: Evidence[]): void => {
     relayViolations.push({ code, player: null, relay: orderer!, seq, message, evidence: ev });
     fault(seq);
   };
@@ -157,6 +185,15 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
     if (log === r.log) times[i] = r.time;
   }
   const receipted = times.filter((t) => t !== undefined).length;
+
+  // Receipt times never go backwards along one log (time.md §3): where they do, the relay's two signed receipts
+  // name it, and from that line on the log decides nothing (no deadline is judged on its times).
+  const backwards = ordererKey === null ? null : firstBackwards(times);
+  if (backwards !== null) {
+    const earlier = byLine.get(backwards.earlier!);
+    const later = byLine.get(backwards.line);
+    named('relay_clock', backwards.line, backwards.message, [{ line: backwards.line, note: JSON.stringify([earlier, later]) }]);
+  }
 
   // Evidence records: the author's own orderer receipts, and witness receipts.
   const witnessed = new Map<string, Map<number, { text: string; envelope: Envelope; receipt: WitnessReceipt; relay: string }>>();
@@ -219,9 +256,16 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
     if (had === undefined || had.receipt.time > w.time) mine.set(e.seq, { text: rec.text, envelope: e, receipt: w, relay: rec.relay });
   }
 
-  const auditor = new Auditor(setupLine, { ...options, ...(trustTime ? { timeOf: (line: number) => times[line] } : {}) });
+  // Without trust in the relay's clock, line 0's receipt still only delays the first phase (time.md §4): a
+  // backdated `created` cannot shorten it, and a later receipt only makes deadlines later.
+  const line0 = times[0];
+  const timeOf = trustTime ? (line: number) => times[line] : (line: number) => (line === 0 ? line0 : undefined);
+  const auditor = new Auditor(setupLine, { ...options, timeOf });
   for (let i = 1; i < lines.length; i++) auditor.add(lines[i]!);
-  const base = auditor.verdict();
+  const signed = auditor.verdict();
+  // Without trust in the relay's clock, a deadline names a player only where the receipt times name it too
+  // (time.md §3): neither the relay's clock nor one signer's can name anyone alone.
+  const base = trustTime || ordererKey === null ? signed : agreeOnTime(signed, setupLine, lines, times, options);
 
   // A `withheld` claim against a player whose next envelope a witness held before the claim was receipted.
   const spared = new Set<Violation>();
@@ -251,11 +295,12 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
     }
   }
 
+  const undecided = base !== signed && base.violations.some((v) => v.code === 'clock_disagreement');
   const at = faultAt as number | null;
   const kept = base.violations.filter((v) => !spared.has(v) && (at === null || v.seq < at || v.player === null || SIGNER_PROOFS.has(v.code)));
   // The game did not end on this log because the orderer stopped it: that is the relay's, not "nobody's".
   const violations = [...kept.filter((v) => !(at !== null && v.code === 'withheld' && v.player === null)), ...nobody, ...relayViolations];
-  const outcome = at === null ? base.outcome : null;
+  const outcome = at === null && !undecided ? base.outcome : null;
   return {
     ...base,
     valid: violations.length === 0 && base.omitted === 0,
@@ -269,6 +314,9 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
       recordsUsed,
       recordsIgnored: ignored,
       faultAt: at,
+      boundTo,
+      refused,
+      witnessed: witnesses.length > 0,
     },
   };
 }
@@ -291,4 +339,33 @@ function authoredBefore(
     lastHash = p.hash!;
   }
   return { count, lastLine, lastHash };
+}
+
+const TIMED = new Set(['withheld', 'false_deadline_claim']);
+
+/**
+ * The signers'-times verdict with each deadline verdict that names a player kept only where the receipt times
+ * give the same one (code, player, line). Where one was dropped, the clocks disagree about who missed a
+ * deadline: `clock_disagreement` names nobody, and the game has no outcome on this log.
+ */
+function agreeOnTime(signed: Verdict, setupLine: string, lines: readonly string[], times: readonly (number | undefined)[], options: RefereeOptions): Verdict {
+  const receipted = new Auditor(setupLine, { ...options, timeOf: (line: number) => times[line] });
+  for (let i = 1; i < lines.length; i++) receipted.add(lines[i]!);
+  const key = (v: Violation): string => `${v.code} ${v.player} ${v.seq}`;
+  const byReceipts = new Set(
+    receipted
+      .verdict()
+      .violations.filter((v) => TIMED.has(v.code) && v.player !== null)
+      .map(key),
+  );
+  const dropped = signed.violations.filter((v) => TIMED.has(v.code) && v.player !== null && !byReceipts.has(key(v)));
+  if (dropped.length === 0) return signed;
+  const disagreement: Violation = {
+    code: 'clock_disagreement',
+    player: null,
+    seq: dropped[0]!.seq,
+    message: `the players' own times and the relay's receipt times disagree about a deadline (${dropped.map((v) => `${v.code} ${v.player} at line ${v.seq}`).join('; ')}): with the relay's clock not trusted, no deadline verdict is drawn where the two clocks differ`,
+    evidence: dropped.map((v) => ({ line: v.seq, note: v.message })),
+  };
+  return { ...signed, violations: [...signed.violations.filter((v) => !dropped.includes(v)), disagreement] };
 }
