@@ -1,6 +1,6 @@
 /**
  * A small synchronous reader of OpenPGP v4 public keys and detached signatures, for the subset GnuPG makes
- * (docs/spec/diplomacy.md §11.3, from RFC 4880 and RFC 9580): RSA PKCS#1 v1.5 and EdDSA over Ed25519 (the
+ * and clearsigned messages (docs/spec/diplomacy.md §11.3, from RFC 4880 and RFC 9580): RSA PKCS#1 v1.5 and EdDSA over Ed25519 (the
  * legacy algorithm 22 gpg 2.2 writes, and RFC 9580's algorithm 27), with SHA-224/256/384/512.
  *
  * Why here and not in @fairtable/pgp: protocol machines are replayed synchronously by every seat and by
@@ -15,7 +15,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha1 } from '@noble/hashes/legacy.js';
 import { sha224, sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
-import { bytesToBigInt, bigIntToBytes, concatBytes, equalBytes, toHex } from '../bytes.js';
+import { bytesToBigInt, bigIntToBytes, concatBytes, equalBytes, toHex, utf8 } from '../bytes.js';
 import { FairtableError } from '../errors.js';
 import { modPow } from '../vrf/rsa-fdh-vrf.js';
 
@@ -403,4 +403,53 @@ export function verifyPgpDetached(key: PgpKey, signature: PgpSignature, data: Ui
   return good
     ? { valid: true }
     : { valid: false, code: 'bad_pgp_signature', message: `the ${HASH_NAMES[signature.hashAlgorithm]} signature does not fit these bytes` };
+}
+
+// ---------------------------------------------------------------- clearsigned messages
+
+/** A clearsigned message (RFC 9580 §7), read: its text and the text signature over it. */
+export interface PgpClearsigned {
+  /** The signed text, dash escapes undone, trailing spaces and tabs of each line dropped, lines joined by LF, no final line end. */
+  readonly text: string;
+  readonly signature: PgpSignature;
+  /** The bytes the signature hashes: the lines of `text` joined by CR LF (RFC 9580 §7.2). */
+  readonly signed: Uint8Array;
+}
+
+const CLEARSIGN_HASH_NAMES = { 8: 'SHA256', 9: 'SHA384', 10: 'SHA512', 11: 'SHA224' } as const;
+
+/** Whether `text` holds a clearsigned message (what `gpg --clearsign` writes). */
+export function isClearsigned(text: string): boolean {
+  return text.split(/\r?\n/).some((l) => l.trim() === '-----BEGIN PGP SIGNED MESSAGE-----');
+}
+
+/**
+ * The one clearsigned message in `input`: `-----BEGIN PGP SIGNED MESSAGE-----`, `Hash:` headers (when
+ * present they must name the signature's hash), a blank line, the dash-escaped text, then one armored
+ * signature of type 0x01 (text). Text around the message is ignored; the signature is not checked here.
+ */
+export function readPgpClearsigned(input: string): PgpClearsigned {
+  const lines = input.split(/\r?\n/);
+  const begin = '-----BEGIN PGP SIGNED MESSAGE-----';
+  const starts = lines.flatMap((l, i) => (l.trim() === begin ? [i] : []));
+  if (starts.length !== 1) bad(starts.length === 0 ? `no "${begin}" line` : 'more than one clearsigned message');
+  let i = starts[0]! + 1;
+  const hashes: string[] = [];
+  for (; i < lines.length && lines[i]!.trim() !== ''; i++) {
+    const header = /^Hash: *(.+)$/.exec(lines[i]!.trim());
+    if (header === null) bad(`a clearsigned message header that is not "Hash:": ${lines[i]!.trim().slice(0, 40)}`);
+    hashes.push(...header![1]!.split(',').map((h) => h.trim().toUpperCase()));
+  }
+  if (i === lines.length) bad('a clearsigned message with no text');
+  const end = lines.findIndex((l, j) => j > i && l.trim() === '-----BEGIN PGP SIGNATURE-----');
+  if (end < 0) bad('a clearsigned message with no signature');
+  const text = lines.slice(i + 1, end).map((l) => {
+    if (l.startsWith('-') && !l.startsWith('- ')) bad('a line of a clearsigned text starts with a dash that is not escaped');
+    return (l.startsWith('- ') ? l.slice(2) : l).replace(/[ \t]+$/, '');
+  });
+  const signature = readPgpSignature(lines.slice(end).join('\n'));
+  if (signature.type !== 1) bad('the signature of a clearsigned message must be a text signature (type 0x01)');
+  if (hashes.length > 0 && !hashes.includes(CLEARSIGN_HASH_NAMES[signature.hashAlgorithm]))
+    bad(`the "Hash:" header names ${hashes.join(', ')}, the signature uses ${CLEARSIGN_HASH_NAMES[signature.hashAlgorithm]}`);
+  return { text: text.join('\n'), signature, signed: utf8(text.join('\r\n')) };
 }
