@@ -68,7 +68,7 @@ describe('Ed25519 commitment vectors made by gpg', () => {
     expect(verifyPgpDetached(rsaLike, m.signature, m.signed)).toMatchObject({ valid: false, code: 'pgp_wrong_signer' });
   });
 
-  it("the detached Ed25519 signature over the file verifies, but is no commitment: it cannot be checked before the file is known", () => {
+  it('the detached Ed25519 signature over the file verifies, but is no commitment: it cannot be checked before the file is known', () => {
     const sig = readPgpSignature(v.detached.signature);
     expect(verifyPgpDetached(key, sig, new TextEncoder().encode(v.file))).toEqual({ valid: true });
     expect(checkCarriedCommit(v.publicKey, v.detached.signature, 0, 0, [])).toMatchObject({ ok: false, problem: /clearsigned digest/ });

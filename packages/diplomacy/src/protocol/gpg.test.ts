@@ -66,14 +66,17 @@ function annWrites(user: GpgUser, name: string, saltLine: string, orders: string
  * What Edd, whose key is Ed25519 (gpg 2.3's default), does: write the file, then clearsign its SHA-256 as
  * `gpg --print-md SHA256 FILE` (or `sha256sum FILE`) prints it: `... | gpg --clearsign --output FILE.asc`.
  */
-function eddWrites(user: GpgUser, name: string, saltLine: string, orders: string[], digest: 'print-md' | 'sha256sum' = 'print-md'): { file: string; asc: string } {
+function eddWrites(
+  user: GpgUser,
+  name: string,
+  saltLine: string,
+  orders: string[],
+  digest: 'print-md' | 'sha256sum' = 'print-md',
+): { file: string; asc: string } {
   const secret = gpg(user.home, ['--armor', '--gen-random', '1', '24']).trim();
   const file = `${saltLine} ${secret}\n${orders.join('\n')}\n`;
   writeFileSync(join(dir, name), file);
-  const stated =
-    digest === 'print-md'
-      ? gpg(user.home, ['--print-md', 'SHA256', name])
-      : spawnSync('sha256sum', [name], { cwd: dir, encoding: 'utf8' }).stdout;
+  const stated = digest === 'print-md' ? gpg(user.home, ['--print-md', 'SHA256', name]) : spawnSync('sha256sum', [name], { cwd: dir, encoding: 'utf8' }).stdout;
   gpg(user.home, ['--yes', '--output', `${name}.asc`, '--clearsign'], stated);
   return { file, asc: readFileSync(join(dir, `${name}.asc`), 'utf8') };
 }
@@ -339,7 +342,7 @@ describe('a gpg-only player in a Diplomacy game', () => {
     expect(() => table({ gpgPlayers: [{ id: 'p1', publicKey: ann.publicKey, fingerprint: ann.fingerprint }] })).toThrow(/not used/);
   });
 
-  it("an RSA player may commit by a clearsigned digest too: the file is checked against the digest it states", () => {
+  it('an RSA player may commit by a clearsigned digest too: the file is checked against the digest it states', () => {
     const t = table();
     const { file, asc } = eddWrites(ann, 'ann-clear.txt', t.salt(), FRANCE, 'sha256sum');
     t.carry(0, { type: 'pgp-commit', signature: asc });

@@ -159,7 +159,10 @@ export function checkCarriedCommit(
     } else {
       sig = readPgpSignature(signature);
       if (key.algorithm !== 'rsa')
-        return { ok: false, problem: "a detached signature by an Ed25519 key cannot be checked before its file is known: the player's commitment is a clearsigned digest" };
+        return {
+          ok: false,
+          problem: "a detached signature by an Ed25519 key cannot be checked before its file is known: the player's commitment is a clearsigned digest",
+        };
       const digest = recoverRsaDigest(key, sig);
       if (digest === null) return { ok: false, problem: "it is not a signature by the player's key" };
       hex = toHex(digest);
