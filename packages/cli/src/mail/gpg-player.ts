@@ -20,7 +20,17 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import type { Referee } from '@fairtable/core/referee.js';
 import type { DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { committers, phaseLabel } from '@fairtable/diplomacy/protocol/index.js';
-import { checkCarriedCommit, commitSignature, fileMatches, gpgKey, SALT_TAG, saltPrefix, saltProblem } from '@fairtable/diplomacy/protocol/gpg.js';
+import { readPgpClearsigned } from '@fairtable/core/pgp/verify.js';
+import {
+  checkCarriedCommit,
+  commitSignature,
+  fileMatches,
+  gpgKey,
+  SALT_TAG,
+  saltPrefix,
+  saltProblem,
+  statedDigest,
+} from '@fairtable/diplomacy/protocol/gpg.js';
 import { writeAtomic } from './files.js';
 
 /** The first line of every letter to a gpg-only player: no fairtable block, and every folder knows to skip it. */
@@ -83,9 +93,20 @@ export function mimeLeaves(text: string, depth = 0): string[] {
 
 const unquote = (line: string): string => line.replace(/^(?:[ \t]*>[ \t]?)+/, '');
 
+/** Whether a clearsigned message states a digest: only such a one can be a gpg-only player's commitment. */
+function statesDigest(message: string): boolean {
+  try {
+    return statedDigest(readPgpClearsigned(message).text) !== null;
+  } catch (e) {
+    if (e instanceof FairtableError) return false;
+    throw e;
+  }
+}
+
 /**
- * Signatures in a text: armored `PGP SIGNATURE` blocks, each with the clearsigned message it closes (from its
- * `BEGIN PGP SIGNED MESSAGE` line) when there is one: an Ed25519 player's commitment is a clearsigned digest.
+ * Signatures in a text: detached armored `PGP SIGNATURE` blocks, and clearsigned messages whose text states a
+ * digest (an Ed25519 player's commitment); other clearsigned mail (a fairtable block signed with OpenPGP,
+ * spec/mail.md §9) is not a gpg-only player's.
  */
 function signaturesIn(text: string): string[] {
   const lines = text.split(/\r?\n/).map(unquote);
@@ -97,7 +118,8 @@ function signaturesIn(text: string): string[] {
     if (l !== '-----BEGIN PGP SIGNATURE-----') continue;
     const end = lines.findIndex((x, j) => j > i && x.trim() === '-----END PGP SIGNATURE-----');
     if (end < 0) break;
-    out.push(lines.slice(clearsigned ?? i, end + 1).join('\n') + '\n');
+    const block = lines.slice(clearsigned ?? i, end + 1).join('\n') + '\n';
+    if (clearsigned === null || statesDigest(block)) out.push(block);
     clearsigned = null;
     i = end;
   }

@@ -20,7 +20,8 @@ import { Seat } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import { diplomacyRegistry as registry } from './index.js';
 import type { DiplomacyState } from './machine.js';
-import { saltPrefix } from './gpg.js';
+import { readPgpClearsigned, verifyPgpDetached } from '@fairtable/core/pgp/verify.js';
+import { gpgKey, saltPrefix } from './gpg.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ft-dip-gpg-'));
 const seed = (n: number): Uint8Array => new Uint8Array(32).fill(n);
@@ -355,6 +356,31 @@ describe('a gpg-only player in a Diplomacy game', () => {
 });
 
 describe('a gpg-only player whose key is Ed25519 (gpg 2.3 and later make no other by default)', () => {
+  it('the clearsigned reader agrees with gpg --verify on changes to the message: only what RFC 9580 leaves unsigned passes', () => {
+    const { asc } = eddWrites(edd, 'edd-oracle.txt', 'fairtable/orders/v1 g 1 S1901M edd', FRANCE);
+    // gpg --print-md wraps the digest: the text is one or two lines.
+    const body = /\n\n([^]*?)\n-----BEGIN PGP SIGNATURE/.exec(asc)![1]!;
+    const first = body.split('\n')[0]!;
+    const last = body.split('\n').at(-1)!;
+    const variants: [string, string][] = [
+      ['as made', asc],
+      ['trailing spaces and a tab', asc.replace(first, `${first}  \t`)],
+      ['CR LF line ends', asc.replace(/\n/g, '\r\n')],
+      ['a space inside a line', asc.replace(first, first.replace(':', ': '))],
+      ['a line added', asc.replace(body, `${body}\nF bre - mao`)],
+      ['the last digit changed', asc.replace(last, last.slice(0, -1) + (last.endsWith('0') ? '1' : '0'))],
+    ];
+    expect(new Set(variants.map(([, m]) => m)).size).toBe(variants.length);
+    const key = gpgKey(edd.publicKey);
+    const verdicts = variants.map(([what, message]) => {
+      writeFileSync(join(dir, 'oracle.asc'), message);
+      const r = spawnSync('gpg', ['--batch', '--homedir', edd.home, '--status-fd', '1', '--verify', 'oracle.asc'], { cwd: dir, encoding: 'utf8' });
+      const m = readPgpClearsigned(message);
+      return [what, r.stdout.includes('[GNUPG:] GOODSIG'), verifyPgpDetached(key, m.signature, m.signed).valid];
+    });
+    expect(verdicts).toEqual(variants.map(([what], i) => [what, i < 3, i < 3]));
+  });
+
   it('plays every phase to the end by clearsigned digests, both forms; nobody is named, the audit agrees', () => {
     const t = table({}, 0, 'edd');
     const later: Record<string, string[]> = { S1901M: FRANCE, F1901M: ['F mao - por', 'A bur H', 'A spa H'] };
