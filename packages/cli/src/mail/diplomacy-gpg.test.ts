@@ -245,14 +245,15 @@ describe('Diplomacy by mail with a player who has only gpg', () => {
         const salt = /^ {3}(fairtable\/orders\/v1 \S+ \d+ (\S+) edd)$/m.exec(text);
         if (salt !== null) {
           // The letter's own command, run as written: the digest, clearsigned.
-          const command = /^ {6}(gpg --print-md SHA256 orders\.txt \| gpg --clearsign --output orders\.txt\.asc)$/m.exec(text)?.[1];
+          const command = /^ {6}gpg --print-md SHA256 orders\.txt \| gpg --clearsign -N (orders@fairtable=\S+) --output orders\.txt\.asc$/m.exec(text)?.[1];
           expect(command, 'the letter gives the Ed25519 command').toBeDefined();
           expect(text).not.toContain('--detach-sign');
           const secret = gpg(eddHome, ['--armor', '--gen-random', '1', '24']).trim();
           const file = `${salt[1]!} ${secret}\n${(ORDERS[salt[2]!] ?? []).join('\n')}\n`;
           writeFileSync(join(g.annDir, 'orders.txt'), file);
           const digest = gpg(eddHome, ['--print-md', 'SHA256', 'orders.txt'], g.annDir);
-          gpg(eddHome, ['--yes', '--output', 'orders.txt.asc', '--clearsign'], g.annDir, digest);
+          expect(command).toBe(`orders@fairtable=${salt[1]!.split(' ').slice(1).join('/')}`);
+          gpg(eddHome, ['--yes', '--output', 'orders.txt.asc', '--clearsign', '-N', command!], g.annDir, digest);
           const asc = readFileSync(join(g.annDir, 'orders.txt.asc'), 'utf8');
           last = { label: salt[2]!, file };
           phases++;

@@ -26,6 +26,8 @@ import {
   commitSignature,
   fileMatches,
   gpgKey,
+  NOTATION,
+  notationValue,
   SALT_TAG,
   saltPrefix,
   saltProblem,
@@ -225,7 +227,8 @@ export function nextCarry(s: DiplomacyState, items: readonly GpgItem[]): { index
     if (item.kind === 'signature' && s.phase === 'commit') {
       const player = signerOf(s, item.texts[0]!);
       if (player === null || s.commits[player] !== undefined || !s.active.includes(player) || s.excused[player] === true) continue;
-      if (!checkCarriedCommit(s.gpgKeys[player]!, item.texts[0]!, s.phaseStart, s.pgpSkewMs, s.pgpUsed[player] ?? []).ok) continue;
+      const binding = notationValue(s.gameId, s.round, label, player);
+      if (!checkCarriedCommit(s.gpgKeys[player]!, item.texts[0]!, s.phaseStart, s.pgpSkewMs, s.pgpUsed[player] ?? [], binding).ok) continue;
       return { index, body: { type: 'pgp-commit', round: s.round, player, signature: item.texts[0]! } };
     }
     if (item.kind === 'file' && s.phase === 'reveal') {
@@ -307,9 +310,10 @@ export function letterText(s: DiplomacyState, player: string, step: 'commit' | '
         : [
             '3. Sign its SHA-256 digest (your key is Ed25519, so you sign the digest, not the file), one command:',
             '',
-            '      gpg --print-md SHA256 orders.txt | gpg --clearsign --output orders.txt.asc',
+            `      gpg --print-md SHA256 orders.txt | gpg --clearsign -N ${NOTATION}=${notationValue(s.gameId, s.round, label, player)} --output orders.txt.asc`,
             '',
-            '   (this makes orders.txt.asc; "sha256sum orders.txt | gpg --clearsign --output orders.txt.asc" does the same)',
+            '   (this makes orders.txt.asc; "sha256sum orders.txt | gpg --clearsign ..." with the same -N and --output does the same.',
+            '   The -N part names this game and round inside your signature: copy it exactly.)',
           ]),
       '4. Mail orders.txt.asc to every player (attached, or pasted in the mail). Do NOT mail orders.txt yet, and do not change it.',
       '',

@@ -1,13 +1,13 @@
 /**
  * Test vectors for a gpg-only player's Ed25519 commitment (docs/spec/diplomacy.md §11.2), made by GnuPG:
- * the clearsigned text and the bytes its signature hashes, byte for byte; the digest it states; the
+ * the clearsigned text and the bytes its signature hashes, byte for byte; the digest and notation it states; the
  * commitment accepted for the key and refused when one byte of the text, the stated digest or the key differs.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { toHex } from '@fairtable/core/bytes.js';
 import { readPgpClearsigned, readPgpKey, readPgpSignature, verifyPgpDetached } from '@fairtable/core/pgp/verify.js';
-import { checkCarriedCommit, fileMatches, readGpgPlayers, statedDigest } from './gpg.js';
+import { checkCarriedCommit, fileMatches, NOTATION, readGpgPlayers, statedDigest } from './gpg.js';
 
 interface Clearsigned {
   readonly name: string;
@@ -15,11 +15,13 @@ interface Clearsigned {
   readonly text: string;
   readonly signedHex: string;
   readonly statedDigest: string | null;
+  readonly notation: string | null;
 }
 const v = JSON.parse(readFileSync(new URL('../testdata/gpg-ed25519-commit.json', import.meta.url), 'utf8')) as {
   publicKey: string;
   fingerprint: string;
   publicAlgorithm: number;
+  binding: string;
   file: string;
   fileSha256: string;
   clearsigned: Clearsigned[];
@@ -41,8 +43,18 @@ describe('Ed25519 commitment vectors made by gpg', () => {
     expect([m.signature.publicAlgorithm, m.signature.type]).toEqual([v.publicAlgorithm, 1]);
     expect(verifyPgpDetached(key, m.signature, m.signed)).toEqual({ valid: true });
     expect(statedDigest(m.text)).toBe(c.statedDigest);
+    expect(m.signature.notations[NOTATION] ?? null).toBe(c.notation);
     const created = m.signature.created * 1000;
-    const check = checkCarriedCommit(v.publicKey, c.message, created, 0, []);
+    const check = checkCarriedCommit(v.publicKey, c.message, created, 0, [], v.binding);
+    if (c.notation === null) {
+      expect(check).toMatchObject({ ok: false, problem: /no orders@fairtable notation/ });
+      return;
+    }
+    // Another game, round or player: refused, so a commitment cannot be carried where it was not made for.
+    expect(checkCarriedCommit(v.publicKey, c.message, created, 0, [], v.binding.replace('/1/', '/2/'))).toMatchObject({
+      ok: false,
+      problem: /another game or round/,
+    });
     if (c.statedDigest === null) {
       expect(check).toMatchObject({ ok: false, problem: /states no SHA-256 digest/ });
       return;
@@ -53,8 +65,8 @@ describe('Ed25519 commitment vectors made by gpg', () => {
     expect(fileMatches(check.commit, v.file)).toBe(true);
     expect(fileMatches(check.commit, v.file.replace('A par - bur', 'A par H'))).toBe(false);
     // Dated after the round began less the skew, and not a digest used before.
-    expect(checkCarriedCommit(v.publicKey, c.message, created + 1001, 1000, [])).toMatchObject({ ok: false, problem: /before the round began/ });
-    expect(checkCarriedCommit(v.publicKey, c.message, created, 0, [v.fileSha256])).toMatchObject({ ok: false, problem: /earlier round/ });
+    expect(checkCarriedCommit(v.publicKey, c.message, created + 1001, 1000, [], v.binding)).toMatchObject({ ok: false, problem: /before the round began/ });
+    expect(checkCarriedCommit(v.publicKey, c.message, created, 0, [v.fileSha256], v.binding)).toMatchObject({ ok: false, problem: /earlier round/ });
   });
 
   it('one digit of the stated digest changed, or the text signed under another key: refused', () => {
@@ -63,7 +75,7 @@ describe('Ed25519 commitment vectors made by gpg', () => {
     const flipped = c.message.slice(0, at) + (v.fileSha256[0] === '0' ? '1' : '0') + c.message.slice(at + 1);
     const m = readPgpClearsigned(flipped);
     expect(verifyPgpDetached(key, m.signature, m.signed)).toMatchObject({ valid: false, code: 'bad_pgp_signature' });
-    expect(checkCarriedCommit(v.publicKey, flipped, 0, 0, [])).toMatchObject({ ok: false, problem: /not a text the player's key signed/ });
+    expect(checkCarriedCommit(v.publicKey, flipped, 0, 0, [], v.binding)).toMatchObject({ ok: false, problem: /not a text the player's key signed/ });
     const rsaLike = { ...key, fingerprint: '0'.repeat(40), keyId: '0'.repeat(16) };
     expect(verifyPgpDetached(rsaLike, m.signature, m.signed)).toMatchObject({ valid: false, code: 'pgp_wrong_signer' });
   });
@@ -71,7 +83,7 @@ describe('Ed25519 commitment vectors made by gpg', () => {
   it('the detached Ed25519 signature over the file verifies, but is no commitment: it cannot be checked before the file is known', () => {
     const sig = readPgpSignature(v.detached.signature);
     expect(verifyPgpDetached(key, sig, new TextEncoder().encode(v.file))).toEqual({ valid: true });
-    expect(checkCarriedCommit(v.publicKey, v.detached.signature, 0, 0, [])).toMatchObject({ ok: false, problem: /clearsigned digest/ });
+    expect(checkCarriedCommit(v.publicKey, v.detached.signature, 0, 0, [], v.binding)).toMatchObject({ ok: false, problem: /clearsigned digest/ });
   });
 
   it('statedDigest reads the two forms and nothing else', () => {

@@ -73,12 +73,15 @@ function eddWrites(
   saltLine: string,
   orders: string[],
   digest: 'print-md' | 'sha256sum' = 'print-md',
+  bind = true,
 ): { file: string; asc: string } {
   const secret = gpg(user.home, ['--armor', '--gen-random', '1', '24']).trim();
   const file = `${saltLine} ${secret}\n${orders.join('\n')}\n`;
   writeFileSync(join(dir, name), file);
   const stated = digest === 'print-md' ? gpg(user.home, ['--print-md', 'SHA256', name]) : spawnSync('sha256sum', [name], { cwd: dir, encoding: 'utf8' }).stdout;
-  gpg(user.home, ['--yes', '--output', `${name}.asc`, '--clearsign'], stated);
+  // The letter's notation: game, round, label and player, as the salt line's game part has them.
+  const binding = saltLine.split(' ').slice(1).join('/');
+  gpg(user.home, ['--yes', '--output', `${name}.asc`, '--clearsign', ...(bind ? ['-N', `orders@fairtable=${binding}`] : [])], stated);
   return { file, asc: readFileSync(join(dir, `${name}.asc`), 'utf8') };
 }
 
@@ -409,14 +412,19 @@ describe('a gpg-only player whose key is Ed25519 (gpg 2.3 and later make no othe
     expect(altered).not.toBe(asc);
     const byEve = eddWrites(eve, 'eve-clear.txt', t.salt(), ['A par H']).asc;
     const detached = annWrites(edd, 'edd-detached.txt', t.salt(), FRANCE).asc;
-    const noDigest = gpg(edd.home, ['--clearsign'], 'I commit to my orders\n');
-    for (const signature of [altered, byEve, detached, noDigest, 'junk']) t.carry(1, { type: 'pgp-commit', signature });
+    const noDigest = gpg(edd.home, ['--clearsign', '-N', `orders@fairtable=${t.salt().split(' ').slice(1).join('/')}`], 'I commit to my orders\n');
+    // Edd's genuine commitments, but for round 7, and without the notation: not this round's.
+    const elsewhere = eddWrites(edd, 'edd-elsewhere.txt', t.salt().replace(' 1 S1901M ', ' 7 S1901M '), FRANCE).asc;
+    const unbound = eddWrites(edd, 'edd-unbound.txt', t.salt(), FRANCE, 'print-md', false).asc;
+    for (const signature of [altered, byEve, detached, noDigest, 'junk', elsewhere, unbound]) t.carry(1, { type: 'pgp-commit', signature });
     expect(t.state().pgpCommits.edd).toBeUndefined();
     const v = named(t.log);
-    expect(v.map((x) => [x.code, x.player])).toEqual(Array.from({ length: 5 }, () => ['bad_carry', 'p1']));
+    expect(v.map((x) => [x.code, x.player])).toEqual(Array.from({ length: 7 }, () => ['bad_carry', 'p1']));
     expect(v[0]!.message).toMatch(/not a text the player's key signed/);
     expect(v[2]!.message).toMatch(/clearsigned digest/);
     expect(v[3]!.message).toMatch(/states no SHA-256 digest/);
+    expect(v[5]!.message).toMatch(/another game or round/);
+    expect(v[6]!.message).toMatch(/no orders@fairtable notation/);
     // Edd's real commitment, carried by the honest seat, counts; a file changed by p1 is set aside, his own counts.
     t.carry(0, { type: 'pgp-commit', signature: asc });
     t.holds();

@@ -102,6 +102,18 @@ export function saltPrefix(gameId: string, round: number, label: string, player:
   return `${SALT_TAG} ${gameId} ${round} ${label} ${player}`;
 }
 
+/**
+ * The signed notation a clearsigned commitment carries (`gpg --clearsign -N orders@fairtable=VALUE`): the
+ * game, round, phase label and player, so that a player's commitment in one game cannot be carried into
+ * another (or into another round) while the round's window is open.
+ */
+export const NOTATION = 'orders@fairtable';
+
+/** The value of the notation for a round: `<game>/<round>/<label>/<player>`. */
+export function notationValue(gameId: string, round: number, label: string, player: string): string {
+  return `${gameId}/${round}/${label}/${player}`;
+}
+
 /** The commitment a carried signature stands for in the commit set: bound to game, player and round. */
 export function carriedCommitment(gameId: string, player: string, round: number, digest: string): string {
   return hashJsonHex('commit', { game: gameId, player, purpose: `diplomacy/${round}/pgp`, digest });
@@ -130,8 +142,9 @@ export function commitSignature(text: string): PgpSignature {
 /**
  * Whether `signature` is the player's commitment for a round that started at `roundStart` (ms), in one of
  * two forms, both checkable at once with the player's key alone, so only the key holder can make either:
- * - a clearsigned message (any key) whose signature verifies over its text, and whose text states the
- *   SHA-256 of the orders file (`statedDigest`);
+ * - a clearsigned message (any key) whose signature verifies over its text, carries the signed notation
+ *   `binding` (`NOTATION`: this game, round and player), and whose text states the SHA-256 of the orders
+ *   file (`statedDigest`);
  * - a detached RSA signature whose digest it gives back.
  * Either must be dated no earlier than the round's start less `skewMs`, over a digest not used before in
  * the game (`used`): the last two stop a carrier from replaying an older signature of the player.
@@ -142,6 +155,7 @@ export function checkCarriedCommit(
   roundStart: number,
   skewMs: number,
   used: readonly string[],
+  binding: string,
 ): CommitCheck {
   if (typeof signature !== 'string' || signature.length > 16_384) return { ok: false, problem: 'the signature is not armored text' };
   const key = gpgKey(armoredKey);
@@ -153,6 +167,15 @@ export function checkCarriedCommit(
       const message = readPgpClearsigned(signature);
       const check = verifyPgpDetached(key, message.signature, message.signed);
       if (!check.valid) return { ok: false, problem: `it is not a text the player's key signed: ${check.message}` };
+      const named = message.signature.notations[NOTATION];
+      if (named !== binding)
+        return {
+          ok: false,
+          problem:
+            named === undefined
+              ? `its signature carries no ${NOTATION} notation`
+              : `its signature's ${NOTATION} notation is ${named}, not ${binding}: another game or round`,
+        };
       const stated = statedDigest(message.text);
       if (stated === null) return { ok: false, problem: 'its signed text states no SHA-256 digest (as sha256sum or gpg --print-md SHA256 print one)' };
       [sig, hex, form] = [message.signature, stated, 'sha256'];
