@@ -4,6 +4,7 @@
  * the letter gives plus her own secret, `gpg --detach-sign --armor`, the `.asc` mailed, later the file);
  * Ben's and Cat's folders carry her mail into the log. The game is played to its end with identical
  * transcripts that audit valid; a file Ann changes after committing ends in holds, commit_mismatch naming her.
+ * Edd, whose key is Ed25519, plays a whole game too, by the clearsigned-digest command his letters give.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

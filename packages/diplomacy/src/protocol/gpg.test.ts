@@ -3,6 +3,8 @@
  * file with the salt line, `gpg --detach-sign --armor`); the fairtable seats carry her `.asc` and file
  * into the log. Honest phases audit valid; what a carrier could try (a made-up or older signature, a
  * changed file) is refused or named; a changed file from Ann herself ends in holds with commit_mismatch.
+ * Edd's key is Ed25519 (gpg 2.3's default): he clearsigns his file's SHA-256 with the round's notation, and
+ * the same holds for him: a made-up, altered, unbound or other round's commitment names its carrier.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
