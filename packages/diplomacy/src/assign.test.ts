@@ -1,4 +1,4 @@
-/** Power assignment as seed 003 describes it, on the seed's own example (docs/spec/diplomacy.md §8). */
+/** Power assignment as seed 003 describes it, on the seed's own example (docs/spec/diplomacy.md §9). */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { FairtableError } from '@fairtable/core/errors.js';

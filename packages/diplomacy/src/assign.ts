@@ -1,5 +1,5 @@
 /**
- * Power assignment without a GameMaster (seed 003; docs/spec/diplomacy.md §8).
+ * Power assignment without a GameMaster (seed 003; docs/spec/diplomacy.md §9).
  *
  * Each player writes a preference list in the seed's notation: `1 AE(GI)R` (player 1: Austria, then
  * England, then Germany or Italy equally, then Russia), `5` (no preference), `8 %REG` (a reserve player,
@@ -132,7 +132,7 @@ interface Seat {
 }
 
 /**
- * The seed's weighted lotteries. Choices where the seed is silent (docs/spec/diplomacy.md §8): the
+ * The seed's weighted lotteries. Choices where the seed is silent (docs/spec/diplomacy.md §9): the
  * contests of a pass are taken one at a time, most contenders first, then in the canonical power order,
  * and each is followed by a new pass; a bracket nobody else wants first gives its first power in the
  * canonical order; players with no preference left draw, in ascending player order, one of the powers

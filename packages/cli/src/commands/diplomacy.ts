@@ -168,7 +168,7 @@ export function register(program: Command): void {
     .option('--method <method>', "weighted (the seed's lotteries) or serial (random serial dictatorship)", 'weighted')
     .option('--numbers <list>', 'the lottery results to replay, comma-separated, each in [0, outcomes); default: drawn here at random and printed')
     .option('--json', 'print {"contests", "assignment", "numbers"} as JSON')
-    .description("assign the powers from the players' preference lists, as seed 003 describes (docs/spec/diplomacy.md §8)")
+    .description("assign the powers from the players' preference lists, as seed 003 describes (docs/spec/diplomacy.md §9)")
     .action((options: { prefs: string; method: string; numbers?: string; json?: boolean }) => {
       if (options.method !== 'weighted' && options.method !== 'serial')
         throw new FairtableError('bad_input', `--method must be weighted or serial, not "${options.method}"`, { field: 'method' });

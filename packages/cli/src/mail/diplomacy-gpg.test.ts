@@ -4,6 +4,7 @@
  * the letter gives plus her own secret, `gpg --detach-sign --armor`, the `.asc` mailed, later the file);
  * Ben's and Cat's folders carry her mail into the log. The game is played to its end with identical
  * transcripts that audit valid; a file Ann changes after committing ends in holds, commit_mismatch naming her.
+ * Edd, whose key is Ed25519, plays a whole game too, by the clearsigned-digest command his letters give.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -23,7 +24,7 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 let now = Date.now();
 const clock = (): number => now;
 
-function gpg(home: string, args: string[], cwd = root): string {
+function gpg(home: string, args: string[], cwd = root, input?: string): string {
   // Ann's gpg runs on the game's clock, so that her signatures are dated as the folders see time pass.
   const r = spawnSync(
     'gpg',
@@ -32,6 +33,7 @@ function gpg(home: string, args: string[], cwd = root): string {
       encoding: 'utf8',
       cwd,
       timeout: 60_000,
+      ...(input === undefined ? {} : { input }),
     },
   );
   if (r.error) throw new Error(`gpg could not run (${r.error.message}); install GnuPG (apt-get install gnupg)`);
@@ -41,12 +43,19 @@ function gpg(home: string, args: string[], cwd = root): string {
 
 let annHome: string;
 let annKey: string;
+let eddHome: string;
+let eddKey: string;
 beforeAll(() => {
   annHome = mkdtempSync(join(tmpdir(), 'ft-gpg-ann-'));
-  // gpg's default key: RSA-3072, signing with the primary key.
+  // gpg 2.2's default key: RSA-3072, signing with the primary key.
   gpg(annHome, ['--quick-gen-key', 'Ann <ann@example.org>']);
   annKey = join(root, 'ann.asc');
   writeFileSync(annKey, gpg(annHome, ['--export', '--armor']));
+  // gpg 2.3's default: an Ed25519 primary key (legacy EdDSA, algorithm 22).
+  eddHome = mkdtempSync(join(tmpdir(), 'ft-gpg-edd-'));
+  gpg(eddHome, ['--quick-gen-key', 'Edd <edd@example.org>', 'ed25519', 'sign', 'never']);
+  eddKey = join(root, 'edd.asc');
+  writeFileSync(eddKey, gpg(eddHome, ['--export', '--armor']));
 }, 120_000);
 
 interface Folder {
@@ -94,8 +103,8 @@ function withAttachment(name: string, type: string, content: string): string {
   ].join('\r\n');
 }
 
-/** The game: Ben creates it, Rita records and does not play, Ann plays France by gpg alone. */
-function game(tag: string) {
+/** The game: Ben creates it, Rita records and does not play, Ann (or Edd) plays France by gpg alone. */
+function game(tag: string, gpgPlayer: 'ann' | 'edd' = 'ann') {
   const fs = folders(tag);
   const [ben, cat, rita] = fs as [Folder, Folder, Folder];
   const created = mailNew({
@@ -104,12 +113,12 @@ function game(tag: string) {
     key: ben.key,
     players: fs.map((p) => join(root, `${tag}-${p.id}.pub.json`)),
     recorder: 'rita',
-    diplomacy: { years: 1, assign: 'fixed', gpgPlayers: [{ id: 'ann', publicKey: readFileSync(annKey, 'utf8') }] },
+    diplomacy: { years: 1, assign: 'fixed', gpgPlayers: [{ id: gpgPlayer, publicKey: readFileSync(gpgPlayer === 'ann' ? annKey : eddKey, 'utf8') }] },
     timeout: '1d',
     clock,
   });
   const annInbox: { name: string; text: string }[] = [];
-  const annDir = join(root, tag, 'ann');
+  const annDir = join(root, tag, gpgPlayer);
   mkdirSync(annDir, { recursive: true });
   /** Everything in a folder's outbox goes to the list: the other folders and Ann. */
   const post = (from: Folder): number => {
@@ -222,6 +231,65 @@ describe('Diplomacy by mail with a player who has only gpg', () => {
     expect(carried.length).toBeGreaterThanOrEqual(2 * 2);
   }, 300_000);
 
+  it("Edd, whose key is Ed25519, plays the whole game: he clearsigns each file's SHA-256, carried; identical transcripts that audit valid", () => {
+    const g = game('edd', 'edd');
+    let phases = 0;
+    let last: { label: string; file: string } | null = null;
+    for (let round = 0; round < 40; round++) {
+      now += 60_000;
+      let moved = 0;
+      for (const p of g.fs) moved += g.post(p);
+      g.holds();
+      while (g.annInbox.length > 0) {
+        const { name, text } = g.annInbox.shift()!;
+        if (!name.includes('letter-to-edd')) continue;
+        const salt = /^ {3}(fairtable\/orders\/v1 \S+ \d+ (\S+) edd)$/m.exec(text);
+        if (salt !== null) {
+          // The letter's own command, run as written: the digest, clearsigned.
+          const command = /^ {6}gpg --print-md SHA256 orders\.txt \| gpg --clearsign -N (orders@fairtable=\S+) --output orders\.txt\.asc$/m.exec(text)?.[1];
+          expect(command, 'the letter gives the Ed25519 command').toBeDefined();
+          expect(text).not.toContain('--detach-sign');
+          const secret = gpg(eddHome, ['--armor', '--gen-random', '1', '24']).trim();
+          const file = `${salt[1]!} ${secret}\n${(ORDERS[salt[2]!] ?? []).join('\n')}\n`;
+          writeFileSync(join(g.annDir, 'orders.txt'), file);
+          const digest = gpg(eddHome, ['--print-md', 'SHA256', 'orders.txt'], g.annDir);
+          expect(command).toBe(`orders@fairtable=${salt[1]!.split(' ').slice(1).join('/')}`);
+          gpg(eddHome, ['--yes', '--output', 'orders.txt.asc', '--clearsign', '-N', command!], g.annDir, digest);
+          const asc = readFileSync(join(g.annDir, 'orders.txt.asc'), 'utf8');
+          last = { label: salt[2]!, file };
+          phases++;
+          // Attached the first time; then pasted in the body of a reply that quotes it.
+          if (phases === 1) g.annMails(withAttachment('orders.txt.asc', 'text/plain; charset=us-ascii', asc));
+          else
+            g.annMails(
+              `From: edd@example.org\nSubject: Re: orders\n\nMy digest, signed:\n\n${asc
+                .split('\n')
+                .map((l) => `> ${l}`)
+                .join('\n')}\n`,
+            );
+        } else {
+          expect(text).toMatch(/Mail orders\.txt now/);
+          expect(text).toContain('gpg --print-md SHA256 orders.txt');
+          const v = spawnSync('gpg', ['--batch', '--homedir', eddHome, '--status-fd', '1', '--verify', 'orders.txt.asc'], { cwd: g.annDir, encoding: 'utf8' });
+          expect(v.stdout).toContain('GOODSIG');
+          g.annMails(withAttachment('orders.txt', 'text/plain; charset=utf-8', last!.file));
+        }
+        moved++;
+      }
+      if (moved === 0 && g.fs.every((p) => mailStatus(p.dir, clock).status.done)) break;
+    }
+    expect(g.fs.every((p) => mailStatus(p.dir, clock).status.done)).toBe(true);
+    expect(phases).toBeGreaterThanOrEqual(3);
+    const ts = g.fs.map(g.transcript);
+    expect(ts[1]).toEqual(ts[0]);
+    expect(ts[2]).toEqual(ts[0]);
+    const v = auditLines(ts[0]!, { registry: diplomacyRegistry });
+    expect(v.violations).toEqual([]);
+    expect(v.valid).toBe(true);
+    expect(v.outcome?.summary).toMatchObject({ phase: 'S1902M', centres: { france: 5 } });
+    expect(ts[0]!.filter((l) => l.includes('"pgp-commit"') && l.includes('BEGIN PGP SIGNED MESSAGE')).length).toBeGreaterThanOrEqual(3);
+  }, 300_000);
+
   it("Ann changes her file after committing: nothing matching by the deadline, commit_mismatch names her, France's units hold", () => {
     const g = game('tampered');
     let tampered = false;
@@ -263,7 +331,7 @@ describe('Diplomacy by mail with a player who has only gpg', () => {
     expect(status.board).toMatch(/France \(ann\): .*A par/);
   }, 300_000);
 
-  it('the command: mail new diplomacy --gpg-player puts the key and its fingerprint in the setup; a key that cannot commit is refused', () => {
+  it('the command: mail new diplomacy --gpg-player puts the key and its fingerprint in the setup; an Ed25519 key is taken, a short RSA key refused', () => {
     const cli = join(fileURLToPath(new URL('../../../..', import.meta.url)), 'packages/cli/dist/main.js');
     const fs = folders('cli');
     const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: root });
@@ -291,10 +359,27 @@ describe('Diplomacy by mail with a player who has only gpg', () => {
     const entry = setup.body.setup.params.gpgPlayers[0]!;
     expect(entry.id).toBe('ann');
     expect(entry.publicKey).toBe(readFileSync(annKey, 'utf8'));
-    // An Ed25519 key cannot commit by a detached signature alone (spec/diplomacy.md §11.2).
-    const eddHome = mkdtempSync(join(tmpdir(), 'ft-gpg-edd-'));
-    gpg(eddHome, ['--quick-gen-key', 'Edd <edd@example.org>', 'ed25519', 'sign', 'never']);
-    writeFileSync(join(root, 'edd.asc'), gpg(eddHome, ['--export', '--armor']));
+    // An Ed25519 key commits by a clearsigned digest (spec/diplomacy.md §11.2): taken. An RSA key under 2048 bits is not.
+    const edd = run([
+      'mail',
+      'new',
+      'diplomacy',
+      '--dir',
+      join(root, 'cli3'),
+      '--key',
+      fs[0]!.key,
+      '--players',
+      players,
+      '--recorder',
+      'rita',
+      '--gpg-player',
+      `edd=${eddKey}`,
+    ]);
+    expect(edd.status, edd.stderr).toBe(0);
+    expect(edd.stdout).toMatch(/edd plays with gpg alone, OpenPGP key [0-9A-F]{40}/);
+    const shortHome = mkdtempSync(join(tmpdir(), 'ft-gpg-short-'));
+    gpg(shortHome, ['--quick-gen-key', 'Sam <sam@example.org>', 'rsa1024', 'sign', 'never']);
+    writeFileSync(join(root, 'sam.asc'), gpg(shortHome, ['--export', '--armor']));
     const refused = run([
       'mail',
       'new',
@@ -308,10 +393,10 @@ describe('Diplomacy by mail with a player who has only gpg', () => {
       '--recorder',
       'rita',
       '--gpg-player',
-      `edd=${join(root, 'edd.asc')}`,
+      `sam=${join(root, 'sam.asc')}`,
     ]);
     expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/\[bad_input\].*Ed25519/);
+    expect(refused.stderr).toMatch(/\[bad_pgp_key\].*at least 2048/);
     expect(existsSync(join(root, 'cli2')), 'nothing is made').toBe(false);
   });
 });

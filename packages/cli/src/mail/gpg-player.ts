@@ -2,8 +2,8 @@
  * Diplomacy by mail with a player who has only gpg and a mail client (docs/spec/diplomacy.md §11,
  * docs/spec/mail.md §12). Three jobs, all on a game folder:
  *
- * - reading: in a received e-mail (MIME parts decoded, quoting undone), a detached armored signature (the
- *   player's `.asc`, attached or pasted) and an orders file (a part or a body whose line starts with the
+ * - reading: in a received e-mail (MIME parts decoded, quoting undone), a detached armored signature or a
+ *   clearsigned message (the player's `.asc`, attached or pasted) and an orders file (a part or a body whose line starts with the
  *   salt tag) are that player's mail, kept in `gpg-mail.jsonl`;
  * - carrying: a player's folder puts each kept item into the log as `pgp-commit` or `pgp-reveal` when the
  *   game is at that step and the machine's own checks pass, once per round; the first copy any folder
@@ -17,11 +17,22 @@ import { sha256 } from '@fairtable/core/hash.js';
 import { toHex, utf8 } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { readPgpSignature } from '@fairtable/core/pgp/verify.js';
 import type { Referee } from '@fairtable/core/referee.js';
 import type { DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { committers, phaseLabel } from '@fairtable/diplomacy/protocol/index.js';
-import { checkCarriedCommit, fileMatches, gpgKey, SALT_TAG, saltPrefix, saltProblem } from '@fairtable/diplomacy/protocol/gpg.js';
+import { readPgpClearsigned } from '@fairtable/core/pgp/verify.js';
+import {
+  checkCarriedCommit,
+  commitSignature,
+  fileMatches,
+  gpgKey,
+  NOTATION,
+  notationValue,
+  SALT_TAG,
+  saltPrefix,
+  saltProblem,
+  statedDigest,
+} from '@fairtable/diplomacy/protocol/gpg.js';
 import { writeAtomic } from './files.js';
 
 /** The first line of every letter to a gpg-only player: no fairtable block, and every folder knows to skip it. */
@@ -30,7 +41,7 @@ export const LETTER_MARK = 'fairtable: a letter to a player who plays with gpg a
 /** A piece of a gpg-only player's mail, as a folder keeps it. */
 export interface GpgItem {
   readonly kind: 'signature' | 'file';
-  /** The signature's armored text, or the file's candidate texts (as received, then normalised forms). */
+  /** The signature's armored text (or the whole clearsigned message), or the file's candidate texts (as received, then normalised forms). */
   readonly texts: readonly string[];
   /** Rounds in which this folder carried it. */
   readonly carried: readonly number[];
@@ -84,19 +95,34 @@ export function mimeLeaves(text: string, depth = 0): string[] {
 
 const unquote = (line: string): string => line.replace(/^(?:[ \t]*>[ \t]?)+/, '');
 
-/** Detached signatures in a text: armored `PGP SIGNATURE` blocks that do not close a clearsigned message. */
+/** Whether a clearsigned message states a digest: only such a one can be a gpg-only player's commitment. */
+function statesDigest(message: string): boolean {
+  try {
+    return statedDigest(readPgpClearsigned(message).text) !== null;
+  } catch (e) {
+    if (e instanceof FairtableError) return false;
+    throw e;
+  }
+}
+
+/**
+ * Signatures in a text: detached armored `PGP SIGNATURE` blocks, and clearsigned messages whose text states a
+ * digest (an Ed25519 player's commitment); other clearsigned mail (a fairtable block signed with OpenPGP,
+ * spec/mail.md §9) is not a gpg-only player's.
+ */
 function signaturesIn(text: string): string[] {
   const lines = text.split(/\r?\n/).map(unquote);
   const out: string[] = [];
-  let clearsigned = false;
+  let clearsigned: number | null = null;
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i]!.trim();
-    if (l === '-----BEGIN PGP SIGNED MESSAGE-----') clearsigned = true;
+    if (l === '-----BEGIN PGP SIGNED MESSAGE-----') clearsigned = i;
     if (l !== '-----BEGIN PGP SIGNATURE-----') continue;
     const end = lines.findIndex((x, j) => j > i && x.trim() === '-----END PGP SIGNATURE-----');
     if (end < 0) break;
-    if (!clearsigned) out.push(lines.slice(i, end + 1).join('\n') + '\n');
-    clearsigned = false;
+    const block = lines.slice(clearsigned ?? i, end + 1).join('\n') + '\n';
+    if (clearsigned === null || statesDigest(block)) out.push(block);
+    clearsigned = null;
     i = end;
   }
   return out;
@@ -162,7 +188,7 @@ export function keepGpgMail(dir: string, found: { signatures: string[]; files: s
   };
   for (const s of found.signatures) {
     try {
-      readPgpSignature(s);
+      commitSignature(s);
     } catch (e) {
       if (e instanceof FairtableError) continue;
       throw e;
@@ -178,7 +204,7 @@ export function keepGpgMail(dir: string, found: { signatures: string[]; files: s
 function signerOf(s: DiplomacyState, signature: string): string | null {
   let sig;
   try {
-    sig = readPgpSignature(signature);
+    sig = commitSignature(signature);
   } catch {
     return null;
   }
@@ -201,7 +227,8 @@ export function nextCarry(s: DiplomacyState, items: readonly GpgItem[]): { index
     if (item.kind === 'signature' && s.phase === 'commit') {
       const player = signerOf(s, item.texts[0]!);
       if (player === null || s.commits[player] !== undefined || !s.active.includes(player) || s.excused[player] === true) continue;
-      if (!checkCarriedCommit(s.gpgKeys[player]!, item.texts[0]!, s.phaseStart, s.pgpSkewMs, s.pgpUsed[player] ?? []).ok) continue;
+      const binding = notationValue(s.gameId, s.round, label, player);
+      if (!checkCarriedCommit(s.gpgKeys[player]!, item.texts[0]!, s.phaseStart, s.pgpSkewMs, s.pgpUsed[player] ?? [], binding).ok) continue;
       return { index, body: { type: 'pgp-commit', round: s.round, player, signature: item.texts[0]! } };
     }
     if (item.kind === 'file' && s.phase === 'reveal') {
@@ -262,6 +289,9 @@ export function letterText(s: DiplomacyState, player: string, step: 'commit' | '
   const deadline = new Date(s.phaseStart + s.timeoutMs).toISOString();
   const what = s.stage === 'assign' ? 'your preference list' : `your orders for ${s.powers[player] ?? '?'} (${label})`;
   const head = [LETTER_MARK, `To: ${player}`, `Game ${s.gameId}, round ${s.round}: ${what}.`, ''];
+  // An RSA key signs the file itself (its signature gives the digest back at once); an Ed25519 key signs the
+  // file's SHA-256 digest, clearsigned, which anyone can check before the file is known (§11.2).
+  const rsa = gpgKey(s.gpgKeys[player]!).algorithm === 'rsa';
   if (step === 'commit')
     return [
       ...head,
@@ -275,7 +305,16 @@ export function letterText(s: DiplomacyState, player: string, step: 'commit' | '
       s.stage === 'assign'
         ? "   The second line is your preference list in seed 003's notation without your number (AE(GI)R, %REG), or nothing."
         : '   Then one order a line: A Par-Bur, F Bre-MAO, A Mar S A Par-Bur, F Nth C A Lon-Nwy, Build A Par, Remove F Kie, Waive.\n   A unit without an order holds. Lines starting with # are comments.',
-      '3. Sign it:   gpg --detach-sign --armor orders.txt      (this makes orders.txt.asc)',
+      ...(rsa
+        ? ['3. Sign it:   gpg --detach-sign --armor orders.txt      (this makes orders.txt.asc)']
+        : [
+            '3. Sign its SHA-256 digest (your key is Ed25519, so you sign the digest, not the file), one command:',
+            '',
+            `      gpg --print-md SHA256 orders.txt | gpg --clearsign -N ${NOTATION}=${notationValue(s.gameId, s.round, label, player)} --output orders.txt.asc`,
+            '',
+            '   (this makes orders.txt.asc; "sha256sum orders.txt | gpg --clearsign ..." with the same -N and --output does the same.',
+            '   The -N part names this game and round inside your signature: copy it exactly.)',
+          ]),
       '4. Mail orders.txt.asc to every player (attached, or pasted in the mail). Do NOT mail orders.txt yet, and do not change it.',
       '',
       'When every commitment is in you will get a second letter asking for orders.txt itself.',
@@ -287,7 +326,9 @@ export function letterText(s: DiplomacyState, player: string, step: 'commit' | '
     ...head,
     `Every commitment of round ${s.round} is in. Mail orders.txt now, by ${deadline} (UTC):`,
     '',
-    '1. Check it is the file you signed:   gpg --verify orders.txt.asc orders.txt   must say "Good signature".',
+    rsa
+      ? '1. Check it is the file you signed:   gpg --verify orders.txt.asc orders.txt   must say "Good signature".'
+      : '1. Check it is the file whose digest you signed:   gpg --verify orders.txt.asc   must say "Good signature",\n   and   gpg --print-md SHA256 orders.txt   must print the digest written in orders.txt.asc.',
     '2. Mail orders.txt to every player, attached, unchanged.',
     '',
     'A file that does not match your signature counts as orders that do not match (your units hold) if no',

@@ -1,6 +1,6 @@
 /**
  * A small synchronous reader of OpenPGP v4 public keys and detached signatures, for the subset GnuPG makes
- * (docs/spec/diplomacy.md §11.3, from RFC 4880 and RFC 9580): RSA PKCS#1 v1.5 and EdDSA over Ed25519 (the
+ * and clearsigned messages (docs/spec/diplomacy.md §11.3, from RFC 4880 and RFC 9580): RSA PKCS#1 v1.5 and EdDSA over Ed25519 (the
  * legacy algorithm 22 gpg 2.2 writes, and RFC 9580's algorithm 27), with SHA-224/256/384/512.
  *
  * Why here and not in @fairtable/pgp: protocol machines are replayed synchronously by every seat and by
@@ -15,7 +15,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha1 } from '@noble/hashes/legacy.js';
 import { sha224, sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
-import { bytesToBigInt, bigIntToBytes, concatBytes, equalBytes, toHex } from '../bytes.js';
+import { bytesToBigInt, bigIntToBytes, concatBytes, equalBytes, fromUtf8, toHex, utf8 } from '../bytes.js';
 import { FairtableError } from '../errors.js';
 import { modPow } from '../vrf/rsa-fdh-vrf.js';
 
@@ -48,6 +48,8 @@ export interface PgpSignature {
   readonly left16: Uint8Array;
   readonly issuerFingerprint: string | null;
   readonly issuerKeyId: string | null;
+  /** Human-readable notations in the hashed area (`gpg -N name=value`), by name (the first of each name). */
+  readonly notations: Readonly<Record<string, string>>;
   /** RSA: the signature integer; EdDSA: R ‖ S, 64 bytes. */
   readonly rsa?: bigint;
   readonly eddsa?: Uint8Array;
@@ -258,7 +260,8 @@ export function readPgpSignature(input: string | Uint8Array): PgpSignature {
   const hashedLen = ((b[4] ?? 0) << 8) | (b[5] ?? 0);
   const hashedEnd = 6 + hashedLen;
   if (hashedEnd + 2 > b.length) bad('the hashed subpackets run past the packet');
-  const hashed = readSubpackets(b.subarray(6, hashedEnd), true);
+  const notations = new Map<string, string>();
+  const hashed = readSubpackets(b.subarray(6, hashedEnd), true, notations);
   const unhashedLen = (b[hashedEnd]! << 8) | b[hashedEnd + 1]!;
   const unhashedEnd = hashedEnd + 2 + unhashedLen;
   if (unhashedEnd + 2 > b.length) bad('the unhashed subpackets run past the packet');
@@ -282,6 +285,7 @@ export function readPgpSignature(input: string | Uint8Array): PgpSignature {
     left16,
     issuerFingerprint,
     issuerKeyId,
+    notations: Object.fromEntries(notations),
   } as const;
   if (publicAlgorithm === 1) {
     const s = mpi(b, unhashedEnd + 2, bad);
@@ -310,7 +314,7 @@ const CRITICAL_SIGNED = new Set([2, 16, 28, 33]);
 const CRITICAL_UNSIGNED = new Set([2, 3, 4, 5, 6, 7, 9, 11, 12, 16, 21, 22, 24, 25, 26, 27, 28, 29, 30, 32, 33]);
 
 /** Subpackets by type (the first of each type). A critical subpacket this reader does not know refuses the signature (RFC 4880 §5.2.3.1). */
-function readSubpackets(area: Uint8Array, signed: boolean): Map<number, Uint8Array> {
+function readSubpackets(area: Uint8Array, signed: boolean, notations = new Map<string, string>()): Map<number, Uint8Array> {
   const out = new Map<number, Uint8Array>();
   let at = 0;
   while (at < area.length) {
@@ -327,10 +331,22 @@ function readSubpackets(area: Uint8Array, signed: boolean): Map<number, Uint8Arr
     // refused only where gpg refuses it: a type gpg does not handle.
     if (critical && !(signed ? CRITICAL_SIGNED : CRITICAL_UNSIGNED).has(type)) bad(`a critical ${signed ? 'hashed' : 'unhashed'} subpacket of type ${type}`);
     if (signed && type === 3) bad('a signature with an expiry time is not accepted in a game (its meaning depends on a clock)');
+    if (signed && type === 20) readNotation(area.subarray(at + 1, at + len), notations);
     if (!out.has(type)) out.set(type, area.slice(at + 1, at + len));
     at += len;
   }
   return out;
+}
+
+/** A notation subpacket (RFC 9580 §5.2.3.24): 4 flag bytes, name and value lengths, name, value; only human-readable ones are kept. */
+function readNotation(data: Uint8Array, into: Map<string, string>): void {
+  if (data.length < 8) bad('a notation cut off');
+  const nameLen = (data[4]! << 8) | data[5]!;
+  const valueLen = (data[6]! << 8) | data[7]!;
+  if (8 + nameLen + valueLen !== data.length) bad('a notation of the wrong length');
+  if ((data[0]! & 0x80) === 0) return;
+  const name = fromUtf8(data.subarray(8, 8 + nameLen));
+  if (!into.has(name)) into.set(name, fromUtf8(data.subarray(8 + nameLen)));
 }
 
 // ---------------------------------------------------------------- verifying
@@ -403,4 +419,53 @@ export function verifyPgpDetached(key: PgpKey, signature: PgpSignature, data: Ui
   return good
     ? { valid: true }
     : { valid: false, code: 'bad_pgp_signature', message: `the ${HASH_NAMES[signature.hashAlgorithm]} signature does not fit these bytes` };
+}
+
+// ---------------------------------------------------------------- clearsigned messages
+
+/** A clearsigned message (RFC 9580 §7), read: its text and the text signature over it. */
+export interface PgpClearsigned {
+  /** The signed text, dash escapes undone, trailing spaces and tabs of each line dropped, lines joined by LF, no final line end. */
+  readonly text: string;
+  readonly signature: PgpSignature;
+  /** The bytes the signature hashes: the lines of `text` joined by CR LF (RFC 9580 §7.2). */
+  readonly signed: Uint8Array;
+}
+
+const CLEARSIGN_HASH_NAMES = { 8: 'SHA256', 9: 'SHA384', 10: 'SHA512', 11: 'SHA224' } as const;
+
+/** Whether `text` holds a clearsigned message (what `gpg --clearsign` writes). */
+export function isClearsigned(text: string): boolean {
+  return text.split(/\r?\n/).some((l) => l.trim() === '-----BEGIN PGP SIGNED MESSAGE-----');
+}
+
+/**
+ * The one clearsigned message in `input`: `-----BEGIN PGP SIGNED MESSAGE-----`, `Hash:` headers (when
+ * present they must name the signature's hash), a blank line, the dash-escaped text, then one armored
+ * signature of type 0x01 (text). Text around the message is ignored; the signature is not checked here.
+ */
+export function readPgpClearsigned(input: string): PgpClearsigned {
+  const lines = input.split(/\r?\n/);
+  const begin = '-----BEGIN PGP SIGNED MESSAGE-----';
+  const starts = lines.flatMap((l, i) => (l.trim() === begin ? [i] : []));
+  if (starts.length !== 1) bad(starts.length === 0 ? `no "${begin}" line` : 'more than one clearsigned message');
+  let i = starts[0]! + 1;
+  const hashes: string[] = [];
+  for (; i < lines.length && lines[i]!.trim() !== ''; i++) {
+    const header = /^Hash: *(.+)$/.exec(lines[i]!.trim());
+    if (header === null) bad(`a clearsigned message header that is not "Hash:": ${lines[i]!.trim().slice(0, 40)}`);
+    hashes.push(...header![1]!.split(',').map((h) => h.trim().toUpperCase()));
+  }
+  if (i === lines.length) bad('a clearsigned message with no text');
+  const end = lines.findIndex((l, j) => j > i && l.trim() === '-----BEGIN PGP SIGNATURE-----');
+  if (end < 0) bad('a clearsigned message with no signature');
+  const text = lines.slice(i + 1, end).map((l) => {
+    if (l.startsWith('-') && !l.startsWith('- ')) bad('a line of a clearsigned text starts with a dash that is not escaped');
+    return (l.startsWith('- ') ? l.slice(2) : l).replace(/[ \t]+$/, '');
+  });
+  const signature = readPgpSignature(lines.slice(end).join('\n'));
+  if (signature.type !== 1) bad('the signature of a clearsigned message must be a text signature (type 0x01)');
+  if (hashes.length > 0 && !hashes.includes(CLEARSIGN_HASH_NAMES[signature.hashAlgorithm]))
+    bad(`the "Hash:" header names ${hashes.join(', ')}, the signature uses ${CLEARSIGN_HASH_NAMES[signature.hashAlgorithm]}`);
+  return { text: text.join('\n'), signature, signed: utf8(text.join('\r\n')) };
 }

@@ -3,6 +3,8 @@
  * file with the salt line, `gpg --detach-sign --armor`); the fairtable seats carry her `.asc` and file
  * into the log. Honest phases audit valid; what a carrier could try (a made-up or older signature, a
  * changed file) is refused or named; a changed file from Ann herself ends in holds with commit_mismatch.
+ * Edd's key is Ed25519 (gpg 2.3's default): he clearsigns his file's SHA-256 with the round's notation, and
+ * the same holds for him: a made-up, altered, unbound or other round's commitment names its carrier.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,16 +22,18 @@ import { Seat } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import { diplomacyRegistry as registry } from './index.js';
 import type { DiplomacyState } from './machine.js';
-import { saltPrefix } from './gpg.js';
+import { readPgpClearsigned, verifyPgpDetached } from '@fairtable/core/pgp/verify.js';
+import { gpgKey, saltPrefix } from './gpg.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ft-dip-gpg-'));
 const seed = (n: number): Uint8Array => new Uint8Array(32).fill(n);
 
-function gpg(home: string, args: string[]): string {
+function gpg(home: string, args: string[], input?: string): string {
   const r = spawnSync('gpg', ['--batch', '--homedir', home, '--pinentry-mode', 'loopback', '--passphrase', '', ...args], {
     encoding: 'utf8',
     cwd: dir,
     timeout: 60_000,
+    ...(input === undefined ? {} : { input }),
   });
   if (r.error) throw new Error(`gpg could not run (${r.error.message}); install GnuPG (apt-get install gnupg)`);
   if (r.status !== 0) throw new Error(`gpg ${args.join(' ')}: ${r.stderr}`);
@@ -61,15 +65,40 @@ function annWrites(user: GpgUser, name: string, saltLine: string, orders: string
   return { file, asc: readFileSync(join(dir, `${name}.asc`), 'utf8') };
 }
 
+/**
+ * What Edd, whose key is Ed25519 (gpg 2.3's default), does: write the file, then clearsign its SHA-256 as
+ * `gpg --print-md SHA256 FILE` (or `sha256sum FILE`) prints it: `... | gpg --clearsign --output FILE.asc`.
+ */
+function eddWrites(
+  user: GpgUser,
+  name: string,
+  saltLine: string,
+  orders: string[],
+  digest: 'print-md' | 'sha256sum' = 'print-md',
+  bind = true,
+): { file: string; asc: string } {
+  const secret = gpg(user.home, ['--armor', '--gen-random', '1', '24']).trim();
+  const file = `${saltLine} ${secret}\n${orders.join('\n')}\n`;
+  writeFileSync(join(dir, name), file);
+  const stated = digest === 'print-md' ? gpg(user.home, ['--print-md', 'SHA256', name]) : spawnSync('sha256sum', [name], { cwd: dir, encoding: 'utf8' }).stdout;
+  // The letter's notation: game, round, label and player, as the salt line's game part has them.
+  const binding = saltLine.split(' ').slice(1).join('/');
+  gpg(user.home, ['--yes', '--output', `${name}.asc`, '--clearsign', ...(bind ? ['-N', `orders@fairtable=${binding}`] : [])], stated);
+  return { file, asc: readFileSync(join(dir, `${name}.asc`), 'utf8') };
+}
+
 let ann: GpgUser;
 let eve: GpgUser;
+let edd: GpgUser;
 beforeAll(() => {
   ann = gpgUser('ann');
   eve = gpgUser('eve');
+  edd = gpgUser('edd', 'ed25519');
 }, 120_000);
 
 /** Two fairtable seats (p0 Austria, p1 England) and Ann (France) by gpg; every submission appended and delivered at once. */
-function table(params: Record<string, JsonValue> = {}, ahead = 0) {
+function table(params: Record<string, JsonValue> = {}, ahead = 0, who: 'ann' | 'edd' = 'ann') {
+  const user = who === 'ann' ? ann : edd;
   const start = Date.now() + ahead;
   const clock = { now: start };
   const ids = ['p0', 'p1'];
@@ -83,7 +112,7 @@ function table(params: Record<string, JsonValue> = {}, ahead = 0) {
           timeoutMs: 60_000,
           assign: 'fixed',
           years: 1,
-          gpgPlayers: [{ id: 'ann', publicKey: ann.publicKey, fingerprint: ann.fingerprint }],
+          gpgPlayers: [{ id: who, publicKey: user.publicKey, fingerprint: user.fingerprint }],
           ...params,
         },
         players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
@@ -126,9 +155,9 @@ function table(params: Record<string, JsonValue> = {}, ahead = 0) {
       flush();
     }
   };
-  const salt = (): string => saltPrefix(seats[0]!.gameId, state().round, `S1901M`, 'ann').replace('S1901M', label(state()));
+  const salt = (): string => saltPrefix(seats[0]!.gameId, state().round, `S1901M`, who).replace('S1901M', label(state()));
   const carry = (by: number, body: Record<string, JsonValue>): void => {
-    seats[by]!.sendUnasked({ round: state().round, player: 'ann', ...body, type: body.type as string });
+    seats[by]!.sendUnasked({ round: state().round, player: who, ...body, type: body.type as string });
     flush();
   };
   return { seats, log, flush, clock, state, holds, salt, carry };
@@ -312,11 +341,119 @@ describe('a gpg-only player in a Diplomacy game', () => {
     expect(named(t.log)).toEqual([]);
   });
 
-  it('the setup: a wrong fingerprint, an Ed25519 key, escrow, or an id already taken are refused', () => {
-    const edd = gpgUser('edd', 'ed25519');
+  it('the setup: a wrong fingerprint, escrow, or an id already taken are refused; an Ed25519 key is taken', () => {
     expect(() => table({ gpgPlayers: [{ id: 'ann', publicKey: ann.publicKey, fingerprint: eve.fingerprint }] })).toThrow(/fingerprint/);
-    expect(() => table({ gpgPlayers: [{ id: 'edd', publicKey: edd.publicKey, fingerprint: edd.fingerprint }] })).toThrow(/Ed25519/);
+    expect(table({}, 0, 'edd').state().gpgKeys.edd).toBe(edd.publicKey);
     expect(() => table({ escrow: 'threshold' })).toThrow(/escrow/);
     expect(() => table({ gpgPlayers: [{ id: 'p1', publicKey: ann.publicKey, fingerprint: ann.fingerprint }] })).toThrow(/not used/);
+  });
+
+  it('an RSA player may commit by a clearsigned digest too: the file is checked against the digest it states', () => {
+    const t = table();
+    const { file, asc } = eddWrites(ann, 'ann-clear.txt', t.salt(), FRANCE, 'sha256sum');
+    t.carry(0, { type: 'pgp-commit', signature: asc });
+    expect(t.state().pgpCommits.ann?.form).toBe('sha256');
+    t.holds();
+    t.carry(1, { type: 'pgp-reveal', file });
+    expect(t.state().position.units.some((u) => u.power === 'france' && u.at === 'bur')).toBe(true);
+    expect(named(t.log)).toEqual([]);
+  });
+});
+
+describe('a gpg-only player whose key is Ed25519 (gpg 2.3 and later make no other by default)', () => {
+  it('the clearsigned reader agrees with gpg --verify on changes to the message: only what RFC 9580 leaves unsigned passes', () => {
+    const { asc } = eddWrites(edd, 'edd-oracle.txt', 'fairtable/orders/v1 g 1 S1901M edd', FRANCE);
+    // gpg --print-md wraps the digest: the text is one or two lines.
+    const body = /\n\n([^]*?)\n-----BEGIN PGP SIGNATURE/.exec(asc)![1]!;
+    const first = body.split('\n')[0]!;
+    const last = body.split('\n').at(-1)!;
+    const variants: [string, string][] = [
+      ['as made', asc],
+      ['trailing spaces and a tab', asc.replace(first, `${first}  \t`)],
+      ['CR LF line ends', asc.replace(/\n/g, '\r\n')],
+      ['a space inside a line', asc.replace(first, first.replace(':', ': '))],
+      ['a line added', asc.replace(body, `${body}\nF bre - mao`)],
+      ['the last digit changed', asc.replace(last, last.slice(0, -1) + (last.endsWith('0') ? '1' : '0'))],
+    ];
+    expect(new Set(variants.map(([, m]) => m)).size).toBe(variants.length);
+    const key = gpgKey(edd.publicKey);
+    const verdicts = variants.map(([what, message]) => {
+      writeFileSync(join(dir, 'oracle.asc'), message);
+      const r = spawnSync('gpg', ['--batch', '--homedir', edd.home, '--status-fd', '1', '--verify', 'oracle.asc'], { cwd: dir, encoding: 'utf8' });
+      const m = readPgpClearsigned(message);
+      return [what, r.stdout.includes('[GNUPG:] GOODSIG'), verifyPgpDetached(key, m.signature, m.signed).valid];
+    });
+    expect(verdicts).toEqual(variants.map(([what], i) => [what, i < 3, i < 3]));
+  });
+
+  it('plays every phase to the end by clearsigned digests, both forms; nobody is named, the audit agrees', () => {
+    const t = table({}, 0, 'edd');
+    const later: Record<string, string[]> = { S1901M: FRANCE, F1901M: ['F mao - por', 'A bur H', 'A spa H'] };
+    let n = 0;
+    while (t.state().phase !== 'done') {
+      const next = eddWrites(edd, `edd-${n}.txt`, t.salt(), later[label(t.state())] ?? [], n % 2 === 0 ? 'print-md' : 'sha256sum');
+      t.carry(n % 2, { type: 'pgp-commit', signature: next.asc });
+      t.carry((n + 1) % 2, { type: 'pgp-commit', signature: next.asc }); // carried twice: the first counts
+      t.holds();
+      t.carry((n + 1) % 2, { type: 'pgp-reveal', file: next.file });
+      n++;
+    }
+    expect(n).toBeGreaterThanOrEqual(3);
+    expect(t.state().position.units.some((u) => u.power === 'france' && u.at === 'por')).toBe(true);
+    const v = auditLines(t.log, { registry: frozen });
+    expect(v.violations.filter((x) => x.player !== null)).toEqual([]);
+    expect(v.outcome?.summary).toMatchObject({ phase: 'S1902M', centres: { france: 5 } });
+  });
+
+  it("a carrier cannot make up or change Edd's commitment: each try is bad_carry for the carrier, never Edd; his own then counts", () => {
+    const t = table({}, 0, 'edd');
+    const { file, asc } = eddWrites(edd, 'edd-real.txt', t.salt(), FRANCE);
+    // A made-up digest with Edd's signature left on it; Eve's key signing a digest; Edd's detached signature over the
+    // file (an Ed25519 signature nobody can check before the file is known); a text Edd signed that states no digest.
+    const altered = asc.replace(/(edd-real\.txt:\s*)([0-9A-F])/, (_, head: string, c: string) => `${head}${c === '0' ? '1' : '0'}`);
+    expect(altered).not.toBe(asc);
+    const byEve = eddWrites(eve, 'eve-clear.txt', t.salt(), ['A par H']).asc;
+    const detached = annWrites(edd, 'edd-detached.txt', t.salt(), FRANCE).asc;
+    const noDigest = gpg(edd.home, ['--clearsign', '-N', `orders@fairtable=${t.salt().split(' ').slice(1).join('/')}`], 'I commit to my orders\n');
+    // Edd's genuine commitments, but for round 7, and without the notation: not this round's.
+    const elsewhere = eddWrites(edd, 'edd-elsewhere.txt', t.salt().replace(' 1 S1901M ', ' 7 S1901M '), FRANCE).asc;
+    const unbound = eddWrites(edd, 'edd-unbound.txt', t.salt(), FRANCE, 'print-md', false).asc;
+    for (const signature of [altered, byEve, detached, noDigest, 'junk', elsewhere, unbound]) t.carry(1, { type: 'pgp-commit', signature });
+    expect(t.state().pgpCommits.edd).toBeUndefined();
+    const v = named(t.log);
+    expect(v.map((x) => [x.code, x.player])).toEqual(Array.from({ length: 7 }, () => ['bad_carry', 'p1']));
+    expect(v[0]!.message).toMatch(/not a text the player's key signed/);
+    expect(v[2]!.message).toMatch(/clearsigned digest/);
+    expect(v[3]!.message).toMatch(/states no SHA-256 digest/);
+    expect(v[5]!.message).toMatch(/another game or round/);
+    expect(v[6]!.message).toMatch(/no orders@fairtable notation/);
+    // Edd's real commitment, carried by the honest seat, counts; a file changed by p1 is set aside, his own counts.
+    t.carry(0, { type: 'pgp-commit', signature: asc });
+    t.holds();
+    t.carry(1, { type: 'pgp-reveal', file: file.replace('A par - bur', 'A par H') });
+    expect(t.state().phase).toBe('reveal');
+    t.carry(0, { type: 'pgp-reveal', file });
+    expect(t.state().position.units.some((u) => u.power === 'france' && u.at === 'bur')).toBe(true);
+    expect(named(t.log).filter((x) => x.player === 'edd')).toEqual([]);
+  });
+
+  it('Edd changes his file after committing: no matching file by the deadline, commit_mismatch names him, his units hold', () => {
+    const t = table({}, 0, 'edd');
+    const { file, asc } = eddWrites(edd, 'edd-changed.txt', t.salt(), FRANCE);
+    t.carry(0, { type: 'pgp-commit', signature: asc });
+    t.holds();
+    t.carry(1, { type: 'pgp-reveal', file: file.replace('A par - bur', 'A par - pic') });
+    t.clock.now += 100_000;
+    for (const s of t.seats) s.tick();
+    t.flush();
+    expect(t.state().round).toBe(2);
+    expect(
+      t
+        .state()
+        .position.units.filter((u) => u.power === 'france')
+        .map((u) => u.at)
+        .sort(),
+    ).toEqual(['bre', 'mar', 'par']);
+    expect(named(t.log).map((x) => [x.code, x.player])).toEqual([['commit_mismatch', 'edd']]);
   });
 });

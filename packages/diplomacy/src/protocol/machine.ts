@@ -58,6 +58,7 @@ import {
   fileMatches,
   fileRandom,
   readGpgPlayers,
+  notationValue,
   saltPrefix,
   saltProblem,
   type CarriedCommit,
@@ -588,7 +589,8 @@ function carried(state: DiplomacyState, msg: Accepted): StepResult<DiplomacyStat
     if (s.pgpCommits[player] !== undefined) return ignore('the player has a commitment this round: the first one carried counts');
     if (s.phase !== 'commit') return ignore(`the commit set of round ${s.round} is fixed`);
     if (!required(s).includes(player)) return ignore(`${player} has no power to order in ${label}`);
-    const check = checkCarriedCommit(key, body.signature as JsonValue | undefined, s.phaseStart, s.pgpSkewMs, s.pgpUsed[player] ?? []);
+    const binding = notationValue(s.gameId, s.round, label, player);
+    const check = checkCarriedCommit(key, body.signature as JsonValue | undefined, s.phaseStart, s.pgpSkewMs, s.pgpUsed[player] ?? [], binding);
     if (!check.ok) {
       st.violation('bad_carry', from, msg, `${from} carried, as ${player}'s commitment for ${label}, a signature that is not one: ${check.problem}`);
       return st.result(state);
