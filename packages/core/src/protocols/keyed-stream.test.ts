@@ -427,6 +427,9 @@ describe('audit requests by hand', () => {
     while (u.sendNext(honest, 10, false)); // a answers; b does not (and a's clock is not asked)
     u.now += 5000;
     u.post('b', { type: 'deadline', phase: 'audit-request', round: 1, missing: ['a', 'b'] });
+    // Nobody but the claimant has written since: the claim stands in the unvouched tail and names nobody (docs/SPEC.md §4.4).
+    expect(u.verdict().violations.filter((x) => x.player !== null)).toEqual([]);
+    while (u.sendNext(honest, 10, false)); // a, the one left, writes on (its final audit), vouching for the claim
     // a's answer overtook the claim (an honest race, docs/SPEC.md §7.4); b, still missing, is named.
     expect(
       u
