@@ -113,10 +113,16 @@ describe('the unvouched tail', () => {
       expect(namedBySwap(lines)).toContain(late);
       const swapped = applyTail(lines, [{ kind: 'swap', a: 0, b: 1 }]);
       const v = auditLines(swapped);
-      expect(v.violations.filter((x) => x.player !== null), protocol).toEqual([]);
+      expect(
+        v.violations.filter((x) => x.player !== null),
+        protocol,
+      ).toEqual([]);
       expect(v.valid).toBe(false);
       expect(v.outcome).toBeNull();
-      expect(v.violations.some((x) => x.code === 'withheld' && /deadline claim names/.test(x.message)), protocol).toBe(true);
+      expect(
+        v.violations.some((x) => x.code === 'withheld' && /deadline claim names/.test(x.message)),
+        protocol,
+      ).toBe(true);
     }
   });
 
@@ -134,7 +140,10 @@ describe('the unvouched tail', () => {
     for (const protocol of ['beacon', 'snakes', 'keyed-stream'] as const) {
       const r = simulate({ protocol, players: 3, turns: 2, seed: new Uint8Array(32).fill(11), cheat: 'withhold', cheater: 'p2' });
       const v = auditLines(r.lines);
-      expect(v.violations.map((x) => [x.code, x.player]), protocol).toContainEqual(['withheld', 'p2']);
+      expect(
+        v.violations.map((x) => [x.code, x.player]),
+        protocol,
+      ).toContainEqual(['withheld', 'p2']);
       for (const x of v.violations) expect([null, 'p2']).toContain(x.player);
     }
   });

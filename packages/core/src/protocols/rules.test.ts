@@ -144,7 +144,12 @@ describe('beacon rules', () => {
     const tail = auditLines(race.lines).violations;
     expect(tail.every((v) => v.code === 'withheld' && v.player === null)).toBe(true);
     expect(tail.some((v) => v.message.includes("a's deadline claim names c withheld"))).toBe(true);
-    race.post('b', { type: 'reveal', round: 1, commitSet: commitSetHash(race.game, 1, ['a', 'b'], { a: ra.commitment, b: rb.commitment }), opening: rb.opening });
+    race.post('b', {
+      type: 'reveal',
+      round: 1,
+      commitSet: commitSetHash(race.game, 1, ['a', 'b'], { a: ra.commitment, b: rb.commitment }),
+      opening: rb.opening,
+    });
     expect(race.violations().map((v) => [v.code, v.player])).toEqual([['withheld', 'c']]);
     const late = new Script('beacon', ['a', 'b']);
     late.post('a', { type: 'commit', round: 1, commitment: beaconCommit(late, 'a').commitment });

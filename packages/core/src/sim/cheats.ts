@@ -70,7 +70,14 @@ export function cheatApplies(cheat: Cheat, protocol: string, cheater: string): s
     if (cheater === HOUSE) return `${cheat} is a player's cheat: the house cannot commit it`;
   }
   // Rochambeau's escrow has the same sharing, check, answer and share messages (docs/spec/rochambeau.md §11).
-  const sharedEscrow = ['escrow-bad-deal', 'escrow-short-deal', 'escrow-wrong-share', 'escrow-withhold-share', 'escrow-withhold-check', 'escrow-withhold-answer'];
+  const sharedEscrow = [
+    'escrow-bad-deal',
+    'escrow-short-deal',
+    'escrow-wrong-share',
+    'escrow-withhold-share',
+    'escrow-withhold-check',
+    'escrow-withhold-answer',
+  ];
   if (cheat.startsWith('escrow-') && protocol !== 'beacon' && !(protocol === 'rochambeau' && sharedEscrow.includes(cheat)))
     return `${cheat} is a cheat on the beacon's escrow; this game plays ${protocol}`;
   if (cheat.startsWith('layers-') && protocol !== 'beacon' && protocol !== 'diplomacy')
