@@ -55,6 +55,15 @@ describe('the colluding last revealer', () => {
 });
 
 describe('escrow rules, each broken and named', () => {
+  it('honest players on a lossy, duplicating network audit valid, with four players and k = 2', () => {
+    for (const seed of [7, 8]) {
+      const r = simulate({ protocol: 'rochambeau', players: 4, seed: new Uint8Array(32).fill(seed), params: ESCROW, drop: 0.1, duplicate: 0.1, maxDelay: 50 });
+      const v = auditLines(r.lines);
+      expect(v.violations).toEqual([]);
+      expect(v.outcome).not.toBeNull();
+    }
+  });
+
   it('a sharing that does not fit its shares: every holder complains, no answer fits, bad_share (out before any Reveal)', () => {
     const v = auditLines(play(3, { escrow: true, cheat: 'escrow-bad-deal' }).lines);
     expect(v.violations[0]).toMatchObject({ code: 'bad_share', player: 'p2' });
