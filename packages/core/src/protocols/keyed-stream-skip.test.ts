@@ -11,7 +11,9 @@ import { generateKeyPair } from '../identity.js';
 import type { GameSetup } from '../setup.js';
 import { OBSERVER_CTX } from '../referee.js';
 import { taggedHash } from '../hash.js';
-import { DEFAULT_SKIP_LIMIT, keyedStream, streamOfSecret } from './keyed-stream.js';
+import { DEFAULT_SKIP_LIMIT, UNSTATED_SKIP_LIMIT, keyedStream, streamOfSecret } from './keyed-stream.js';
+import { simulate } from '../sim/simulate.js';
+import type { Envelope } from '../envelope.js';
 
 const VECTORS = new URL('./vectors/keyed-stream-skip.json', import.meta.url);
 
@@ -45,7 +47,7 @@ function build(): string {
 }
 
 describe('seed 000 skip X', () => {
-  it('defaults to X uniform in [0, 2^32), and a setup that names skipLimit keeps its own bound', () => {
+  it('new setups state X uniform in [0, 2^32); a setup that states no bound keeps the 256 it was played with', () => {
     expect(DEFAULT_SKIP_LIMIT).toBe(2 ** 32);
     const init = (params: Record<string, number>): number => {
       const setup: GameSetup = {
@@ -61,8 +63,12 @@ describe('seed 000 skip X', () => {
       };
       return keyedStream.init(setup, '22'.repeat(32), null, OBSERVER_CTX).state.skipLimit;
     };
-    expect(init({})).toBe(2 ** 32);
-    expect(init({ skipLimit: 256 })).toBe(256);
+    expect(init({ skipLimit: DEFAULT_SKIP_LIMIT })).toBe(2 ** 32);
+    expect(init({})).toBe(UNSTATED_SKIP_LIMIT);
+    expect(UNSTATED_SKIP_LIMIT).toBe(256);
+    // What fairtable creates states the new bound (the simulator here; the CLI's play and mail do the same).
+    const lines = simulate({ protocol: 'keyed-stream', players: 2, turns: 1, seed: new Uint8Array(32).fill(1) }).lines;
+    expect((JSON.parse(lines[0]!) as Envelope).body.setup).toMatchObject({ params: { skipLimit: 2 ** 32 } });
   });
 
   it('vectors: X and the roll it points at, rebuilt byte for byte', () => {

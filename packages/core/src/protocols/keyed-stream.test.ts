@@ -46,7 +46,7 @@ class Table {
     this.setup = {
       protocol: 'keyed-stream',
       game,
-      params: { timeoutMs: TIMEOUT, ...params },
+      params: { timeoutMs: TIMEOUT, skipLimit: DEFAULT_SKIP_LIMIT, ...params },
       players: players.map((id) => ({ id, key: toHex(this.keys[id]!.publicKey) })),
       nonce: '00'.repeat(32),
       created: 0,
