@@ -35,6 +35,15 @@ export interface Verdict {
 /** What stands in an altered log: what names nobody, and what a player's own signatures alone prove. */
 const SIGNER_PROOFS = new Set(['equivocation', 'broken_chain']);
 
+export interface AuditorOptions extends RefereeOptions {
+  /**
+   * Whether an orderer's checked receipt vouches for lines 0…`line` as this copy holds them (its running log
+   * hash recomputed from them, docs/spec/relay.md §2): a deadline claim on such a line is vouched without a
+   * later envelope (docs/SPEC.md §4.4, "The unvouched tail").
+   */
+  readonly vouched?: (line: number) => boolean;
+}
+
 /** A streaming auditor: `start` with line 0, then `add` each later line (raw or already prepared). */
 export class Auditor {
   readonly referee: Referee;
@@ -42,8 +51,10 @@ export class Auditor {
   private readonly tail = new UnvouchedClaims();
   private omitted = 0;
   private evidenceChars = 0;
-  constructor(setupLine: string, options: RefereeOptions = {}) {
+  private readonly vouched: ((line: number) => boolean) | undefined;
+  constructor(setupLine: string, options: AuditorOptions = {}) {
     this.referee = new Referee(setupLine, null, undefined, options);
+    this.vouched = options.vouched;
   }
   add(text: string): void {
     this.addPrepared(this.referee.prepare(this.next, text));
@@ -96,6 +107,7 @@ export class Auditor {
     // A deadline claim in the unvouched tail names nobody (docs/SPEC.md §4.4, §7.4): the line that would have
     // made it stale could have been dropped or moved after it by whoever held this copy.
     const unvouched = alteredAt === null ? this.tail.unvouched() : new Map<number, string>();
+    for (const line of [...unvouched.keys()]) if (this.vouched?.(line) === true) unvouched.delete(line);
     let suspended = false;
     for (let i = 0; i < violations.length; i++) {
       const v = violations[i]!;

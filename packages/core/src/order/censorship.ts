@@ -219,7 +219,11 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
     if (had === undefined || had.receipt.time > w.time) mine.set(e.seq, { text: rec.text, envelope: e, receipt: w, relay: rec.relay });
   }
 
-  const auditor = new Auditor(setupLine, { ...options, ...(trustTime ? { timeOf: (line: number) => times[line] } : {}) });
+  // A trusted orderer's receipt that covers a claim's line vouches for it (SPEC §4.4, "The unvouched tail").
+  const auditor = new Auditor(setupLine, {
+    ...options,
+    ...(trustTime ? { timeOf: (line: number) => times[line], vouched: (line: number) => times[line] !== undefined } : {}),
+  });
   for (let i = 1; i < lines.length; i++) auditor.add(lines[i]!);
   const base = auditor.verdict();
 
