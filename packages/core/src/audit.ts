@@ -35,25 +35,35 @@ export interface Verdict {
 /** What stands in an altered log: what names nobody, and what a player's own signatures alone prove. */
 const SIGNER_PROOFS = new Set(['equivocation', 'broken_chain']);
 
+export interface AuditorOptions extends RefereeOptions {
+  /**
+   * Whether an orderer's checked receipt vouches for lines 0…`line` as this copy holds them (its running log
+   * hash recomputed from them, docs/spec/relay.md §2): a deadline claim on such a line is vouched without a
+   * later envelope (docs/SPEC.md §4.4, "The unvouched tail").
+   */
+  readonly vouched?: (line: number) => boolean;
+}
+
 /** A streaming auditor: `start` with line 0, then `add` each later line (raw or already prepared). */
 export class Auditor {
   readonly referee: Referee;
   private next = 1;
+  private readonly tail = new UnvouchedClaims();
   private omitted = 0;
   private evidenceChars = 0;
-  constructor(setupLine: string, options: RefereeOptions = {}) {
+  private readonly vouched: ((line: number) => boolean) | undefined;
+  constructor(setupLine: string, options: AuditorOptions = {}) {
     this.referee = new Referee(setupLine, null, undefined, options);
+    this.vouched = options.vouched;
   }
   add(text: string): void {
-    const before = this.referee.violations.length;
-    const line = this.next++;
-    this.referee.feedText(line, text);
-    this.bound(before, line, text.length);
+    this.addPrepared(this.referee.prepare(this.next, text));
   }
   addPrepared(prepared: PreparedLine): void {
     const before = this.referee.violations.length;
-    this.referee.feed(prepared, OBSERVER);
+    const fed = this.referee.feed(prepared, OBSERVER);
     this.next++;
+    this.tail.take(prepared, fed.violations);
     this.bound(before, prepared.line, prepared.text.length);
   }
   /** Adds the next line as cut by lines.ts: its text, or a line that could not be read at all. */
@@ -94,6 +104,26 @@ export class Auditor {
     // names nobody and what signatures alone prove are kept.
     const violations =
       alteredAt === null ? [...this.referee.violations] : this.referee.violations.filter((v) => v.player === null || SIGNER_PROOFS.has(v.code));
+    // A deadline claim in the unvouched tail names nobody (docs/SPEC.md §4.4, §7.4): the line that would have
+    // made it stale could have been dropped or moved after it by whoever held this copy.
+    const unvouched = alteredAt === null ? this.tail.unvouched() : new Map<number, string>();
+    for (const line of [...unvouched.keys()]) if (this.vouched?.(line) === true) unvouched.delete(line);
+    let suspended = false;
+    for (let i = 0; i < violations.length; i++) {
+      const v = violations[i]!;
+      const claimant = unvouched.get(v.seq);
+      if (v.code !== 'withheld' || v.player === null || claimant === undefined) continue;
+      suspended = true;
+      violations[i] = {
+        ...v,
+        player: null,
+        message:
+          `line ${v.seq}: ${claimant}'s deadline claim names ${v.player} ${v.code}, but no later envelope of another player ` +
+          `saw that line (none has an \`at\` beyond it): whoever held this copy could have dropped ${v.player}'s late message ` +
+          `from the end of the log, or moved it after the claim, so ${v.player} is not named; a copy whose later lines ` +
+          `vouch for the claim, or the orderer's receipts, settles it`,
+      };
+    }
     if (outcome === null && alteredAt === null) {
       violations.push({
         code: 'withheld',
@@ -110,9 +140,33 @@ export class Auditor {
       lines: this.next,
       gameId: this.referee.checker.gameId,
       protocol: this.referee.checker.setup.protocol,
-      outcome,
+      // The outcome was reached on the claim's forfeit, which the log cannot support: the game is not judged.
+      outcome: suspended ? null : outcome,
       alteredAt,
     };
+  }
+}
+
+/**
+ * The deadline claims that named someone and that no later line vouches for yet (docs/SPEC.md §4.4's unvouched
+ * tail): a claim at line c is vouched once an envelope of a player other than its claimant stands later with
+ * `at` > c, i.e. its author had seen the claim's line when it signed, and its `head` fixes the log there. The
+ * claimant's own later envelopes do not count: a holder who is the claimant could sign them over the edited
+ * log. Claims are forgotten as soon as they are vouched, so only the tail's are held.
+ */
+class UnvouchedClaims {
+  private readonly pending = new Map<number, string>();
+  take(prepared: PreparedLine, violations: readonly Violation[]): void {
+    const env = prepared.envelope;
+    if (env === null || !prepared.sigOk) return;
+    for (const [line, claimant] of this.pending) if (line < env.at && env.from !== claimant) this.pending.delete(line);
+    if (env.body.type === 'deadline' && violations.some((v) => v.code === 'withheld' && v.player !== null && v.seq === prepared.line)) {
+      this.pending.set(prepared.line, env.from);
+    }
+  }
+  /** Claim line → claimant, for the claims still unvouched. */
+  unvouched(): Map<number, string> {
+    return new Map(this.pending);
   }
 }
 

@@ -27,6 +27,7 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { checkChoice, type Decision } from '@fairtable/core';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
+import { DEFAULT_SKIP_LIMIT } from '@fairtable/core/protocols/keyed-stream.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { SIM_PROTOCOLS, monopolyStrategy, simStrategy, type Strategy } from '@fairtable/core/testing';
@@ -100,6 +101,7 @@ function setupFor(
     }
     game ??= 'dice';
     if (turns !== undefined) params[game === 'snakes' ? 'maxRounds' : 'rounds'] = turns;
+    if (name === 'keyed-stream') params.skipLimit = DEFAULT_SKIP_LIMIT;
   }
   // Sealed mode (docs/spec/sealed.md): the relay holds these message types until every player's is in.
   // Diplomacy seals its commitments unless told otherwise: seed 003's third party that collects the hashes.

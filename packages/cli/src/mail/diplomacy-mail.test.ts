@@ -230,13 +230,19 @@ describe('Diplomacy by mail, a player away', () => {
     const verdict = auditLines(lines, { registry: diplomacyRegistry });
     const labels = [...new Set(envelopes.filter((e) => e.body.type === 'commit').map((e) => e.body.label as string))];
     expect(labels.slice(0, 2)).toEqual(['S1901M', 'F1901M']);
-    expect(verdict.violations.map((v) => `${v.code} ${v.player} ${/did not (\w+) in round (\d+)/.exec(v.message)?.slice(1).join(' ')}`)).toEqual(
-      labels.flatMap((_, i) => [`withheld cat commit ${i + 1}`, `withheld cat sign ${i + 1}`]),
-    );
-    expect((verdict.outcome!.summary as { phase: string }).phase).toBe('S1902M');
+    // The last claim is the game's last line: no later line vouches for it, so the file audit names nobody on it
+    // (the unvouched tail, docs/SPEC.md §4.4) and gives no outcome; the seats, which saw it live, settled on it.
+    const named = labels.flatMap((_, i) => [`withheld cat commit ${i + 1}`, `withheld cat sign ${i + 1}`]);
+    expect(verdict.violations.map((v) => `${v.code} ${v.player} ${/did not (\w+) in round (\d+)/.exec(v.message)?.slice(1).join(' ')}`)).toEqual([
+      ...named.slice(0, -1),
+      'withheld null undefined',
+    ]);
+    expect(verdict.violations[verdict.violations.length - 1]!.message).toMatch(/deadline claim names cat withheld/);
     // France's units took the defaults every phase: they hold where they started.
     const referee = new Referee(lines[0]!, null, undefined, { registry: diplomacyRegistry });
     lines.slice(1).forEach((text, i) => referee.feedText(i + 1, text));
+    expect(referee.violations.filter((v) => v.code === 'withheld').map((v) => v.player)).toEqual(named.map(() => 'cat'));
+    expect((referee.outcome()!.summary as { phase: string }).phase).toBe('S1902M');
     const position = (referee.state as DiplomacyState).position;
     expect(position.units.filter((u) => u.power === 'france').map((u) => `${u.type} ${u.at}`)).toEqual(['fleet bre', 'army mar', 'army par']);
     expect(last[0]!.board).toContain('France (cat): F bre, A mar, A par');

@@ -8,6 +8,7 @@ import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import { FairtableError, type ErrorCode } from '@fairtable/core/errors.js';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
+import { DEFAULT_SKIP_LIMIT } from '@fairtable/core/protocols/keyed-stream.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
@@ -110,6 +111,7 @@ function paramsFor(
   if (protocol === 'rochambeau') return { protocol, game: null, params: { N: '3' } };
   const g = protocol === 'dice' || protocol === 'snakes' || protocol === 'monopoly' ? protocol : (game ?? 'dice');
   if (turns !== undefined) params[g === 'snakes' ? 'maxRounds' : 'rounds'] = turns;
+  if (protocol === 'keyed-stream') params.skipLimit = DEFAULT_SKIP_LIMIT;
   return { protocol: protocol === 'keyed-stream' ? 'keyed-stream' : 'chain', game: g, params };
 }
 

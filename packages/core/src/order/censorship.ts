@@ -260,7 +260,12 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
   // backdated `created` cannot shorten it, and a later receipt only makes deadlines later.
   const line0 = times[0];
   const timeOf = trustTime ? (line: number) => times[line] : (line: number) => (line === 0 ? line0 : undefined);
-  const auditor = new Auditor(setupLine, { ...options, timeOf });
+  // A trusted orderer's receipt that covers a claim's line vouches for it (SPEC §4.4, "The unvouched tail").
+  const auditor = new Auditor(setupLine, {
+    ...options,
+    timeOf,
+    ...(trustTime ? { vouched: (line: number) => times[line] !== undefined } : {}),
+  });
   for (let i = 1; i < lines.length; i++) auditor.add(lines[i]!);
   const signed = auditor.verdict();
   // Without trust in the relay's clock, a deadline names a player only where the receipt times name it too

@@ -15,7 +15,7 @@ import { generateKeyPair, type KeyPair } from '../identity.js';
 import type { JsonValue } from '../jcs.js';
 import { createSetupEnvelope, type GameSetup } from '../setup.js';
 import { RandomStream } from '../stream.js';
-import { firstPlayerIndex, keyedStream, streamOfSecret, type KeyedState } from './keyed-stream.js';
+import { DEFAULT_SKIP_LIMIT, firstPlayerIndex, keyedStream, streamOfSecret, type KeyedState } from './keyed-stream.js';
 import type { Ctx } from './machine.js';
 
 const TIMEOUT = 1000;
@@ -46,7 +46,7 @@ class Table {
     this.setup = {
       protocol: 'keyed-stream',
       game,
-      params: { timeoutMs: TIMEOUT, ...params },
+      params: { timeoutMs: TIMEOUT, skipLimit: DEFAULT_SKIP_LIMIT, ...params },
       players: players.map((id) => ({ id, key: toHex(this.keys[id]!.publicKey) })),
       nonce: '00'.repeat(32),
       created: 0,
@@ -228,7 +228,7 @@ describe('audit on demand: the honest game', () => {
               ],
             };
           }
-          t.post('a', { type: 'turn', turn: s.turn, roll, x: stream.below(256) });
+          t.post('a', { type: 'turn', turn: s.turn, roll, x: stream.below(DEFAULT_SKIP_LIMIT) });
           if (epoch === 0) {
             t.post('a', { type: 'audit', secret: toHex(s1) });
             expect(t.state('b').keyless.a).toBe(true);
@@ -272,7 +272,7 @@ describe('audit on demand: cheats', () => {
     t.run((from, body) => {
       if (from === 'b' && body.type === 'turn' && typeof body.x === 'number' && !done) {
         done = true;
-        return { ...body, x: ((body.x as number) + 1) % 256 };
+        return { ...body, x: ((body.x as number) + 1) % DEFAULT_SKIP_LIMIT };
       }
       return body;
     });
@@ -328,7 +328,7 @@ describe('audit on demand: cheats', () => {
             ],
           };
         }
-        t.post('a', { type: 'turn', turn: s.turn, roll, x: old.below(256) });
+        t.post('a', { type: 'turn', turn: s.turn, roll, x: old.below(DEFAULT_SKIP_LIMIT) });
         if (!answered) {
           t.post('a', { type: 'audit', secret: toHex(s1), key: pub(s2) });
           answered = true;
@@ -427,6 +427,9 @@ describe('audit requests by hand', () => {
     while (u.sendNext(honest, 10, false)); // a answers; b does not (and a's clock is not asked)
     u.now += 5000;
     u.post('b', { type: 'deadline', phase: 'audit-request', round: 1, missing: ['a', 'b'] });
+    // Nobody but the claimant has written since: the claim stands in the unvouched tail and names nobody (docs/SPEC.md §4.4).
+    expect(u.verdict().violations.filter((x) => x.player !== null)).toEqual([]);
+    while (u.sendNext(honest, 10, false)); // a, the one left, writes on (its final audit), vouching for the claim
     // a's answer overtook the claim (an honest race, docs/SPEC.md §7.4); b, still missing, is named.
     expect(
       u
@@ -446,7 +449,7 @@ describe('audit requests by hand', () => {
     const first = ['a', 'b'][firstPlayerIndex([pub(sa), pub(sb)])]!;
     const secret = first === 'a' ? sa : sb;
     t.post(first, { type: 'audit', secret: toHex(secret) });
-    t.post(first, { type: 'turn', turn: 0, roll: null, x: streamOfSecret(secret).below(256) });
+    t.post(first, { type: 'turn', turn: 0, roll: null, x: streamOfSecret(secret).below(DEFAULT_SKIP_LIMIT) });
     expect(t.verdict().violations.find((x) => x.player !== null)).toMatchObject({ code: 'out_of_turn', player: first });
   });
 });
@@ -461,7 +464,7 @@ describe('a mover that leaves with its X pending', () => {
     const first = firstPlayerIndex(order.map((p) => pub(secrets[p])));
     const [p0, p1, p2] = [order[first]!, order[(first + 1) % 3]!, order[(first + 2) % 3]!];
     const streams = { a: streamOfSecret(secrets.a), b: streamOfSecret(secrets.b), c: streamOfSecret(secrets.c) };
-    const x0 = streams[p0].below(256);
+    const x0 = streams[p0].below(DEFAULT_SKIP_LIMIT);
     t.post(p0, { type: 'turn', turn: 0, roll: null, x: x0 });
     let roll: JsonValue = null;
     if (rollerSawIt === 'after') {
@@ -476,7 +479,7 @@ describe('a mover that leaves with its X pending', () => {
       };
     } else if (rollerSawIt === 'garbled') roll = { turn: 0, draws: [[6, 9]] };
     t.post(p0, { type: 'audit', secret: '77'.repeat(32), key: pub(new Uint8Array(32).fill(94)) });
-    const x1 = streams[p1].below(256);
+    const x1 = streams[p1].below(DEFAULT_SKIP_LIMIT);
     t.post(p1, { type: 'turn', turn: 1, roll, x: x1 });
     streams[p2].skip(4 * x1);
     const r2 = {
@@ -486,7 +489,7 @@ describe('a mover that leaves with its X pending', () => {
         [6, streams[p2].below(6)],
       ],
     };
-    t.post(p2, { type: 'turn', turn: 2, roll: r2, x: streams[p2].below(256) });
+    t.post(p2, { type: 'turn', turn: 2, roll: r2, x: streams[p2].below(DEFAULT_SKIP_LIMIT) });
     // The roller's audit: its numbers must replay whichever way it went.
     t.post(p1, { type: 'audit', secret: toHex(secrets[p1]), key: pub(new Uint8Array(32).fill(95)) });
     const names = { [p0]: 'mover', [p1]: 'roller', [p2]: 'next' } as Record<string, string>;

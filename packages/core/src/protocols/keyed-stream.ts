@@ -116,6 +116,18 @@ export function streamOfSecret(secret: Uint8Array): RandomStream {
   return new RandomStream(taggedHash('keyed-stream', secret), 'keyed-stream');
 }
 
+/**
+ * The bound of X that fairtable writes into every new keyed-stream setup (docs/SPEC.md §7.3): X uniform in
+ * [0, 2^32). A roller that grinds stream keys can pick one whose first values are good for it at more of the
+ * offsets X may name, and the more offsets there are, the less any key can favour (the spec gives the numbers).
+ */
+export const DEFAULT_SKIP_LIMIT = 2 ** 32;
+/**
+ * The bound of a setup that does not state `skipLimit`: 256, the bound such setups were played with, so that
+ * their transcripts replay every X as it was drawn and still audit.
+ */
+export const UNSTATED_SKIP_LIMIT = 256;
+
 /** The seed's "who goes first": count the 7s in the decimal sum of the public keys. */
 export function firstPlayerIndex(publicKeys: readonly string[]): number {
   const sum = publicKeys.reduce((acc, k) => acc + bytesToBigInt(fromHex(k, 'key', 32)), 0n);
@@ -541,7 +553,7 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
         gameName,
         rules,
         timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
-        skipLimit: intParam(setup.params, 'skipLimit', 256, 1, 2 ** 32),
+        skipLimit: intParam(setup.params, 'skipLimit', UNSTATED_SKIP_LIMIT, 1, 2 ** 32),
         game: rules.init(players, setup.params),
         order: players,
         active: [...players],

@@ -70,8 +70,11 @@ export const KEYED_STREAM_MESSAGES: MessageSchemas = {
 };
 
 export const ROCHAMBEAU_MESSAGES: MessageSchemas = {
-  commit: z.object({ attempt: round, payload: text }),
+  commit: z.object({ attempt: round, payload: text, escrow: z.optional(z.object({ commitments: z.array(text), shares: z.array(sealedShare) })) }),
   reveal: z.object({ attempt: round, payload: text }),
+  // Threshold escrow (docs/spec/rochambeau.md §11): each player's word on the shares dealt to it, and a share in the clear.
+  check: z.object({ attempt: round, complaints: players }),
+  share: z.object({ attempt: round, dealer: text, seat: text, share: text }),
   deadline: DEADLINE,
 };
 

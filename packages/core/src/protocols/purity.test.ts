@@ -46,6 +46,28 @@ describe('no machine changes the state it is given', () => {
     }
   });
 
+  it('rochambeau with threshold escrow: a withheld Reveal opened, a wrong share named, on frozen states', () => {
+    for (const [cheat, accomplices] of [
+      ['withhold', undefined],
+      ['escrow-wrong-share', { p1: 'withhold' }],
+      ['escrow-bad-deal', undefined],
+    ] as const) {
+      const r = simulate({
+        protocol: 'rochambeau',
+        players: 3,
+        seed: new Uint8Array(32).fill(6),
+        params: { escrow: { scheme: 'vss', threshold: 2 } },
+        registry,
+        cheat,
+        cheater: 'p2',
+        ...(accomplices === undefined ? {} : { accomplices }),
+      });
+      const v = audit(r.lines);
+      expect(v.violations.map((x) => x.player)).toContain('p2');
+      for (const x of v.violations) expect(['p1', 'p2']).toContain(x.player);
+    }
+  });
+
   for (const [protocol, game] of [...SIM_PROTOCOLS.map((p) => [p, undefined] as const), ['keyed-stream', 'monopoly'] as const]) {
     const cheats: readonly (Cheat | undefined)[] = [
       undefined,

@@ -11,17 +11,24 @@
  * starts a fresh attempt with fresh Commits. The state (the hand) is the local
  * player's decision (`decision`/`decide`, docs/SPEC.md §7.5); the machine
  * draws only the nonce.
+ *
+ * With `escrow: {scheme: "vss", threshold: k}` (docs/spec/rochambeau.md §11) each Commit carries a Feldman
+ * sharing of the scalar its Reveal is a function of (rochambeau/escrow.ts); every player checks the shares
+ * dealt to it before anyone reveals, and from then on nobody leaves the attempt: a Reveal withheld, or one
+ * that is not its sharing's, is named and opened from k shares, so the verdict is the one every committed
+ * Reveal gives, whatever the last revealer does.
  */
-import { fromHex, isHex, toHex } from '../bytes.js';
+import { isHex, toHex } from '../bytes.js';
+import type { Body } from '../envelope.js';
+import type { SealedShare } from '../escrow/vss.js';
 import type { ViolationCode } from '../errors.js';
 import type { GameSetup } from '../setup.js';
 import type { Accepted } from '../transcript.js';
 import type { JsonValue } from '../jcs.js';
 import { ROCHAMBEAU_MESSAGES } from './messages.js';
-import { checkHashName, type HashName } from '../rochambeau/hashes.js';
+import { checkHashName } from '../rochambeau/hashes.js';
 import { gameSize } from '../rochambeau/codec.js';
 import { prepareMove } from '../rochambeau/player.js';
-import { judge, type PlayerSubmission } from '../rochambeau/judge.js';
 import {
   decideBy,
   deadlineTick,
@@ -35,73 +42,22 @@ import {
   type Outcome,
   type StepResult,
 } from './machine.js';
+import { active, copy, escrowOn, judgeAttempt, missing, settled, startAttempt, type RochambeauState, type Sent } from './rochambeau-attempt.js';
+import {
+  commitsDone,
+  dealingProblem,
+  disqualifyDealer,
+  escrowedCommit,
+  escrowedReveal,
+  escrowParam,
+  escrowProgress,
+  nameUnderEscrow,
+  settleOpening,
+  stepCheck,
+  stepShare,
+} from './rochambeau-escrow.js';
 
-interface Sent {
-  payload: string;
-  line: number;
-  hash: string;
-}
-
-export interface RochambeauState {
-  readonly gameId: string;
-  readonly N: string;
-  readonly hash: HashName;
-  readonly timeoutMs: number;
-  players: string[];
-  attempt: number;
-  phase: 'commit' | 'reveal' | 'done';
-  phaseStart: number;
-  commits: Record<string, Sent>;
-  /** Players in the order their Commits arrived: the judge's order. */
-  arrival: string[];
-  reveals: Record<string, Sent>;
-  out: string[];
-  winner: string | null;
-  rounds: number;
-  forfeits: { player: string; code: ViolationCode }[];
-  me: string | null;
-  mine: { attempt: number; reveal: string } | null;
-  claimed: string | null;
-}
-
-const JUDGE_CODES: Readonly<Record<string, ViolationCode>> = {
-  no_commit: 'withheld',
-  no_reveal: 'withheld',
-  commit_mismatch: 'commit_mismatch',
-  copied_commit: 'copied_commitment',
-  foreign_nonce: 'copied_commitment',
-  bad_payload_type: 'bad_payload',
-  bad_length: 'bad_payload',
-  trailing_bytes: 'bad_payload',
-  short_nonce: 'bad_payload',
-  state_out_of_range: 'bad_payload',
-};
-
-function copy(s: RochambeauState): RochambeauState {
-  return {
-    ...s,
-    players: [...s.players],
-    commits: { ...s.commits },
-    arrival: [...s.arrival],
-    reveals: { ...s.reveals },
-    out: [...s.out],
-    forfeits: [...s.forfeits],
-  };
-}
-
-function active(s: RochambeauState): string[] {
-  return s.players.filter((p) => !s.out.includes(p));
-}
-
-function startAttempt(s: RochambeauState, time: number): void {
-  s.phase = 'commit';
-  s.phaseStart = time;
-  s.commits = {};
-  s.arrival = [];
-  s.reveals = {};
-  s.claimed = null;
-  // The local player's Commit waits for its hand (handDecision).
-}
+export type { RochambeauState } from './rochambeau-attempt.js';
 
 function handDecision(s: RochambeauState): Decision | null {
   if (s.me === null || s.phase !== 'commit' || !active(s).includes(s.me) || s.commits[s.me] !== undefined) return null;
@@ -112,59 +68,6 @@ function handDecision(s: RochambeauState): Decision | null {
     choices: { type: 'integer', min: '1', max: (BigInt(s.N) - 1n).toString() },
     deadline: s.phaseStart + s.timeoutMs,
   };
-}
-
-function openReveals(s: RochambeauState, st: Stepper, time: number): void {
-  s.phase = 'reveal';
-  s.phaseStart = time;
-  s.claimed = null;
-  if (s.me !== null && s.mine !== null && s.mine.attempt === s.attempt && s.commits[s.me] !== undefined) {
-    st.send({ type: 'reveal', attempt: s.attempt, payload: s.mine.reveal });
-  }
-}
-
-/** Judges the attempt; names every disqualified player with the envelope that disqualified it. */
-function judgeAttempt(s: RochambeauState, st: Stepper, time: number, at: Accepted | { line: number }): void {
-  const players: PlayerSubmission[] = s.arrival.map((id) => ({
-    id,
-    commit: fromHex(s.commits[id]!.payload),
-    reveal: s.reveals[id] === undefined ? null : fromHex(s.reveals[id]!.payload),
-  }));
-  const verdict = judge({ N: s.N, hash: s.hash, gameId: s.gameId, players });
-  for (const d of verdict.disqualified) {
-    const sent = s.reveals[d.id] ?? s.commits[d.id];
-    const code = JUDGE_CODES[d.code] ?? 'bad_payload';
-    if (code !== 'withheld') {
-      st.violation(
-        code,
-        d.id,
-        sent === undefined ? at : { line: sent.line },
-        `${d.id} is disqualified: ${d.code}: ${d.detail}`,
-        sent === undefined ? [] : [{ line: sent.line, hash: sent.hash }],
-      );
-    }
-    if (!s.out.includes(d.id)) {
-      s.out.push(d.id);
-      s.forfeits.push({ player: d.id, code });
-      st.emit({ type: 'forfeit', player: d.id, code });
-    }
-  }
-  s.rounds = verdict.rounds.length;
-  if (verdict.outcome === 'no_winner') {
-    st.emit({ type: 'no-winner', attempt: s.attempt });
-    s.attempt++;
-    startAttempt(s, time);
-    return;
-  }
-  s.winner = verdict.winner;
-  s.phase = 'done';
-  st.emit({ type: 'game-over', winners: verdict.winner === null ? [] : [verdict.winner], rounds: verdict.rounds.length });
-}
-
-function missing(s: RochambeauState): string[] {
-  if (s.phase === 'commit') return active(s).filter((p) => s.commits[p] === undefined);
-  if (s.phase === 'reveal') return s.arrival.filter((p) => !s.out.includes(p) && s.reveals[p] === undefined);
-  return [];
 }
 
 export const rochambeauMachine: Machine<RochambeauState> = {
@@ -194,6 +97,11 @@ export const rochambeauMachine: Machine<RochambeauState> = {
       mine: null,
       claimed: null,
     };
+    const k = escrowParam(setup.params, N);
+    if (k !== null) {
+      s.escrowK = k;
+      s.keys = Object.fromEntries(setup.players.map((p) => [p.id, p.key]));
+    }
     const st = new Stepper();
     startAttempt(s, setup.created);
     return st.result(s);
@@ -211,7 +119,11 @@ export const rochambeauMachine: Machine<RochambeauState> = {
         random: ctx.random,
       });
       s.mine = { attempt: s.attempt, reveal: toHex(move.reveal) };
-      st.send({ type: 'commit', attempt: s.attempt, payload: toHex(move.commit) });
+      if (!escrowOn(s)) {
+        st.send({ type: 'commit', attempt: s.attempt, payload: toHex(move.commit) });
+        return;
+      }
+      st.send(escrowedCommit(s, move, ctx) as Body);
     });
   },
 
@@ -229,24 +141,59 @@ export const rochambeauMachine: Machine<RochambeauState> = {
         st.violation('unexpected_message', from, msg, `${from}'s Commit is not a hex payload of attempt ${s.attempt}`);
       else if (s.phase !== 'commit') st.violation('out_of_turn', from, msg, `${from} committed after every Commit was in`);
       else if (s.commits[from] !== undefined) st.violation('duplicate_commit', from, msg, `${from} committed twice`);
-      else {
+      else if (escrowOn(s) && dealingProblem(s, from, body.escrow as JsonValue | undefined) !== null) {
+        st.violation('bad_share', from, msg, dealingProblem(s, from, body.escrow as JsonValue | undefined)!);
+        disqualifyDealer(s, st, from, 'bad_share');
+        if (missing(s).length === 0 && s.arrival.length > 0) commitsDone(s, st, ctx, msg.time);
+      } else {
         s.commits[from] = sent;
         s.arrival.push(from);
-        if (missing(s).length === 0) openReveals(s, st, msg.time);
+        if (escrowOn(s)) s.dealings![from] = body.escrow as unknown as { commitments: string[]; shares: SealedShare[] };
+        if (missing(s).length === 0) commitsDone(s, st, ctx, msg.time);
       }
     } else if (body.type === 'reveal') {
       if (body.attempt !== s.attempt || sent === null)
         st.violation('unexpected_message', from, msg, `${from}'s Reveal is not a hex payload of attempt ${s.attempt}`);
-      else if (s.phase !== 'reveal') st.violation('out_of_turn', from, msg, `${from} revealed before every Commit was in`);
+      else if (escrowOn(s) && s.opening!.includes(from)) {
+        // Named already: escrow opens its Reveal; a late one changes nothing.
+      } else if (s.phase !== 'reveal')
+        st.violation('out_of_turn', from, msg, `${from} revealed before ${escrowOn(s) ? 'every share was checked' : 'every Commit was in'}`);
       else if (s.commits[from] === undefined || s.reveals[from] !== undefined)
         st.violation('unexpected_message', from, msg, `${from} revealed twice, or without a Commit`);
-      else {
+      else if (escrowOn(s) && !escrowedReveal(s, from, sent.payload)) {
+        st.violation(
+          'commit_mismatch',
+          from,
+          msg,
+          `${from}'s Reveal is not the one its sharing escrows (its secret times G is not ${from}'s C_0): it is opened from the shares`,
+        );
+        nameUnderEscrow(s, from, 'commit_mismatch');
+        escrowProgress(s, st, msg.time, msg);
+      } else {
         s.reveals[from] = sent;
-        if (missing(s).length === 0) judgeAttempt(s, st, msg.time, msg);
+        if (escrowOn(s)) escrowProgress(s, st, msg.time, msg);
+        else if (missing(s).length === 0) judgeAttempt(s, st, msg.time, msg);
       }
+    } else if (body.type === 'check' && escrowOn(s)) {
+      stepCheck(s, st, msg);
+    } else if (body.type === 'share' && escrowOn(s)) {
+      stepShare(s, st, msg);
     } else if (isDeadlineBody(body)) {
       const late = settleClaim(st, msg, body, s, { round: s.attempt, late: missing(s), isOut: (p) => s.out.includes(p) });
       if (late === null) return st.result(s);
+      if (settled(s)) {
+        const what = { check: 'share check', answer: 'answer to a complaint', reveal: 'Reveal', open: 'share of a withheld Reveal' }[s.phase as 'check'];
+        for (const p of late) {
+          const then = s.phase === 'answer' ? 'disqualified' : s.phase === 'reveal' ? 'its Reveal is opened from the shares' : 'named';
+          st.violation('withheld', p, msg, `${p} sent no ${what} before the deadline; ${then} (claimed by ${from})`);
+          if (s.phase === 'answer') disqualifyDealer(s, st, p, 'withheld');
+          else nameUnderEscrow(s, p, 'withheld');
+        }
+        if (s.phase === 'check') for (const p of late) s.checked!.push(p);
+        if (s.phase === 'open') settleOpening(s, st, msg.time, msg, true);
+        else escrowProgress(s, st, msg.time, msg);
+        return st.result(s);
+      }
       for (const p of late) {
         st.violation('withheld', p, msg, `${p} sent no ${s.phase === 'commit' ? 'Commit' : 'Reveal'} before the deadline; disqualified (claimed by ${from})`);
       }
@@ -256,7 +203,7 @@ export const rochambeauMachine: Machine<RochambeauState> = {
           s.forfeits.push({ player: p, code: 'withheld' });
           st.emit({ type: 'forfeit', player: p, code: 'withheld' });
         }
-        openReveals(s, st, msg.time);
+        commitsDone(s, st, ctx, msg.time);
       } else judgeAttempt(s, st, msg.time, msg);
     } else {
       st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which Rochambeau does not know`);
@@ -277,11 +224,17 @@ export const rochambeauMachine: Machine<RochambeauState> = {
     const st = new Stepper();
     if (state.phase === 'done' || state.out.includes(player)) return st.result(state);
     const s = copy(state);
+    if (settled(s)) {
+      // Once the commit set is fixed nobody leaves: the player is named and its committed Reveal plays.
+      nameUnderEscrow(s, player, code);
+      escrowProgress(s, st, time, { line });
+      return st.result(s);
+    }
     s.out.push(player);
     s.forfeits.push({ player, code });
     st.emit({ type: 'forfeit', player, code });
     // Its Commit stays in the tweaks only if it reveals; a player out before judging simply has no Reveal.
-    if (s.phase === 'commit' && missing(s).length === 0 && s.arrival.length > 0) openReveals(s, st, time);
+    if (s.phase === 'commit' && missing(s).length === 0 && s.arrival.length > 0) commitsDone(s, st, ctx, time);
     else if (s.phase === 'reveal' && missing(s).length === 0) judgeAttempt(s, st, time, { line });
     return st.result(s);
   },
@@ -291,7 +244,14 @@ export const rochambeauMachine: Machine<RochambeauState> = {
     return {
       winners: state.winner === null ? [] : [state.winner],
       forfeits: state.forfeits,
-      summary: { winner: state.winner, attempts: state.attempt, rounds: state.rounds, N: state.N, hash: state.hash } as JsonValue,
+      summary: {
+        winner: state.winner,
+        attempts: state.attempt,
+        rounds: state.rounds,
+        N: state.N,
+        hash: state.hash,
+        ...(escrowOn(state) ? { named: state.named!.map((n) => ({ ...n })), opened: [...state.opened!] } : {}),
+      } as JsonValue,
     };
   },
 };

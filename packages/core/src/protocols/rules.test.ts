@@ -134,10 +134,22 @@ describe('beacon rules', () => {
 
   it('a deadline claim that a late message overtook is an honest race: only those still missing are named', () => {
     const race = new Script('beacon', ['a', 'b', 'c']);
-    race.post('a', { type: 'commit', round: 1, commitment: beaconCommit(race, 'a').commitment });
-    race.post('b', { type: 'commit', round: 1, commitment: beaconCommit(race, 'b').commitment });
+    const [ra, rb] = [beaconCommit(race, 'a'), beaconCommit(race, 'b')];
+    race.post('a', { type: 'commit', round: 1, commitment: ra.commitment });
+    race.post('b', { type: 'commit', round: 1, commitment: rb.commitment });
     // a saw neither b nor c when it claimed; b's commitment landed first.
     race.post('a', { type: 'deadline', phase: 'commit', round: 1, missing: ['b', 'c'] }, 5000);
+    // Until a later line of another player vouches for the claim, it stands in the unvouched tail (docs/SPEC.md §4.4).
+    expect(race.violations().map((v) => [v.code, v.player])).toEqual([]);
+    const tail = auditLines(race.lines).violations;
+    expect(tail.every((v) => v.code === 'withheld' && v.player === null)).toBe(true);
+    expect(tail.some((v) => v.message.includes("a's deadline claim names c withheld"))).toBe(true);
+    race.post('b', {
+      type: 'reveal',
+      round: 1,
+      commitSet: commitSetHash(race.game, 1, ['a', 'b'], { a: ra.commitment, b: rb.commitment }),
+      opening: rb.opening,
+    });
     expect(race.violations().map((v) => [v.code, v.player])).toEqual([['withheld', 'c']]);
     const late = new Script('beacon', ['a', 'b']);
     late.post('a', { type: 'commit', round: 1, commitment: beaconCommit(late, 'a').commitment });

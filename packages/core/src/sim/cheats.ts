@@ -69,7 +69,17 @@ export function cheatApplies(cheat: Cheat, protocol: string, cheater: string): s
     if (protocol !== 'signidice') return `${cheat} is a Signidice cheat; this game plays ${protocol}`;
     if (cheater === HOUSE) return `${cheat} is a player's cheat: the house cannot commit it`;
   }
-  if (cheat.startsWith('escrow-') && protocol !== 'beacon') return `${cheat} is a cheat on the beacon's escrow; this game plays ${protocol}`;
+  // Rochambeau's escrow has the same sharing, check, answer and share messages (docs/spec/rochambeau.md §11).
+  const sharedEscrow = [
+    'escrow-bad-deal',
+    'escrow-short-deal',
+    'escrow-wrong-share',
+    'escrow-withhold-share',
+    'escrow-withhold-check',
+    'escrow-withhold-answer',
+  ];
+  if (cheat.startsWith('escrow-') && protocol !== 'beacon' && !(protocol === 'rochambeau' && sharedEscrow.includes(cheat)))
+    return `${cheat} is a cheat on the beacon's escrow; this game plays ${protocol}`;
   if (cheat.startsWith('layers-') && protocol !== 'beacon' && protocol !== 'diplomacy')
     return `${cheat} is a cheat on layered escrow, which the beacon and Diplomacy have; this game plays ${protocol}`;
   if (protocol === 'signidice' && cheater === HOUSE && (cheat === 'wrong-opening' || cheat === 'withhold')) {

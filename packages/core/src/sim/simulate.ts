@@ -12,6 +12,7 @@ import { createSetupEnvelope, type GameSetup } from '../setup.js';
 import { RandomStream } from '../stream.js';
 import { FairtableError } from '../errors.js';
 import type { Outcome } from '../protocols/machine.js';
+import { DEFAULT_SKIP_LIMIT } from '../protocols/keyed-stream.js';
 import type { Violation } from '../errors.js';
 import type { JsonValue } from '../jcs.js';
 import type { VerifyFn } from '../transcript.js';
@@ -115,6 +116,7 @@ function setupFor(options: SimOptions, keys: KeyPair[], ids: readonly string[], 
     }
     game ??= 'dice';
     if (turns !== undefined) params[game === 'snakes' ? 'maxRounds' : 'rounds'] = turns;
+    if (protocol === 'keyed-stream') params.skipLimit ??= DEFAULT_SKIP_LIMIT;
   }
   return {
     protocol,

@@ -227,10 +227,10 @@ describe.each(['chain', 'keyed-stream'] as const)('Monopoly on %s', (protocol) =
       const opened = envs.slice(0, claim).findLast((e) => e.body.type === 'answer')!;
       return envs[claim]!.time - opened.time;
     };
-    const plain = new Table(protocol, players, { rounds: 1 }, answerer);
+    const plain = new Table(protocol, players, { rounds: 2 }, answerer);
     plain.run();
     expect(wait(plain)).toBeLessThan(10 * TIMEOUT);
-    const long = new Table(protocol, players, { rounds: 1, deadlines: { bid: 30 * TIMEOUT } }, answerer);
+    const long = new Table(protocol, players, { rounds: 2, deadlines: { bid: 30 * TIMEOUT } }, answerer);
     long.run();
     expect(wait(long)).toBeGreaterThanOrEqual(30 * TIMEOUT);
     expect(auditLines(long.lines).valid).toBe(true);
