@@ -5,7 +5,7 @@
  * their stable codes, the players responsible and the evidence. Lines are cut
  * by the one rule of lines.ts (§4.5), the same the file auditor uses.
  */
-import type { Violation } from './errors.js';
+import { violationKind, type Violation } from './errors.js';
 import type { Outcome } from './protocols/machine.js';
 import { OBSERVER_CTX as OBSERVER, Referee, type RefereeOptions } from './referee.js';
 import { TranscriptError, unreadableLine, type PreparedLine } from './transcript.js';
@@ -20,8 +20,17 @@ export const MAX_VIOLATIONS = 1000;
 export const MAX_EVIDENCE_CHARS = 16 << 20;
 
 export interface Verdict {
+  /**
+   * No rule was broken on the lines read (docs/SPEC.md §9): a player who merely timed out (kind `absence`)
+   * leaves a game valid, and so does a game still in progress.
+   */
   readonly valid: boolean;
+  /** Every finding, each with its kind: `rule` (a rule broken) or `absence` (a deadline missed, "timed out"). */
   readonly violations: readonly Violation[];
+  /** True when the game has ended on these lines; false for a game in progress (or one whose log was altered). */
+  readonly finished: boolean;
+  /** True when the transcript stops before the game does and nothing showed it was altered: "in progress, N lines so far check". */
+  readonly inProgress: boolean;
   /** Violations found beyond the first MAX_VIOLATIONS, counted but not kept. */
   readonly omitted: number;
   readonly lines: number;
@@ -34,6 +43,19 @@ export interface Verdict {
 
 /** What stands in an altered log: what names nobody, and what a player's own signatures alone prove. */
 const SIGNER_PROOFS = new Set(['equivocation', 'broken_chain']);
+
+/** A finding with its kind written out (docs/SPEC.md §12), as a verdict carries it. */
+export function withKind(v: Violation): Violation {
+  return v.kind === undefined ? { ...v, kind: violationKind(v) } : v;
+}
+
+/**
+ * True when no rule was broken among `violations` (absences do not count) and none were left uncounted by kind
+ * (`omitted` beyond the kept ones are assumed rule-breaking: the verdict cannot say otherwise).
+ */
+export function rulesKept(violations: readonly Violation[], omitted: number): boolean {
+  return omitted === 0 && violations.every((v) => violationKind(v) === 'absence');
+}
 
 /** A streaming auditor: `start` with line 0, then `add` each later line (raw or already prepared). */
 export class Auditor {
@@ -92,20 +114,16 @@ export class Auditor {
     // An altered log decides nothing about the game (docs/SPEC.md §4.4): a violation found on it before the
     // alteration showed may stem from it (a deleted move makes a later claim look valid), so only what
     // names nobody and what signatures alone prove are kept.
-    const violations =
-      alteredAt === null ? [...this.referee.violations] : this.referee.violations.filter((v) => v.player === null || SIGNER_PROOFS.has(v.code));
-    if (outcome === null && alteredAt === null) {
-      violations.push({
-        code: 'withheld',
-        player: null,
-        seq: this.next - 1,
-        message: 'the transcript ends before the game does: whoever had to act next never did, and no deadline claim says who',
-        evidence: [],
-      });
-    }
+    const violations = (
+      alteredAt === null ? this.referee.violations : this.referee.violations.filter((v) => v.player === null || SIGNER_PROOFS.has(v.code))
+    ).map(withKind);
+    // A transcript that stops before the game does is a game in progress (docs/SPEC.md §9): it says nothing
+    // against anyone, and its verdict says so instead of naming a finding.
     return {
-      valid: violations.length === 0 && this.omitted === 0,
+      valid: rulesKept(violations, this.omitted) && alteredAt === null,
       violations,
+      finished: outcome !== null,
+      inProgress: outcome === null && alteredAt === null,
       omitted: this.omitted,
       lines: this.next,
       gameId: this.referee.checker.gameId,

@@ -247,8 +247,11 @@ export const rochambeauMachine: Machine<RochambeauState> = {
     } else if (isDeadlineBody(body)) {
       const late = settleClaim(st, msg, body, s, { round: s.attempt, late: missing(s), isOut: (p) => s.out.includes(p) });
       if (late === null) return st.result(s);
+      // The one Reveal still missing when others are in was withheld by one who saw them: a rule broken; a missing
+      // Commit, or Reveals missing from several, steer nothing (docs/SPEC.md §7.4).
+      const steered = s.phase === 'reveal' && late.length === 1 && Object.keys(s.reveals).length > 0;
       for (const p of late) {
-        st.violation('withheld', p, msg, `${p} sent no ${s.phase === 'commit' ? 'Commit' : 'Reveal'} before the deadline; disqualified (claimed by ${from})`);
+        st.withheld(p, steered, msg, `${p} sent no ${s.phase === 'commit' ? 'Commit' : 'Reveal'} before the deadline; disqualified (claimed by ${from})`);
       }
       if (s.phase === 'commit') {
         for (const p of late) {
