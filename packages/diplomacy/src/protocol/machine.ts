@@ -968,8 +968,9 @@ export const diplomacy: Machine<DiplomacyState> = {
           const escrowed = (p: string): boolean =>
             s.stage === 'play' && ((s.escrow !== null && s.escrows[p] !== undefined) || (s.layered && s.onions[p] !== undefined));
           const steered = step === 'reveal' && late.length === 1 && Object.keys(s.reveals).length > 0;
+          const leftAfterCommit = (p: string): boolean => (step === 'reveal' || step === 'claim') && escrowed(p) && s.commits[p] !== undefined;
           for (const p of late) {
-            if (step === 'reveal' && escrowed(p)) continue;
+            if (leftAfterCommit(p)) continue;
             st.withheld(p, steered, msg, `${p} did not ${step} in round ${round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
           }
           if (s.stage === 'assign') {
@@ -977,7 +978,12 @@ export const diplomacy: Machine<DiplomacyState> = {
             if (step === 'reveal' || mismatched.length > 0) rerunAssignment(s, time);
           } else if (step === 'commit' || step === 'claim') {
             // Missing orders (or a commitment nobody vouched for): this phase the power's units take the defaults.
-            for (const p of late) s.excused[p] = true;
+            // With escrow, a committed player who left stands by its signed commitment: the others' claims fix the
+            // set, and its reveal will be opened from escrow.
+            for (const p of late) {
+              if (leftAfterCommit(p)) s.claims[p] = true;
+              else s.excused[p] = true;
+            }
           } else if (step === 'reveal') {
             // A withheld reveal is the last revealer's option to choose between its orders and the defaults: it forfeits,
             // and with escrow the others open the orders it committed to, so the choice is gone.
