@@ -53,6 +53,8 @@ export function setupLine(
     params.years = offer.rounds;
     params.assign = 'weighted';
     params.sealed = { types: ['commit'] };
+    // Escrow on by default (docs/SPEC.md §7.4): a player who committed may close the page; the others open her orders.
+    if (players.length >= 2) params.escrow = 'threshold';
   } else if (offer.protocol === 'rochambeau') {
     protocol = 'rochambeau';
     game = null;

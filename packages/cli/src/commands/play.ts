@@ -76,12 +76,15 @@ function setupFor(
     params.years = integer(opts.years, '--years', 1, 200) ?? 2;
     params.assign = opts.assign ?? 'weighted';
     params.typos = opts.typos ?? 'ignore-unit-letter';
-    params.escrow = opts.escrow ?? 'none';
+    // Escrow on by default (docs/SPEC.md §7.4): a committed player who leaves still has its orders counted.
+    params.escrow = opts.escrow ?? (players.length >= 2 ? 'threshold' : 'none');
     const k = integer(opts.threshold, '--threshold', 1, 15);
     if (k !== undefined) params.threshold = k;
     game = null;
   } else if (protocol === 'beacon') {
     if (turns !== undefined) params.rounds = turns;
+    // Threshold escrow on by default (docs/SPEC.md §7.4): a withheld value is opened by the others.
+    params.escrow = { scheme: 'vss', threshold: 2 };
   } else if (protocol === 'rochambeau') {
     params.N = opts.states!;
     params.hash = opts.hash!;
