@@ -1,5 +1,5 @@
 /**
- * Commit and leave (docs/spec/diplomacy.md §10.8): with escrow on, a player who has committed may close the page.
+ * Commit and leave (docs/spec/diplomacy.md §10.6.1): with escrow on, a player who has committed may close the page.
  * The others open her orders from escrow, they are adjudicated, and nobody is named for it.
  */
 import { describe, expect, it } from 'vitest';

@@ -452,7 +452,12 @@ function openEscrows(s: DiplomacyState, st: Stepper, msg: Accepted | { line: num
       // Enough valid shares, and still no opening of its commitment: the dealer sealed its orders wrong, so its
       // silence kept the choice between its orders and the defaults. A rule broken.
       st.emit({ type: 'escrow-failed', player: dealer, power: o.power, shares: shares.length });
-      st.withheld(dealer, true, msg, `${dealer} did not reveal in round ${s.round}, and its escrow, opened from ${shares.length} valid shares, does not open its commitment ${s.commits[dealer]}`);
+      st.withheld(
+        dealer,
+        true,
+        msg,
+        `${dealer} did not reveal in round ${s.round}, and its escrow, opened from ${shares.length} valid shares, does not open its commitment ${s.commits[dealer]}`,
+      );
       forfeit(s, st, dealer, 'withheld');
     }
   }
@@ -962,7 +967,7 @@ export const diplomacy: Machine<DiplomacyState> = {
           }
           late = late.filter((p) => !mismatched.includes(p));
           if (s.stage === 'assign') for (const p of mismatched) forfeit(s, st, p, 'commit_mismatch');
-          // Commit and leave (docs/spec/diplomacy.md §10.8): with escrow, a committed player's missing reveal is opened
+          // Commit and leave (docs/spec/diplomacy.md §10.6.1): with escrow, a committed player's missing reveal is opened
           // by the others and counts; nobody is named. Without it, the one reveal still missing when others are in
           // was withheld by one who saw them (a rule broken); anything else is an absence (docs/SPEC.md §7.4).
           const escrowed = (p: string): boolean =>
@@ -1140,6 +1145,8 @@ function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: A
         { line: f.line, note: 'the proven exchange that shows it' },
         commitLine,
       ]);
+    // An owner who withheld its reveal behind layers sealed wrong kept the choice the escrow was to take away: it forfeits.
+    if (p.faults.length > known) forfeit(s, st, owner, 'bad_layer');
     if (p.value !== null) {
       const opening = readOpening(fromHex(p.value, 'core'));
       const value = (opening as { value?: unknown } | null)?.value;
@@ -1148,6 +1155,7 @@ function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: A
           commitLine,
         ]);
         p.shut = true;
+        forfeit(s, st, owner, 'bad_layer');
       }
     }
     if (ask.length > 0) asking = true;
@@ -1164,7 +1172,8 @@ function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: A
     } else {
       st.emit({ type: 'escrow-failed', player: owner, power: p.power, depth: p.depth });
       // A core that does not open was named bad_layer above; an onion shut by members who did not peel is an absence.
-      if (p.value === null && p.faults.length === 0) st.absent(owner, msg, `${owner} did not reveal in round ${s.round}, and its layers could not all be peeled: ${p.power}'s units take the defaults`);
+      if (p.value === null && p.faults.length === 0)
+        st.absent(owner, msg, `${owner} did not reveal in round ${s.round}, and its layers could not all be peeled: ${p.power}'s units take the defaults`);
     }
   }
   resolvePhase(s, st, time);
