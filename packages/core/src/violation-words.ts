@@ -69,6 +69,6 @@ const ABSENCE_DEFAULT: Readonly<Record<string, string>> = {
  * default (a hold, a default answer, a skipped turn).
  */
 export function absenceConsequence(protocol: string, forfeited: boolean): string {
-  if (forfeited) return 'it forfeited: the game\'s rule for a missed deadline; the others played on without it';
+  if (forfeited) return "it forfeited: the game's rule for a missed deadline; the others played on without it";
   return ABSENCE_DEFAULT[protocol] ?? 'the game took its default for it and went on';
 }

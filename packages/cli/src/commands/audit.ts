@@ -95,8 +95,7 @@ function printHuman(verdict: Verdict): void {
     if (board !== null) out.push(`  ${board}`);
   }
   const { rules, absences } = byKind(verdict);
-  if (verdict.valid && verdict.inProgress)
-    out.push(`IN PROGRESS: ${verdict.lines} lines so far check; the game has not ended, and no rule is broken so far`);
+  if (verdict.valid && verdict.inProgress) out.push(`IN PROGRESS: ${verdict.lines} lines so far check; the game has not ended, and no rule is broken so far`);
   else if (verdict.valid) out.push('VALID: every envelope is signed, in place and by the rules');
   if (absences.length > 0) {
     // An absence is not rule breaking (docs/SPEC.md §12): said apart, with what the game did about it.

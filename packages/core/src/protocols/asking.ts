@@ -229,8 +229,7 @@ export function onAskDeadline(
   const k0 = askOf(s);
   const steered = late.length === 1 && Object.keys(k0.seals).length > 1;
   for (const p of late) {
-    if (phase === 'unseal')
-      st.withheld(p, steered, msg, `${p} did not open its sealed answer of turn ${s.turn} before the deadline; it counts as the default`);
+    if (phase === 'unseal') st.withheld(p, steered, msg, `${p} did not open its sealed answer of turn ${s.turn} before the deadline; it counts as the default`);
     else st.emit({ type: 'default', turn: s.turn, player: p, phase });
   }
   const k = askOf(s);

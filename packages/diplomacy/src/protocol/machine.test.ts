@@ -254,8 +254,11 @@ describe('threshold escrow: a withheld reveal is opened by k of the others', () 
     // The phase finished with England's committed orders, not the defaults.
     const first = ev.find((e) => e.type === 'adjudicated')!;
     expect((first.results as { power: string; order: string }[]).filter((x) => x.power === 'england').map((x) => x.order)).toEqual(opened.orders);
-    // Four shares (a majority of the six others) were needed; all six honest players sent theirs.
-    expect(r.lines.filter((l) => l.includes('"type":"share"')).length).toBe(6);
+    // Four shares (a majority of the six others) were needed; all six honest players sent theirs, in every phase
+    // p1 withheld (it stays in: withholding gained it nothing).
+    const phases = ev.filter((e) => e.type === 'escrow-opened' && e.player === 'p1').length;
+    expect(phases).toBeGreaterThan(1);
+    expect(r.lines.filter((l) => l.includes('"type":"share"')).length).toBe(6 * phases);
   });
 
   it('honest play with escrow: valid, and no share is ever published', () => {
@@ -428,8 +431,10 @@ describe("seed 003's layered escrow: a withheld reveal is peeled by the others",
     expect(opened).toMatchObject({ player: 'p1', power: 'england' });
     expect((opened.orders as string[]).length).toBe(3);
     expect(englandOrders(ev)).toEqual(opened.orders);
-    // Each of the six others publishes one proven exchange, which opens its boxes of every layer.
-    expect(r.lines.filter((l) => l.includes('"type":"peel"')).length).toBe(6);
+    // Each of the six others publishes one proven exchange a phase, which opens its boxes of every layer.
+    const phases = ev.filter((e) => e.type === 'escrow-opened' && e.player === 'p1').length;
+    expect(phases).toBeGreaterThan(1);
+    expect(r.lines.filter((l) => l.includes('"type":"peel"')).length).toBe(6 * phases);
   });
 
   it("garbage in a member's box: the owner is named on that member's proven exchange, and the partner opens the orders", () => {
@@ -452,24 +457,23 @@ describe("seed 003's layered escrow: a withheld reveal is peeled by the others",
     expect(ev.some((e) => e.type === 'escrow-opened' || e.type === 'escrow-failed')).toBe(false);
   });
 
+  // Two games in which the onion is peeled in every phase (the withholder stays in): slow on a shared machine.
   it('members who refuse to peel or publish a wrong exchange are named, their partners go on; both members refusing shut the onion', () => {
     // p1's others are p0, p2 … p6: layers p0|p6, p0|p2, p2|p3, p3|p4, p4|p5, p5|p6, then the core.
     const some = layered('withhold', 'p1', { p2: 'layers-bad-peel', p5: 'layers-refuse-peel' });
-    expect(some.named).toEqual([
+    // In every phase p1 withholds (it stays in): the same two are named.
+    expect(some.named.slice(0, 2)).toEqual([
       ['bad_share', 'p2'],
       ['withheld', 'p5'],
     ]);
+    expect(new Set(some.named.map((x) => x.join(' ')))).toEqual(new Set(['bad_share p2', 'withheld p5']));
     // A member who does not peel is absent (it steers nothing: its partner peels), not a rule breaker.
-    expect(some.v.violations[1]!.kind).toBe('absence');
+    expect(some.v.violations.filter((x) => x.code === 'withheld').every((x) => x.kind === 'absence')).toBe(true);
     expect(some.ev.find((e) => e.type === 'escrow-opened')).toMatchObject({ player: 'p1', power: 'england' });
     const both = layered('withhold', 'p1', { p0: 'layers-refuse-peel', p6: 'layers-refuse-peel' });
     // Nobody left to open the onion: p1's reveal stays missing, an absence like the members'.
-    expect(both.named.sort()).toEqual([
-      ['withheld', 'p0'],
-      ['withheld', 'p1'],
-      ['withheld', 'p6'],
-    ]);
+    expect(new Set(both.named.map((x) => x.join(' ')))).toEqual(new Set(['withheld p0', 'withheld p1', 'withheld p6']));
     expect(both.v.violations.every((x) => x.kind === 'absence')).toBe(true);
     expect(both.ev.find((e) => e.type === 'escrow-failed')).toMatchObject({ player: 'p1', power: 'england', depth: 0 });
-  });
+  }, 240_000);
 });
