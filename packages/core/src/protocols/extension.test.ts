@@ -212,11 +212,17 @@ describe('agreed deadline extensions', () => {
     expect(t.audit().violations.map((x) => [x.code, x.player])).toEqual([['withheld', 'p2']]);
   });
 
-  it('a proposal that shortens the deadline is named unexpected_message', () => {
+  it('a proposal that shortens the deadline, or is not {type, phase, until}, is named unexpected_message', () => {
     const t = table();
     t.clock.now = 500;
     t.seats[0]!.proposeExtension(800);
     t.flush();
-    expect(t.audit().violations.map((x) => [x.code, x.player])).toEqual([['unexpected_message', 'p0']]);
+    t.seats[1]!.sendUnasked({ type: 'extend', phase: 'commit', until: 'soon' });
+    t.flush();
+    expect(t.audit().violations.map((x) => [x.code, x.player])).toEqual([
+      ['unexpected_message', 'p0'],
+      ['unexpected_message', 'p1'],
+    ]);
+    expect(t.seats[2]!.referee.extension).toEqual({ open: null, agreed: null });
   });
 });

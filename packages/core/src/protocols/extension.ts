@@ -19,16 +19,13 @@ import type { JsonValue } from '../jcs.js';
 import type { Accepted } from '../transcript.js';
 import type { GameEvent, Stepper } from './machine.js';
 import { isDeadlineBody } from './machine.js';
-import * as z from 'zod/mini';
+import { bodyProblem, EXTENSION_MESSAGES } from './messages.js';
 
 /** The longest an agreed extension may add beyond the deadline it moves: a week. */
 export const MAX_EXTENSION_MS = 7 * 24 * 3600 * 1000;
 
-const EXTEND = z.object({ type: z.literal('extend'), phase: z.string(), until: z.int().check(z.minimum(0)) });
-const ACCEPT = z.object({ type: z.literal('extend-accept'), phase: z.string(), until: z.int().check(z.minimum(0)) });
-
-/** The message types of this mechanism, checked here for every protocol. */
-export const EXTENSION_TYPES: readonly string[] = ['extend', 'extend-accept'];
+/** The message types of this mechanism, checked here for every protocol (their schemas: messages.ts). */
+export const EXTENSION_TYPES: readonly string[] = Object.keys(EXTENSION_MESSAGES);
 
 export interface ExtendBody extends Body {
   readonly type: 'extend' | 'extend-accept';
@@ -93,9 +90,9 @@ export function isExtensionBody(body: Body): boolean {
 export function takeExtension(ext: ExtensionState, msg: Accepted, state: unknown, active: readonly string[], st: Stepper): ExtensionState {
   const body = msg.envelope.body;
   const from = msg.envelope.from;
-  const schema = body.type === 'extend' ? EXTEND : ACCEPT;
-  if (!schema.safeParse(body).success) {
-    st.violation('unexpected_message', from, msg, `${from}'s "${body.type}" is not {type, phase, until} with until a whole number of ms`);
+  const problem = bodyProblem(EXTENSION_MESSAGES, body);
+  if (problem !== null) {
+    st.violation('unexpected_message', from, msg, `${from}'s "${body.type}" is not {type, phase, until} with until a whole number of ms: ${problem}`);
     return ext;
   }
   const b = body as ExtendBody;
