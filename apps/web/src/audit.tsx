@@ -17,11 +17,14 @@ import {
   webCryptoVerifier,
   type AuditResult,
   type AuditVerdict,
+  type AuditViolation,
   type RelayAuditVerdict,
+  type RelayAuditViolation,
   type Verifier,
 } from '@fairtable/client/explain';
 import { DistributionCharts } from './explain.js';
-import { violationMeaning } from '@fairtable/core/violation-words.js';
+import { absenceConsequence, violationMeaning } from '@fairtable/core/violation-words.js';
+import { violationKind, type Violation } from '@fairtable/core/errors.js';
 import { dearmor } from '@fairtable/core/armor.js';
 
 let verifier: Promise<Verifier> | null = null;
@@ -144,34 +147,95 @@ function TimesView({ run }: { run: AuditRun }) {
   );
 }
 
+/** A finding that is an absence (a missed deadline that steered nothing: "timed out", never rule breaking). */
+const isAbsence = (v: { readonly kind?: string }): boolean => v.kind === 'absence';
+
+/** One absence in words: who timed out, where, and what the game did about it. */
+function timedOutText(v: { readonly player: string | null; readonly seq: number }, protocol: string, outcome: AuditVerdict['outcome']): string {
+  const forfeited = v.player !== null && (outcome?.forfeits.some((f) => f.player === v.player) ?? false);
+  return `${v.player ?? 'a player'} timed out at line ${v.seq}: ${absenceConsequence(protocol, forfeited)}.`;
+}
+
+/**
+ * What a seat's referee found while the game runs, split by kind (docs/SPEC.md §12): rules broken under "Rule
+ * breaking seen", missed deadlines under "Timed out", never together.
+ */
+export function LiveFindings({ violations }: { violations: readonly Violation[] }) {
+  const rules = violations.filter((v) => violationKind(v) === 'rule');
+  const absences = violations.filter((v) => violationKind(v) === 'absence');
+  return (
+    <>
+      {rules.length > 0 ? (
+        <section aria-label="Rule breaking seen" class="violations-live">
+          <h3>Rule breaking seen</h3>
+          <ul>
+            {rules.map((v, i) => (
+              <li key={i}>
+                {v.code} by {v.player ?? 'nobody named'} at line {v.seq}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      {absences.length > 0 ? (
+        <section aria-label="Timed out" class="absences-live">
+          <h3>Timed out</h3>
+          <ul>
+            {absences.map((v, i) => (
+              <li key={i}>
+                {v.player ?? 'a player'} timed out at line {v.seq}: {v.message}
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+    </>
+  );
+}
+
 export function VerdictView({ verdict }: { verdict: AuditVerdict | RelayAuditVerdict }) {
-  const relays = [...new Set(verdict.violations.map((v) => ('relay' in v ? v.relay : undefined)).filter((r): r is string => r !== undefined))];
-  const named = [
-    ...new Set(verdict.violations.map((v) => v.player).filter((p): p is string => p !== null)),
-    ...relays.map((r) => `the relay ${r.slice(0, 16)}…`),
-  ];
+  const all: readonly (AuditViolation | RelayAuditViolation)[] = verdict.violations;
+  const rules = all.filter((v) => !isAbsence(v));
+  const absences = all.filter(isAbsence);
+  const relays = [...new Set(rules.map((v) => ('relay' in v ? v.relay : undefined)).filter((r): r is string => r !== undefined))];
+  const named = [...new Set(rules.map((v) => v.player).filter((p): p is string => p !== null)), ...relays.map((r) => `the relay ${r.slice(0, 16)}…`)];
   return (
     <section class={`verdict ${verdict.valid ? 'valid' : 'invalid'}`} aria-label="Audit verdict" aria-live="polite">
       <h3>
-        {verdict.valid
-          ? 'Valid: every line checks, nobody cheated'
-          : named.length > 0
+        {!verdict.valid
+          ? named.length > 0
             ? `Not valid: ${named.join(', ')} broke the rules`
-            : 'Not valid: the transcript shows a problem that names nobody'}
+            : 'Not valid: the transcript shows a problem that names nobody'
+          : verdict.inProgress
+            ? `In progress: ${verdict.lines} lines so far check, and nobody has broken a rule`
+            : 'Valid: every line checks, nobody cheated'}
       </h3>
       <p>
         {verdict.lines} lines of game <code>{verdict.game.slice(0, 16)}…</code> ({verdict.protocol}).
         {verdict.outcome === null ? ' The game is not over.' : ` Winners: ${verdict.outcome.winners.join(', ') || 'none'}.`}
         {verdict.alteredAt === null ? '' : ` The log was altered at line ${verdict.alteredAt}.`}
       </p>
-      {verdict.violations.length > 0 ? (
+      {absences.length > 0 ? (
+        <div class="absences" aria-label="Timed out">
+          <h4>Timed out (an absence, not rule breaking)</h4>
+          <ul>
+            {absences.map((v, i) => (
+              <li key={i}>
+                {timedOutText(v, verdict.protocol, verdict.outcome)} <span class="hint">{v.message}</span>
+              </li>
+            ))}
+          </ul>
+          <p class="hint">What it means: {violationMeaning('withheld', 'absence')}</p>
+        </div>
+      ) : null}
+      {rules.length > 0 ? (
         <ol class="violations">
-          {verdict.violations.map((v, i) => (
+          {rules.map((v, i) => (
             <li key={i}>
               <strong>{v.code}</strong> by{' '}
               <strong>{v.player ?? ('relay' in v && v.relay !== undefined ? `the relay ${v.relay.slice(0, 16)}…` : 'nobody named')}</strong> at line {v.seq}:{' '}
               {v.message}
-              {verdict.violations.findIndex((w) => w.code === v.code) === i && violationMeaning(v.code) !== null ? (
+              {rules.findIndex((w) => w.code === v.code) === i && violationMeaning(v.code) !== null ? (
                 <p class="hint">What it means: {violationMeaning(v.code)}</p>
               ) : null}
               {v.evidence.length > 0 ? (

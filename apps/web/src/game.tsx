@@ -14,7 +14,7 @@ import type { Registry } from '@fairtable/core/registry.js';
 import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { relayKeyOf, UNKNOWN_GAME } from '@fairtable/client';
 import { ApiError, NO_SUCH_GAME, readGameInfo, readReceipts, readTranscript } from './api.js';
-import { AuditRunView, Progress, runAudit, type AuditRun, type RelayEvidence } from './audit.js';
+import { AuditRunView, LiveFindings, Progress, runAudit, type AuditRun, type RelayEvidence } from './audit.js';
 import { Table, type TableView } from './board.js';
 import { Countdown } from './countdown.js';
 import { DecisionForm } from './decision.js';
@@ -295,18 +295,7 @@ export function GamePage({ gameId }: { gameId: string }) {
           {outcome.forfeits.length > 0 ? <p>Forfeits: {outcome.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}</p> : null}
         </section>
       )}
-      {violations.length > 0 ? (
-        <section aria-label="Rule breaking seen" class="violations-live">
-          <h3>Rule breaking seen</h3>
-          <ul>
-            {violations.map((v, i) => (
-              <li key={i}>
-                {v.code} by {v.player ?? 'nobody named'} at line {v.seq}
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
+      <LiveFindings violations={violations} />
       <div class="actions">
         <button type="button" class="primary" onClick={() => void runIt()} disabled={lines.length === 0 || progress !== null}>
           Audit

@@ -5,7 +5,7 @@
  * their stable codes, the players responsible and the evidence. Lines are cut
  * by the one rule of lines.ts (§4.5), the same the file auditor uses.
  */
-import type { Violation } from './errors.js';
+import { violationKind, type Violation } from './errors.js';
 import type { Outcome } from './protocols/machine.js';
 import { OBSERVER_CTX as OBSERVER, Referee, type RefereeOptions } from './referee.js';
 import { TranscriptError, unreadableLine, type PreparedLine } from './transcript.js';
@@ -20,8 +20,17 @@ export const MAX_VIOLATIONS = 1000;
 export const MAX_EVIDENCE_CHARS = 16 << 20;
 
 export interface Verdict {
+  /**
+   * No rule was broken on the lines read (docs/SPEC.md §9): a player who merely timed out (kind `absence`)
+   * leaves a game valid, and so does a game still in progress.
+   */
   readonly valid: boolean;
+  /** Every finding, each with its kind: `rule` (a rule broken) or `absence` (a deadline missed, "timed out"). */
   readonly violations: readonly Violation[];
+  /** True when the game has ended on these lines; false for a game in progress (or one whose log was altered). */
+  readonly finished: boolean;
+  /** True when the transcript stops before the game does and nothing showed it was altered: "in progress, N lines so far check". */
+  readonly inProgress: boolean;
   /** Violations found beyond the first MAX_VIOLATIONS, counted but not kept. */
   readonly omitted: number;
   readonly lines: number;
@@ -34,6 +43,19 @@ export interface Verdict {
 
 /** What stands in an altered log: what names nobody, and what a player's own signatures alone prove. */
 const SIGNER_PROOFS = new Set(['equivocation', 'broken_chain']);
+
+/** A finding with its kind written out (docs/SPEC.md §12), as a verdict carries it. */
+export function withKind(v: Violation): Violation {
+  return v.kind === undefined ? { ...v, kind: violationKind(v) } : v;
+}
+
+/**
+ * True when no rule was broken among `violations` (absences do not count) and none were left uncounted by kind
+ * (`omitted` beyond the kept ones are assumed rule-breaking: the verdict cannot say otherwise).
+ */
+export function rulesKept(violations: readonly Violation[], omitted: number): boolean {
+  return omitted === 0 && violations.every((v) => violationKind(v) === 'absence');
+}
 
 export interface AuditorOptions extends RefereeOptions {
   /**
@@ -102,8 +124,9 @@ export class Auditor {
     // An altered log decides nothing about the game (docs/SPEC.md §4.4): a violation found on it before the
     // alteration showed may stem from it (a deleted move makes a later claim look valid), so only what
     // names nobody and what signatures alone prove are kept.
-    const violations =
-      alteredAt === null ? [...this.referee.violations] : this.referee.violations.filter((v) => v.player === null || SIGNER_PROOFS.has(v.code));
+    const violations = (
+      alteredAt === null ? this.referee.violations : this.referee.violations.filter((v) => v.player === null || SIGNER_PROOFS.has(v.code))
+    ).map(withKind);
     // A deadline claim in the unvouched tail names nobody (docs/SPEC.md §4.4, §7.4): the line that would have
     // made it stale could have been dropped or moved after it by whoever held this copy.
     const unvouched = alteredAt === null ? this.tail.unvouched() : new Map<number, string>();
@@ -117,6 +140,8 @@ export class Auditor {
       violations[i] = {
         ...v,
         player: null,
+        // Not shown to be anyone's rule breaking: the log cannot say whether the named player was late.
+        kind: 'absence',
         message:
           `line ${v.seq}: ${claimant}'s deadline claim names ${v.player} ${v.code}, but no later envelope of another player ` +
           `saw that line (none has an \`at\` beyond it): whoever held this copy could have dropped ${v.player}'s late message ` +
@@ -124,18 +149,13 @@ export class Auditor {
           `vouch for the claim, or the orderer's receipts, settles it`,
       };
     }
-    if (outcome === null && alteredAt === null) {
-      violations.push({
-        code: 'withheld',
-        player: null,
-        seq: this.next - 1,
-        message: 'the transcript ends before the game does: whoever had to act next never did, and no deadline claim says who',
-        evidence: [],
-      });
-    }
+    // A transcript that stops before the game does is a game in progress (docs/SPEC.md §9): it says nothing
+    // against anyone, and its verdict says so instead of naming a finding.
     return {
-      valid: violations.length === 0 && this.omitted === 0,
+      valid: rulesKept(violations, this.omitted) && alteredAt === null,
       violations,
+      finished: outcome !== null,
+      inProgress: outcome === null && alteredAt === null,
       omitted: this.omitted,
       lines: this.next,
       gameId: this.referee.checker.gameId,

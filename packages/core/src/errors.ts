@@ -147,8 +147,18 @@ export interface Evidence {
   readonly note?: string;
 }
 
+/**
+ * What a finding says of its player (docs/SPEC.md §12): `rule`, a rule broken (two histories signed, a
+ * commitment opened wrongly, a reveal withheld by one who could see what it decides); `absence`, a
+ * deadline missed where going silent gained nothing (the game took its default and went on). A verdict's
+ * `valid` is about rules only.
+ */
+export type ViolationKind = 'rule' | 'absence';
+
 export interface Violation {
   readonly code: ViolationCode;
+  /** `absence` for a missed deadline that steered nothing; a rule broken when absent. */
+  readonly kind?: ViolationKind;
   /** The player responsible, or null when the transcript alone cannot say. */
   readonly player: string | null;
   /** Transcript line (0-based) where the violation shows. */
@@ -157,4 +167,9 @@ export interface Violation {
   readonly evidence: readonly Evidence[];
   /** The orderer (relay public key, hex) its own receipts name, for the relay's codes (docs/spec/relay.md §9). */
   readonly relay?: string;
+}
+
+/** A finding's kind: `absence` only where its machine said so. */
+export function violationKind(v: Pick<Violation, 'kind'>): ViolationKind {
+  return v.kind ?? 'rule';
 }

@@ -101,9 +101,15 @@ export function offeredSetup(offer: Offer, seats: number): OfferedSetup {
   switch (offer.protocol) {
     case 'diplomacy':
       // Powers by the seed's weighted lottery, commitments sealed by the relay (docs/spec/diplomacy.md §10.10).
-      return { protocol: 'diplomacy', game: null, params: { ...params, years: offer.rounds, assign: 'weighted', sealed: { types: ['commit'] } } };
+      // Escrow on by default (docs/SPEC.md §7.4): a player who committed may close the page; the others open her orders.
+      return {
+        protocol: 'diplomacy',
+        game: null,
+        params: { ...params, years: offer.rounds, assign: 'weighted', sealed: { types: ['commit'] }, ...(seats >= 2 ? { escrow: 'threshold' } : {}) },
+      };
     case 'rochambeau':
-      return { protocol: 'rochambeau', game: null, params: { ...params, N: String(offer.states), hash: 'sha-256' } };
+      // Reveals escrowed by default (docs/spec/rochambeau.md §11): a withheld Reveal is opened, so the last revealer steers nothing.
+      return { protocol: 'rochambeau', game: null, params: { ...params, N: String(offer.states), hash: 'sha-256', escrow: { scheme: 'vss', threshold: 2 } } };
     case 'signidice':
       return { protocol: 'signidice', game: null, params: { ...params, rounds: offer.rounds, maxPlayers: Math.max(seats - 1, 1) } };
     case 'snakes':

@@ -18,6 +18,8 @@ import { prepareLine, TranscriptChecker, type CheckerOptions, type CheckerSnapsh
 import type { Ctx, Decision, GameEvent, Machine, Outcome, StepResult } from './protocols/machine.js';
 import { DEFAULT_REGISTRY, machineFor, type Registry } from './registry.js';
 import { bodyProblem } from './protocols/messages.js';
+import { holdsClaims, isExtensionBody, judgeUnderExtension, NO_EXTENSION, takeExtension, type ExtensionState } from './protocols/extension.js';
+import { Stepper } from './protocols/machine.js';
 import { firstPhaseStart } from './time/rules.js';
 
 /** A Ctx for seats that must never act (observers, the auditor): any use of randomness is a bug. */
@@ -53,6 +55,9 @@ export interface RefereeSnapshot {
   readonly state: JsonValue;
   readonly alteredAt: number | null;
   readonly violations: readonly Violation[];
+  /** The agreed deadline extension (docs/SPEC.md §7.4.1), and the seats out of the game, when there are. */
+  readonly extension?: ExtensionState;
+  readonly out?: readonly string[];
 }
 
 /** Only what signatures alone prove is penalised at the envelope layer (docs/SPEC.md §4.4). */
@@ -71,6 +76,10 @@ export class Referee<S = unknown> {
   private readonly verifyFn: VerifyFn | undefined;
   private readonly timeOf: ((line: number) => number | undefined) | undefined;
   private pendingOut: Body[];
+  /** Agreed deadline extensions, the same for every machine (docs/SPEC.md §7.4.1). */
+  extension: ExtensionState = NO_EXTENSION;
+  /** Seats a machine has put out of the game (its `forfeit` events): they need not sign an extension. */
+  private readonly out = new Set<string>();
 
   constructor(
     setupLine: string,
@@ -92,6 +101,8 @@ export class Referee<S = unknown> {
       this.pendingOut = [];
       this.alteredAt = from.alteredAt;
       this.violations.push(...from.violations);
+      this.extension = from.extension ?? NO_EXTENSION;
+      for (const p of from.out ?? []) this.out.add(p);
       return;
     }
     // On receipt times the first phase starts when line 0 was received, not before (docs/spec/time.md §4).
@@ -110,7 +121,14 @@ export class Referee<S = unknown> {
    */
   save(): RefereeSnapshot | null {
     if (this.machine.saveState === undefined) return null;
-    return { checker: this.checker.save(), state: this.machine.saveState(this.state), alteredAt: this.alteredAt, violations: [...this.violations] };
+    return {
+      checker: this.checker.save(),
+      state: this.machine.saveState(this.state),
+      alteredAt: this.alteredAt,
+      violations: [...this.violations],
+      ...(this.extension === NO_EXTENSION ? {} : { extension: this.extension }),
+      ...(this.out.size === 0 ? {} : { out: [...this.out] }),
+    };
   }
 
   /** What the local player must send as the game starts (its first commitment, say). */
@@ -155,14 +173,22 @@ export class Referee<S = unknown> {
           message: `line ${line}: ${envelope.from}'s "${envelope.body.type}" does not have the shape the ${this.machine.protocol} rules give it: ${problem}`,
           evidence: [{ line, hash, envelope }],
         });
+      } else if (checked.accepted !== null && isExtensionBody(checked.accepted.envelope.body)) {
+        const st = new Stepper();
+        const active = this.checker.setup.players.map((p) => p.id).filter((p) => !this.out.has(p));
+        this.extension = takeExtension(this.extension, { ...checked.accepted, time }, this.state, active, st);
+        this.apply(st.result(this.state), out, events, violations);
       } else if (checked.accepted !== null) {
         const accepted = { ...checked.accepted, time };
-        this.apply(
-          this.guard(accepted.envelope.from, prepared.line, () => this.machine.step(this.state, accepted, ctx)),
-          out,
-          events,
-          violations,
-        );
+        const st = new Stepper();
+        if (judgeUnderExtension(this.extension, accepted, this.state, st) !== 'pass') this.apply(st.result(this.state), out, events, violations);
+        else
+          this.apply(
+            this.guard(accepted.envelope.from, prepared.line, () => this.machine.step(this.state, accepted, ctx)),
+            out,
+            events,
+            violations,
+          );
       }
     }
     this.violations.push(...violations);
@@ -175,7 +201,7 @@ export class Referee<S = unknown> {
   }
 
   tick(ctx: Ctx): Body[] {
-    if (this.stopped) return [];
+    if (this.stopped || holdsClaims(this.extension, this.state, ctx.now)) return [];
     const r = this.machine.tick(this.state, ctx);
     this.state = r.state;
     return r.out;
@@ -202,6 +228,7 @@ export class Referee<S = unknown> {
     this.state = r.state;
     out.push(...r.out);
     events.push(...r.events);
+    for (const e of r.events) if (e.type === 'forfeit' && typeof e.player === 'string') this.out.add(e.player);
     violations.push(...r.violations);
   }
 

@@ -3,7 +3,7 @@
  * players who have not read the spec: the CLI's audit and the web app's verdict
  * print it beside the code and the message, which stay as they are.
  */
-import type { ViolationCode } from './errors.js';
+import type { ViolationCode, ViolationKind } from './errors.js';
 
 /**
  * One sentence per code, for a player. A code added to the core without a sentence here is printed
@@ -24,7 +24,7 @@ const MEANING: Partial<Record<ViolationCode, string>> = {
     "the player locked in a hidden value (a commitment) and later opened it to a different value. Opening to another value is how a player would pick the result after seeing the others'.",
   commit_set_mismatch: 'the player worked on a different set of commitments from the one everyone agreed.',
   withheld:
-    'the player did not send what was due (a reveal, a move) before the deadline. Going silent when the game turns against you is a way to cheat, so it counts against the player.',
+    'the player held back a reveal after it could see what that reveal decides (every other value of it was out), so its silence could choose the result; it counts against the player.',
   false_deadline_claim: 'the player claimed that someone had missed a deadline when they had not.',
   wrong_result: 'the player announced a result that does not follow from the inputs everyone can see.',
   bad_key: 'the player published a key that is not valid or not the one it had committed to.',
@@ -49,7 +49,29 @@ const MEANING: Partial<Record<ViolationCode, string>> = {
   receipt_mismatch: "the relay's signed receipt does not match the line it stands for.",
 };
 
-/** The plain-words sentence for a code, or null when there is none. */
-export function violationMeaning(code: string): string | null {
+/** A missed deadline that steered nothing (a finding of kind `absence`, docs/SPEC.md §12): not rule breaking. */
+export const TIMED_OUT =
+  'timed out: the player did not send what was due before the deadline (a commitment, a move, a share), at a point where silence could not choose any result. This is an absence, not rule breaking: the game applied its rule for a missed deadline and went on.';
+
+/** The plain-words sentence for a code (of kind `absence`: "timed out"), or null when there is none. */
+export function violationMeaning(code: string, kind: ViolationKind = 'rule'): string | null {
+  if (kind === 'absence') return TIMED_OUT;
   return MEANING[code as ViolationCode] ?? null;
+}
+
+/** What a missed deadline does in each protocol when the player is not put out (docs/SPEC.md §7.4). */
+const ABSENCE_DEFAULT: Readonly<Record<string, string>> = {
+  diplomacy: "its power's units took the rules' defaults for the phase (hold, disband, waive); it plays on",
+  chain: 'the game took the default answer for it',
+  'keyed-stream': 'the game took the default answer for it',
+  beacon: 'its value was opened from escrow and counts',
+};
+
+/**
+ * The game's consequence of a player's absence, in words: forfeit when the outcome says so, else the protocol's
+ * default (a hold, a default answer, a skipped turn).
+ */
+export function absenceConsequence(protocol: string, forfeited: boolean): string {
+  if (forfeited) return "it forfeited: the game's rule for a missed deadline; the others played on without it";
+  return ABSENCE_DEFAULT[protocol] ?? 'the game took its default for it and went on';
 }

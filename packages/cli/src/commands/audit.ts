@@ -1,7 +1,9 @@
 /**
  * `fairtable audit FILE`: replays a whole game and prints the verdict
- * (docs/SPEC.md §9). Exit 0 valid, 1 violation found, 2 unreadable input; with
- * `--json`, exit 2 still prints one JSON object so that scripts can tell.
+ * (docs/SPEC.md §9). Exit 0 the game ended with no rule broken (a player who
+ * timed out is an absence, not a broken rule), 1 a rule broken, 2 unreadable
+ * input, 3 in progress with no rule broken so far; with `--json`, exit 2 still
+ * prints one JSON object so that scripts can tell.
  * A game whose machine lives outside the core (Diplomacy) is audited in this
  * process with its registry.
  * With the relay's key (`--relay-key`), FILE.receipts.jsonl and witness evidence
@@ -19,7 +21,8 @@ import { auditText, type Verdict } from '@fairtable/core/audit.js';
 import type { Registry } from '@fairtable/core/registry.js';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { fail, progressBar } from '../io.js';
-import { consequence, lineNote, meaning, standing } from '../verdict-words.js';
+import { byKind, consequence, exitCode, lineNote, meaning, standing, timedOut } from '../verdict-words.js';
+import { violationKind } from '@fairtable/core/errors.js';
 
 /** More verifying threads than this only adds memory; a typo such as 400 is refused rather than obeyed. */
 const MAX_WORKERS = 64;
@@ -132,11 +135,14 @@ function verdictJson(verdict: Verdict): Record<string, unknown> {
     player: v.player,
     ...(v.relay === undefined ? {} : { relay: v.relay }),
     seq: v.seq,
+    kind: violationKind(v),
     message: v.message,
     evidence: v.evidence,
   }));
   return {
     valid: verdict.valid,
+    finished: verdict.finished,
+    inProgress: verdict.inProgress,
     violations,
     omitted: verdict.omitted,
     game: verdict.gameId,
@@ -157,10 +163,19 @@ function printHuman(verdict: Verdict): void {
     const board = standing(verdict.outcome.summary);
     if (board !== null) out.push(`  ${board}`);
   }
-  if (verdict.valid) out.push('VALID: every envelope is signed, in place and by the rules');
-  else {
+  const { rules, absences } = byKind(verdict);
+  if (verdict.valid && verdict.inProgress) out.push(`IN PROGRESS: ${verdict.lines} lines so far check; the game has not ended, and no rule is broken so far`);
+  else if (verdict.valid) out.push('VALID: every envelope is signed, in place and by the rules');
+  if (absences.length > 0) {
+    // An absence is not rule breaking (docs/SPEC.md §12): said apart, with what the game did about it.
+    out.push(`timed out (not rule breaking): ${absences.length}`);
+    for (const v of absences) out.push(`  ${timedOut(verdict, v)}`, `      ${v.message}`);
+    out.push(`      what it means: ${meaning('withheld', 'absence')}`);
+  }
+  if (!verdict.valid) {
     const more = verdict.omitted > 0 ? ` (and ${verdict.omitted} more, counted but not kept)` : '';
-    out.push(`INVALID: ${verdict.violations.length + verdict.omitted} violation(s)${more}`);
+    out.push(`INVALID: rule breaking seen: ${rules.length + verdict.omitted} violation(s)${more}`);
+    if (verdict.inProgress) out.push(`  (the game has not ended: ${verdict.lines} lines read)`);
     if (verdict.alteredAt !== null) {
       out.push(
         `  the log was altered after its envelopes were signed (first seen at line ${verdict.alteredAt}): the game is not judged on it and no player is named for it; audit another copy (docs/SPEC.md §4.4)`,
@@ -168,7 +183,7 @@ function printHuman(verdict: Verdict): void {
     }
     // Each code is explained once, at its first violation, so a long list stays a list.
     const explained = new Set<string>();
-    for (const v of verdict.violations) {
+    for (const v of rules) {
       out.push(`  line ${v.seq}  ${v.code}  ${v.player ?? (v.relay !== undefined ? `relay ${v.relay}` : '(nobody can be named)')}: ${v.message}`);
       for (const e of v.evidence) out.push(`      evidence: line ${e.line ?? '?'}${e.hash ? ` hash ${e.hash}` : ''}${e.note ? ` ${e.note}` : ''}`);
       const words = explained.has(v.code) ? null : meaning(v.code);
@@ -177,20 +192,20 @@ function printHuman(verdict: Verdict): void {
       const result = consequence(verdict, v.player);
       if (result !== null) out.push(`      for the outcome: ${result}`);
     }
-    const first = verdict.violations[0];
-    if (first !== undefined) out.push(lineNote(first.seq));
   }
+  const first = rules[0] ?? absences[0];
+  if (first !== undefined) out.push(lineNote(first.seq));
   process.stdout.write(out.join('\n') + '\n');
 }
 
 export function register(program: Command): void {
   program
     .command('audit')
-    .description('replay a transcript and print its verdict (exit 0 valid, 1 violation, 2 unreadable)')
+    .description('replay a transcript and print its verdict (exit 0 valid, 1 a rule broken, 2 unreadable, 3 in progress)')
     .argument('<file>', 'transcript (JSON Lines)')
     .option(
       '--json',
-      'print {"valid", "violations": [{"code", "player", "seq", "message", "evidence"}], "omitted", …}, or {"valid": false, "error": {"code", "message"}} on exit 2',
+      'print {"valid", "finished", "inProgress", "violations": [{"code", "player", "seq", "kind", "message", "evidence"}], "omitted", …}, or {"valid": false, "error": {"code", "message"}} on exit 2',
     )
     .option('--workers <n>', `verification threads, 1 to ${MAX_WORKERS} (default: the machine's cores less one)`)
     .option('--relay-key <hex>', "the ordering relay's public key: check FILE.receipts.jsonl and judge deadlines on its receipt times")
@@ -250,7 +265,7 @@ export function register(program: Command): void {
       bar.finish();
       if (opts.json === true) process.stdout.write(JSON.stringify(verdictJson(verdict)) + '\n');
       else printHuman(verdict);
-      process.exitCode = verdict.valid ? 0 : 1;
+      process.exitCode = exitCode(verdict);
     });
 }
 
@@ -309,7 +324,7 @@ function auditOrdered(
     printHuman(verdict);
     process.stdout.write(relaySummary(verdict.relay, receipts.length) + '\n');
   }
-  process.exitCode = verdict.valid ? 0 : 1;
+  process.exitCode = exitCode(verdict);
 }
 
 function relaySummary(r: RelayReport, receipts: number): string {

@@ -101,7 +101,10 @@ export function register(program: Command): void {
     .option('--years <y>', 'diplomacy: game years to play (default 2)')
     .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)')
-    .option('--escrow <kind>', "diplomacy: none | threshold (k of the others open a withheld reveal) | layers (seed 003's onion, peeled by the others)")
+    .option(
+      '--escrow <kind>',
+      "diplomacy: none | threshold (k of the others open a withheld reveal) | layers (seed 003's onion, peeled by the others); default threshold (none with a gpg-only player)",
+    )
     .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
     .option(
       '--gpg-player <id=key.asc>',

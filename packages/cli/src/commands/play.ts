@@ -77,12 +77,15 @@ function setupFor(
     params.years = integer(opts.years, '--years', 1, 200) ?? 2;
     params.assign = opts.assign ?? 'weighted';
     params.typos = opts.typos ?? 'ignore-unit-letter';
-    params.escrow = opts.escrow ?? 'none';
+    // Escrow on by default (docs/SPEC.md §7.4): a committed player who leaves still has its orders counted.
+    params.escrow = opts.escrow ?? (players.length >= 2 ? 'threshold' : 'none');
     const k = integer(opts.threshold, '--threshold', 1, 15);
     if (k !== undefined) params.threshold = k;
     game = null;
   } else if (protocol === 'beacon') {
     if (turns !== undefined) params.rounds = turns;
+    // Threshold escrow on by default (docs/SPEC.md §7.4): a withheld value is opened by the others.
+    params.escrow = { scheme: 'vss', threshold: 2 };
   } else if (protocol === 'rochambeau') {
     params.N = opts.states!;
     params.hash = opts.hash!;
@@ -248,7 +251,10 @@ export function register(program: Command): void {
     .option('--years <y>', "diplomacy: game years to play (default 2); orders are random legal ones, drawn from each phase's choices")
     .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)')
-    .option('--escrow <kind>', "diplomacy: none | threshold (k of the others open a withheld reveal) | layers (seed 003's onion, peeled by the others)")
+    .option(
+      '--escrow <kind>',
+      "diplomacy: none | threshold (k of the others open a withheld reveal) | layers (seed 003's onion, peeled by the others); default threshold",
+    )
     .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
     .option('--prefs <list>', 'diplomacy: this player\'s preference list in seed 003\'s notation, e.g. "AE(GI)R" or "%REG" (default: random)')
     .option('--orders <dir>', 'diplomacy: a person gives the orders: read DIR/<PHASE>.txt each phase (e.g. S1901M.txt), or "-" to be asked on stdin')

@@ -32,7 +32,7 @@ describe('fairtable simulate diplomacy', () => {
   for (const [cheat, code, extra] of [
     ['tampered-orders', 'commit_mismatch', []],
     ['disagree', 'position_mismatch', []],
-    ['withhold', 'withheld', ['--assign', 'fixed', '--escrow', 'threshold']],
+    ['withhold', 'withheld', ['--assign', 'fixed', '--escrow', 'none']],
     ['layers-inside-differs', 'bad_layer', ['--assign', 'fixed', '--escrow', 'layers']],
   ] as const) {
     it(`--cheat ${cheat}: p1 named ${code}`, () => {

@@ -77,8 +77,7 @@ export function register(program: Command): void {
     .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)', 'weighted')
     .option(
       '--escrow <kind>',
-      "diplomacy: none | threshold | layers; beacon: none | vss | layers (k of the others, or seed 003's layers peeled by the others, open a withheld reveal)",
-      'none',
+      "diplomacy: none | threshold | layers; beacon: none | vss | layers (k of the others, or seed 003's layers peeled by the others, open a withheld reveal; default threshold for diplomacy, vss for the beacon)",
     )
     .option('--threshold <k>', 'with --escrow threshold or vss: shares needed to open (diplomacy: default a majority of the others; beacon: default 2)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)', 'ignore-unit-letter')
@@ -98,6 +97,8 @@ export function register(program: Command): void {
       if (opts.cheat !== undefined && !ALL_CHEATS.includes(opts.cheat))
         fail(`[bad_input] unknown cheat "${opts.cheat}": choose one of ${ALL_CHEATS.join(', ')}`);
       const isDiplomacy = protocol === 'diplomacy';
+      // Escrow is on by default where a protocol has it (docs/SPEC.md §7.4): withholding gains nothing, an absentee stalls nothing.
+      opts.escrow ??= isDiplomacy ? (Number(opts.players ?? 7) >= 2 ? 'threshold' : 'none') : protocol === 'beacon' ? 'vss' : 'none';
       if (!isDiplomacy && opts.years !== undefined) fail('[bad_input] --years is for diplomacy');
       if (isDiplomacy && !['weighted', 'serial', 'fixed'].includes(opts.assign!)) fail('[bad_input] --assign must be weighted, serial or fixed');
       if (isDiplomacy && !['ignore-unit-letter', 'strict'].includes(opts.typos!)) fail('[bad_input] --typos must be ignore-unit-letter or strict');

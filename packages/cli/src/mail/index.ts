@@ -126,7 +126,8 @@ function diplomacyParams(turns: number | undefined, game: string | undefined, d:
   if (!['weighted', 'serial', 'fixed'].includes(assign)) bad('assign', '--assign must be weighted, serial or fixed');
   const typos = d.typos ?? 'ignore-unit-letter';
   if (!['ignore-unit-letter', 'strict'].includes(typos)) bad('typos', '--typos must be ignore-unit-letter or strict');
-  const escrow = d.escrow ?? 'none';
+  // Escrow on by default (docs/SPEC.md §7.4), where every player runs fairtable: a gpg-only player can hold no share.
+  const escrow = d.escrow ?? ((d.gpgPlayers ?? []).length > 0 ? 'none' : 'threshold');
   if (!['none', 'threshold', 'layers'].includes(escrow)) bad('escrow', '--escrow must be none, threshold or layers');
   if (d.threshold !== undefined && escrow !== 'threshold') bad('threshold', '--threshold needs --escrow threshold');
   const years = d.years ?? 2;

@@ -9,7 +9,7 @@
  */
 import { Auditor, emptyTranscript, setupText, type Verdict } from '@fairtable/core/audit.js';
 import type { Registry } from '@fairtable/core/registry.js';
-import type { Evidence, ViolationCode } from '@fairtable/core/errors.js';
+import { violationKind, type Evidence, type ViolationCode, type ViolationKind } from '@fairtable/core/errors.js';
 import { verify as nobleVerify } from '@fairtable/core/identity.js';
 import { parseJson, type JsonValue } from '@fairtable/core/jcs.js';
 import { LineSplitter, splitText, type TranscriptLine } from '@fairtable/core/lines.js';
@@ -34,13 +34,20 @@ export interface AuditViolation {
   readonly code: ViolationCode;
   readonly player: string | null;
   readonly seq: number;
+  /** `rule`: a rule broken; `absence`: a deadline missed, "timed out" (docs/SPEC.md §12). */
+  readonly kind: ViolationKind;
   readonly message: string;
   readonly evidence: readonly Evidence[];
 }
 
-/** A verdict, as `fairtable audit --json` prints it (exit 0 or 1). */
+/** A verdict, as `fairtable audit --json` prints it (exit 0, 1 or 3). */
 export interface AuditVerdict {
+  /** No rule broken on the lines read; absences and a game in progress leave it true. */
   readonly valid: boolean;
+  /** True when the game has ended on these lines. */
+  readonly finished: boolean;
+  /** True when the transcript stops before the game does: "in progress, N lines so far check". */
+  readonly inProgress: boolean;
   readonly violations: readonly AuditViolation[];
   readonly omitted: number;
   readonly game: string;
@@ -73,7 +80,16 @@ export interface AuditOptions {
 export function verdictJson(verdict: Verdict): AuditVerdict {
   return {
     valid: verdict.valid,
-    violations: verdict.violations.map((v) => ({ code: v.code, player: v.player, seq: v.seq, message: v.message, evidence: v.evidence })),
+    finished: verdict.finished,
+    inProgress: verdict.inProgress,
+    violations: verdict.violations.map((v) => ({
+      code: v.code,
+      player: v.player,
+      seq: v.seq,
+      kind: violationKind(v),
+      message: v.message,
+      evidence: v.evidence,
+    })),
     omitted: verdict.omitted,
     game: verdict.gameId,
     protocol: verdict.protocol,

@@ -15,7 +15,7 @@
  */
 import { fromHex, isHex } from '../bytes.js';
 import { FairtableError, type Violation, type Evidence } from '../errors.js';
-import { Auditor, type Verdict } from '../audit.js';
+import { Auditor, rulesKept, type Verdict } from '../audit.js';
 import type { RefereeOptions } from '../referee.js';
 import { prepareLine, readSetupLine, type PreparedLine } from '../transcript.js';
 import { ZERO_HASH, type Envelope } from '../envelope.js';
@@ -308,9 +308,11 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
   const outcome = at === null && !undecided ? base.outcome : null;
   return {
     ...base,
-    valid: violations.length === 0 && base.omitted === 0,
+    valid: rulesKept(violations, base.omitted) && base.alteredAt === null,
     violations,
     outcome,
+    finished: outcome !== null,
+    inProgress: base.inProgress && at === null,
     relay: {
       orderer,
       timed: trustTime && ordererKey !== null,

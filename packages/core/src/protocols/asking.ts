@@ -224,9 +224,12 @@ export function onAskDeadline(
   const view = { phase, phaseStart: s.phaseStart, timeoutMs: roundMs(rules, s), claimed: s.claimed };
   const late = settleClaim(st, msg, body, view, { round: s.turn, late: askMissing(rules, s), isOut: (p) => !s.active.includes(p) });
   if (late === null) return;
+  // The last sealed answer left unopened, when others were opened, was withheld by one who saw them: a rule
+  // broken. Otherwise the default steps in for an absence (docs/SPEC.md §7.4).
+  const k0 = askOf(s);
+  const steered = late.length === 1 && Object.keys(k0.seals).length > 1;
   for (const p of late) {
-    if (phase === 'unseal')
-      st.violation('withheld', p, msg, `${p} did not open its sealed answer of turn ${s.turn} before the deadline; it counts as the default`);
+    if (phase === 'unseal') st.withheld(p, steered, msg, `${p} did not open its sealed answer of turn ${s.turn} before the deadline; it counts as the default`);
     else st.emit({ type: 'default', turn: s.turn, player: p, phase });
   }
   const k = askOf(s);

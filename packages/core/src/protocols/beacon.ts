@@ -641,8 +641,11 @@ export const beacon: Machine<BeaconState> = {
             : s.phase === 'answer'
               ? 'answer the complaints against it'
               : s.phase;
+      // Only a reveal withheld by the one seat still missing, with no escrow to open it, could steer the round:
+      // its author had seen every other value. Anything else is an absence (docs/SPEC.md §7.4).
+      const steered = s.phase === 'reveal' && !escrowOn(s) && late.length === 1 && Object.keys(s.values).length > 0;
       for (const p of late) {
-        st.violation('withheld', p, msg, `${p} did not ${what} in round ${s.round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
+        st.withheld(p, steered, msg, `${p} did not ${what} in round ${s.round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
       }
       if (s.phase === 'commit') {
         for (const p of late) forfeit(s, st, p, 'withheld');

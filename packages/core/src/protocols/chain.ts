@@ -323,9 +323,11 @@ function stepDecisionGame(rules: DecisionGame<unknown>, s: ChainState, st: Stepp
     const late = settleClaim(st, msg, body, s, { round: s.turn, late: missingRoll(rules, s), isOut: (p) => !s.active.includes(p) });
     if (late === null) return;
     for (const p of late) {
-      st.violation(
-        'withheld',
+      // The roller knew its roll (its own opening and every fresh value) before it went silent: a rule broken.
+      // A missing fresh value steers nothing: an absence (docs/SPEC.md §7.4).
+      st.withheld(
         p,
+        rollerOf(rules, s) === p,
         msg,
         `${p} did not send ${rollerOf(rules, s) === p ? `its roll ${s.turn}` : `the fresh value roll ${s.turn} waits for`} before the deadline; claimed by ${from}`,
       );
@@ -530,9 +532,10 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
         const late = settleClaim(st, msg, body, s, { round: deadlineRound(s), late: missing(s), isOut: (p) => !s.active.includes(p) });
         if (late === null) return st.result(s);
         for (const p of late) {
-          st.violation(
-            'withheld',
+          // A mover's move opens the value it committed to with every fresh value known: withholding it steers.
+          st.withheld(
             p,
+            s.phase === 'play',
             msg,
             `${p} did not ${s.phase === 'play' ? `move on turn ${s.turn}` : `send "${s.phase}"`} before the deadline ${s.phaseStart + s.timeoutMs}; claimed by ${from}`,
           );

@@ -492,9 +492,10 @@ function stepDecisionGame(rules: DecisionGame<unknown>, s: KeyedState, st: Stepp
     const late = settleClaim(st, msg, body, s, { round: deadlineRound(s), late: missing(s), isOut: (p) => !s.active.includes(p) });
     if (late === null) return;
     for (const p of late) {
-      st.violation(
-        'withheld',
+      // A roller knew its roll before it went silent (docs/SPEC.md §7.4); a missing x steers nothing.
+      st.withheld(
         p,
+        currentX(s) !== null,
         msg,
         `${p} did not send its ${currentX(s) === null ? 'x' : 'roll'} for turn ${s.turn} before the deadline; claimed by ${from}`,
       );
@@ -755,9 +756,10 @@ export function keyedStreamMachine(book: GameBook = BUILTIN_GAMES): Machine<Keye
         if (late === null) return st.result(s);
         const phase = s.phase;
         for (const p of late) {
-          st.violation(
-            'withheld',
+          // A key not yet published steers nothing; a turn or a secret withheld by one who knows what it shows does.
+          st.withheld(
             p,
+            phase !== 'keys',
             msg,
             `${p} did not ${phase === 'audit' ? 'reveal its stream secret' : phase === 'keys' ? 'publish a stream key' : `send turn ${s.turn}`} before the deadline; claimed by ${from}`,
           );

@@ -136,6 +136,20 @@ export class Stepper {
     const self: Evidence[] = 'envelope' in msg ? [{ line: msg.line, hash: msg.hash, envelope: msg.envelope }] : [];
     this.violations.push({ code, player, seq: msg.line, message, evidence: [...self, ...evidence] });
   }
+  /**
+   * `player` missed a deadline where going silent steered nothing (docs/SPEC.md §7.4): a `withheld` finding
+   * of kind `absence`, "timed out", which a verdict keeps apart from a rule broken.
+   */
+  absent(player: string, msg: Accepted | { line: number }, message: string, evidence: Evidence[] = []): void {
+    this.violation('withheld', player, msg, message, evidence);
+    const v = this.violations[this.violations.length - 1]!;
+    this.violations[this.violations.length - 1] = { ...v, kind: 'absence' };
+  }
+  /** A missed deadline: rule broken when `steered` (a reveal withheld by one who saw what it decides), else an absence. */
+  withheld(player: string, steered: boolean, msg: Accepted | { line: number }, message: string): void {
+    if (steered) this.violation('withheld', player, msg, message);
+    else this.absent(player, msg, message);
+  }
   result<S>(state: S): StepResult<S> {
     return { state, out: this.out, events: this.events, violations: this.violations };
   }

@@ -24,6 +24,15 @@ const players = z.array(text);
 
 export const DEADLINE = z.object({ type: z.literal('deadline'), phase: text, round, missing: players });
 
+/**
+ * Agreed deadline extensions (docs/SPEC.md §7.4.1), for every protocol: the referee checks these before it
+ * reads them, whatever the machine.
+ */
+export const EXTENSION_MESSAGES: MessageSchemas = {
+  extend: z.object({ type: z.literal('extend'), phase: text, until: z.int().check(z.minimum(0)) }),
+  'extend-accept': z.object({ type: z.literal('extend-accept'), phase: text, until: z.int().check(z.minimum(0)) }),
+};
+
 const sealedShare = z.object({ ephemeral: text, box: text });
 
 // Seed 003's layers (docs/spec/escrow.md §3): the outer layer travels in the commit; its members are checked by the machine.

@@ -185,7 +185,8 @@ export const rochambeauMachine: Machine<RochambeauState> = {
         const what = { check: 'share check', answer: 'answer to a complaint', reveal: 'Reveal', open: 'share of a withheld Reveal' }[s.phase as 'check'];
         for (const p of late) {
           const then = s.phase === 'answer' ? 'disqualified' : s.phase === 'reveal' ? 'its Reveal is opened from the shares' : 'named';
-          st.violation('withheld', p, msg, `${p} sent no ${what} before the deadline; ${then} (claimed by ${from})`);
+          // Under escrow a missing message steers nothing: a Reveal is opened, a dealer who does not answer is dropped.
+          st.withheld(p, false, msg, `${p} sent no ${what} before the deadline; ${then} (claimed by ${from})`);
           if (s.phase === 'answer') disqualifyDealer(s, st, p, 'withheld');
           else nameUnderEscrow(s, p, 'withheld');
         }
@@ -194,8 +195,11 @@ export const rochambeauMachine: Machine<RochambeauState> = {
         else escrowProgress(s, st, msg.time, msg);
         return st.result(s);
       }
+      // The one Reveal still missing when others are in was withheld by one who saw them: a rule broken; a missing
+      // Commit, or Reveals missing from several, steer nothing (docs/SPEC.md §7.4).
+      const steered = s.phase === 'reveal' && late.length === 1 && Object.keys(s.reveals).length > 0;
       for (const p of late) {
-        st.violation('withheld', p, msg, `${p} sent no ${s.phase === 'commit' ? 'Commit' : 'Reveal'} before the deadline; disqualified (claimed by ${from})`);
+        st.withheld(p, steered, msg, `${p} sent no ${s.phase === 'commit' ? 'Commit' : 'Reveal'} before the deadline; disqualified (claimed by ${from})`);
       }
       if (s.phase === 'commit') {
         for (const p of late) {

@@ -28,6 +28,7 @@ import { openShare as openSealedShare, type SealedShare } from '../escrow/vss.js
 import { exchange as layerExchange, type Exchange } from '../escrow/dleq.js';
 import type { Ctx, Decision, GameEvent, Outcome } from '../protocols/machine.js';
 import { prepareLine, type VerifyFn } from '../transcript.js';
+import { isExtensionBody } from '../protocols/extension.js';
 
 /** How a seat reaches the orderer. */
 export interface SeatTransport {
@@ -263,6 +264,26 @@ export class Seat {
     this.pump();
   }
 
+  /**
+   * Proposes moving the deadline of the phase now running to `until` (ms, docs/SPEC.md §7.4.1); it moves once
+   * every active seat has accepted. Throws FairtableError('illegal_choice') when this game has no phase to extend.
+   */
+  proposeExtension(until: number): void {
+    const phase = (this.referee.state as { phase?: unknown } | null)?.phase;
+    if (typeof phase !== 'string' || !Number.isSafeInteger(until))
+      throw new FairtableError('illegal_choice', 'there is no phase to extend now, or the new deadline is not a whole number of ms');
+    this.unasked.push({ type: 'extend', phase, until });
+    this.pump();
+  }
+
+  /** Accepts the extension proposed and not yet agreed; throws FairtableError('illegal_choice') when there is none. */
+  acceptExtension(): void {
+    const open = this.referee.extension.open;
+    if (open === null || open.signed.includes(this.id)) throw new FairtableError('illegal_choice', 'there is no extension waiting for this seat to accept');
+    this.unasked.push({ type: 'extend-accept', phase: open.phase, until: open.until });
+    this.pump();
+  }
+
   /** While held, nothing is signed or sent (queued bodies wait): lets a tool order what it sends. */
   hold(on: boolean): void {
     this.held = on;
@@ -341,7 +362,7 @@ export class Seat {
     }
     const head = this.queue[0];
     if (head !== undefined && canonicalize(head) === canonicalize(body)) this.queue.shift();
-    else if (this.replaying && body.type !== 'deadline' && this.referee.machine.carried?.includes(body.type) !== true) {
+    else if (this.replaying && body.type !== 'deadline' && !isExtensionBody(body) && this.referee.machine.carried?.includes(body.type) !== true) {
       throw new FairtableError(
         'bad_input',
         `resume: ${this.id}'s envelope at line ${line} is not what replaying its journal produces (another random source or journal?)`,

@@ -247,7 +247,8 @@ function missing(s: DiplomacyState): string[] {
       );
     case 'sign':
       // A gpg-only player adjudicates by hand if at all, and signs no position (§11.4).
-      return s.active.filter((p) => s.signs[p] === undefined && s.gpgKeys[p] === undefined);
+      // Nor does a player whose orders the others opened from escrow this round: it may have left after committing.
+      return s.active.filter((p) => s.signs[p] === undefined && s.gpgKeys[p] === undefined && s.opening[p] === undefined && s.peeling[p] === undefined);
     default:
       if (isPeel(s)) {
         const late = new Set(Object.keys(s.peeling).flatMap((o) => askedToPeel(s, o)));
@@ -337,7 +338,7 @@ function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx, msg?: 
     } else if (s.phase === 'reveal' || s.phase === 'open') {
       if (s.stage === 'assign') finishAssignment(s, st, time);
       else {
-        if (s.phase === 'open') openEscrows(s, st);
+        if (s.phase === 'open') openEscrows(s, st, msg ?? { line: -1 });
         resolvePhase(s, st, time);
       }
     } else if (s.phase === 'sign') {
@@ -425,14 +426,16 @@ function sendShares(s: DiplomacyState, st: Stepper, ctx: Ctx): void {
 }
 
 /** Opens each withheld reveal from k valid shares and checks it against its commitment; a power whose escrow fails gets the defaults. */
-function openEscrows(s: DiplomacyState, st: Stepper): void {
+function openEscrows(s: DiplomacyState, st: Stepper, msg: Accepted | { line: number }): void {
   for (const [dealer, o] of Object.entries(s.opening)) {
     const others = s.players.filter((p) => p !== dealer);
     const shares = Object.entries(o.shares)
       .slice(0, s.escrow!.k)
       .map(([p, share]) => ({ seat: others.indexOf(p) + 1, share }));
     if (shares.length < s.escrow!.k) {
+      // Too few holders answered (each named for its absence): the dealer's reveal stays missing, an absence too.
       st.emit({ type: 'escrow-failed', player: dealer, power: o.power, shares: shares.length });
+      st.absent(dealer, msg, `${dealer} did not reveal in round ${s.round}, and too few shares came to open its escrow: ${o.power}'s units take the defaults`);
       continue;
     }
     let opening: unknown = null;
@@ -447,7 +450,16 @@ function openEscrows(s: DiplomacyState, st: Stepper): void {
       s.orders[o.power] = ordersIn(value);
       st.emit({ type: 'escrow-opened', player: dealer, power: o.power, orders: s.orders[o.power]! });
     } else {
+      // Enough valid shares, and still no opening of its commitment: the dealer sealed its orders wrong, so its
+      // silence kept the choice between its orders and the defaults. A rule broken.
       st.emit({ type: 'escrow-failed', player: dealer, power: o.power, shares: shares.length });
+      st.withheld(
+        dealer,
+        true,
+        msg,
+        `${dealer} did not reveal in round ${s.round}, and its escrow, opened from ${shares.length} valid shares, does not open its commitment ${s.commits[dealer]}`,
+      );
+      forfeit(s, st, dealer, 'withheld');
     }
   }
 }
@@ -957,21 +969,34 @@ export const diplomacy: Machine<DiplomacyState> = {
           }
           late = late.filter((p) => !mismatched.includes(p));
           if (s.stage === 'assign') for (const p of mismatched) forfeit(s, st, p, 'commit_mismatch');
+          // Commit and leave (docs/spec/diplomacy.md §10.6.1): with escrow, a committed player's missing reveal is opened
+          // by the others and counts; nobody is named. Without it, the one reveal still missing when others are in
+          // was withheld by one who saw them (a rule broken); anything else is an absence (docs/SPEC.md §7.4).
+          const escrowed = (p: string): boolean =>
+            s.stage === 'play' && ((s.escrow !== null && s.escrows[p] !== undefined) || (s.layered && s.onions[p] !== undefined));
+          const steered = step === 'reveal' && late.length === 1 && Object.keys(s.reveals).length > 0;
+          const leftAfterCommit = (p: string): boolean => (step === 'reveal' || step === 'claim') && escrowed(p) && s.commits[p] !== undefined;
           for (const p of late) {
-            st.violation('withheld', p, msg, `${p} did not ${step} in round ${round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
+            if (leftAfterCommit(p)) continue;
+            st.withheld(p, steered, msg, `${p} did not ${step} in round ${round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
           }
           if (s.stage === 'assign') {
             for (const p of late) forfeit(s, st, p, 'withheld');
             if (step === 'reveal' || mismatched.length > 0) rerunAssignment(s, time);
           } else if (step === 'commit' || step === 'claim') {
             // Missing orders (or a commitment nobody vouched for): this phase the power's units take the defaults.
-            for (const p of late) s.excused[p] = true;
+            // With escrow, a committed player who left stands by its signed commitment: the others' claims fix the
+            // set, and its reveal will be opened from escrow.
+            for (const p of late) {
+              if (leftAfterCommit(p)) s.claims[p] = true;
+              else s.excused[p] = true;
+            }
           } else if (step === 'reveal') {
             // A withheld reveal is the last revealer's option to choose between its orders and the defaults: it forfeits,
             // and with escrow the others open the orders it committed to, so the choice is gone.
             for (const p of late) {
               const power = s.powers[p];
-              forfeit(s, st, p, 'withheld');
+              if (!escrowed(p)) forfeit(s, st, p, 'withheld');
               if (s.escrow !== null && power !== undefined && s.escrows[p] !== undefined) s.opening[p] = { power, shares: {}, answered: [] };
               const onion = s.onions[p];
               if (s.layered && power !== undefined && onion !== undefined) s.peeling[p] = { ...startPeel(onion.head), power };
@@ -1122,6 +1147,8 @@ function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: A
         { line: f.line, note: 'the proven exchange that shows it' },
         commitLine,
       ]);
+    // An owner who withheld its reveal behind layers sealed wrong kept the choice the escrow was to take away: it forfeits.
+    if (p.faults.length > known) forfeit(s, st, owner, 'bad_layer');
     if (p.value !== null) {
       const opening = readOpening(fromHex(p.value, 'core'));
       const value = (opening as { value?: unknown } | null)?.value;
@@ -1130,6 +1157,7 @@ function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: A
           commitLine,
         ]);
         p.shut = true;
+        forfeit(s, st, owner, 'bad_layer');
       }
     }
     if (ask.length > 0) asking = true;
@@ -1143,7 +1171,12 @@ function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: A
     if (p.value !== null && !p.shut) {
       s.orders[p.power] = ordersIn((readOpening(fromHex(p.value, 'core')) as { value: string }).value);
       st.emit({ type: 'escrow-opened', player: owner, power: p.power, orders: s.orders[p.power]! });
-    } else st.emit({ type: 'escrow-failed', player: owner, power: p.power, depth: p.depth });
+    } else {
+      st.emit({ type: 'escrow-failed', player: owner, power: p.power, depth: p.depth });
+      // A core that does not open was named bad_layer above; an onion shut by members who did not peel is an absence.
+      if (p.value === null && p.faults.length === 0)
+        st.absent(owner, msg, `${owner} did not reveal in round ${s.round}, and its layers could not all be peeled: ${p.power}'s units take the defaults`);
+    }
   }
   resolvePhase(s, st, time);
 }
