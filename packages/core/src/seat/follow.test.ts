@@ -1,0 +1,132 @@
+/**
+ * A seat follows its key (docs/SPEC.md §10.2): a seat dropped mid-game is rebuilt on another device from the
+ * key and the log alone and finishes the game; two devices open at once with the same key never make their
+ * player equivocate; the same decision on two devices signs the same envelope.
+ */
+import { describe, expect, it } from 'vitest';
+import { toHex } from '../bytes.js';
+import { Door } from '../door.js';
+import { envelopeLine, type Envelope } from '../envelope.js';
+import { generateKeyPair, type KeyPair } from '../identity.js';
+import type { JsonValue } from '../jcs.js';
+import { createSetupEnvelope, type GameSetup } from '../setup.js';
+import { Seat, type SeatOptions } from './seat.js';
+import { auditLines } from '../audit.js';
+import { simStrategy, type Strategy } from '../sim/strategies.js';
+import { MemoryNetwork, type Link, type NetNode } from '../sim/network.js';
+import { Table, type TableMessage } from '../sim/table.js';
+
+/** An orderer in the same process: a door, a log, and every line handed to every device at once. */
+class LocalTable {
+  readonly log: string[];
+  readonly door: Door;
+  readonly devices = new Map<string, { id: string; seat: Seat; decide: Strategy }>();
+  private readonly inbox: [string, string][] = [];
+  now = 1;
+  constructor(setupLine: string) {
+    this.door = new Door(setupLine);
+    this.log = [setupLine];
+  }
+  transport(device: string, id: string): SeatOptions['transport'] {
+    return {
+      submit: (text) => this.inbox.push([id, text]),
+      sync: (from) => {
+        for (let i = from; i < this.log.length; i++) this.devices.get(device)?.seat.receive(i, this.log[i]!);
+      },
+    };
+  }
+  /** Answers every decision, delivers until nothing moves; `budget` lines at most. */
+  play(budget = Infinity): void {
+    const start = this.log.length;
+    for (let rounds = 0; rounds < 100_000 && this.log.length - start < budget; rounds++) {
+      for (const d of this.devices.values()) for (let x = d.seat.decision(); x !== null; x = d.seat.decision()) d.seat.decide(d.decide(x));
+      if (this.inbox.length === 0) {
+        this.now += 50;
+        for (const d of this.devices.values()) d.seat.tick();
+        if (this.inbox.length === 0) return;
+      }
+      const [id, text] = this.inbox.shift()!;
+      const a = this.door.admit(text, id);
+      if (!a.ok) throw new Error(`refused ${id}: ${a.code} ${a.message}`);
+      if (a.duplicate) continue;
+      this.log.push(text);
+      for (const d of this.devices.values()) d.seat.receive(a.line, text);
+    }
+  }
+  /** What a device submitted and the table has not taken yet is lost (its process died). */
+  drop(device: string, id: string): void {
+    this.devices.delete(device);
+    for (let i = this.inbox.length - 1; i >= 0; i--) if (this.inbox[i]![0] === id) this.inbox.splice(i, 1);
+  }
+}
+
+interface Game {
+  readonly protocol: string;
+  readonly game: string | null;
+  readonly params: Record<string, JsonValue>;
+  readonly players: number;
+  /** How many lines are played before the seat is dropped. */
+  readonly cut?: number;
+}
+
+const GAMES: Record<string, Game> = {
+  'dice (chain)': { protocol: 'chain', game: 'dice', params: { rounds: 3 }, players: 3 },
+  'snakes (chain)': { protocol: 'chain', game: 'snakes', params: { maxRounds: 4 }, players: 2 },
+  'monopoly chance (keyed stream)': { protocol: 'keyed-stream', game: 'monopoly-chance', params: { rounds: 3 }, players: 3 },
+  'dice (keyed stream)': { protocol: 'keyed-stream', game: 'dice', params: { rounds: 3 }, players: 2 },
+  beacon: { protocol: 'beacon', game: null, params: { rounds: 3 }, players: 3 },
+  'beacon with escrow': { protocol: 'beacon', game: null, params: { rounds: 2, escrow: { scheme: 'vss', threshold: 2 } }, players: 4 },
+  rochambeau: { protocol: 'rochambeau', game: null, params: { N: '5' }, players: 3, cut: 2 },
+};
+
+function setUp(g: Game, salt = 0) {
+  const ids = Array.from({ length: g.players }, (_, i) => `p${i}`);
+  const keys: KeyPair[] = ids.map((_, i) => generateKeyPair(new Uint8Array(32).fill(30 + i + salt)));
+  const setup: GameSetup = {
+    protocol: g.protocol,
+    game: g.game,
+    params: { timeoutMs: 60_000, ...g.params },
+    players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
+    nonce: '42'.repeat(32),
+    created: 1,
+  };
+  const setupLine = envelopeLine(createSetupEnvelope(setup, ids[0]!, keys[0]!));
+  const table = new LocalTable(setupLine);
+  const options = (i: number, device: string): SeatOptions => ({
+    id: ids[i]!,
+    keys: keys[i]!,
+    setupLine,
+    transport: table.transport(device, ids[i]!),
+    clock: () => table.now,
+  });
+  return { ids, keys, setupLine, table, options };
+}
+
+const named = (lines: readonly string[]) => auditLines(lines).violations.filter((v) => v.player !== null);
+
+describe('a seat dropped mid-game is rebuilt from its key and the log alone', () => {
+  for (const [name, g] of Object.entries(GAMES)) {
+    it(`${name}: the rebuilt seat finishes the game, nothing is sent twice, nobody is named`, () => {
+      const { ids, table, options } = setUp(g);
+      ids.forEach((id, i) => table.devices.set(id, { id, seat: new Seat(options(i, id)), decide: simStrategy(new Uint8Array(32).fill(i + 1)) }));
+      table.play(g.cut ?? 4 + g.players * 2);
+      // p1's device is gone: its browser, its journal, its envelope in flight.
+      const before = table.log.length;
+      table.drop('p1', 'p1');
+      table.play(g.cut === undefined ? g.players : 1);
+      const copy = [...table.log];
+      const fresh = Seat.follow(options(1, 'p1b'), copy);
+      expect(fresh.lines).toEqual(copy);
+      table.devices.set('p1b', { id: 'p1', seat: fresh, decide: simStrategy(new Uint8Array(32).fill(2)) });
+      fresh.tick();
+      table.play();
+      expect(table.log.length).toBeGreaterThan(before);
+      const v = auditLines(table.log);
+      expect(v.violations).toEqual([]);
+      for (const d of table.devices.values()) expect(d.seat.outcome()).not.toBeNull();
+      // Each of p1's positions stands once: nothing was signed twice for one position.
+      const seqs = table.log.map((l) => JSON.parse(l) as Envelope).filter((e) => e.from === 'p1').map((e) => e.seq);
+      expect(seqs).toEqual(seqs.map((_, i) => i));
+    });
+  }
+});
