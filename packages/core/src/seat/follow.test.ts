@@ -130,3 +130,149 @@ describe('a seat dropped mid-game is rebuilt from its key and the log alone', ()
     });
   }
 });
+
+/** One player on the in-memory network, playing on one or more devices at once with the same key. */
+class PlayerNode implements NetNode {
+  readonly devices: { seat: Seat; decide: Strategy; submitted: string[] }[] = [];
+  private link: Link | null = null;
+  constructor(readonly id: string) {}
+  transport(index: number): SeatOptions['transport'] {
+    return {
+      submit: (text) => {
+        this.devices[index]?.submitted.push(text);
+        this.link?.send(this.id, 'table', { kind: 'submit', text } satisfies TableMessage);
+      },
+      sync: (from) => this.link?.send(this.id, 'table', { kind: 'sync', from } satisfies TableMessage),
+    };
+  }
+  receive(from: string, payload: unknown, net: Link): void {
+    this.link = net;
+    const msg = payload as TableMessage;
+    if (from !== 'table' || msg.kind !== 'entry') return;
+    for (const d of this.devices) d.seat.receive(msg.index, msg.text);
+    this.act();
+  }
+  tick(net: Link): void {
+    this.link = net;
+    this.act();
+    for (const d of this.devices) d.seat.tick();
+    this.act();
+  }
+  private act(): void {
+    for (const d of this.devices) for (let x = d.seat.decision(); x !== null; x = d.seat.decision()) d.seat.decide(d.decide(x));
+  }
+}
+
+function onNetwork(g: Game, strategies: (player: number, device: number) => Uint8Array, seed: number) {
+  const { ids, keys, setupLine } = setUp(g);
+  const net = new MemoryNetwork({ seed: new Uint8Array(32).fill(seed), duplicate: 0.05, minDelay: 1, maxDelay: 40 });
+  const table = new Table(setupLine, ids);
+  net.add(table);
+  const nodes = ids.map((id) => new PlayerNode(id));
+  const events: string[] = [];
+  nodes.forEach((node, i) => {
+    net.add(node);
+    // p1 plays on two devices, whose clocks disagree by 777 ms.
+    for (let d = 0; d < (i === 1 ? 2 : 1); d++) {
+      const seat = new Seat({
+        id: node.id,
+        keys: keys[i]!,
+        setupLine,
+        transport: node.transport(d),
+        clock: () => net.now + d * 777,
+        onEvent: (e) => events.push(`${node.id}/${d}: ${e.type}`),
+      });
+      node.devices.push({ seat, decide: simStrategy(strategies(i, d)), submitted: [] });
+    }
+  });
+  net.run(() => nodes.every((n) => n.devices.every((d) => d.seat.outcome() !== null && d.seat.idle)), 600_000);
+  return { table, nodes, events };
+}
+
+describe('two devices open at once with the same key', () => {
+  for (const [name, g] of Object.entries(GAMES)) {
+    it(`${name}, the same decisions on both: the game finishes, nobody is named, the door sees only repeats`, () => {
+      const { table, nodes } = onNetwork(g, (p) => new Uint8Array(32).fill(p + 1), 7);
+      for (const n of nodes) for (const d of n.devices) expect(d.seat.outcome()).not.toBeNull();
+      expect(named(table.log)).toEqual([]);
+      expect(auditLines(table.log).violations).toEqual([]);
+      // Both devices signed every position the same, byte for byte: the door refused nothing.
+      expect(table.refusals).toEqual([]);
+      const [a, b] = nodes[1]!.devices;
+      const common = a!.submitted.filter((t) => b!.submitted.includes(t));
+      expect(common.length).toBeGreaterThan(0);
+    });
+  }
+
+  for (const name of ['rochambeau', 'dice (chain)', 'monopoly chance (keyed stream)']) {
+    it(`${name}, different decisions on each: one device's envelope stands, the other adopts it, nobody is named`, () => {
+      const { table, nodes, events } = onNetwork(GAMES[name]!, (p, d) => new Uint8Array(32).fill(p + 1 + 50 * d), 9);
+      for (const n of nodes) for (const d of n.devices) expect(d.seat.outcome()).not.toBeNull();
+      expect(named(table.log)).toEqual([]);
+      expect(auditLines(table.log).violations).toEqual([]);
+      // Both devices end with the same game: the same outcome, the same copy of the log.
+      const [a, b] = nodes[1]!.devices;
+      expect(a!.seat.outcome()).toEqual(b!.seat.outcome());
+      expect(a!.seat.lines).toEqual(table.log);
+      expect(b!.seat.lines).toEqual(table.log);
+      // Where the two answers differed, the door took the first and refused the other (recorded nowhere), and
+      // the device whose answer was refused went on from the one in the log.
+      expect(table.refusals.every((r) => r.code === 'equivocation' && r.player === 'p1')).toBe(true);
+      if (name === 'rochambeau') {
+        expect(table.refusals.length).toBeGreaterThan(0);
+        expect(events.filter((e) => e.startsWith('p1/') && e.endsWith('seat-adopted')).length).toBe(table.refusals.length);
+      }
+    });
+  }
+});
+
+describe('what the player decided is read back from the log', () => {
+  it('a Rochambeau hand committed on one device is revealed by another that has only the key and the log', () => {
+    const { ids, table, options } = setUp(GAMES.rochambeau!);
+    ids.forEach((id, i) => table.devices.set(id, { id, seat: new Seat(options(i, id)), decide: () => 3 }));
+    table.devices.get('p1')!.seat.decide(4);
+    table.play(3);
+    expect(table.log.some((l) => (JSON.parse(l) as Envelope).from === 'p1')).toBe(true);
+    table.drop('p1', 'p1');
+    const fresh = Seat.follow(options(1, 'p1b'), table.log);
+    expect(fresh.journal.map((j) => j.choice)).toEqual([4]);
+    table.devices.set('p1b', { id: 'p1', seat: fresh, decide: () => 1 });
+    table.play();
+    expect(auditLines(table.log).violations).toEqual([]);
+    expect(fresh.outcome()).not.toBeNull();
+  });
+
+  it('the same decision on two devices with different clocks signs the same envelope', () => {
+    const { ids, keys, setupLine, table, options } = setUp(GAMES.rochambeau!);
+    ids.forEach((id, i) => table.devices.set(id, { id, seat: new Seat(options(i, id)), decide: () => 2 }));
+    const sent: string[] = [];
+    const second = new Seat({
+      id: 'p1',
+      keys: keys[1]!,
+      setupLine,
+      clock: () => table.now + 123_456,
+      transport: { submit: (t) => sent.push(t), sync: () => undefined },
+    });
+    const first: string[] = [];
+    const p1 = new Seat({ ...options(1, 'p1'), onSubmit: (t) => first.push(t) });
+    table.devices.set('p1', { id: 'p1', seat: p1, decide: () => 2 });
+    table.devices.set('p1-second', { id: 'p1', seat: second, decide: () => 2 });
+    p1.decide(2);
+    second.decide(2);
+    table.play();
+    expect(first.length).toBeGreaterThan(0);
+    expect(sent.slice(0, first.length)).toEqual(first);
+    expect(auditLines(table.log).violations).toEqual([]);
+  });
+
+  it('a seat whose envelopes no answer reproduces (another key, or free text) is not followed: it throws, sending nothing', () => {
+    const { ids, table, options } = setUp(GAMES.rochambeau!);
+    ids.forEach((id, i) => table.devices.set(id, { id, seat: new Seat(options(i, id)), decide: () => 3 }));
+    table.devices.get('p1')!.seat.decide(4);
+    table.play(3);
+    const sent: string[] = [];
+    const wrongKey = { ...options(1, 'x'), keys: setUp(GAMES.rochambeau!, 9).keys[1]!, transport: { submit: (t: string) => sent.push(t), sync: () => undefined } };
+    expect(() => Seat.follow(wrongKey, table.log)).toThrow(/not what replaying/);
+    expect(sent).toEqual([]);
+  });
+});

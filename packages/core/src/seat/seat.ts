@@ -111,6 +111,7 @@ export function seatRandom(secret: Uint8Array, gameId: string): (length: number)
 }
 
 const trustOwn = (): boolean => true;
+const NO_STAMP = { at: 0, time: 0 };
 
 /** The view and time a body is signed on, fixed when the machine produced it (a seat that follows its key). */
 interface Stamp {
@@ -422,7 +423,7 @@ export class Seat {
     const entry = { lines: this.lines.length, choice };
     this.journal.push(entry);
     if (!this.replaying) this.options.onDecision?.(entry);
-    this.enqueue(out, { at: this.lines.length, time: this.options.clock() });
+    this.enqueue(out, this.followsKey ? { at: this.lines.length, time: this.viewTime(this.lines.length) } : NO_STAMP);
     this.pump();
   }
 
@@ -504,8 +505,7 @@ export class Seat {
     // One of its own envelopes that it is not waiting for: sent by an earlier life of this seat (a resumed
     // seat replaying its copy, or catching up on what it sent before it stopped), or by another device.
     else if (mine) this.replayed(line, prepared.envelope!.body, prepared.envelope!.seq);
-    const time = prepared.envelope?.time ?? this.options.clock();
-    this.enqueue(result.out, { at: line + 1, time });
+    this.enqueue(result.out, this.followsKey ? { at: line + 1, time: this.viewTime(line + 1) } : NO_STAMP);
     if (this.replaying) return;
     this.options.onLine?.(line, text);
     for (const e of result.events) this.options.onEvent?.(e);
@@ -577,16 +577,29 @@ export class Seat {
   }
 
   /**
-   * A seat that follows its key signs a body on the view it was produced on, with the time of that view's
-   * last line (a line's answer) or of the decision: every device holding the key and the log signs the same
-   * envelope, byte for byte, and the orderer keeps it once. The view moves up to just after the seat's own
+   * A seat that follows its key signs a body on the view it was produced on (the line it answers, or the log
+   * its player decided on), with the time of that view's last line: every device holding the key and the log
+   * signs the same envelope for the same body on the same view, byte for byte, and the orderer keeps it once.
+   * Deadline claims keep the clock's time (a claim must stand after the deadline). The view moves up to just after the seat's own
    * last envelope when that stands later (an author always signs after its last envelope).
    */
   private stampFor(stamp: Stamp): { at: number; time: number } {
     if (stamp.at > this.lastOwnLine) return stamp;
     const at = this.lastOwnLine + 1;
-    const last = JSON.parse(this.lines[at - 1]!) as Envelope;
-    return { at, time: Math.max(stamp.time, last.time) };
+    return { at, time: Math.max(stamp.time, this.viewTime(at)) };
+  }
+
+  /** The time of the last line of the view `at` (its envelope's claim; a malformed line has none, the one before it counts). */
+  private viewTime(at: number): number {
+    for (let i = at - 1; i >= 0; i--) {
+      try {
+        const t = (JSON.parse(this.lines[i]!) as Envelope).time;
+        if (typeof t === 'number') return t;
+      } catch {
+        // a malformed line: the one before it
+      }
+    }
+    return 0;
   }
 
   /** Signs a body as this seat's next envelope on its current view of the log (or the view `at`, at `time`). */
