@@ -256,8 +256,11 @@ export interface JoinOptions {
   readonly gameId: string;
   readonly id: string;
   readonly keys: KeyPair;
-  /** Randomness for the player's secrets; `seatRandom(secret, game)` when the seat must be resumable after a restart. */
-  readonly random: (length: number) => Uint8Array;
+  /**
+   * Randomness for the player's secrets. Left out, they are derived from the player's key (the seat follows
+   * its key, docs/SPEC.md §10.2): the seat resumes from the log alone, on any device holding the key.
+   */
+  readonly random?: (length: number) => Uint8Array;
   readonly WebSocket: SocketConstructor;
   /** The relay's key, when known (from `createGame`, or a copy kept on disk): a relay showing another is refused. */
   readonly relayKey?: string;
@@ -756,7 +759,7 @@ export class RelayGame {
       keys: o.keys,
       setupLine,
       clock: this.clock,
-      random: o.random,
+      ...(o.random === undefined ? {} : { random: o.random }),
       // The relay is reliable while connected: resends matter only after a reconnection.
       resendMs: 1000,
       syncMs: 1000,
@@ -831,7 +834,12 @@ export class RelayGame {
     this.startPublishing(r.lines[0]!, readSetupLine(r.lines[0]!).setup.params);
     // Held until the relay's welcome says how long the log is: what the copy lacks may hold envelopes of this
     // seat's earlier life, and one signed again on the copy's view would take their positions.
-    this.seat = Seat.resume({ ...this.seatOptions(r.lines[0]!), held: true }, r.lines, r.journal ?? [], r.inFlight ?? null);
+    const options = { ...this.seatOptions(r.lines[0]!), held: true };
+    // A seat that follows its key needs no journal: its player's decisions are read back from the log.
+    this.seat =
+      options.random === undefined && r.journal === undefined
+        ? Seat.follow(options, r.lines, r.inFlight ?? null)
+        : Seat.resume(options, r.lines, r.journal ?? [], r.inFlight ?? null);
   }
 
   private tick(): void {
