@@ -6,8 +6,9 @@
  * commitment to another hand, another bid in the open), so at most one choice fits; the machine is pure,
  * so trying costs nothing but time.
  *
- * Only finite choice sets are tried, at most `MAX_TRIES` answers: free text (a Diplomacy order list)
- * cannot be read back this way, and the seat then watches the game instead of playing it.
+ * A machine that seals the answer to the player's own key in the body (`readBack`, own-answer.ts: Diplomacy's
+ * orders and preferences) is asked first. Otherwise only finite choice sets are tried, at most `MAX_TRIES`
+ * answers; an answer that cannot be read back leaves the seat unable to follow (another device then watches).
  */
 import { canonicalize, type JsonValue } from '../jcs.js';
 import type { Body } from '../envelope.js';
@@ -61,17 +62,20 @@ export function listChoices(choices: Choices, cap = MAX_TRIES): JsonValue[] | nu
  * (the decision's derived source, rebuilt for every try).
  */
 export function recoverChoice<S>(machine: Machine<S>, state: S, decision: Decision, body: Body, ctx: () => Ctx): { readonly choice: JsonValue } | null {
+  const want = canonicalize(body);
+  const fits = (c: JsonValue): boolean => {
+    try {
+      const out = machine.decide(state, c, ctx()).out;
+      return out.length > 0 && canonicalize(out[0]!) === want;
+    } catch {
+      return false;
+    }
+  };
+  // An answer the machine sealed to the player's own key inside the body, checked like any other.
+  const sealed = machine.readBack?.(state, body, ctx()) ?? null;
+  if (sealed !== null && fits(sealed)) return { choice: sealed };
   const candidates = listChoices(decision.choices);
   if (candidates === null) return null;
-  const want = canonicalize(body);
-  for (const c of candidates) {
-    let out: Body[];
-    try {
-      out = machine.decide(state, c, ctx()).out;
-    } catch {
-      continue;
-    }
-    if (out.length > 0 && canonicalize(out[0]!) === want) return { choice: c };
-  }
+  for (const c of candidates) if (fits(c)) return { choice: c };
   return null;
 }
