@@ -54,7 +54,7 @@ function start(args: string[], cwd = dir) {
 }
 
 async function until(what: () => boolean, ms = 30_000): Promise<void> {
-  for (const t0 = Date.now(); !what(); ) {
+  for (const t0 = Date.now(); !what();) {
     if (Date.now() - t0 > ms) throw new Error('timed out');
     await new Promise((r) => setTimeout(r, 50));
   }

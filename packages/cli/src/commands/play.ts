@@ -272,7 +272,10 @@ export function register(program: Command): void {
     .requiredOption('--key <file>', "this player's key file (fairtable keygen)")
     .option('--players <files>', "comma-separated public key files of every player, this player's among them (creating a game)")
     .option('--join <game>', 'the id of a game to join')
-    .option('--resume <file>', "continue this player's seat from its copy (--out FILE, with FILE.receipts.jsonl), here or on another machine; the copy goes on growing")
+    .option(
+      '--resume <file>',
+      "continue this player's seat from its copy (--out FILE, with FILE.receipts.jsonl), here or on another machine; the copy goes on growing",
+    )
     .option('--turns <n>', 'rounds of the game (beacon: how many joint numbers; signidice: rounds)')
     .option('--game <name>', `chain, keyed-stream: the game played (${[...BUILTIN_GAMES.keys()].join(', ')}; default dice)`)
     .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')

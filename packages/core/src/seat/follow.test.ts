@@ -125,7 +125,10 @@ describe('a seat dropped mid-game is rebuilt from its key and the log alone', ()
       expect(v.violations).toEqual([]);
       for (const d of table.devices.values()) expect(d.seat.outcome()).not.toBeNull();
       // Each of p1's positions stands once: nothing was signed twice for one position.
-      const seqs = table.log.map((l) => JSON.parse(l) as Envelope).filter((e) => e.from === 'p1').map((e) => e.seq);
+      const seqs = table.log
+        .map((l) => JSON.parse(l) as Envelope)
+        .filter((e) => e.from === 'p1')
+        .map((e) => e.seq);
       expect(seqs).toEqual(seqs.map((_, i) => i));
     });
   }
@@ -271,7 +274,11 @@ describe('what the player decided is read back from the log', () => {
     table.devices.get('p1')!.seat.decide(4);
     table.play(3);
     const sent: string[] = [];
-    const wrongKey = { ...options(1, 'x'), keys: setUp(GAMES.rochambeau!, 9).keys[1]!, transport: { submit: (t: string) => sent.push(t), sync: () => undefined } };
+    const wrongKey = {
+      ...options(1, 'x'),
+      keys: setUp(GAMES.rochambeau!, 9).keys[1]!,
+      transport: { submit: (t: string) => sent.push(t), sync: () => undefined },
+    };
     expect(() => Seat.follow(wrongKey, table.log)).toThrow(/not what replaying/);
     expect(sent).toEqual([]);
   });

@@ -16,93 +16,20 @@
  */
 import type { Body } from '../envelope.js';
 import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '../envelope.js';
-import { FairtableError, type Violation } from '../errors.js';
+import { FairtableError } from '../errors.js';
 import { canonicalize, type JsonValue } from '../jcs.js';
-import type { KeyPair } from '../identity.js';
 import { hashJson } from '../hash.js';
 import { RandomStream } from '../stream.js';
 import { toHex } from '../bytes.js';
-import { Referee, type RefereeSnapshot } from '../referee.js';
-import type { Registry } from '../registry.js';
+import { Referee } from '../referee.js';
 import { openShare as openSealedShare, type SealedShare } from '../escrow/vss.js';
 import { exchange as layerExchange, type Exchange } from '../escrow/dleq.js';
-import type { Ctx, Decision, GameEvent, Outcome } from '../protocols/machine.js';
-import { prepareLine, type VerifyFn } from '../transcript.js';
+import type { Ctx, Decision, Outcome } from '../protocols/machine.js';
+import { prepareLine } from '../transcript.js';
+import type { JournalEntry, SeatOptions, SeatSnapshot } from './options.js';
+export type { JournalEntry, OutgoingHook, SeatOptions, SeatSnapshot, SeatTransport, SignFn } from './options.js';
 import { seatSecretSource, type SeatStep } from './derive.js';
 import { recoverChoice } from './recover.js';
-
-/** How a seat reaches the orderer. */
-export interface SeatTransport {
-  /** Sends one signed envelope line to the orderer. */
-  submit(text: string): void;
-  /** Asks the orderer for its log from line `from` on. */
-  sync(from: number): void;
-}
-
-export type SignFn = (message: Uint8Array, secretKey: Uint8Array) => Uint8Array;
-
-/**
- * What a seat is about to sign, for the simulator's cheats (@fairtable/core/testing): it may change the
- * body, drop it (null), or sign extra envelopes. Honest seats have none.
- */
-export interface OutgoingHook {
-  body(body: Body, seat: Seat): Body | null;
-  /** Called with each signed envelope before it is submitted; returns what to submit instead (default: it). */
-  envelope?(envelope: Envelope, seat: Seat): Envelope[];
-}
-
-export interface SeatOptions {
-  readonly id: string;
-  readonly keys: KeyPair;
-  readonly setupLine: string;
-  readonly transport: SeatTransport;
-  readonly clock: () => number;
-  /**
-   * Randomness for the player's secrets. Left out, every secret is derived from the player's key, the game
-   * and the step that draws it (derive.ts), and the seat follows its key: another device with the key and
-   * the log alone continues it (`Seat.follow`), and two devices open at once never contradict each other.
-   */
-  readonly random?: (length: number) => Uint8Array;
-  readonly registry?: Registry;
-  readonly verify?: VerifyFn;
-  readonly sign?: SignFn;
-  /** The Signidice house's unique-signature prover. */
-  readonly prover?: (alpha: Uint8Array) => Uint8Array;
-  /** How long an unconfirmed envelope waits before it is submitted again (ms). */
-  readonly resendMs?: number;
-  /** How long the seat waits for news before asking the orderer for the log again (ms). */
-  readonly syncMs?: number;
-  readonly outgoing?: OutgoingHook;
-  /** Each line as it is accepted into this seat's copy of the log (for a durable copy). */
-  readonly onLine?: (line: number, text: string) => void;
-  readonly onEvent?: (event: GameEvent) => void;
-  readonly onViolation?: (violation: Violation) => void;
-  /** Each decision as it is taken, for a durable journal. */
-  readonly onDecision?: (entry: JournalEntry) => void;
-  /** Each envelope as it is first submitted, before it goes out: keep it to resubmit after a crash. */
-  readonly onSubmit?: (text: string) => void;
-  /** Starts held (see `hold`): a seat resumed before its orderer has said how long the log is signs nothing yet. */
-  readonly held?: boolean;
-}
-
-/** A decision as the journal keeps it: the answer, and how many lines of the log the seat held when it was given. */
-export interface JournalEntry {
-  readonly lines: number;
-  readonly choice: JsonValue;
-}
-
-/** A seat as JSON (its log apart): restored with `Seat.restore`. Times that never were are null. */
-export interface SeatSnapshot {
-  readonly referee: RefereeSnapshot;
-  readonly journal: readonly JournalEntry[];
-  readonly buffer: readonly (readonly [number, string])[];
-  readonly queue: readonly Body[];
-  readonly unasked: readonly Body[];
-  readonly current: { readonly text: string; readonly hash: string; readonly sentAt: number | null } | null;
-  readonly lastProgress: number | null;
-  readonly lastSync: number | null;
-  readonly held: boolean;
-}
 
 /** A deterministic random source for a seat: a stream keyed by a secret the player keeps (and the game). */
 export function seatRandom(secret: Uint8Array, gameId: string): (length: number) => Uint8Array {
@@ -250,7 +177,8 @@ export class Seat {
    * `inFlight` as in `resume`.
    */
   static follow(options: SeatOptions, lines: readonly string[], inFlight: string | null = null): Seat {
-    if (options.random !== undefined) throw new FairtableError('bad_input', 'follow: a seat given its own random source cannot follow its key', { field: 'random' });
+    if (options.random !== undefined)
+      throw new FairtableError('bad_input', 'follow: a seat given its own random source cannot follow its key', { field: 'random' });
     const seat = Seat.replayFollowing(options, lines);
     if (inFlight !== null) seat.takeInFlight(inFlight);
     seat.pump();
@@ -538,8 +466,7 @@ export class Seat {
     if (head !== undefined && canonicalize(head) === canonicalize(body)) {
       this.queue.shift();
       this.stamps.shift();
-    }
-    else if (this.replaying && body.type !== 'deadline' && this.referee.machine.carried?.includes(body.type) !== true) {
+    } else if (this.replaying && body.type !== 'deadline' && this.referee.machine.carried?.includes(body.type) !== true) {
       throw new FairtableError(
         'bad_input',
         `resume: ${this.id}'s envelope at line ${line} is not what replaying its journal produces (another random source or journal?)`,
@@ -559,7 +486,14 @@ export class Seat {
 
   /** Signs and submits the next body once the previous one stands in the log. */
   private pump(): void {
-    while (this.current === null && (this.queue.length > 0 || this.unasked.length > 0) && !this.referee.stopped && !this.replaying && !this.held && !this.adopting) {
+    while (
+      this.current === null &&
+      (this.queue.length > 0 || this.unasked.length > 0) &&
+      !this.referee.stopped &&
+      !this.replaying &&
+      !this.held &&
+      !this.adopting
+    ) {
       const fromQueue = this.unasked.length === 0;
       const honest = this.unasked.shift() ?? this.queue.shift()!;
       const stamp = fromQueue ? (this.stamps.shift() ?? null) : null;
