@@ -29,7 +29,7 @@ function game(params: Record<string, JsonValue>) {
     created: 1,
   };
   const setupLine = envelopeLine(createSetupEnvelope(setup, ids[0]!, keys[0]!));
-  const door = new Door(setupLine, { registry });
+  const door = new Door(setupLine);
   const log = [setupLine];
   const inbox: [string, string][] = [];
   const seats = new Map<string, Seat>();
