@@ -451,9 +451,11 @@ describe('the web app in Chromium', () => {
     const run = (args: string[]) => {
       const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
+      let err = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      return { out: () => out, exited };
+      return { out: () => out, err: () => err, exited };
     };
     const pubs = ['ann', 'bob', 'cy'].map((n) => join(dir, `${n}.pub.json`)).join(',');
     const bob = run(['play', 'rochambeau', '--relay', relay.url, '--key', join(dir, 'bob.json'), '--players', pubs, '--hand', '1']);
@@ -483,12 +485,12 @@ describe('the web app in Chromium', () => {
     await second.page.getByRole('button', { name: 'Play as ann' }).click();
     await second.page.getByText('You play ann.').waitFor();
     // cy joins last: only now can the hands be revealed, by both of ann's browsers alike.
-    const cy = run(['play', '--relay', relay.url, '--key', join(dir, 'cy.json'), '--join', game, '--hand', '3']);
-    await playToEnd([first.page, second.page], async () => {
-      throw new Error('ann was asked for her hand again');
+    const cy = run(['play', '--relay', relay.url, '--key', join(dir, 'cy.json'), '--join', game, '--hand', '1']);
+    await playToEnd([first.page, second.page], async (page, i) => {
+      throw new Error(`ann was asked for her hand again in browser ${i + 1}: ${await page.getByTestId('status').textContent()}`);
     });
-    expect(await bob.exited).toBe(0);
-    expect(await cy.exited).toBe(0);
+    expect(await bob.exited, bob.err()).toBe(0);
+    expect(await cy.exited, cy.err()).toBe(0);
     for (const o of [bob.out(), cy.out()]) expect((JSON.parse(o.trim().split('\n').at(-1)!) as { violations: unknown[] }).violations).toEqual([]);
     const log = (await (await fetch(`${relay.url}/games/${game}/transcript`)).text()).split('\n').filter((l) => l.includes('"from":"ann"'));
     expect(log.map((l) => (JSON.parse(l) as { body: { type: string } }).body.type)).toEqual(['commit', 'reveal']);

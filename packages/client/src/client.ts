@@ -389,7 +389,7 @@ export class RelayGame {
 
   decision(): Decision | null {
     // Nothing is asked while the log is still coming in: the answer may stand further on (another device's).
-    return this.lie === null && this.held() >= this.known ? (this.seat?.decision() ?? null) : null;
+    return this.lie === null && this.seat !== null && this.seat.lines.length >= this.known ? this.seat.decision() : null;
   }
 
   /** Answers the current decision; throws FairtableError('illegal_choice') for an answer that is not allowed. */
@@ -853,7 +853,7 @@ export class RelayGame {
   private afterChange(): void {
     const seat = this.seat;
     if (seat === null || this.lie !== null) return;
-    for (let d = this.held() < this.known ? null : seat.decision(); d !== null; d = seat.decision()) {
+    for (let d = seat.lines.length < this.known ? null : seat.decision(); d !== null; d = seat.decision()) {
       const key = JSON.stringify([seat.lines.length, d]);
       if (this.options.strategy !== undefined) {
         seat.decide(this.options.strategy(d));
