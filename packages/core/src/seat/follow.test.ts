@@ -245,6 +245,26 @@ describe('what the player decided is read back from the log', () => {
     expect(fresh.outcome()).not.toBeNull();
   });
 
+  it('a seat rebuilt with the envelope it was sending (not yet in its copy) takes the answer back from it and sends it once', () => {
+    const { ids, table, options } = setUp(GAMES.rochambeau!);
+    ids.forEach((id, i) => table.devices.set(id, { id, seat: new Seat(options(i, id)), decide: () => 3 }));
+    let inFlight: string | null = null;
+    const p1 = new Seat({ ...options(1, 'p1'), onSubmit: (t) => (inFlight = t) });
+    table.devices.set('p1', { id: 'p1', seat: p1, decide: () => 3 });
+    p1.decide(4);
+    const copy = [...p1.lines];
+    // The page reloads the moment its player answered: the copy lacks the Commit, which is in flight.
+    table.drop('p1', 'p1');
+    const fresh = Seat.follow(options(1, 'p1'), copy, inFlight);
+    expect(fresh.decision()).toBeNull();
+    expect(fresh.journal.map((j) => j.choice)).toEqual([4]);
+    table.devices.set('p1', { id: 'p1', seat: fresh, decide: () => 1 });
+    fresh.tick();
+    table.play();
+    expect(auditLines(table.log).violations).toEqual([]);
+    expect(fresh.outcome()).not.toBeNull();
+  });
+
   it('the same decision on two devices with different clocks signs the same envelope', () => {
     const { ids, keys, setupLine, table, options } = setUp(GAMES.rochambeau!);
     ids.forEach((id, i) => table.devices.set(id, { id, seat: new Seat(options(i, id)), decide: () => 2 }));

@@ -217,6 +217,8 @@ export class Seat {
   private takeInFlight(inFlight: string): void {
     const e = JSON.parse(inFlight) as Envelope;
     if (e.seq >= this.referee.checker.authorPosition(this.id)!.count) {
+      // A seat that follows its key has no journal: the answer that produced the envelope is read back from it.
+      if (this.followsKey) this.adoptAt(this.lines.length, e);
       this.current = { text: inFlight, hash: envelopeHash(e), sentAt: -Infinity };
       if (this.queue.length > 0 && canonicalize(this.queue[0]!) === canonicalize(e.body)) {
         this.queue.shift();
