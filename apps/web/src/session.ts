@@ -109,9 +109,10 @@ export async function startSeat(record: GameRecord, outgoing?: OutgoingHook): Pr
   const registry = await registryFor(record.protocol);
   Object.assign(record, loadJournal(record));
   const prover = record.vrfSecret === null ? undefined : ecvrfHouse('ecvrf-ell2', fromHex(record.vrfSecret, 'vrfSecret', 32)).prove;
-  // A seat that follows its key needs no journal: its decisions are read back from the log (Seat.follow).
-  const journal = record.follows === true ? {} : { journal: record.journal };
-  const resume = record.lines.length > 0 ? { resume: { lines: record.lines, receipts: record.receipts, inFlight: record.inFlight, ...journal } } : {};
+  // A seat that follows its key reads its decisions back from the log (Seat.follow); the journal serves the answers
+  // that cannot be read back (a Monopoly trade), and a record made before seats followed their key.
+  const resume =
+    record.lines.length > 0 ? { resume: { lines: record.lines, receipts: record.receipts, journal: record.journal, inFlight: record.inFlight } } : {};
   const game = joinGame({
     relayUrl: location.origin,
     gameId: record.game,

@@ -836,11 +836,7 @@ export class RelayGame {
     // Held until the relay's welcome says how long the log is: what the copy lacks may hold envelopes of this
     // seat's earlier life, and one signed again on the copy's view would take their positions.
     const options = { ...this.seatOptions(r.lines[0]!), held: true };
-    // A seat that follows its key needs no journal: its player's decisions are read back from the log.
-    this.seat =
-      options.random === undefined && r.journal === undefined
-        ? Seat.follow(options, r.lines, r.inFlight ?? null)
-        : Seat.resume(options, r.lines, r.journal ?? [], r.inFlight ?? null);
+    this.seat = options.random === undefined ? followOrResume(options, r) : Seat.resume(options, r.lines, r.journal ?? [], r.inFlight ?? null);
   }
 
   private tick(): void {
@@ -879,6 +875,19 @@ export class RelayGame {
     this.emit('outcome', outcome);
     this.stop('finished', 'the game is over');
     this.resolve(outcome);
+  }
+}
+
+/**
+ * A seat that follows its key needs no journal: its player's decisions are read back from the log (Seat.follow).
+ * An answer that cannot be read back (free text, a Monopoly trade) is taken from the journal, when one was kept.
+ */
+function followOrResume(options: SeatOptions, r: NonNullable<JoinOptions['resume']>): Seat {
+  try {
+    return Seat.follow(options, r.lines, r.inFlight ?? null);
+  } catch (e) {
+    if (!(e instanceof FairtableError) || r.journal === undefined) throw e;
+    return Seat.resume(options, r.lines, r.journal, r.inFlight ?? null);
   }
 }
 
