@@ -440,6 +440,64 @@ describe('the web app in Chromium', () => {
     await close([page]);
   }, 150_000);
 
+  it('continues a seat in a second browser that imports the key while the first is still open: one hand, nobody named', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fairtable-web-key-'));
+    const cli = join(ROOT, 'packages/cli/dist/main.js');
+    for (const name of ['ann', 'bob', 'cy']) {
+      const made = spawnSync(process.execPath, [cli, 'keygen', '--name', name, '--out', join(dir, `${name}.json`)], { encoding: 'utf8' });
+      expect(made.status).toBe(0);
+      writeFileSync(join(dir, `${name}.pub.json`), made.stdout);
+    }
+    const run = (args: string[]) => {
+      const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      return { out: () => out, err: () => err, exited };
+    };
+    const pubs = ['ann', 'bob', 'cy'].map((n) => join(dir, `${n}.pub.json`)).join(',');
+    const bob = run(['play', 'rochambeau', '--relay', relay.url, '--key', join(dir, 'bob.json'), '--players', pubs, '--hand', '1']);
+    await expect.poll(() => bob.out().includes('\n'), { timeout: 20_000 }).toBe(true);
+    const [game, invite] = bob.out().split('\n')[0]!.split(' ') as [string, string];
+    // The first browser: ann's key imported, her hand chosen and committed.
+    const first = await player(browser);
+    await first.page.goto(relay.url + '/');
+    await first.page.getByLabel('Import a key file').setInputFiles(join(dir, 'ann.json'));
+    await first.page.getByText('Imported the key of ann.').waitFor();
+    await first.page.goto(invite);
+    await first.page.getByRole('button', { name: 'Play as ann' }).click();
+    const form = first.page.getByRole('form', { name: 'Your decision' });
+    await form.getByRole('radio', { name: '2' }).check();
+    await form.locator('button[type=submit]').click();
+    const annCommitted = async (): Promise<boolean> => {
+      const log = await (await fetch(`${relay.url}/games/${game}/transcript`)).text();
+      return log.split('\n').some((l) => l.includes('"from":"ann"') && l.includes('"type":"commit"'));
+    };
+    await expect.poll(annCommitted, { timeout: 20_000 }).toBe(true);
+    // The second browser, the first still open: the same key imported, the seat taken from the relay's log.
+    const second = await player(browser);
+    await second.page.goto(relay.url + '/');
+    await second.page.getByLabel('Import a key file').setInputFiles(join(dir, 'ann.json'));
+    await second.page.getByText('Imported the key of ann.').waitFor();
+    await second.page.goto(invite);
+    await second.page.getByRole('button', { name: 'Play as ann' }).click();
+    await second.page.getByText('You play ann.').waitFor();
+    // cy joins last: only now can the hands be revealed, by both of ann's browsers alike.
+    const cy = run(['play', '--relay', relay.url, '--key', join(dir, 'cy.json'), '--join', game, '--hand', '1']);
+    await playToEnd([first.page, second.page], async (page, i) => {
+      throw new Error(`ann was asked for her hand again in browser ${i + 1}: ${await page.getByTestId('status').textContent()}`);
+    });
+    expect(await bob.exited, bob.err()).toBe(0);
+    expect(await cy.exited, cy.err()).toBe(0);
+    for (const o of [bob.out(), cy.out()]) expect((JSON.parse(o.trim().split('\n').at(-1)!) as { violations: unknown[] }).violations).toEqual([]);
+    const log = (await (await fetch(`${relay.url}/games/${game}/transcript`)).text()).split('\n').filter((l) => l.includes('"from":"ann"'));
+    expect(log.map((l) => (JSON.parse(l) as { body: { type: string } }).body.type)).toEqual(['commit', 'reveal']);
+    for (const p of [first.page, second.page]) expect(await auditOn(p)).toContain('Valid');
+    await close([first.page, second.page]);
+  }, 150_000);
+
   it('plays a year of Diplomacy between two browsers: preferences, orders from the form, the board with arrows, a valid audit', async () => {
     const pages = await startGame({ game: 'diplomacy', rounds: 1, others: ['bob'] });
     const prefs = ['AE', 'FA'];

@@ -1,7 +1,9 @@
 /**
  * A seat this page plays (docs/spec/web.md §4): the setup built from a lobby's offer, and the relay client started
- * from the stored record (resumed from its lines, receipts and journal after a reload), with every verified line,
- * decision and outgoing envelope written back to the record as it happens.
+ * from the stored record (resumed from its lines and receipts after a reload), with every verified line, decision
+ * and outgoing envelope written back to the record as it happens. The seat's secrets come from the player's key
+ * (docs/SPEC.md §10.2, "A seat follows its key"): a key imported in another browser continues the seat from the
+ * relay's log, its player's decisions read back from her envelopes; two browsers open at once sign the same.
  */
 import { joinGame, type RelayGame } from '@fairtable/client';
 import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
@@ -72,6 +74,7 @@ export async function newRecord(
     relayKey,
     lobby,
     secret: toHex(randomBytes(32)),
+    follows: true,
     vrfSecret,
     lines: [],
     receipts: [],
@@ -89,6 +92,8 @@ export async function startSeat(record: GameRecord, outgoing?: OutgoingHook): Pr
   const registry = await registryFor(record.protocol);
   Object.assign(record, loadJournal(record));
   const prover = record.vrfSecret === null ? undefined : ecvrfHouse('ecvrf-ell2', fromHex(record.vrfSecret, 'vrfSecret', 32)).prove;
+  // A seat that follows its key reads its decisions back from the log (Seat.follow); the journal serves the answers
+  // that cannot be read back (a Monopoly trade), and a record made before seats followed their key.
   const resume =
     record.lines.length > 0 ? { resume: { lines: record.lines, receipts: record.receipts, journal: record.journal, inFlight: record.inFlight } } : {};
   const game = joinGame({
@@ -96,7 +101,7 @@ export async function startSeat(record: GameRecord, outgoing?: OutgoingHook): Pr
     gameId: record.game,
     id: record.me,
     keys: me.keys,
-    random: seatRandom(fromHex(record.secret, 'secret', 32), record.game),
+    ...(record.follows === true ? {} : { random: seatRandom(fromHex(record.secret, 'secret', 32), record.game) }),
     WebSocket: globalThis.WebSocket,
     relayKey: record.relayKey,
     ...(registry === undefined ? {} : { registry }),

@@ -15,8 +15,16 @@ export interface GameRecord {
   readonly protocol: string;
   readonly relayKey: string;
   readonly lobby: string | null;
-  /** The secret the seat's random stream is keyed by (seatRandom), so that a resumed seat makes the same secrets. */
+  /**
+   * The secret the seat's random stream is keyed by (seatRandom), for a record made before seats followed their
+   * key; unused when `follows` is set.
+   */
   readonly secret: string;
+  /**
+   * The seat's secrets are derived from the player's key (docs/SPEC.md §10.2, "A seat follows its key"): any
+   * browser holding the key continues the seat from the relay's log, with no journal. Records made earlier lack it.
+   */
+  readonly follows?: true;
   /** The Signidice house's ECVRF secret key, when this seat is the house. */
   readonly vrfSecret: string | null;
   lines: string[];

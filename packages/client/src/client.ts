@@ -286,8 +286,11 @@ export interface JoinOptions {
   readonly gameId: string;
   readonly id: string;
   readonly keys: KeyPair;
-  /** Randomness for the player's secrets; `seatRandom(secret, game)` when the seat must be resumable after a restart. */
-  readonly random: (length: number) => Uint8Array;
+  /**
+   * Randomness for the player's secrets. Left out, they are derived from the player's key (the seat follows
+   * its key, docs/SPEC.md §10.2): the seat resumes from the log alone, on any device holding the key.
+   */
+  readonly random?: (length: number) => Uint8Array;
   readonly WebSocket: SocketConstructor;
   /** The relay's key, when known (from `createGame`, or a copy kept on disk): a relay showing another is refused. */
   readonly relayKey?: string;
@@ -429,7 +432,8 @@ export class RelayGame {
   }
 
   decision(): Decision | null {
-    return this.lie === null ? (this.seat?.decision() ?? null) : null;
+    // Nothing is asked while the log is still coming in: the answer may stand further on (another device's).
+    return this.lie === null && this.seat !== null && this.seat.lines.length >= this.known ? this.seat.decision() : null;
   }
 
   /** Answers the current decision; throws FairtableError('illegal_choice') for an answer that is not allowed. */
@@ -852,7 +856,7 @@ export class RelayGame {
       keys: o.keys,
       setupLine,
       clock: this.clock,
-      random: o.random,
+      ...(o.random === undefined ? {} : { random: o.random }),
       // The relay is reliable while connected: resends matter only after a reconnection.
       resendMs: 1000,
       syncMs: 1000,
@@ -933,7 +937,8 @@ export class RelayGame {
     this.startPublishing(r.lines[0]!, readSetupLine(r.lines[0]!).setup.params);
     // Held until the relay's welcome says how long the log is: what the copy lacks may hold envelopes of this
     // seat's earlier life, and one signed again on the copy's view would take their positions.
-    this.seat = Seat.resume({ ...this.seatOptions(r.lines[0]!), held: true }, r.lines, r.journal ?? [], r.inFlight ?? null);
+    const options = { ...this.seatOptions(r.lines[0]!), held: true };
+    this.seat = options.random === undefined ? followOrResume(options, r) : Seat.resume(options, r.lines, r.journal ?? [], r.inFlight ?? null);
   }
 
   private tick(): void {
@@ -961,7 +966,7 @@ export class RelayGame {
   private afterChange(): void {
     const seat = this.seat;
     if (seat === null || this.lie !== null) return;
-    for (let d = seat.decision(); d !== null; d = seat.decision()) {
+    for (let d = seat.lines.length < this.known ? null : seat.decision(); d !== null; d = seat.decision()) {
       const key = JSON.stringify([seat.lines.length, d]);
       if (this.options.strategy !== undefined) {
         seat.decide(this.options.strategy(d));
@@ -987,6 +992,19 @@ export class RelayGame {
     this.emit('outcome', outcome);
     this.stop('finished', 'the game is over');
     this.resolve(outcome);
+  }
+}
+
+/**
+ * A seat that follows its key needs no journal: its player's decisions are read back from the log (Seat.follow).
+ * An answer that cannot be read back (free text, a Monopoly trade) is taken from the journal, when one was kept.
+ */
+function followOrResume(options: SeatOptions, r: NonNullable<JoinOptions['resume']>): Seat {
+  try {
+    return Seat.follow(options, r.lines, r.inFlight ?? null);
+  } catch (e) {
+    if (!(e instanceof FairtableError) || r.journal === undefined) throw e;
+    return Seat.resume(options, r.lines, r.journal, r.inFlight ?? null);
   }
 }
 

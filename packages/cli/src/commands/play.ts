@@ -6,7 +6,11 @@
  *     creates the game (the setup signed by KEY's player, who must be among the players), prints
  *     "GAME_ID INVITE_URL" as the first line of stdout, and plays the creator's seat;
  *   fairtable play --relay URL --key KEY --join GAME_ID
- *     plays another seat.
+ *     plays another seat;
+ *   fairtable play --relay URL --key KEY --resume FILE
+ *     continues a seat from its copy (`--out FILE` and its receipts), on this machine or another: the seat's
+ *     secrets are derived from KEY (docs/SPEC.md §10.2, "A seat follows its key"), so the key and the copy
+ *     are all it needs.
  *
  * Both print the outcome as one JSON line on stdout and exit 0 when the game ends. Decisions: `--hand`
  * (Rochambeau), `--bet` (Signidice) and `--prefs` (Diplomacy's power assignment) answer them; `--orders
@@ -16,10 +20,11 @@
  * commitments. A relay caught lying ends the seat with exit 1 and the finding, with the relay's receipts as evidence, on stderr; a relay that cannot be reached or refuses the player, exit 2. Progress
  * goes to stderr.
  */
-import { appendFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { WebSocket } from 'ws';
-import { bindToRelay, createGame, joinGame, ClientError, type RelayGame } from '@fairtable/client';
+import { bindToRelay, createGame, joinGame, relayKeyOf, ClientError, type RelayGame } from '@fairtable/client';
+import { readSetupLine } from '@fairtable/core/transcript.js';
 import { isHex, randomBytes, toHex, fromHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
@@ -165,6 +170,38 @@ function outcomeLine(game: RelayGame): string {
   });
 }
 
+/** A copy kept by `--out`: its complete lines and their receipts, cut to what both hold and written back so. */
+function readCopy(file: string, keys: KeyPair, name: string): { gameId: string; protocol: string; lines: string[]; receipts: unknown[] } {
+  let lines: string[];
+  let receipts: unknown[];
+  try {
+    // A last line cut short by a crash is not one.
+    lines = readFileSync(file, 'utf8').split('\n').slice(0, -1);
+    receipts = readFileSync(`${file}.receipts.jsonl`, 'utf8')
+      .split('\n')
+      .slice(0, -1)
+      .map((l) => JSON.parse(l) as unknown);
+  } catch (e) {
+    fail(`[bad_journal] ${file}: the copy and its receipts (${file}.receipts.jsonl) are unreadable (${(e as Error).message})`);
+  }
+  const n = Math.min(lines.length, receipts.length);
+  if (n === 0) fail(`[bad_journal] ${file} holds no line with its receipt`);
+  lines = lines.slice(0, n);
+  receipts = receipts.slice(0, n);
+  writeFileSync(file, lines.map((l) => l + '\n').join(''));
+  writeFileSync(`${file}.receipts.jsonl`, receipts.map((r) => JSON.stringify(r) + '\n').join(''));
+  let read: ReturnType<typeof readSetupLine>;
+  try {
+    read = readSetupLine(lines[0]!);
+  } catch (e) {
+    failWith(e);
+  }
+  const mine = read.setup.players.find((p) => p.id === name);
+  if (mine === undefined || mine.key !== toHex(keys.publicKey)) fail(`[bad_journal] ${file} is not a game of ${name} with this key`);
+  if (read.setup.protocol === 'signidice' && name === HOUSE) fail('[bad_input] the Signidice house resumes with: fairtable signidice house --resume FILE');
+  return { gameId: read.gameId, protocol: read.setup.protocol, lines, receipts };
+}
+
 async function playSeat(
   relayUrl: string,
   gameId: string,
@@ -173,9 +210,11 @@ async function playSeat(
   relayKey: string | undefined,
   prove: ((alpha: Uint8Array) => Uint8Array) | undefined,
   protocol?: string,
+  resume?: { readonly lines: readonly string[]; readonly receipts: readonly unknown[] },
 ): Promise<void> {
-  const out = opts.out;
-  if (out !== undefined) {
+  const out = resume === undefined ? opts.out : opts.resume;
+  const held = resume?.lines.length ?? 0;
+  if (out !== undefined && resume === undefined) {
     writeFileSync(out, '');
     writeFileSync(`${out}.receipts.jsonl`, '');
   }
@@ -187,7 +226,7 @@ async function playSeat(
     gameId,
     id: me.name,
     keys: me.keys,
-    random: randomBytes,
+    // No random source: the seat's secrets come from the key, so that it can be resumed anywhere (--resume).
     WebSocket,
     verify: nativeVerify,
     sign: nativeSign,
@@ -197,11 +236,13 @@ async function playSeat(
     giveUpMs: integer(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000)!,
     ...(relayKey === undefined ? {} : { relayKey }),
     ...(prove === undefined ? {} : { prover: prove }),
+    ...(resume === undefined ? {} : { resume }),
     // The player's own copy, line by line with its receipt, so that the game can be judged on another copy.
     ...(out === undefined
       ? {}
       : {
-          onLine: (_line: number, text: string, receipt: unknown) => {
+          onLine: (line: number, text: string, receipt: unknown) => {
+            if (line < held) return;
             appendFileSync(out, text + '\n');
             appendFileSync(`${out}.receipts.jsonl`, JSON.stringify(receipt) + '\n');
           },
@@ -242,6 +283,10 @@ export function register(program: Command): void {
     .requiredOption('--key <file>', "this player's key file (fairtable keygen)")
     .option('--players <files>', "comma-separated public key files of every player, this player's among them (creating a game)")
     .option('--join <game>', 'the id of a game to join')
+    .option(
+      '--resume <file>',
+      "continue this player's seat from its copy (--out FILE, with FILE.receipts.jsonl), here or on another machine; the copy goes on growing",
+    )
     .option('--turns <n>', 'rounds of the game (beacon: how many joint numbers; signidice: rounds)')
     .option('--game <name>', `chain, keyed-stream: the game played (${[...BUILTIN_GAMES.keys()].join(', ')}; default dice)`)
     .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')
@@ -270,6 +315,19 @@ export function register(program: Command): void {
     .action(async (protocol: string | undefined, opts: Record<string, string | undefined> & { allowHttpWitness?: string[] }) => {
       const me = loadKey(opts.key!);
       if (opts.relayKey !== undefined && !isHex(opts.relayKey, 32)) fail('[bad_hex] --relay-key must be 64 hex digits');
+      if (opts.resume !== undefined) {
+        if (protocol !== undefined || opts.players !== undefined || opts.join !== undefined)
+          fail('[bad_input] --resume continues a game from its copy: give no PROTOCOL, --players or --join');
+        const r = readCopy(opts.resume, me.keys, me.name);
+        process.stderr.write(`${me.name}: resuming game ${r.gameId} at line ${r.lines.length} on ${opts.relay}\n`);
+        let relayKey: string;
+        try {
+          relayKey = opts.relayKey ?? (await relayKeyOf(opts.relay!, r.gameId, WebSocket));
+        } catch (e) {
+          failWith(e);
+        }
+        return playSeat(opts.relay!, r.gameId, me, opts, relayKey, undefined, r.protocol, r);
+      }
       if (opts.join !== undefined) {
         if (protocol !== undefined || opts.players !== undefined) fail('[bad_input] --join plays a game that exists: give no PROTOCOL or --players');
         if (!isHex(opts.join, 32)) fail('[bad_hex] --join must be a game id (64 hex digits)');

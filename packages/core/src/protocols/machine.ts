@@ -103,6 +103,12 @@ export interface Machine<S> {
    * Throws FairtableError('illegal_choice') when there is no decision or the answer is not one of its choices.
    */
   decide(state: S, choice: JsonValue, ctx: Ctx): StepResult<S>;
+  /**
+   * The local player's answer that made it send `body`, read back from `body` itself (an answer the machine
+   * sealed to the player's own key, opened with `ctx.openShare`), or null: how a seat rebuilt from its key
+   * and the log recovers an answer no list of choices holds (docs/SPEC.md §10.2, "A seat follows its key").
+   */
+  readBack?(state: S, body: Body, ctx: Ctx): JsonValue | null;
   init(setup: GameSetup, gameId: string, me: string | null, ctx: Ctx): StepResult<S>;
   step(state: S, msg: Accepted, ctx: Ctx): StepResult<S>;
   /** Deadlines: what the local player should send now that time has passed. Observers get nothing. */

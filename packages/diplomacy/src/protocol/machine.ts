@@ -44,6 +44,8 @@ import { canonicalize } from '@fairtable/core/jcs.js';
 import { utf8 } from '@fairtable/core/bytes.js';
 import { deal, openEscrowedValue, randomScalar, reconstruct, sealShare, sealValue, verifyShare, type SealedShare } from '@fairtable/core/escrow/vss.js';
 import type { Accepted } from '@fairtable/core/transcript.js';
+import { openOwnAnswer, sealOwnAnswer } from '@fairtable/core/seat/own-answer.js';
+import type { Body } from '@fairtable/core/envelope.js';
 import { adjudicate, type OrderResult } from '../adjudicate.js';
 import { assignPowers, formatPreferences, parsePreferences, POWER_LETTERS, type Contest, type Preferences } from '../assign.js';
 import type { GameMap } from '../map.js';
@@ -378,6 +380,8 @@ function escrowParam(params: { readonly [key: string]: JsonValue }, players: num
 
 const shareContext = (s: DiplomacyState, round: number, dealer: string, seat: string): string => `diplomacy/${s.gameId}/${round}/${dealer}/${seat}`;
 const valueContext = (s: DiplomacyState, round: number, dealer: string): string => `diplomacy/${s.gameId}/${round}/${dealer}`;
+/** The context of a player's answer sealed to her own key in her commit (docs/spec/diplomacy.md §10.11). */
+const ownContext = (s: DiplomacyState, round: number, player: string): string => `diplomacy/${s.gameId}/${round}/${player}/own-answer`;
 
 /** The local player's escrow of its opening: a fresh secret shared k of n among the others, the opening sealed under it. */
 function escrowOf(s: DiplomacyState, opening: Opening, ctx: Ctx): EscrowBody {
@@ -767,6 +771,8 @@ export const diplomacy: Machine<DiplomacyState> = {
         s.mine = { ...s.mine, seed: o.seed };
         onion = o.head;
       }
+      // The answer sealed to the player's own key: another device with the key reads it back from the log.
+      const own = sealOwnAnswer(answer, fromHex(s.keys[s.me!]!, 'key', 32), ownContext(s, s.round, s.me!), c.opening.nonce);
       st.send({
         type: 'commit',
         round: s.round,
@@ -774,8 +780,14 @@ export const diplomacy: Machine<DiplomacyState> = {
         commitment: c.commitment,
         ...(escrow === null ? {} : { escrow: escrow as unknown as JsonValue }),
         ...(onion === null ? {} : { onion: onion as unknown as JsonValue }),
+        own: own as unknown as JsonValue,
       });
     });
+  },
+
+  readBack(state: DiplomacyState, body: Body, ctx: Ctx): JsonValue | null {
+    if (state.me === null || body.type !== 'commit' || typeof body.round !== 'number' || ctx.openShare === undefined) return null;
+    return openOwnAnswer(body.own, ownContext(state, body.round, state.me), ctx.openShare);
   },
 
   step(state: DiplomacyState, msg: Accepted, ctx: Ctx): StepResult<DiplomacyState> {
