@@ -295,8 +295,7 @@ export function witnessRoutes(o: WitnessOptions): WitnessApp {
         }
       },
       (e) => {
-        // A BatchWriter writes nothing after a failure: every post it holds, in the failed batch or admitted
-        // after it, is answered with the error and uncounted, and its game's door is dropped, to be rebuilt
+        // A failed BatchWriter hands back the failed batch and what waited behind it: every post it holds is answered with the error and uncounted, and its game's door is dropped, to be rebuilt
         // from what the store kept. Posts after this go to a new writer.
         writer = newWriter();
         const error =
