@@ -288,11 +288,12 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         const setup = first[0];
         if (setup === undefined) return null;
         const door = new Door(setup.text, { verify: nativeVerify });
-        let self: Game | undefined;
+        // The room's host finds its game through this, once it is made (a forgotten game's room records nothing).
+        const made: { game?: Game } = {};
         const sealed = SealedRoom.of(
           id,
           door,
-          roomHost(id, () => self),
+          roomHost(id, () => made.game),
         );
         let logHash = setup.receipt.log;
         const usage = emptyUsage();
@@ -330,7 +331,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
           sealed,
           usage,
         };
-        self = game;
+        made.game = game;
         if (sealed !== null) {
           sealedGames.set(id, game);
           await sealed.restore();
