@@ -701,6 +701,8 @@ export class RelayGame {
     const r = chain.receipts[line]!;
     const hash = r.hash;
     this.lineHashes.push(hash);
+    // A sealed envelope of this seat goes to the witnesses once it stands in the log (sealed.md §8).
+    this.publisher?.logged(hash);
     this.holdings.delete(hash);
     if (this.holdings.size > 0) {
       this.checkHoldings(r, text);
