@@ -4,11 +4,12 @@
  * variables, then to 8080 and ./data. Logs are JSON lines on stdout (pino); SIGTERM and SIGINT stop it
  * gracefully: no new connections, every admitted line stored and acknowledged, then exit.
  * `--games-per-minute` and `--connections-per-address` raise (or lower) the per-address limits of
- * relay.md §5, for a load test or a relay behind one proxy address.
+ * relay.md §5, for a load test or a relay behind one proxy address. The quotas, read bounds and storage
+ * thresholds of relay.md §5 have a flag each, and an environment variable (`RELAY_SETTINGS`).
  */
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
-import { relayHeapSettings, startRelay } from '@fairtable/relay';
+import { RELAY_SETTINGS, relayHeapSettings, relaySettings, startRelay } from '@fairtable/relay';
 
 function portOf(value: string): number {
   const port = Number(value);
@@ -24,21 +25,27 @@ function countOf(flag: string, value: string | undefined): number | undefined {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('relay')
     .description('run a relay: games are created, stored and played through it over HTTP and WebSocket')
     .option('--port <port>', 'port to listen on (default: $PORT or 8080; 0 for any free port)')
     .option('--host <host>', 'address to listen on', '0.0.0.0')
     .option('--data <dir>', 'where the database and the relay key live (default: $DATA_DIR or ./data)')
     .option('--games-per-minute <n>', 'games one address may create a minute, and at once (default 30)')
-    .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
-    .action(async (opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string }) => {
+    .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)');
+  for (const s of RELAY_SETTINGS) command.option(`--${s.flag} <n>`, `${s.help}; $${s.env}`);
+  command.action(
+    async (
+      opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string } & Record<string, string | undefined>,
+    ) => {
       // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
       relayHeapSettings();
       const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
       const games = countOf('games-per-minute', opts.gamesPerMinute);
       const connections = countOf('connections-per-address', opts.connectionsPerAddress);
+      const settings = relaySettings(opts, process.env);
       const relay = await startRelay({
+        ...settings,
         port: portOf(opts.port ?? process.env.PORT ?? '8080'),
         host: opts.host,
         dataDir,
@@ -65,5 +72,6 @@ export function register(program: Command): void {
       };
       process.on('SIGTERM', stop);
       process.on('SIGINT', stop);
-    });
+    },
+  );
 }
