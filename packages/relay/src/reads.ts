@@ -6,7 +6,10 @@
  * of the game. Heavy reads at once are counted per client address and in all, and one past either count is
  * refused `429 too_many_reads`; an answer over `readBytes` is refused `413 read_too_large`. A connection's
  * `sync` answers one page per message, one at a time, at a pace in bytes a second: a flood of `sync` costs
- * the relay that pace, not its event loop.
+ * the relay that pace, not its event loop. Every page of every read, HTTP or `sync`, takes its turn in one
+ * queue (`PageQueue`), one page per turn of the event loop, so that between two pages the relay goes on
+ * with everything else (lines to admit, store, acknowledge): thirty-two readers cost the games one page's
+ * time at a time, not thirty-two.
  */
 import type { Store, StoredLine } from './store.js';
 
@@ -22,6 +25,8 @@ export interface ReadLimits {
   readonly syncBytes: number;
   /** Bytes a second `sync` answers send one connection at most: a faster flood waits. */
   readonly syncBytesPerSecond: number;
+  /** Bytes a second of pages read for all reads together (HTTP and `sync`): more wait their turn. */
+  readonly readBytesPerSecond: number;
 }
 
 export const DEFAULT_READ_LIMITS: ReadLimits = {
@@ -30,7 +35,8 @@ export const DEFAULT_READ_LIMITS: ReadLimits = {
   reads: 32,
   pageBytes: 256 << 10,
   syncBytes: 1 << 20,
-  syncBytesPerSecond: 16 << 20,
+  syncBytesPerSecond: 4 << 20,
+  readBytesPerSecond: 32 << 20,
 };
 
 /** Counts heavy reads at once, per client address and in all. */
@@ -76,6 +82,53 @@ export const lineCost = (l: StoredLine): number => l.text.length + 400 + 70 * (l
 const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /**
+ * Page reads, one at a time, each in a turn of the event loop of its own, in the order asked for, and no more
+ * bytes a second than `bytesPerSecond` (each page waits for the bytes of the ones before it).
+ */
+export class PageQueue {
+  private readonly waiting: (() => void)[] = [];
+  private running = false;
+  private readyAt = 0;
+
+  constructor(
+    private readonly bytesPerSecond = Number.POSITIVE_INFINITY,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Runs `read` when its turn comes; resolves with the lines it read. */
+  run(read: () => Promise<StoredLine[]>): Promise<StoredLine[]> {
+    return new Promise<StoredLine[]>((resolve, reject) => {
+      this.waiting.push(() => {
+        read()
+          .then((page) => {
+            const bytes = page.reduce((n, l) => n + lineCost(l), 0);
+            this.readyAt = Math.max(this.now(), this.readyAt) + (bytes * 1000) / this.bytesPerSecond;
+            resolve(page);
+          }, reject)
+          .finally(() => this.next());
+      });
+      if (!this.running) {
+        this.running = true;
+        setImmediate(() => this.waiting.shift()!());
+      }
+    });
+  }
+
+  private next(): void {
+    const go = this.waiting.shift();
+    if (go === undefined) {
+      this.running = false;
+      return;
+    }
+    // The next page after a turn of the loop (what else waits, sockets and the store's answers, goes first),
+    // and once the bytes read so far allow it.
+    const wait = this.readyAt - this.now();
+    if (wait > 0) setTimeout(go, wait);
+    else setImmediate(go);
+  }
+}
+
+/**
  * A stream of `render(line)` for lines `0..upTo-1` of `game`, read a page at a time when the reader asks for
  * more (none is read ahead); `done` runs once, when the stream ends, fails or is cancelled.
  */
@@ -86,14 +139,14 @@ export function linesStream(
   pageBytes: number,
   render: (l: StoredLine) => string,
   done: () => void,
+  queue: PageQueue = new PageQueue(),
 ): ReadableStream<Uint8Array> {
   let at = 0;
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         try {
-          await turn();
-          const page = at < upTo ? await readPage(store, game, at, Math.min(1024, upTo - at), pageBytes) : [];
+          const page = at < upTo ? await queue.run(() => readPage(store, game, at, Math.min(1024, upTo - at), pageBytes)) : [];
           if (page.length === 0) {
             controller.close();
             return done();
@@ -168,6 +221,8 @@ export interface LinesAnswer {
   /** The client's address (rate-limit.ts's `clientKey`). */
   readonly address: string;
   readonly render: (l: StoredLine) => string;
+  /** The relay's one queue of page reads. */
+  readonly queue: PageQueue;
 }
 
 /** A coded refusal, or the streamed answer (reads.ts's header says how it is bounded). */
@@ -180,7 +235,7 @@ export function serveLines(gate: ReadGate, limits: ReadLimits, a: LinesAnswer, o
     return refusal(413, 'read_too_large', `this answer is about ${a.bytes} bytes; the relay sends at most ${limits.readBytes} in one`);
   const release = gate.enter(a.address);
   if (typeof release === 'string') return refusal(429, 'too_many_reads', release, { 'retry-after': '1' });
-  return new Response(linesStream(a.store, a.game, a.upTo, limits.pageBytes, a.render, release), {
+  return new Response(linesStream(a.store, a.game, a.upTo, limits.pageBytes, a.render, release, a.queue), {
     status: 200,
     headers: { 'content-type': 'application/jsonl; charset=utf-8' },
   });

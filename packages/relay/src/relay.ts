@@ -45,7 +45,7 @@ import { VerifyPool } from './verify-pool.js';
 import { MemoryWitnessStore, SqliteWitnessStore, witnessRoutes, type WitnessLimits, type WitnessStore } from './witness.js';
 import { clientKey, rateLimited, RateLimiter, remoteAddress } from './rate-limit.js';
 import { CreatorCounts, DEFAULT_QUOTAS, emptyUsage, overQuota, type GameUsage, type QuotaLimits } from './quotas.js';
-import { DEFAULT_READ_LIMITS, lineCost, readPage, ReadGate, serveLines, SyncPacer, type ReadLimits } from './reads.js';
+import { DEFAULT_READ_LIMITS, lineCost, PageQueue, readPage, ReadGate, serveLines, SyncPacer, type ReadLimits } from './reads.js';
 import { DEFAULT_STORAGE_LIMITS, isStorageError, readDisk, renderStorage, StorageWatch, type DiskReading, type StorageLimits } from './storage-watch.js';
 import { freshFragmentsOnRead } from './ws-fragments.js';
 
@@ -206,6 +206,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const quotas: QuotaLimits = { ...DEFAULT_QUOTAS, ...options.quotas };
   const readLimits: ReadLimits = { ...DEFAULT_READ_LIMITS, ...options.reads };
   const readGate = new ReadGate(readLimits);
+  const pageQueue = new PageQueue(readLimits.readBytesPerSecond);
   const creators = new CreatorCounts(quotas);
   const log = options.logger ?? pino({ name: 'fairtable-relay' });
   const clock = options.clock ?? Date.now;
@@ -576,7 +577,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     const g = await loadGame(id);
     if (g === null) return c.json(failure('unknown_game', 'no such game on this relay'), 404);
     const address = clientKey(remoteAddress(c));
-    return serveLines(readGate, readLimits, { store, game: id, upTo: g.committed, bytes: size(g), address, render: what }, httpRefused);
+    return serveLines(readGate, readLimits, { store, game: id, upTo: g.committed, bytes: size(g), address, render: what, queue: pageQueue }, httpRefused);
   };
   app.get(
     '/games/:game/transcript',
@@ -763,7 +764,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   async function syncPage(c: Connection, from: number, maxBytes: number): Promise<number> {
     const upTo = c.game.committed;
     if (from >= upTo || c.closed) return 0;
-    const batch = await readPage(store, c.game.id, from, Math.min(limits.syncBatch, upTo - from), maxBytes);
+    const batch = await pageQueue.run(() => readPage(store, c.game.id, from, Math.min(limits.syncBatch, upTo - from), maxBytes));
     let bytes = 0;
     for (const l of batch) {
       bytes += lineCost(l);
