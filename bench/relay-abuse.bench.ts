@@ -1,10 +1,10 @@
 /**
- * `npm run bench:relay-abuse [-- --games G] [--seconds S] [--fetchers F] [--no-disk]`: the relay under abuse (docs/spec/relay.md
+ * `npm run bench:relay-abuse [-- --games G] [--think MS] [--seconds S] [--fetchers F] [--no-disk]`: the relay under abuse (docs/spec/relay.md
  * §5, "Quotas", "Reads", "Storage"). The relay runs as `fairtable relay` in its own process; this process is
  * the load and the attacker:
  * 1. one game is filled to its byte quota (lines of about 1 MB until `game_full`);
  * 2. G honest games of two players (default 1,000, one WebSocket a player) play, each player answering the
- *    other's line after about a second, while F clients (default 32) fetch the full game's transcript over and
+ *    other's line after about MS (default 2,000, so 500 lines a second in all), while F clients (default 32) fetch the full game's transcript over and
  *    over: the relay's peak RSS (VmHWM, /proc) and the honest games' p99 of submit-to-delivery;
  * 3. the honest games' p99 for S seconds with nobody else, then for S seconds while one connection sends `sync`
  *    from line 0 of the full game as fast as the message rate allows (and reads what it is sent);
@@ -35,6 +35,8 @@ const flag = (name: string, fallback: number): number => {
 const GAMES = flag('games', 1000);
 const SECONDS = flag('seconds', 8);
 const FETCHERS = flag('fetchers', 32);
+/** Each honest player answers the other's line after about this long (ms): G games offer G × 1000 / THINK lines a second. */
+const THINK = flag('think', 2000);
 const say = (text: string): void => void process.stdout.write(text + '\n');
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -77,6 +79,12 @@ const stopRelay = async (child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'
   const exited = new Promise((r) => child.once('exit', r));
   child.kill(signal);
   await exited;
+};
+
+/** CPU seconds (user + system, all threads) process `pid` has used. */
+const cpuOf = (pid: number): number => {
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(f[11]) + Number(f[12])) / 100;
 };
 
 const rssMiB = (pid: number, field: 'VmRSS' | 'VmHWM'): number =>
@@ -294,7 +302,9 @@ async function abuse(): Promise<void> {
   const flags = ['--games-per-minute', String(4 * GAMES), '--connections-per-address', String(4 * GAMES), '--games-per-address', String(4 * GAMES)];
   const relay = await startRelay(dataDir, [...flags, '--reads-per-address', String(FETCHERS)]);
   const pid = relay.child.pid!;
-  say(`relay abuse bench: ${GAMES} honest games of 2 players; ${FETCHERS} fetchers; ${SECONDS} s a phase`);
+  say(
+    `relay abuse bench: ${GAMES} honest games of 2 players (about ${Math.round((GAMES * 1000) / THINK)} lines a second offered); ${FETCHERS} fetchers; ${SECONDS} s a phase`,
+  );
   const full = makeGame(1_000_000);
   await create(relay.url, full);
   const t = performance.now();
@@ -303,9 +313,20 @@ async function abuse(): Promise<void> {
 
   const games = Array.from({ length: GAMES }, (_, g) => makeGame(g));
   // Enough lines for every phase at one line a second a game (and a margin).
-  const lines = games.map((g) => linesOf(g, 4 * SECONDS + 20));
+  const lines = games.map((g) => linesOf(g, Math.ceil((4 * SECONDS * 1000) / THINK) + 20));
   for (let g = 0; g < games.length; g += 50) await Promise.all(games.slice(g, g + 50).map((game) => create(relay.url, game)));
-  const honest = new Honest(games, lines, 1000);
+  const honest = new Honest(games, lines, THINK);
+  /** The relay's and this process's CPU over a phase, as a share of one core. */
+  let cpuAt = { relay: 0, load: 0, t: 0 };
+  const cpuStart = (): void => {
+    const u = process.cpuUsage();
+    cpuAt = { relay: cpuOf(pid), load: (u.user + u.system) / 1e6, t: performance.now() };
+  };
+  const cpuShare = (): string => {
+    const u = process.cpuUsage();
+    const s = (performance.now() - cpuAt.t) / 1000;
+    return `relay CPU ${((100 * (cpuOf(pid) - cpuAt.relay)) / s).toFixed(0)}% of a core, load ${((100 * ((u.user + u.system) / 1e6 - cpuAt.load)) / s).toFixed(0)}%`;
+  };
   await honest.open(relay.url);
   const rssIdle = rssMiB(pid, 'VmRSS');
   say(`  ${GAMES} honest games open; relay RSS ${rssIdle.toFixed(0)} MiB, peak so far ${rssMiB(pid, 'VmHWM').toFixed(0)} MiB`);
@@ -339,7 +360,9 @@ async function abuse(): Promise<void> {
   let fetcherOut = '';
   fetcher.stdout!.on('data', (b: Buffer) => (fetcherOut += b.toString()));
   const fetcherDone = new Promise((r) => fetcher.once('exit', r));
+  cpuStart();
   const during = await honest.play(SECONDS);
+  const duringCpu = cpuShare();
   await fetcherDone;
   clearInterval(sampler);
   const f = JSON.parse(fetcherOut || '{"fetched":0,"bytes":0,"refused":{},"seconds":0}') as {
@@ -349,11 +372,13 @@ async function abuse(): Promise<void> {
     seconds: number;
   };
   say(
-    `  ${FETCHERS} fetchers of the full game: ${f.fetched} whole transcripts (${(f.bytes / 2 ** 20).toFixed(0)} MiB) in ${f.seconds.toFixed(1)} s (the honest games measured over the first ${SECONDS} s)${Object.keys(f.refused).length === 0 ? '' : `, refused ${JSON.stringify(f.refused)}`}; relay RSS peak ${peak.toFixed(0)} MiB sampled, VmHWM ${rssMiB(pid, 'VmHWM').toFixed(0)} MiB; honest p50 ${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms (${during.n} lines)`,
+    `  ${FETCHERS} fetchers of the full game: ${f.fetched} whole transcripts (${(f.bytes / 2 ** 20).toFixed(0)} MiB) in ${f.seconds.toFixed(1)} s (the honest games measured over the first ${SECONDS} s)${Object.keys(f.refused).length === 0 ? '' : `, refused ${JSON.stringify(f.refused)}`}; relay RSS peak ${peak.toFixed(0)} MiB sampled, VmHWM ${rssMiB(pid, 'VmHWM').toFixed(0)} MiB; honest p50 ${during.p50.toFixed(1)} ms, p99 ${during.p99.toFixed(1)} ms (${during.n} lines; ${duringCpu})`,
   );
 
   // 3. Honest p99 alone, then with a sync flood.
+  cpuStart();
   const alone = await honest.play(SECONDS);
+  const aloneCpu = cpuShare();
   let syncEntries = 0;
   let syncBytes = 0;
   const flooder = await joinAs(relay.url, full, 0, (m, raw) => {
@@ -372,14 +397,16 @@ async function abuse(): Promise<void> {
       await sleep(1000 / 180);
     }
   })();
+  cpuStart();
   const flooded = await honest.play(SECONDS);
+  const floodedCpu = cpuShare();
   flooding = false;
   await flood;
   const cut = flooder.readyState !== WebSocket.OPEN;
   flooder.terminate();
-  say(`  honest alone: p50 ${alone.p50.toFixed(1)} ms, p99 ${alone.p99.toFixed(1)} ms (${alone.n} lines)`);
+  say(`  honest alone: p50 ${alone.p50.toFixed(1)} ms, p99 ${alone.p99.toFixed(1)} ms (${alone.n} lines; ${aloneCpu})`);
   say(
-    `  honest with a sync flood: p50 ${flooded.p50.toFixed(1)} ms, p99 ${flooded.p99.toFixed(1)} ms (${flooded.n} lines), ${(flooded.p99 / alone.p99).toFixed(2)}× alone; the flooder asked ${asked} syncs, got ${syncEntries} entries (${(syncBytes / 2 ** 20).toFixed(0)} MiB)${cut ? ', and was cut off' : ''}`,
+    `  honest with a sync flood: p50 ${flooded.p50.toFixed(1)} ms, p99 ${flooded.p99.toFixed(1)} ms (${flooded.n} lines), ${(flooded.p99 / alone.p99).toFixed(2)}× alone; the flooder asked ${asked} syncs, got ${syncEntries} entries (${(syncBytes / 2 ** 20).toFixed(0)} MiB)${cut ? ', and was cut off' : ''}; ${floodedCpu}`,
   );
   say(`  relay peak RSS over the whole run (VmHWM): ${rssMiB(pid, 'VmHWM').toFixed(0)} MiB`);
   honest.close();
