@@ -14,6 +14,7 @@ import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairta
 import { nativeSign } from '@fairtable/node/native-verify.js';
 import { createGame, diceGame, testRelays, until, WireClient, type TestGame } from './test-helpers.js';
 import type { DiskReading } from './storage-watch.js';
+import { MemoryWitnessStore, type WitnessStore } from './witness.js';
 
 const { relay, directory, closeAll } = testRelays();
 afterEach(closeAll);
@@ -172,6 +173,36 @@ describe('reads', () => {
     expect((await first).trim().split('\n')).toHaveLength(4);
     // The read done, the address reads again.
     expect((await fetch(`${r.url}/games/${g.id}/receipts`)).status).toBe(200);
+  });
+
+  it('counts reads of a witnessed game against the same gate (too_many_reads)', async () => {
+    const inner = new MemoryWitnessStore();
+    let release: () => void = () => {};
+    const held = new Promise<void>((res) => (release = res));
+    const witnessStore: WitnessStore = {
+      createGame: (...a) => inner.createGame(...a),
+      append: (...a) => inner.append(...a),
+      read: async (game) => {
+        await held;
+        return inner.read(game);
+      },
+      first: (...a) => inner.first(...a),
+      receiptOf: (...a) => inner.receiptOf(...a),
+      usage: () => inner.usage(),
+      close: () => inner.close(),
+    };
+    const r = await relay({ witnessStore, reads: { readsPerAddress: 1 } });
+    const g = diceGame(2, 41);
+    expect((await fetch(`${r.url}/witness/games`, { method: 'POST', body: g.setupLine })).status).toBe(201);
+    const first = fetch(`${r.url}/witness/games/${g.id}`).then(async (res) => [res.status, await res.text()] as const);
+    await new Promise((res) => setTimeout(res, 200));
+    const second = await fetch(`${r.url}/witness/games/${g.id}`);
+    expect([second.status, ((await second.json()) as { error: { code: string } }).error.code]).toEqual([429, 'too_many_reads']);
+    release();
+    const [status, body] = await first;
+    expect(status).toBe(200);
+    expect(body.trim().split('\n')).toHaveLength(1);
+    expect((await fetch(`${r.url}/witness/games/${g.id}`)).status).toBe(200);
   });
 
   it("paces a sync flood on one connection, and another game's lines go on", async () => {

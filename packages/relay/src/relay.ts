@@ -560,6 +560,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     limits: options.witnessLimits ?? {},
     rateLimiter: httpLimiter,
     onRefused: httpRefused,
+    readGate,
   });
   app.route('/witness', witness);
   const gameParam = (id: string): string => {
