@@ -307,7 +307,7 @@ describe('storage', () => {
     // The client comes back and resends its line, byte for byte, until it is taken.
     while (Date.now() < deadline) {
       const again = await WireClient.join(r.url, g, 1);
-      [answer] = await submitAll(again, [line2!]);
+      answer = (await submitAll(again, [line2!]))[0]!;
       again.close();
       if (answer.kind === 'accepted') break;
       await new Promise((res) => setTimeout(res, 100));
