@@ -91,7 +91,7 @@ describe('fairtable relay', () => {
     const url = await relay(['--games-per-key', '1'], { RELAY_MIN_FREE_BYTES: String(Number.MAX_SAFE_INTEGER) }, 'quotas');
     const health = (await (await fetch(`${url}/health`)).json()) as { writable?: boolean; storage?: { code: string } };
     expect(health).toMatchObject({ writable: false, storage: { code: 'storage_full' } });
-    expect(await ask(`${url}/games`, 'POST', setupLine(4).line)).toEqual({ status: 507, code: 'storage_full' });
+    expect(await ask(`${url}/games`, 'POST', setupLine(4).line)).toEqual({ status: 503, code: 'storage_full' });
     const other = await relay(['--games-per-key', '1'], {}, 'quotas2');
     const first = setupLine(5);
     await new Promise((res) => setTimeout(res, 5));

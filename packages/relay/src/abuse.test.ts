@@ -250,7 +250,7 @@ describe('storage', () => {
     expect(await health()).toMatchObject({ ok: true, writable: false, storage: { code: 'storage_full' } });
     const g = diceGame(2, 39);
     const refused = await createGame(r.url, g.setupLine);
-    expect(refused.status).toBe(507);
+    expect(refused.status).toBe(503);
     expect((refused.body.error as { code: string }).code).toBe('storage_full');
     expect(await (await fetch(`${r.url}/metrics`)).text()).toMatch(/fairtable_relay_storage_full 1/);
     disk.free = 1 << 30;

@@ -472,7 +472,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const storageFull = (c: import('hono').Context) => {
     metrics.refused('storage_full');
     c.header('Retry-After', String(Math.max(1, Math.ceil(storage.limits.checkMs / 1000))));
-    return c.json(failure('storage_full', `the relay stores nothing now: ${storage.full}`), 507);
+    return c.json(failure('storage_full', `the relay stores nothing now: ${storage.full}`), 503);
   };
   // Lobbies and witnessed lines are written too: while writes are refused, so are they.
   app.use('*', async (c, next) => {
