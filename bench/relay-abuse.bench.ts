@@ -208,6 +208,8 @@ class Honest {
   private readonly next: number[];
   private latencies: number[] = [];
   private playing = false;
+  /** The phase being played: a player's answer scheduled in an earlier phase is not sent in a later one. */
+  private phase = 0;
 
   constructor(
     private readonly games: readonly Game[],
@@ -241,7 +243,8 @@ class Honest {
           if (line < 1 || (line + 1) % 2 !== p) return;
           if (this.playing) this.latencies.push(performance.now() - this.sentAt[g]![line]!);
           this.next[g] = line + 1;
-          if (this.playing) setTimeout(() => this.send(g), this.thinkMs * (0.5 + Math.random()));
+          const phase = this.phase;
+          if (this.playing) setTimeout(() => phase === this.phase && this.send(g), this.thinkMs * (0.5 + Math.random()));
         }).catch(reject);
       });
     for (let g = 0; g < this.games.length; g += 100) {
@@ -261,7 +264,8 @@ class Honest {
   async play(seconds: number): Promise<{ p50: number; p99: number; n: number }> {
     this.latencies = [];
     this.playing = true;
-    for (let g = 0; g < this.games.length; g++) setTimeout(() => this.send(g), Math.random() * this.thinkMs);
+    const phase = ++this.phase;
+    for (let g = 0; g < this.games.length; g++) setTimeout(() => phase === this.phase && this.send(g), Math.random() * this.thinkMs);
     await sleep(seconds * 1000);
     this.playing = false;
     // The lines in flight arrive; they are not counted.
