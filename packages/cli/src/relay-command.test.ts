@@ -1,6 +1,7 @@
 /**
  * `fairtable relay`'s per-address options (docs/spec/relay.md §5): `--games-per-minute` and
- * `--connections-per-address` reach the relay it runs, and a value that is not a count is refused with a code.
+ * `--connections-per-address` reach the relay it runs, as do the quotas (`--games-per-key`) and the storage
+ * threshold (`RELAY_MIN_FREE_BYTES`), and a value that is not a count is refused with a code.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,9 +24,10 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function relay(args: string[]): Promise<string> {
-  const child = spawn(process.execPath, [main, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', join(dir, 'data'), ...args], {
+function relay(args: string[], env: Record<string, string> = {}, data = 'data'): Promise<string> {
+  const child = spawn(process.execPath, [main, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', join(dir, data), ...args], {
     stdio: ['ignore', 'pipe', 'ignore'],
+    env: { ...process.env, ...env },
   });
   children.push(child);
   return new Promise((resolve, reject) => {
@@ -83,6 +85,27 @@ describe('fairtable relay', () => {
     expect(await ask(`${url}/games`, 'POST', games[2]!.line)).toEqual({ status: 429, code: 'rate_limited' });
     expect((await ask(`${url}/games/${games[0]!.id}/ws`, 'GET', null)).status).toBe(101);
     expect(await ask(`${url}/games/${games[0]!.id}/ws`, 'GET', null)).toEqual({ status: 429, code: 'too_many_connections_from_address' });
+  });
+
+  it('takes the quotas from flags and the storage threshold from the environment', async () => {
+    const url = await relay(['--games-per-key', '1'], { RELAY_MIN_FREE_BYTES: String(Number.MAX_SAFE_INTEGER) }, 'quotas');
+    const health = (await (await fetch(`${url}/health`)).json()) as { writable?: boolean; storage?: { code: string } };
+    expect(health).toMatchObject({ writable: false, storage: { code: 'storage_full' } });
+    expect(await ask(`${url}/games`, 'POST', setupLine(4).line)).toEqual({ status: 503, code: 'storage_full' });
+    const other = await relay(['--games-per-key', '1'], {}, 'quotas2');
+    const first = setupLine(5);
+    await new Promise((res) => setTimeout(res, 5));
+    // The same creator key, another game (a later setup time): past its one game.
+    const second = setupLine(5);
+    expect(second.id).not.toBe(first.id);
+    expect((await ask(`${other}/games`, 'POST', first.line)).status).toBe(201);
+    expect(await ask(`${other}/games`, 'POST', second.line)).toEqual({ status: 429, code: 'too_many_games' });
+  });
+
+  it('refuses a quota that is not a whole number of at least 1, naming its flag', () => {
+    const r = spawnSync(process.execPath, [main, 'relay', '--port', '0', '--data', join(dir, 'bad'), '--game-lines', 'many'], { encoding: 'utf8' });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toMatch(/out_of_range.*--game-lines/);
   });
 
   it('refuses a limit that is not a whole number of at least 1', () => {

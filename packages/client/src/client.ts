@@ -789,6 +789,8 @@ export class RelayGame {
     const hash = r.hash;
     this.lineHashes.push(hash);
     this.unacked.delete(hash);
+    // A sealed envelope of this seat goes to the witnesses once it stands in the log (sealed.md §8).
+    this.publisher?.logged(hash);
     this.holdings.delete(hash);
     if (this.holdings.size > 0) {
       this.checkHoldings(r, text);

@@ -14,14 +14,17 @@ export class BatchWriter<P> {
   private pending: P[] = [];
   private writing: Promise<void> | null = null;
   private scheduled = false;
-  private failed = false;
 
   constructor(
     private readonly append: AppendFn<P>,
     /** A batch that committed, in the order its lines were added. */
     private readonly onCommitted: (batch: P[], seconds: number) => void,
-    /** An append that failed: nothing of its batch was acknowledged, and nothing more is written. */
-    private readonly onFailure: (error: unknown) => void,
+    /**
+     * An append that failed: nothing of its batch was acknowledged. The batch and every line waiting behind it
+     * (`lost`, in the order they were added) are handed back, none of them written, and the writer goes on with
+     * the lines added after.
+     */
+    private readonly onFailure: (error: unknown, lost: P[]) => void,
     /** The most lines one append is given; the rest wait for the next (the relay's: one receipt signature's batch, relay.md §2). */
     private readonly maxBatch = Infinity,
   ) {}
@@ -44,7 +47,7 @@ export class BatchWriter<P> {
   }
 
   private write(): void {
-    if (this.failed || this.pending.length === 0) return;
+    if (this.pending.length === 0) return;
     let batch: P[];
     if (this.pending.length <= this.maxBatch) {
       batch = this.pending;
@@ -60,15 +63,18 @@ export class BatchWriter<P> {
       },
       (e: unknown) => {
         this.writing = null;
-        this.failed = true;
-        this.onFailure(e);
+        // What waited behind the batch may follow its lines (the same games): it is lost with it.
+        const lost = batch.concat(this.pending);
+        this.pending = [];
+        this.onFailure(e, lost);
+        this.write();
       },
     );
   }
 
-  /** Resolves once every line added so far has been committed (or the store failed). */
+  /** Resolves once every line added so far has been committed or handed back as lost. */
   async flush(): Promise<void> {
-    while (!this.failed && (this.writing !== null || this.pending.length > 0)) {
+    while (this.writing !== null || this.pending.length > 0) {
       if (this.writing === null) this.write();
       await this.writing;
     }

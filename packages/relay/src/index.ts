@@ -21,3 +21,7 @@ export {
 } from './witness.js';
 export { DEFAULT_LOBBY_LIMITS, type LobbyLimits } from './lobby.js';
 export { RateLimiter, type RateLimit } from './rate-limit.js';
+export { DEFAULT_QUOTAS, type QuotaLimits } from './quotas.js';
+export { DEFAULT_READ_LIMITS, type ReadLimits } from './reads.js';
+export { DEFAULT_STORAGE_LIMITS, type StorageLimits, type DiskReading } from './storage-watch.js';
+export { relaySettings, SETTINGS as RELAY_SETTINGS, type RelaySettings } from './settings.js';

@@ -44,7 +44,10 @@ import type { BatchSignature, LineToSign, Store } from './store.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 import { VerifyPool } from './verify-pool.js';
 import { MemoryWitnessStore, SqliteWitnessStore, witnessRoutes, type WitnessLimits, type WitnessStore } from './witness.js';
-import { clientKey, rateLimited, RateLimiter } from './rate-limit.js';
+import { clientKey, rateLimited, RateLimiter, remoteAddress } from './rate-limit.js';
+import { CreatorCounts, DEFAULT_QUOTAS, emptyUsage, overQuota, type GameUsage, type QuotaLimits } from './quotas.js';
+import { DEFAULT_READ_LIMITS, lineCost, PageQueue, readPage, ReadGate, serveLines, SyncPacer, type ReadLimits } from './reads.js';
+import { DEFAULT_STORAGE_LIMITS, isStorageError, readDisk, renderStorage, StorageWatch, type DiskReading, type StorageLimits } from './storage-watch.js';
 import { freshFragmentsOnRead } from './ws-fragments.js';
 
 export interface RelayLimits {
@@ -104,6 +107,15 @@ export interface RelayOptions {
   /** Bounds on lobbies (web.md §2). */
   readonly lobbyLimits?: Partial<LobbyLimits>;
   readonly limits?: Partial<RelayLimits>;
+  /** What one game may hold, and how many games one key or address may create (relay.md §5, "Quotas"). */
+  readonly quotas?: Partial<QuotaLimits>;
+  /** Bounds on reads built from stored lines: transcripts, receipts, `sync` (relay.md §5, "Reads"). */
+  readonly reads?: Partial<ReadLimits>;
+  /**
+   * When writes stop for want of space (relay.md §5, "Storage"); `readDisk` replaces the look at the data
+   * directory's file system (the default; with `store` given and no `readDisk`, only failed writes stop writes).
+   */
+  readonly storage?: Partial<StorageLimits> & { readonly readDisk?: () => Promise<DiskReading> };
   readonly logger?: Logger;
   /** The relay's clock for receipts (ms). */
   readonly clock?: () => number;
@@ -113,8 +125,9 @@ export interface RelayOptions {
    */
   readonly witnesses?: readonly string[];
   /**
-   * Called when the store fails to append: the doors are then ahead of the store. The default ends the
-   * process (exit code 70) so that a restart rebuilds every door from what was stored.
+   * Told of each append the store failed. The relay goes on: writes are refused `storage_full` until the
+   * storage watch finds room, and each game whose lines were lost leaves memory (its connections are closed
+   * with `storage_full`), to be rebuilt from what was stored (relay.md §4).
    */
   readonly onStoreFailure?: (error: unknown) => void;
   /** The built web app served at `/` (default apps/web/dist of this checkout; the CLI's page when absent). */
@@ -155,6 +168,8 @@ interface Game {
   readonly connections: Set<Connection>;
   /** Sealed mode (docs/spec/sealed.md), when the setup asks for it. */
   sealed: SealedRoom | null;
+  /** What the game holds against its quota. */
+  readonly usage: GameUsage;
 }
 
 interface Connection {
@@ -169,6 +184,8 @@ interface Connection {
   lastHeard: number;
   helloTimer: NodeJS.Timeout | null;
   closed: boolean;
+  /** Its `sync` answers, paced (reads.ts). */
+  readonly sync: SyncPacer;
 }
 
 interface Pending extends LineToSign {
@@ -194,6 +211,11 @@ function plainObject(value: unknown): value is Record<string, unknown> {
 
 export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const quotas: QuotaLimits = { ...DEFAULT_QUOTAS, ...options.quotas };
+  const readLimits: ReadLimits = { ...DEFAULT_READ_LIMITS, ...options.reads };
+  const readGate = new ReadGate(readLimits);
+  const pageQueue = new PageQueue(readLimits.readBytesPerSecond);
+  const creators = new CreatorCounts(quotas);
   const log = options.logger ?? pino({ name: 'fairtable-relay' });
   // The system clock never runs backwards in receipts (docs/spec/time.md §3): after an NTP step back, receipts
   // keep the last time until the clock passes it again. A clock given in the options is taken as it is.
@@ -203,6 +225,13 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const secretKey = await store.relayKey();
   const publicKey = toHex(generateKeyPair(secretKey).publicKey);
   const metrics = new Metrics();
+  const dataDir = options.dataDir ?? './data';
+  const storage = new StorageWatch(
+    { ...DEFAULT_STORAGE_LIMITS, ...options.storage },
+    options.storage?.readDisk ?? (options.store === undefined ? () => readDisk(dataDir) : null),
+    (full) => (full === null ? log.warn('storage: writes are let in again') : log.error({ reason: full }, 'storage: writes are refused')),
+    clock,
+  );
   const witnessStore = options.witnessStore ?? (options.store !== undefined ? new MemoryWitnessStore() : new SqliteWitnessStore(options.dataDir ?? './data'));
   const games = new Map<string, Promise<Game | null>>();
   let loadedGames = 0;
@@ -230,6 +259,25 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   }
   let closing = false;
 
+  /**
+   * A game whose admitted lines the store lost (a failed append): it leaves memory at once, its connections
+   * told why, so that its door is rebuilt from what was stored when it is next asked for.
+   */
+  function forget(g: Game, message: string): void {
+    if (g.unloaded) return;
+    g.unloaded = true;
+    g.unstored = 0;
+    g.sealed?.stop();
+    void games.get(g.id)?.then((held) => {
+      if (held === g) games.delete(g.id);
+    });
+    if (sealedGames.get(g.id) === g) sealedGames.delete(g.id);
+    loadedGames--;
+    for (const c of [...g.connections]) drop(c, 'storage_full', message);
+    if (g.unloadTimer !== null) clearTimeout(g.unloadTimer);
+    g.unloadTimer = null;
+  }
+
   /** A line's receipt alone: a batch of one. */
   const receipt = (game: string, line: number, hash: string, logHash: string, time = clock()): Receipt =>
     signReceiptBatch([{ v: 2, game, line, hash, log: logHash, time }], secretKey, nativeSign)[0]!;
@@ -237,6 +285,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const pending = (g: Game, line: number, hash: string, text: string, time: number, from: Connection | null): Pending => {
     g.log = nextLogHash(g.log, hash);
     g.unstored++;
+    g.usage.lines++;
+    g.usage.bytes += text.length;
     const unsigned: UnsignedReceipt = { v: 2, game: g.id, line, hash, log: g.log, time };
     return { game: g.id, line, text, receipt: unsigned, sig: '', index: 0, size: 0, path: [], from, entry: g };
   };
@@ -250,11 +300,21 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         const setup = first[0];
         if (setup === undefined) return null;
         const door = new Door(setup.text, { verify: nativeVerify });
-        const sealed = SealedRoom.of(id, door, roomHost(id));
+        // The room's host finds its game through this, once it is made (a forgotten game's room records nothing).
+        const made: { game?: Game } = {};
+        const sealed = SealedRoom.of(
+          id,
+          door,
+          roomHost(id, () => made.game),
+        );
         let logHash = setup.receipt.log;
+        const usage = emptyUsage();
+        usage.lines = 1;
+        usage.bytes = setup.text.length;
         let at = 1;
         for (;;) {
-          const batch = await store.readLines(id, at, 1024);
+          // Pages bounded in bytes: a game at its quota is rebuilt a few MiB at a time.
+          const batch = await readPage(store, id, at, 1024, 4 * readLimits.pageBytes);
           for (const l of batch) {
             const from = (JSON.parse(l.text) as { from: string }).from;
             const a = door.admit(l.text, from);
@@ -262,9 +322,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
               throw new FairtableError('bad_journal', `game ${id}: stored line ${l.line} does not pass the door again`);
             sealed?.observe(l.text);
             logHash = l.receipt.log;
+            usage.lines++;
+            usage.bytes += l.text.length;
           }
           at += batch.length;
-          if (batch.length < 1024) break;
+          if (batch.length === 0) break;
         }
         loadedGames++;
         const game: Game = {
@@ -279,7 +341,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
           unloaded: false,
           connections: new Set(),
           sealed,
+          usage,
         };
+        made.game = game;
         if (sealed !== null) {
           sealedGames.set(id, game);
           await sealed.restore();
@@ -306,7 +370,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const pool = new VerifyPool(options.verifyThreads ?? Math.max(1, Math.min(4, availableParallelism() - 1)), (e) =>
     log.error({ err: e }, 'a verifying thread failed; its lines are verified on the event loop'),
   );
-  const intake = new Intake<Connection>(pool, (c, text, a) => admitted(c, text, a));
+  const intake = new Intake<Connection>(pool, (c, text, a) => {
+    c.game.usage.comingLines--;
+    c.game.usage.comingBytes -= text.length;
+    admitted(c, text, a);
+  });
   /**
    * A batch's append: the store signs the receipts on its writing thread when it can (`appendSigning`),
    * else they are signed here and stored with `append`. Either way they are `signReceiptBatch`'s: one
@@ -354,11 +422,18 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         corked?.uncork();
       }
     },
-    (e: unknown) => {
-      // The doors are now ahead of the store: nothing of the batch was acknowledged, and the only safe
-      // state is the stored one. The process ends; a restart rebuilds every door from the store.
-      log.fatal({ err: e }, 'the store failed to append; stopping so that every door is rebuilt from what is stored');
-      (options.onStoreFailure ?? (() => process.exit(70)))(e);
+    (e: unknown, lost: Pending[]) => {
+      // The doors of the lost lines' games are ahead of the store: nothing of them was acknowledged, and the
+      // only safe state is the stored one. Writes stop until there is room, and each of those games leaves
+      // memory, to be rebuilt from the store when it is next asked for; every other game goes on.
+      storage.writeFailed(e);
+      log.error(
+        { err: e, lines: lost.length, storageError: isStorageError(e) },
+        'the store failed to append; the games it held lines of are rebuilt from the store',
+      );
+      for (const g of new Set(lost.map((p) => p.entry)))
+        forget(g, `the relay could not store this game's last lines (${(e as Error).message ?? e}); reconnect and submit again`);
+      options.onStoreFailure?.(e);
     },
     // One receipt signature covers at most MAX_RECEIPT_BATCH lines (relay.md §2); more wait for the next append.
     MAX_RECEIPT_BATCH,
@@ -404,15 +479,35 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   // One bucket per client address for the HTTP routes that keep what they are given (relay.md §5).
   const httpLimiter = new RateLimiter({ perSecond: limits.messagesPerSecond, burst: limits.messageBurst, maxClients: limits.httpClients });
   const httpRefused = (code: string): void => metrics.refused(code);
+  /** A write refused for want of space (relay.md §5, "Storage"). */
+  const storageFull = (c: import('hono').Context) => {
+    metrics.refused('storage_full');
+    c.header('Retry-After', String(Math.max(1, Math.ceil(storage.limits.checkMs / 1000))));
+    return c.json(failure('storage_full', `the relay stores nothing now: ${storage.full}`), 503);
+  };
+  // Lobbies and witnessed lines are written too: while writes are refused, so are they.
+  app.use('*', async (c, next) => {
+    if (c.req.method === 'POST' && storage.full !== null && (c.req.path.startsWith('/witness/') || c.req.path.startsWith('/lobbies'))) return storageFull(c);
+    await next();
+    return undefined;
+  });
   app.route(
     '/lobbies',
     lobbyRoutes(clock, { ...DEFAULT_LOBBY_LIMITS, ...options.lobbyLimits }, { store: lobbyStoreOf(store), rateLimiter: httpLimiter, onRefused: httpRefused }),
   );
-  app.get('/health', (c) => c.json({ ok: !closing }, closing ? 503 : 200));
+  // Serving is health: a relay that refuses writes for want of space still serves reads, and says so.
+  app.get('/health', (c) =>
+    c.json(
+      { ok: !closing, ...(storage.full === null ? {} : { writable: false, storage: { code: 'storage_full', message: storage.full } }) },
+      closing ? 503 : 200,
+    ),
+  );
   // What a client binds a new game to (docs/spec/time.md §5): the key its receipts are signed with, and the witnesses.
   app.get('/relay', (c) => c.json({ relay: publicKey, witnesses: options.witnesses ?? [] }, 200));
   app.get('/metrics', (c) =>
-    c.text(metrics.render({ connections: connections.size, games: loadedGames }), 200, { 'content-type': 'text/plain; version=0.0.4' }),
+    c.text(metrics.render({ connections: connections.size, games: loadedGames }) + renderStorage(storage), 200, {
+      'content-type': 'text/plain; version=0.0.4',
+    }),
   );
   // Each game created costs a stored setup and a door: one address creates at most so many a minute (relay.md §5).
   const gameLimiter = new RateLimiter({ perSecond: limits.gamesPerMinute / 60, burst: limits.gameBurst, maxClients: limits.httpClients });
@@ -422,6 +517,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     bodyLimit({ maxSize: limits.maxFrameBytes, onError: (c) => c.json(failure('line_too_long', `the setup line is over ${limits.maxFrameBytes} bytes`), 413) }),
     async (c) => {
       if (closing) return c.json(failure('shutting_down', 'the relay is shutting down'), 503);
+      if (storage.full !== null) return storageFull(c);
       const text = (await c.req.text()).replace(/\r?\n$/, '');
       let door: Door;
       try {
@@ -450,7 +546,22 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       const id = door.checker.gameId;
       const hash = door.checker.hashOfLine(0)!;
       const logHash = firstLogHash(id, hash);
-      const created = await store.createGame(id, setup.protocol, { game: id, line: 0, text, receipt: receipt(id, 0, hash, logHash) });
+      const creator = door.checker.keys.get((JSON.parse(text) as { from: string }).from);
+      const address = clientKey(remoteAddress(c));
+      const tooMany = creators.refusal(creator === undefined ? '' : toHex(creator), address);
+      if (tooMany !== null) {
+        metrics.refused(tooMany.code);
+        return c.json(failure(tooMany.code, tooMany.message), 429);
+      }
+      let created: boolean;
+      try {
+        created = await store.createGame(id, setup.protocol, { game: id, line: 0, text, receipt: receipt(id, 0, hash, logHash) });
+      } catch (e) {
+        if (!isStorageError(e)) throw e;
+        storage.writeFailed(e);
+        return storageFull(c);
+      }
+      if (created) creators.created(creator === undefined ? '' : toHex(creator), address);
       if (!created) {
         const existing = await store.readLines(id, 0, 1);
         if (existing[0]?.text !== text) return c.json(failure('game_exists', `game ${id} exists with another setup line`), 409);
@@ -469,6 +580,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     limits: options.witnessLimits ?? {},
     rateLimiter: httpLimiter,
     onRefused: httpRefused,
+    readGate,
   });
   app.route('/witness', witness);
   const gameParam = (id: string): string => {
@@ -480,28 +592,28 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     if (g === null) return c.json(failure('unknown_game', 'no such game on this relay'), 404);
     return c.json({ game: g.id, protocol: g.protocol, players: g.players, lines: g.committed });
   });
-  /** Streams one column of a game's stored lines as JSON Lines, in bounded reads. */
-  const jsonLines = (what: (l: { text: string; receipt: Receipt }) => string) => async (c: import('hono').Context) => {
+  /** Streams one column of a game's stored lines as JSON Lines, a page at a time (reads.ts). */
+  const jsonLines = (what: (l: { text: string; receipt: Receipt }) => string, size: (g: Game) => number) => async (c: import('hono').Context) => {
     const id = gameParam(c.req.param('game')!);
     const g = await loadGame(id);
     if (g === null) return c.json(failure('unknown_game', 'no such game on this relay'), 404);
-    const upTo = g.committed;
-    const parts: string[] = [];
-    for (let at = 0; at < upTo;) {
-      const batch = await store.readLines(id, at, Math.min(1024, upTo - at));
-      if (batch.length === 0) break;
-      for (const l of batch) parts.push(what(l) + '\n');
-      at += batch.length;
-    }
-    return c.body(parts.join(''), 200, { 'content-type': 'application/jsonl; charset=utf-8' });
+    const address = clientKey(remoteAddress(c));
+    return serveLines(readGate, readLimits, { store, game: id, upTo: g.committed, bytes: size(g), address, render: what, queue: pageQueue }, httpRefused);
   };
   app.get(
     '/games/:game/transcript',
-    jsonLines((l) => l.text),
+    jsonLines(
+      (l) => l.text,
+      (g) => g.usage.bytes + g.usage.lines,
+    ),
   );
+  // A receipt is some 300 bytes and its inclusion proof up to 9 hashes of 67: an estimate from above.
   app.get(
     '/games/:game/receipts',
-    jsonLines((l) => JSON.stringify(l.receipt)),
+    jsonLines(
+      (l) => JSON.stringify(l.receipt),
+      (g) => g.usage.lines * 900,
+    ),
   );
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
@@ -585,7 +697,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     if (msg.kind === 'sync') {
       if (typeof msg.from !== 'number' || !Number.isSafeInteger(msg.from) || msg.from < 0)
         return refuse(c, 'bad_message', 'sync: from must be a non-negative integer');
-      return sync(c, msg.from);
+      return c.sync.ask(msg.from);
     }
     return drop(c, 'bad_message', 'after hello, a client sends {kind: "submit", text} or {kind: "sync", from}');
   }
@@ -605,6 +717,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   function submit(c: Connection, text: string): void {
     const g = c.game;
+    if (storage.full !== null) return refuse(c, 'storage_full', `the relay stores nothing now: ${storage.full}; submit again later`);
+    const over = overQuota(g.usage, text.length, quotas);
+    if (over !== null) return refuse(c, 'game_full', over);
     if (g.sealed !== null) {
       // A sealed game's lines take the event loop's own path, one at a time: the room checks a sealed envelope
       // against the door as it stands, so no earlier line of the game may still be on the verifying threads;
@@ -614,12 +729,16 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       admitted(c, text, g.door.admit(text, c.who!), now);
       return;
     }
+    g.usage.comingLines++;
+    g.usage.comingBytes += text.length;
     intake.submit(g.door, c, c.who!, text);
   }
 
   /** The door's answer to a line `c` submitted, in the order the game's lines arrived. */
   function admitted(c: Connection, text: string, a: Admission, now = clock()): void {
     const g = c.game;
+    // A game forgotten after a failed append: its door is not the one that will be rebuilt.
+    if (g.unloaded) return;
     if (!a.ok) return refuse(c, a.code, a.message);
     if (a.duplicate) {
       // An honest resend: the submitter is told again where its line stands, once it is stored.
@@ -633,14 +752,16 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   // Sealed mode: the room sees the relay through these (sealed.ts).
   /** Sealed games in memory, for their rooms' callbacks (which may run before loadGame's promise resolves). */
   const sealedGames = new Map<string, Game>();
-  function roomHost(id: string): RoomHost {
+  function roomHost(id: string, self: () => Game | undefined): RoomHost {
     return {
       store,
       secretKey,
       clock,
       log,
       record(text, author, time) {
-        const g = sealedGames.get(id)!;
+        const g = self();
+        // The room of a game forgotten after a failed append: the rebuilt game's room releases its sets.
+        if (g === undefined || g.unloaded) return;
         const a = g.door.admit(text, author);
         if (!a.ok || a.duplicate) {
           // Only a view that fell out of the checker's window while held gets here (sealed.md §8): the relay
@@ -660,11 +781,17 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     refuse: (code: string, message: string) => send(c, { kind: 'refused', code, message }),
   });
 
-  async function sync(c: Connection, from: number): Promise<void> {
+  /** One `sync` answer: a page of stored lines from `from` on (reads.ts paces them); the bytes it sent. */
+  async function syncPage(c: Connection, from: number, maxBytes: number): Promise<number> {
     const upTo = c.game.committed;
-    if (from >= upTo) return;
-    const batch = await store.readLines(c.game.id, from, Math.min(limits.syncBatch, upTo - from));
-    for (const l of batch) send(c, { kind: 'entry', line: l.line, text: l.text, receipt: l.receipt });
+    if (from >= upTo || c.closed) return 0;
+    const batch = await pageQueue.run(() => readPage(store, c.game.id, from, Math.min(limits.syncBatch, upTo - from), maxBytes));
+    let bytes = 0;
+    for (const l of batch) {
+      bytes += lineCost(l);
+      send(c, { kind: 'entry', line: l.line, text: l.text, receipt: l.receipt });
+    }
+    return bytes;
   }
 
   async function onUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -724,6 +851,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
         lastHeard: now,
         helloTimer: null,
         closed: false,
+        sync: new SyncPacer(readLimits, (from, max) => syncPage(c, from, max)),
       };
       if (closing) return void ws.close(1001, 'shutting down');
       // The game left memory while this upgrade was under way: one door per game, so the client comes again.
@@ -770,6 +898,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   );
   idleCheck.unref();
 
+  // A relay started on a full disk starts refusing writes, and lets them in once there is room.
+  await storage.start();
   // Games holding sealed envelopes come back into memory at once, so that their deadlines run.
   for (const id of (await store.gamesHolding?.()) ?? [])
     await loadGame(id).catch((e: unknown) => log.error({ err: e, game: id }, 'cannot load a game holding sealed envelopes'));
@@ -781,6 +911,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     server.listen(options.port ?? 8080, options.host ?? '127.0.0.1', () => resolve());
   }).catch(async (e: unknown) => {
     // The threads would keep the process alive.
+    storage.stop();
     await pool.close();
     if (options.store === undefined) await store.close();
     throw e;
@@ -802,6 +933,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       closing = true;
       log.info('shutting down: no new connections or games; storing and acknowledging what was admitted');
       clearInterval(idleCheck);
+      storage.stop();
       for (const g of sealedGames.values()) g.sealed?.stop();
       const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
       // What was submitted goes through its door, and what the doors admitted is stored and

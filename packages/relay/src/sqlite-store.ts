@@ -88,6 +88,18 @@ export class SqliteStore implements Store {
     return Promise.resolve(rows.map((r) => ({ line: r.line, text: r.text, receipt: JSON.parse(r.receipt) as Receipt })));
   }
 
+  readPage(game: string, from: number, limit: number, maxBytes: number): Promise<StoredLine[]> {
+    const out: StoredLine[] = [];
+    let bytes = 0;
+    // Row by row, so that no more than the page is read out of the database.
+    for (const r of this.selectLines.iterate(game, from, limit)) {
+      bytes += r.text.length + r.receipt.length;
+      if (out.length > 0 && bytes > maxBytes) break;
+      out.push({ line: r.line, text: r.text, receipt: JSON.parse(r.receipt) as Receipt });
+    }
+    return Promise.resolve(out);
+  }
+
   lineCount(game: string): Promise<number> {
     return Promise.resolve(this.countLines.get(game)!.n);
   }

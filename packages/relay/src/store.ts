@@ -62,6 +62,11 @@ export interface Store {
   append(lines: readonly LineToStore[]): Promise<void>;
   /** Lines of `game` from line `from` on, at most `limit` of them, in order. */
   readLines(game: string, from: number, limit: number): Promise<StoredLine[]>;
+  /**
+   * `readLines` bounded in bytes too: stops before the line that would take the text and receipts read past
+   * `maxBytes` (the first line is always read). A store without it is read a few lines at a time.
+   */
+  readPage?(game: string, from: number, limit: number, maxBytes: number): Promise<StoredLine[]>;
   /** The number of lines stored for `game`; 0 for a game the store does not hold. */
   lineCount(game: string): Promise<number>;
   /** Every game held, oldest first. */

@@ -28,7 +28,7 @@ import { readSetupLine } from '@fairtable/core/transcript.js';
 import { envelopeHash, type Envelope } from '@fairtable/core/envelope.js';
 import { signWitnessReceipt, WitnessBook, type WitnessReceipt } from '@fairtable/core/order/witness.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
-import { rateLimited, type RateLimiter } from './rate-limit.js';
+import { clientKey, rateLimited, remoteAddress, type RateLimiter } from './rate-limit.js';
 import { BatchWriter } from './batch-writer.js';
 
 export interface WitnessedLine {
@@ -227,6 +227,8 @@ export interface WitnessOptions {
   readonly rateLimiter?: RateLimiter;
   /** Counts a refusal by code (the relay's metrics). */
   readonly onRefused?: (code: string) => void;
+  /** Counts reads of a witnessed game at once, per address and in all (the relay's `ReadGate`, relay.md §5 "Reads"); none when absent. */
+  readonly readGate?: { enter(address: string): (() => void) | string };
 }
 
 /** What the witness holds in memory for a game: its door and how much the game holds, stored or on its way. */
@@ -295,8 +297,7 @@ export function witnessRoutes(o: WitnessOptions): WitnessApp {
         }
       },
       (e) => {
-        // A BatchWriter writes nothing after a failure: every post it holds, in the failed batch or admitted
-        // after it, is answered with the error and uncounted, and its game's door is dropped, to be rebuilt
+        // A failed BatchWriter hands back the failed batch and what waited behind it: every post it holds is answered with the error and uncounted, and its game's door is dropped, to be rebuilt
         // from what the store kept. Posts after this go to a new writer.
         writer = newWriter();
         const error =
@@ -518,10 +519,41 @@ export function witnessRoutes(o: WitnessOptions): WitnessApp {
   });
   app.get('/games/:game', async (c) => {
     const game = c.req.param('game');
-    const held = isHex(game, 32) ? await o.store.read(game) : [];
-    if (held.length === 0) return c.json(failure('unknown_game', 'this witness does not hold that game'), 404);
-    const lines = held.map((l) => JSON.stringify({ relay: o.publicKey, text: l.text, receipt: l.receipt }) + '\n');
-    return c.body(lines.join(''), 200, { 'content-type': 'application/jsonl; charset=utf-8' });
+    const release = o.readGate?.enter(clientKey(remoteAddress(c))) ?? (() => {});
+    if (typeof release === 'string') {
+      o.onRefused?.('too_many_reads');
+      c.header('Retry-After', '1');
+      return c.json(failure('too_many_reads', release), 429);
+    }
+    let held: WitnessedLine[];
+    try {
+      held = isHex(game, 32) ? await o.store.read(game) : [];
+    } catch (e) {
+      release();
+      throw e;
+    }
+    if (held.length === 0) {
+      release();
+      return c.json(failure('unknown_game', 'this witness does not hold that game'), 404);
+    }
+    // Sent a line at a time as the client takes them, not joined into one string beside the lines read; the
+    // read counts against the gate until the last line is taken (or the client goes).
+    let at = 0;
+    const body = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          const l = held[at++];
+          if (l === undefined) {
+            release();
+            return controller.close();
+          }
+          controller.enqueue(Buffer.from(JSON.stringify({ relay: o.publicKey, text: l.text, receipt: l.receipt }) + '\n', 'utf8'));
+        },
+        cancel: () => release(),
+      },
+      { highWaterMark: 0 },
+    );
+    return c.body(body, 200, { 'content-type': 'application/jsonl; charset=utf-8' });
   });
   return Object.assign(app, {
     async flush(): Promise<void> {

@@ -7,11 +7,13 @@
  * relay.md §5, for a load test or a relay behind one proxy address. `--allow-http-witness HOST` (repeatable,
  * or FAIRTABLE_HTTP_WITNESSES=host,host) lets setups name a witness on HOST over plain http (relay.md §8).
  * `--witness URL` (repeatable; else the WITNESSES variable, comma-separated) names the witness relays
- * published at `/relay` for new games (docs/spec/time.md §5).
+ * published at `/relay` for new games (docs/spec/time.md §5). The quotas, read bounds and storage
+ * thresholds of relay.md §5 have a flag each, and an environment variable (`RELAY_SETTINGS`).
  */
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
-import { relayHeapSettings, startRelay } from '@fairtable/relay';
+import { checkWitnessUrl } from '@fairtable/core/order/witness-url.js';
+import { RELAY_SETTINGS, relayHeapSettings, relaySettings, startRelay } from '@fairtable/relay';
 import { collect, httpWitnessHosts } from '../witnesses.js';
 
 type Witnessing = { allowHttpWitness?: string[] };
@@ -30,7 +32,7 @@ function countOf(flag: string, value: string | undefined): number | undefined {
 }
 
 export function register(program: Command): void {
-  program
+  const command = program
     .command('relay')
     .description('run a relay: games are created, stored and played through it over HTTP and WebSocket')
     .option('--port <port>', 'port to listen on (default: $PORT or 8080; 0 for any free port)')
@@ -43,51 +45,57 @@ export function register(program: Command): void {
       '--witness <url>',
       'a witness relay new games on this relay name by default (published at /relay); repeatable (default: $WITNESSES, comma-separated)',
       collect,
-    )
-    .action(
-      async (
-        opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string; witness?: string[] } & Witnessing,
-      ) => {
-        // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
-        relayHeapSettings();
-        const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
-        const games = countOf('games-per-minute', opts.gamesPerMinute);
-        const connections = countOf('connections-per-address', opts.connectionsPerAddress);
-        const witnesses =
-          opts.witness ??
-          (process.env.WITNESSES ?? '')
-            .split(',')
-            .map((w) => w.trim())
-            .filter((w) => w !== '');
-        const relay = await startRelay({
-          port: portOf(opts.port ?? process.env.PORT ?? '8080'),
-          host: opts.host,
-          dataDir,
-          witnesses,
-          // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
-          synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
-          httpWitnessHosts: httpWitnessHosts(opts.allowHttpWitness),
-          limits: {
-            ...(games === undefined ? {} : { gamesPerMinute: games, gameBurst: games }),
-            ...(connections === undefined ? {} : { connectionsPerAddress: connections }),
-          },
-        });
-        // The JSON log is for machines; a person who ran `npm start` wants the address and the key.
-        const shown = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;
-        process.stderr.write(
-          `fairtable relay on http://${shown}:${relay.port}/ (open it in a browser to play); its key ${relay.publicKey} (for audit --relay-key); data in ${dataDir}; Ctrl-C stops it\n`,
-        );
-        let stopping = false;
-        const stop = (): void => {
-          if (stopping) return;
-          stopping = true;
-          relay.close().then(
-            () => process.exit(0),
-            () => process.exit(1),
-          );
-        };
-        process.on('SIGTERM', stop);
-        process.on('SIGINT', stop);
-      },
     );
+  for (const s of RELAY_SETTINGS) command.option(`--${s.flag} <n>`, `${s.help}; $${s.env}`);
+  command.action(
+    async (
+      opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string; witness?: string[] } & Witnessing &
+        Record<string, unknown>,
+    ) => {
+      // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
+      relayHeapSettings();
+      const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
+      const games = countOf('games-per-minute', opts.gamesPerMinute);
+      const connections = countOf('connections-per-address', opts.connectionsPerAddress);
+      const settings = relaySettings(opts as Record<string, string | undefined>, process.env);
+      const witnesses =
+        opts.witness ??
+        (process.env.WITNESSES ?? '')
+          .split(',')
+          .map((w) => w.trim())
+          .filter((w) => w !== '');
+      // Every player's client will post to these: a URL no client may post to is refused here, not in each seat.
+      for (const url of witnesses) checkWitnessUrl(url, { httpHosts: httpWitnessHosts(opts.allowHttpWitness) });
+      const relay = await startRelay({
+        ...settings,
+        port: portOf(opts.port ?? process.env.PORT ?? '8080'),
+        host: opts.host,
+        dataDir,
+        witnesses,
+        // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
+        synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
+        httpWitnessHosts: httpWitnessHosts(opts.allowHttpWitness),
+        limits: {
+          ...(games === undefined ? {} : { gamesPerMinute: games, gameBurst: games }),
+          ...(connections === undefined ? {} : { connectionsPerAddress: connections }),
+        },
+      });
+      // The JSON log is for machines; a person who ran `npm start` wants the address and the key.
+      const shown = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;
+      process.stderr.write(
+        `fairtable relay on http://${shown}:${relay.port}/ (open it in a browser to play); its key ${relay.publicKey} (for audit --relay-key); data in ${dataDir}; Ctrl-C stops it\n`,
+      );
+      let stopping = false;
+      const stop = (): void => {
+        if (stopping) return;
+        stopping = true;
+        relay.close().then(
+          () => process.exit(0),
+          () => process.exit(1),
+        );
+      };
+      process.on('SIGTERM', stop);
+      process.on('SIGINT', stop);
+    },
+  );
 }
