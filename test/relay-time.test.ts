@@ -241,8 +241,9 @@ describe('a backdated setup (docs/spec/time.md §4)', () => {
     expect(audits.lines).toHaveLength(3);
     expect(named(audits.receipts)).toEqual(['false_deadline_claim p0']);
     expect(named(audits.untrusted).filter((n) => !n.endsWith('p0'))).toEqual([]);
-    // Without receipts, only the creator's clock speaks: the limit time.md §3 states, and why a relay game is audited on its receipts.
-    expect(named(audits.signers)).toEqual(['withheld p1', 'withheld p2']);
+    // Without receipts, only the creator's clock speaks (time.md §3): here the claim is the unvouched tail, so it
+    // names nobody (SPEC §4.4); a relay game is audited on its receipts for the general case.
+    expect(named(audits.signers)).toEqual([]);
   });
 });
 
