@@ -149,6 +149,12 @@ describe('Signidice across processes through a relay', () => {
     expect(relayKey.valid).toBe(true);
     expect(relayKey.relay.receipted).toBe(relayKey.lines);
     expect(JSON.stringify(relayKey.outcome.summary.balances)).toBe(JSON.stringify(reports[0]!.balances));
+    // The house's setup binds the game to its relay (docs/spec/time.md §5): the receipts beside the copy judge it.
+    const key = await keyOf(relayUrl);
+    const setup = JSON.parse(readFileSync(transcript, 'utf8').split('\n')[0]!) as { body: { setup: { params: { relay?: string } } } };
+    expect(setup.body.setup.params.relay).toBe(key);
+    const bound = JSON.parse(cli(['audit', fetched, '--json'])) as { valid: boolean; relay: { boundTo: string; timed: boolean } };
+    expect(bound).toMatchObject({ valid: true, relay: { boundTo: key, timed: true } });
   }, 60_000);
 
   it('a house that swaps its key is named by every player and by the auditor', async () => {
@@ -164,8 +170,11 @@ describe('Signidice with a witness relay named in the setup', () => {
   it('every seat publishes to the witness; the fetched evidence audits valid with the receipts, every record used', async () => {
     const { reports, transcript, game } = await play(['--witness', witnessUrl]);
     expect(new Set(reports.map((r) => JSON.stringify(r.balances))).size).toBe(1);
-    const setup = JSON.parse(readFileSync(transcript, 'utf8').split('\n')[0]!) as { body: { setup: { params: { witnesses: { url: string }[] } } } };
+    const setup = JSON.parse(readFileSync(transcript, 'utf8').split('\n')[0]!) as {
+      body: { setup: { params: { witnesses: { url: string }[]; relay?: string } } };
+    };
     expect(setup.body.setup.params.witnesses.map((w) => w.url)).toEqual([witnessUrl]);
+    expect(setup.body.setup.params.relay).toBe(await keyOf(relayUrl));
     const fetched = join(dir, `witnessed-${game}.jsonl`);
     cli(['fetch', '--relay', relayUrl, '--game', game, '--out', fetched, '--witness', witnessUrl]);
     const records = readFileSync(`${fetched}.witness.jsonl`, 'utf8').trim().split('\n');

@@ -2,8 +2,9 @@
  * Lobbies and the clock in a real browser (docs/spec/web.md §2, §4, §7): an invite link takes only its own seat and
  * says at once when that seat is taken; a game that is not the one offered (another deadline, or an id the creator
  * did not sign) is refused with the difference in words and nobody is named; a lobby still gathering players
- * survives a restart of the relay; the decision shows the time left and warns before the end; a lobby whose offer
- * cannot be read and a game the relay does not hold each get a plain page.
+ * survives a restart of the relay; the decision shows the time left and warns before the end; a player asks for
+ * more time, the other agrees and the countdown moves; a lobby whose offer cannot be read and a game the relay
+ * does not hold each get a plain page.
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -235,6 +236,42 @@ describe('lobbies in Chromium', () => {
     } finally {
       await own.stop();
     }
+    expect(errors).toEqual([]);
+  });
+  it('lobby: a player asks for more time, the other agrees, and the countdown moves', async () => {
+    const ann = await browserPage();
+    await ann.goto(relay.url + '/#/new');
+    await ann.getByRole('combobox', { name: /^Game/ }).selectOption('dice');
+    await ann.getByLabel('Time each player has to act').selectOption({ label: '2 min' });
+    await ann.getByLabel('The other seats').fill('bob');
+    await ann.getByRole('button', { name: 'Create the game' }).click();
+    await ann.waitForURL(/#\/lobby\//);
+    const bob = await browserPage();
+    await bob.goto(await ann.getByTestId('invite-bob').inputValue());
+    await bob.getByRole('button', { name: 'Join as bob' }).click();
+    for (const p of [ann, bob]) await p.waitForURL(/#\/game\//, { timeout: 30_000 });
+    const timer = ann.getByTestId('countdown');
+    await timer.waitFor({ timeout: 20_000 });
+    expect(await timer.textContent()).toMatch(/^Time left to decide: [012]:\d\d$/);
+    // A two-minute game offers five more minutes, no more.
+    expect(await ann.getByLabel('How much more time').locator('option').allTextContents()).toEqual(['+5 min']);
+    await ann.getByRole('button', { name: 'Ask for more time' }).click();
+    await expect
+      .poll(() => ann.getByTestId('extension-asked').textContent(), { timeout: 10_000 })
+      .toMatch(/^You asked to move the deadline to \d\d:\d\d \(\+5 min\): waiting/);
+    // Bob's page says who asks, to when, and offers to agree; the countdown has not moved yet.
+    const offer = bob.getByTestId('extension-offer');
+    await expect.poll(() => offer.textContent(), { timeout: 10_000 }).toMatch(/^ann asks to move the deadline to \d\d:\d\d \(\+5 min\)\./);
+    expect(await timer.textContent()).toMatch(/^Time left to decide: [012]:\d\d$/);
+    await bob.getByRole('button', { name: 'Agree' }).click();
+    // Once both signed, ann's countdown shows the new deadline: five minutes more.
+    await expect.poll(() => timer.textContent(), { timeout: 10_000 }).toMatch(/^Time left to decide: [567]:\d\d$/);
+    for (const p of [ann, bob])
+      await expect
+        .poll(() => p.getByTestId('extension-agreed').textContent(), { timeout: 10_000 })
+        .toMatch(/^Every player agreed: the deadline is now \d\d:\d\d\.$/);
+    expect(await ann.getByRole('button', { name: 'Ask for more time' }).count()).toBe(1);
+    for (const p of [ann, bob]) await p.context().close();
     expect(errors).toEqual([]);
   });
 });

@@ -18,6 +18,7 @@ import { AuditRunView, LiveFindings, Progress, runAudit, type AuditRun, type Rel
 import { Table, type TableView } from './board.js';
 import { Countdown } from './countdown.js';
 import { DecisionForm } from './decision.js';
+import { MoreTime } from './extension.js';
 import { ProvenancePanel } from './explain.js';
 import { MonopolyDecision } from './monopoly.js';
 import { HOUSE, keyFor, newRecord, registryFor, startSeat } from './session.js';
@@ -161,6 +162,9 @@ export function GamePage({ gameId }: { gameId: string }) {
       g.on('decision', refresh);
       g.on('violation', refresh);
       g.on('outcome', refresh);
+      g.on('event', (e) => {
+        if (e.type === 'extension-proposed' || e.type === 'extended') refresh();
+      });
       g.on('status', (s) => {
         setStatus(s.status);
         refresh();
@@ -274,13 +278,15 @@ export function GamePage({ gameId }: { gameId: string }) {
       {view === null ? null : <Table view={{ ...view, pending: pending.current }} />}
       {decision !== null && outcome === null ? (
         <Countdown
-          key={decision.deadline}
-          deadline={decision.deadline}
+          key={g?.extension().agreed?.until ?? decision.deadline}
+          // An agreed extension moves the deadline of the phase now running (docs/SPEC.md §7.4.1).
+          deadline={g?.extension().agreed?.until ?? decision.deadline}
           timeoutMs={observer.current.timeoutMs()}
           // The seat's clock: the page's, moved to the relay's as the seat estimated it from receipts.
           clock={() => Date.now() + (game.current?.clockOffset ?? 0)}
         />
       ) : null}
+      {g !== null && record !== null && outcome === null ? <MoreTime game={g} me={record.me} timeoutMs={observer.current.timeoutMs()} /> : null}
       {decision !== null && outcome === null ? (
         view?.game === 'monopoly' && decision.view !== undefined && record !== null ? (
           <MonopolyDecision key={JSON.stringify([lines.length, decision])} decision={decision} me={record.me} onDecide={decide} />

@@ -42,17 +42,46 @@ describe('fairtable audit: absence, rule breaking, in progress', () => {
     expect(run(['audit', file]).status).toBe(0);
   });
 
-  it('a reveal opened from escrow: the withholder timed out, not rule breaking; exit 0', () => {
+  it('a reveal opened from escrow names nobody: the value counts, the withholder stays; exit 0', () => {
     const file = join(dir, 'beacon-vss.jsonl');
     // Escrow is on by default for the beacon.
     expect(run(['simulate', 'beacon', '--players', '4', '--cheat', 'withhold', '--seed', '0a'.repeat(32), '--out', file]).status).toBe(0);
     const json = JSON.parse(run(['audit', file, '--json']).stdout) as JsonVerdict;
-    expect(json.violations.map((v) => [v.code, v.player, v.kind])).toEqual([['withheld', 'p1', 'absence']]);
+    expect(json.violations).toEqual([]);
     expect(json).toMatchObject({ valid: true, finished: true, inProgress: false });
     const human = run(['audit', file]);
     expect(human.status).toBe(0);
     expect(human.stdout).toMatch(/^VALID/m);
-    expect(human.stdout).toMatch(/p1 timed out \(line \d+\): it forfeited/);
+    expect(human.stdout).not.toMatch(/timed out|rule breaking seen/);
+  });
+
+  it('escrow that too few shares leave shut: the withholder and the silent holder timed out, not rule breaking; exit 0', () => {
+    const file = join(dir, 'beacon-shut.jsonl');
+    const args = [
+      'simulate',
+      'beacon',
+      '--players',
+      '4',
+      '--threshold',
+      '3',
+      '--cheat',
+      'withhold',
+      '--cheater',
+      'p3',
+      '--accomplice',
+      'p1=escrow-withhold-share',
+    ];
+    expect(run([...args, '--seed', '0a'.repeat(32), '--out', file]).status).toBe(0);
+    const json = JSON.parse(run(['audit', file, '--json']).stdout) as JsonVerdict;
+    expect(json.violations.map((v) => [v.code, v.player, v.kind]).sort()).toEqual([
+      ['withheld', 'p1', 'absence'],
+      ['withheld', 'p3', 'absence'],
+    ]);
+    expect(json).toMatchObject({ valid: true, finished: true, inProgress: false });
+    const human = run(['audit', file]);
+    expect(human.status).toBe(0);
+    expect(human.stdout).toMatch(/^VALID/m);
+    expect(human.stdout).toMatch(/p3 timed out \(line \d+\): it forfeited/);
     expect(human.stdout).not.toMatch(/rule breaking seen/);
   });
 

@@ -17,6 +17,7 @@ import { checkSetupWitnesses } from '@fairtable/core/order/witness-url.js';
 import { holdingReceiptError, lostHeldProof, type HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 import type { Ctx, Decision, GameEvent, Outcome } from '@fairtable/core/protocols/machine.js';
+import { deadlineInForce, extensionInForce, extensionOpen, type ExtensionState } from '@fairtable/core/protocols/extension.js';
 import { DEFAULT_REGISTRY, type AnyMachine, type Registry } from '@fairtable/core/registry.js';
 import { Seat, type JournalEntry, type OutgoingHook, type SeatOptions, type SignFn } from '@fairtable/core/seat/seat.js';
 import { gameIdOf } from '@fairtable/core/setup.js';
@@ -445,6 +446,35 @@ export class RelayGame {
 
   outcome(): Outcome | null {
     return this.seat?.outcome() ?? null;
+  }
+
+  /**
+   * Agreed deadline extensions (docs/SPEC.md §7.4.1) on the phase now running: the proposal waiting for
+   * signatures (`open`, with who has signed), the agreed one in force (`agreed`), and the deadline in force.
+   */
+  extension(): { readonly open: ExtensionState['open']; readonly agreed: ExtensionState['agreed']; readonly deadline: number | null } {
+    const r = this.seat?.referee;
+    if (r === undefined) return { open: null, agreed: null, deadline: null };
+    return { open: extensionOpen(r.extension, r.state), agreed: extensionInForce(r.extension, r.state), deadline: deadlineInForce(r.extension, r.state) };
+  }
+
+  /** Proposes moving the deadline of the phase now running to `until` (ms, on the seat's clock); FairtableError('illegal_choice') when it cannot. */
+  proposeExtension(until: number): void {
+    if (this.seat === null || this.lie !== null) throw new FairtableError('illegal_choice', 'there is no deadline to move: the game is not being played');
+    this.seat.proposeExtension(until);
+    this.afterChange();
+  }
+
+  /** Accepts the extension another seat proposed; FairtableError('illegal_choice') when none waits for this seat. */
+  acceptExtension(): void {
+    if (this.seat === null || this.lie !== null) throw new FairtableError('illegal_choice', 'there is no extension to accept: the game is not being played');
+    this.seat.acceptExtension();
+    this.afterChange();
+  }
+
+  /** The seat's clock now (ms): the clock deadlines are judged on, as this seat estimates it. */
+  now(): number {
+    return this.clock();
   }
 
   /** The violations this seat's referee found, in order. */

@@ -14,7 +14,7 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { WebSocket } from 'ws';
-import { ClientError, createGame, joinGame, relayKeyOf, type RelayGame } from '@fairtable/client';
+import { bindToRelay, ClientError, createGame, joinGame, relayKeyOf, type RelayGame } from '@fairtable/client';
 import { randomBytes, toHex, isHex, fromHex } from '@fairtable/core/bytes.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
 import { envelopeLine, envelopeShapeError } from '@fairtable/core/envelope.js';
@@ -331,8 +331,8 @@ export function register(program: Command): void {
         return;
       }
       const h = house(opts.scheme!, opts.vrfSecret);
-      const witnesses = await witnessesFrom(opts.witness ?? [], httpHosts);
-      const setup: GameSetup = {
+      const witnesses = opts.witness === undefined ? undefined : await witnessesFrom(opts.witness, httpHosts);
+      const made: GameSetup = {
         protocol: 'signidice',
         game: null,
         params: {
@@ -342,7 +342,6 @@ export function register(program: Command): void {
           bounty: positive(opts.bounty, '--bounty', 0, Number.MAX_SAFE_INTEGER),
           timeoutMs: positive(opts.timeoutMs, '--timeout-ms', 1, 86_400_000),
           maxPlayers: players.length,
-          ...(witnesses.length === 0 ? {} : { witnesses }),
         },
         players: [{ id: HOUSE, key: toHex(me.keys.publicKey) }, ...players.map((p) => ({ id: p.id, key: p.key }))],
         nonce: toHex(randomBytes(32)),
@@ -352,6 +351,13 @@ export function register(program: Command): void {
       let created: { game: string; relay: string; invite: string };
       try {
         if (h.keep !== undefined) writeFileSync(secretPath(out), JSON.stringify(h.keep) + '\n', { mode: 0o600 });
+        // Bound to the relay's key, with the witnesses named here or else the relay's own (docs/spec/time.md §5).
+        const bound = await bindToRelay(made.params, opts.relay!, witnesses === undefined ? {} : { witnesses });
+        if (bound.relay === null) process.stderr.write(`house: the relay publishes no key (GET /relay): the game is not bound to it\n`);
+        for (const url of bound.skipped) process.stderr.write(`house: the relay's witness ${url} cannot be reached: the game does without it\n`);
+        if (bound.params.witnesses === undefined)
+          process.stderr.write(`house: no witness relay: a move the relay drops leaves no evidence (the relay's word only)\n`);
+        const setup: GameSetup = { ...made, params: bound.params };
         created = await createGame(opts.relay!, envelopeLine(createSetupEnvelope(setup, HOUSE, me.keys)));
       } catch (e) {
         failWith(e);

@@ -174,10 +174,15 @@ export function register(program: Command): void {
       if (cheat !== undefined) {
         // A cheat that left no trace would be written as an honest game: refuse it instead.
         const cheater = cheaterFor(protocol, cheat, opts.cheater);
+        const verdict = auditLines(result.lines, registry);
+        // A value withheld under escrow and opened from it names nobody (docs/SPEC.md §7.4): the opening is its trace.
+        const seeds = (verdict.outcome?.summary as { seeds?: { opened?: unknown }[] } | undefined)?.seeds ?? [];
+        const opened = seeds.some((x) => Array.isArray(x.opened) && x.opened.includes(cheater));
         const named =
+          opened ||
           result.refusals.some((r) => r.player === cheater) ||
           result.violations.some((v) => v.player === cheater) ||
-          auditLines(result.lines, registry).violations.some((v) => v.player === cheater);
+          verdict.violations.some((v) => v.player === cheater);
         if (!named)
           fail(
             `[bad_cheater] ${cheater}'s "${cheat}" left no trace in this ${protocol} game (no chance to commit it, or the network lost it); no transcript written`,

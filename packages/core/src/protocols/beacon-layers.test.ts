@@ -1,6 +1,7 @@
 /**
  * The beacon with seed 003's layered escrow (docs/spec/escrow.md §3.3–3.5) on the in-memory network: a
- * withheld value is peeled by the others so the round ends with the committed value; garbage in an onion,
+ * withheld value is peeled by the others so the round ends with the committed value, and its owner is not
+ * named for it (withholding gained nothing); garbage in an onion,
  * a refusal to peel, a wrong exchange and an onion that holds another value are each caught with the
  * cheater named on evidence, and no honest player is ever named.
  */
@@ -55,14 +56,16 @@ describe('beacon with layered escrow', () => {
     expect(honest.r.lines.length).toBe(1 + 10);
   });
 
-  it('a withholder is named and its value peeled: the seed is the one an honest reveal gives', () => {
+  it('a withholder names nobody: its value is peeled and counts, it stays; the seed is the one an honest reveal gives', () => {
     const res = run(5, { cheat: 'withhold', cheater: 'p2' });
-    expectNamed(res, { p2: ['withheld'] });
+    expect([...res.verdict.violations, ...res.r.violations]).toEqual([]);
+    expect(res.verdict.valid).toBe(true);
+    expect(res.seeds[0]!.players).toContain('p2');
     expect(res.seeds).toHaveLength(1);
     expect(res.seeds[0]!.round).toBe(1);
     expect(res.seeds[0]!.opened).toEqual(['p2']);
     expect(res.seeds[0]!.seed).toBe(honest.seeds[0]!.seed);
-    expect(res.verdict.outcome!.forfeits).toEqual([{ player: 'p2', code: 'withheld' }]);
+    expect(res.verdict.outcome!.forfeits).toEqual([]);
     // p2's others are p0, p1, p3, p4: layers (p0|p4), (p0|p1), (p1|p3), (p3|p4), then the core to p0 and p1.
     // Each member publishes one exchange, which opens its boxes of every layer: p0 and p4, then p1, then p3.
     expect(
@@ -74,7 +77,10 @@ describe('beacon with layered escrow', () => {
 
   it("garbage in a member's box: the member's proven exchange names the owner; its partner peels on, the round keeps the committed value", () => {
     const res = run(5, { cheat: 'layers-bad-box', cheater: 'p2' });
-    expectNamed(res, { p2: ['withheld', 'bad_layer'] });
+    // The garbage is rule breaking; the withholding itself names nobody.
+    expectNamed(res, { p2: ['bad_layer'] });
+    expect(res.verdict.violations.every((v) => v.code === 'bad_layer' && v.kind !== 'absence')).toBe(true);
+    expect(res.verdict.outcome!.forfeits).toEqual([{ player: 'p2', code: 'bad_layer' }]);
     const named = res.verdict.violations.find((v) => v.code === 'bad_layer')!;
     // The evidence is p0's peel (its exchange and proof) and p2's commit.
     expect((named.evidence[0]!.envelope as Line).from).toBe('p0');
@@ -87,7 +93,8 @@ describe('beacon with layered escrow', () => {
 
   it('garbage body in an inner layer: the owner is named on the proven exchange; the value is lost and the round run again without it', () => {
     const res = run(5, { cheat: 'layers-bad-body', cheater: 'p2' });
-    expectNamed(res, { p2: ['withheld', 'bad_layer'] });
+    expectNamed(res, { p2: ['bad_layer'] });
+    expect(res.verdict.valid).toBe(false);
     expect(res.verdict.violations.find((v) => v.code === 'bad_layer')!.message).toMatch(/layer 1's body does not open/);
     expect(res.seeds).toHaveLength(1);
     expect(res.seeds[0]!.round).toBe(2);
@@ -107,7 +114,7 @@ describe('beacon with layered escrow', () => {
 
   it('a member who refuses to peel is named; the other member of its pair goes on', () => {
     const res = run(5, { cheat: 'withhold', cheater: 'p2', accomplices: { p0: 'layers-refuse-peel' } });
-    expectNamed(res, { p2: ['withheld'], p0: ['withheld'] });
+    expectNamed(res, { p0: ['withheld'] });
     expect(res.seeds[0]!.round).toBe(1);
     expect(res.seeds[0]!.opened).toEqual(['p2']);
     expect(res.seeds[0]!.seed).toBe(honest.seeds[0]!.seed);
@@ -116,25 +123,26 @@ describe('beacon with layered escrow', () => {
 
   it('a member who publishes a wrong exchange is named; its partner opens the layer', () => {
     const res = run(5, { cheat: 'withhold', cheater: 'p2', accomplices: { p1: 'layers-bad-peel' } });
-    expectNamed(res, { p2: ['withheld'], p1: ['bad_share'] });
+    expectNamed(res, { p1: ['bad_share'] });
     expect(res.seeds[0]!.round).toBe(1);
     expect(res.seeds[0]!.seed).toBe(honest.seeds[0]!.seed);
   });
 
-  it('both members of a layer refuse: both are named, the value cannot be opened, and the round is run again among the rest', () => {
+  it('both members of a layer refuse: both are named, the value cannot be opened, the withholder is named an absence, and the round is run again among the rest', () => {
     const accomplices: Record<string, Cheat> = { p0: 'layers-refuse-peel', p4: 'layers-refuse-peel' };
     const res = run(5, { cheat: 'withhold', cheater: 'p2', accomplices });
     expectNamed(res, { p2: ['withheld'], p0: ['withheld'], p4: ['withheld'] });
+    for (const v of res.verdict.violations) expect(v.kind).toBe('absence');
     expect(res.seeds).toHaveLength(1);
     expect(res.seeds[0]!.round).toBe(2);
     expect(res.seeds[0]!.players).toEqual(['p1', 'p3']);
   });
 
-  it('lossy networks: over random drops, whoever withholds is opened and only the cheaters are named', () => {
+  it('lossy networks: over random drops, whoever withholds is opened and nobody is named', () => {
     for (let i = 0; i < 4; i++) {
       const cheater = `p${i % 5}`;
       const res = run(5, { seed: new Uint8Array(32).fill(90 + i), drop: 0.2, duplicate: 0.1, maxDelay: 80, cheat: 'withhold', cheater });
-      for (const v of [...res.verdict.violations, ...res.r.violations]) expect(v.player).toBe(cheater);
+      expect([...res.verdict.violations, ...res.r.violations]).toEqual([]);
       expect(res.verdict.outcome).not.toBeNull();
       expect(res.seeds[0]!.round).toBe(1);
       expect(res.seeds[0]!.opened).toEqual([cheater]);

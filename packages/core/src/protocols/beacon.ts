@@ -15,9 +15,10 @@
  * With `escrow: {scheme: "vss", threshold: k}` the value is a ristretto255 scalar s, dealt with its
  * commitment as a Feldman sharing (C_0 = s·G binds it) with a share sealed to each other player; every
  * player checks its shares (and complains, the dealer answering in the clear) before anyone reveals. A
- * player who then withholds, or reveals a value that is not its sharing's, is named and its value is
- * opened from k shares, so the round finishes with the value it committed to; only when fewer than k
- * valid shares come does the round end as without escrow.
+ * player who reveals a value that is not its sharing's is named; one who then withholds (or checks nothing)
+ * is not: withholding gains nothing, as its value is opened from k shares, counts, and it stays in the game.
+ * Only when fewer than k valid shares come does the round end as without escrow, the withholder named an
+ * absence and out. The same holds for a value peeled from the layers.
  *
  * With `escrow: {scheme: "layers"}` (docs/spec/escrow.md §3.3) each commitment carries seed 003's onion of
  * the opening; each reveal carries the onion's seeds, and everyone checks that the onion held the revealed
@@ -96,8 +97,11 @@ export interface BeaconState {
   pending: Record<string, string[]>;
   /** The shares dealt to this seat, checked: dealer → share (local; never published unless asked). */
   held: Record<string, string>;
-  /** Players whose value escrow opens: they withheld or revealed a value that is not their sharing's. */
-  failed: { player: string; code: ViolationCode }[];
+  /**
+   * Players whose value escrow opens: they withheld or revealed a value that is not their sharing's. `line`:
+   * a reveal withheld under escrow, named by nobody (the claim on that line) unless escrow cannot open it.
+   */
+  failed: { player: string; code: ViolationCode; line?: number }[];
   /** Named during reveal or opening but with their value in the round: they leave when it ends. */
   leaving: { player: string; code: ViolationCode }[];
   /** Valid shares published for each failed dealer: dealer → holder → share. */
@@ -319,7 +323,8 @@ function finishRound(s: BeaconState, st: Stepper, ctx: Ctx, time: number): void 
   const opened = s.failed.map((f) => f.player);
   s.seeds.push({ round: s.round, seed, players: [...s.active], opened });
   st.emit({ type: 'beacon', round: s.round, seed, players: [...s.active], opened });
-  for (const f of [...s.failed, ...s.leaving]) forfeit(s, st, f.player, f.code);
+  // A value opened from escrow counts, and its owner stays: withholding it gained nothing (docs/SPEC.md §7.4).
+  for (const f of [...s.failed.filter((x) => x.line === undefined), ...s.leaving]) forfeit(s, st, f.player, f.code);
   s.round++;
   if (s.seeds.length >= s.wanted || s.active.length === 0) s.phase = 'done';
   else startRound(s, st, ctx, time);
@@ -367,7 +372,7 @@ function settleOpening(s: BeaconState, st: Stepper, ctx: Ctx, time: number): voi
     const got = s.opened[f.player] ?? {};
     const seats = Object.keys(got);
     if (seats.length < k) {
-      for (const x of [...s.failed, ...s.leaving]) forfeit(s, st, x.player, x.code);
+      escrowFailed(s, st);
       restartAfterLoss(s, st, ctx, time);
       return;
     }
@@ -406,11 +411,33 @@ function missing(s: BeaconState): string[] {
   }
 }
 
-/** A player named during reveal or opening under escrow: its value is opened (or kept, if revealed) and it leaves with the round. */
-function nameUnderEscrow(s: BeaconState, player: string, code: ViolationCode): void {
+/**
+ * A player named during reveal or opening under escrow: its value is opened (or kept, if revealed) and it leaves
+ * with the round. `line`: a reveal withheld, claimed on that line: its value is opened, it stays, nobody is named.
+ */
+function nameUnderEscrow(s: BeaconState, player: string, code: ViolationCode, line?: number): void {
   if (isFailed(s, player) || isLeaving(s, player)) return;
-  if (s.phase === 'reveal' && s.values[player] === undefined) s.failed.push({ player, code });
+  if (s.phase === 'reveal' && s.values[player] === undefined) s.failed.push(line === undefined ? { player, code } : { player, code, line });
   else s.leaving.push({ player, code });
+}
+
+/** An owner whose onion holds garbage broke a rule: it leaves with the round (bad_layer), opened or not. */
+function brokeEscrow(s: BeaconState, owner: string): void {
+  s.failed = s.failed.map((f) => (f.player === owner ? { player: owner, code: 'bad_layer' } : f));
+}
+
+/**
+ * Escrow could not open every withheld value (too few valid shares, an onion nobody can peel further): the round
+ * ends as without escrow. The named players forfeit; a withholder escrow was to open is named now, an absence.
+ */
+function escrowFailed(s: BeaconState, st: Stepper): void {
+  for (const f of s.failed) {
+    if (f.line !== undefined)
+      st.absent(f.player, { line: f.line }, `${f.player} did not reveal in round ${s.round} before the deadline, and escrow could not open its value`, [
+        { line: f.line, note: 'the deadline claim that found its reveal missing' },
+      ]);
+  }
+  for (const x of [...s.failed, ...s.leaving]) forfeit(s, st, x.player, x.code);
 }
 
 function stepCheck(s: BeaconState, st: Stepper, msg: Accepted, body: Body, ctx: Ctx): void {
@@ -644,14 +671,23 @@ export const beacon: Machine<BeaconState> = {
       // Only a reveal withheld by the one seat still missing, with no escrow to open it, could steer the round:
       // its author had seen every other value. Anything else is an absence (docs/SPEC.md §7.4).
       const steered = s.phase === 'reveal' && !escrowOn(s) && late.length === 1 && Object.keys(s.values).length > 0;
-      for (const p of late) {
-        st.withheld(p, steered, msg, `${p} did not ${what} in round ${s.round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
+      // Under escrow a missing check or reveal costs nobody anything: the value is dealt, escrow opens it, and
+      // its owner is named only if escrow cannot (escrowFailed). A missing commitment or share stays an absence.
+      const quiet = (s.phase === 'reveal' && escrowOn(s)) || (s.phase === 'check' && vssOn(s));
+      if (!quiet) {
+        for (const p of late) {
+          st.withheld(p, steered, msg, `${p} did not ${what} in round ${s.round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
+        }
       }
-      if (s.phase === 'commit') {
+      if (s.phase === 'check' && quiet) {
+        // It checked nothing: it complains of nobody, and its own value stays dealt.
+        for (const p of late) if (!s.checked.includes(p)) s.checked.push(p);
+        finishRoundIfComplete(s, st, ctx, msg.time);
+      } else if (s.phase === 'commit') {
         for (const p of late) forfeit(s, st, p, 'withheld');
         finishRoundIfComplete(s, st, ctx, msg.time);
       } else if ((s.phase === 'reveal' || s.phase === 'open' || isPeel(s)) && escrowOn(s)) {
-        for (const p of late) nameUnderEscrow(s, p, 'withheld');
+        for (const p of late) nameUnderEscrow(s, p, 'withheld', s.phase === 'reveal' ? msg.line : undefined);
         if (s.phase === 'reveal') finishRoundIfComplete(s, st, ctx, msg.time);
         else if (isPeel(s)) {
           settlePeel(s, st, ctx, msg);
@@ -826,6 +862,7 @@ function settlePeel(s: BeaconState, st: Stepper, ctx: Ctx, msg: Accepted | { lin
     p.waiting = p.waiting.filter((m) => holders.includes(m));
     const known = p.faults.length;
     const ask = peelOn(p, layerPlan(othersOf(s, owner)), beaconLayerContext(s.gameId, s.round, owner), (m) => holders.includes(m));
+    if (p.faults.length > known) brokeEscrow(s, owner);
     for (const f of p.faults.slice(known)) {
       // Anyone can open the box with the member's proven exchange and see the owner sealed garbage.
       st.violation('bad_layer', owner, msg, `${owner} sealed garbage in its onion of round ${s.round}: ${f.why}`, [
@@ -839,6 +876,7 @@ function settlePeel(s: BeaconState, st: Stepper, ctx: Ctx, msg: Accepted | { lin
         s.values[owner] = opening.value as string;
         st.emit({ type: 'escrow-opened', round: s.round, player: owner });
       } else {
+        brokeEscrow(s, owner);
         st.violation('bad_layer', owner, msg, `the core of ${owner}'s onion of round ${s.round} does not open its commitment ${s.commits[owner]}`, [
           { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion` },
         ]);
@@ -855,7 +893,7 @@ function settlePeel(s: BeaconState, st: Stepper, ctx: Ctx, msg: Accepted | { lin
     return;
   }
   if (Object.keys(s.peeling).some((o) => s.values[o] === undefined)) {
-    for (const x of [...s.failed, ...s.leaving]) forfeit(s, st, x.player, x.code);
+    escrowFailed(s, st);
     restartAfterLoss(s, st, ctx, time);
     return;
   }

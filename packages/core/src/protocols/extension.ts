@@ -64,6 +64,13 @@ export function extensionInForce(ext: ExtensionState, state: unknown): Extension
   return a !== null && p !== null && a.phase === p.phase && a.phaseStart === p.phaseStart ? a : null;
 }
 
+/** The proposal waiting for signatures on the phase now running on `state`, or null (one for an ended phase is void). */
+export function extensionOpen(ext: ExtensionState, state: unknown): ExtensionState['open'] {
+  const p = phaseOf(state);
+  const o = ext.open;
+  return o !== null && p !== null && o.phase === p.phase && o.phaseStart === p.phaseStart ? o : null;
+}
+
 /** The deadline in force for the phase now running on `state`: the agreed `until`, or its own. */
 export function deadlineInForce(ext: ExtensionState, state: unknown): number | null {
   const p = phaseOf(state);
