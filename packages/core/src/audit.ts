@@ -140,8 +140,6 @@ export class Auditor {
       violations[i] = {
         ...v,
         player: null,
-        // Not shown to be anyone's rule breaking: the log cannot say whether the named player was late.
-        kind: 'absence',
         message:
           `line ${v.seq}: ${claimant}'s deadline claim names ${v.player} ${v.code}, but no later envelope of another player ` +
           `saw that line (none has an \`at\` beyond it): whoever held this copy could have dropped ${v.player}'s late message ` +

@@ -36,7 +36,8 @@ describe('a withheld reveal: rule breaking, or an absence', () => {
       if (protocol === 'rochambeau') {
         // Without escrow the claim against the last revealer is the game's last line: the unvouched tail (SPEC §4.4),
         // so the file alone names nobody and gives no outcome; the seats, who saw the log grow, name p1's rule breaking.
-        expect(v.violations.map((x) => [x.code, x.player, x.kind])).toEqual([['withheld', null, 'absence']]);
+        expect(v.violations.map((x) => [x.code, x.player, x.kind])).toEqual([['withheld', null, 'rule']]);
+        expect(v.valid).toBe(false);
         expect(v.outcome).toBeNull();
         expect(r.violations.length).toBeGreaterThan(0);
         for (const x of r.violations) expect([x.code, x.player, violationKind(x)]).toEqual(['withheld', 'p1', kind]);
