@@ -20,7 +20,7 @@
  * commitments. A relay caught lying ends the seat with exit 1 and the finding, with the relay's receipts as evidence, on stderr; a relay that cannot be reached or refuses the player, exit 2. Progress
  * goes to stderr.
  */
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { WebSocket } from 'ws';
 import { bindToRelay, createGame, joinGame, relayKeyOf, ClientError, type RelayGame } from '@fairtable/client';
@@ -38,6 +38,7 @@ import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { SIM_PROTOCOLS, monopolyStrategy, simStrategy, type Strategy } from '@fairtable/core/testing';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { fail, failWith } from '../io.js';
+import { readKeptCopy } from '../kept-copy.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 import { betStrategy } from './signidice.js';
 import { ALLOW_HTTP_WITNESS_HELP, collect, httpWitnessHosts, witnessesFrom } from '../witnesses.js';
@@ -172,24 +173,7 @@ function outcomeLine(game: RelayGame): string {
 
 /** A copy kept by `--out`: its complete lines and their receipts, cut to what both hold and written back so. */
 function readCopy(file: string, keys: KeyPair, name: string): { gameId: string; protocol: string; lines: string[]; receipts: unknown[] } {
-  let lines: string[];
-  let receipts: unknown[];
-  try {
-    // A last line cut short by a crash is not one.
-    lines = readFileSync(file, 'utf8').split('\n').slice(0, -1);
-    receipts = readFileSync(`${file}.receipts.jsonl`, 'utf8')
-      .split('\n')
-      .slice(0, -1)
-      .map((l) => JSON.parse(l) as unknown);
-  } catch (e) {
-    fail(`[bad_journal] ${file}: the copy and its receipts (${file}.receipts.jsonl) are unreadable (${(e as Error).message})`);
-  }
-  const n = Math.min(lines.length, receipts.length);
-  if (n === 0) fail(`[bad_journal] ${file} holds no line with its receipt`);
-  lines = lines.slice(0, n);
-  receipts = receipts.slice(0, n);
-  writeFileSync(file, lines.map((l) => l + '\n').join(''));
-  writeFileSync(`${file}.receipts.jsonl`, receipts.map((r) => JSON.stringify(r) + '\n').join(''));
+  const { lines, receipts } = readKeptCopy(file);
   let read: ReturnType<typeof readSetupLine>;
   try {
     read = readSetupLine(lines[0]!);

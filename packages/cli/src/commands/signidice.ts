@@ -28,6 +28,7 @@ import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { generateRsaVrfKeyPair, createRsaVrfProver } from '@fairtable/node/rsa-vrf.js';
 import { fail, failWith } from '../io.js';
+import { readKeptCopy } from '../kept-copy.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 import { ALLOW_HTTP_WITNESS_HELP, collect, httpWitnessHosts, witnessesFrom } from '../witnesses.js';
 
@@ -214,11 +215,6 @@ function isEnvelope(text: string): boolean {
   }
 }
 
-/** The complete lines of a copy (a last line cut short by a crash is not one). */
-function completeLines(path: string): string[] {
-  return readFileSync(path, 'utf8').split('\n').slice(0, -1);
-}
-
 /**
  * Reads back the copy a house kept (`--out`, with its receipts), checks it is this house's game, and recovers
  * its unique-signature key. The relay holds the log; the copy is what the house resumes its seat from.
@@ -227,21 +223,7 @@ function resumeGame(
   file: string,
   keys: KeyPair,
 ): { gameId: string; prove: (alpha: Uint8Array) => Uint8Array; lines: string[]; receipts: unknown[]; inFlight: string | null } {
-  let lines: string[];
-  let receipts: unknown[];
-  try {
-    lines = completeLines(file);
-    receipts = completeLines(`${file}.receipts.jsonl`).map((l) => JSON.parse(l) as unknown);
-  } catch (e) {
-    fail(`[bad_journal] ${file}: the house's copy and its receipts are unreadable (${(e as Error).message})`);
-  }
-  const n = Math.min(lines.length, receipts.length);
-  if (n === 0) fail(`[bad_journal] ${file} holds no line with its receipt`);
-  lines = lines.slice(0, n);
-  receipts = receipts.slice(0, n);
-  // The next lines are appended after these: the copy is cut to what is complete on both sides.
-  writeFileSync(file, lines.map((l) => l + '\n').join(''));
-  writeFileSync(`${file}.receipts.jsonl`, receipts.map((r) => JSON.stringify(r) + '\n').join(''));
+  const { lines, receipts } = readKeptCopy(file, "the house's copy");
   let setup: GameSetup;
   let gameId: string;
   try {
