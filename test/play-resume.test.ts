@@ -96,7 +96,8 @@ describe('fairtable play --resume', () => {
     expect(outcome.winners).toEqual(JSON.parse(b.out.trim().split('\n').pop()!).winners);
     // The resumed copy goes on from where it stopped, and audits valid with nobody named.
     const copy = envelopes(join(other, 'alice.jsonl'));
-    expect(copy.filter((e) => e.from === 'alice').map((e) => e.body.type)).toEqual(['setup', 'commit', 'reveal']);
+    // Reveals are escrowed by default (docs/spec/rochambeau.md §11): a share check comes between commit and reveal.
+    expect(copy.filter((e) => e.from === 'alice').map((e) => e.body.type)).toEqual(['setup', 'commit', 'check', 'reveal']);
     const audit = cli(['audit', 'alice.jsonl', '--json'], other);
     expect(audit.status, audit.stdout).toBe(0);
     expect(JSON.parse(audit.stdout)).toMatchObject({ valid: true, violations: [] });

@@ -95,6 +95,9 @@ function setupFor(
   } else if (protocol === 'rochambeau') {
     params.N = opts.states!;
     params.hash = opts.hash!;
+    // Reveals escrowed by default (docs/spec/rochambeau.md §11): a withheld Reveal is opened, so the last revealer
+    // steers nothing. A Reveal is escrowed as one scalar, which holds N below 2^120.
+    if (/^[0-9]{1,40}$/.test(opts.states!) && BigInt(opts.states!) < 2n ** 120n) params.escrow = { scheme: 'vss', threshold: 2 };
   } else if (protocol === 'signidice') {
     if (!players.some((p) => p.id === HOUSE)) fail(`[bad_input] a Signidice game needs the house among the players (a key named "${HOUSE}")`);
     // The house's unique-signature key is made here and held by this process: only the house creates.
