@@ -493,7 +493,8 @@ describe('the web app in Chromium', () => {
     expect(await cy.exited, cy.err()).toBe(0);
     for (const o of [bob.out(), cy.out()]) expect((JSON.parse(o.trim().split('\n').at(-1)!) as { violations: unknown[] }).violations).toEqual([]);
     const log = (await (await fetch(`${relay.url}/games/${game}/transcript`)).text()).split('\n').filter((l) => l.includes('"from":"ann"'));
-    expect(log.map((l) => (JSON.parse(l) as { body: { type: string } }).body.type)).toEqual(['commit', 'reveal']);
+    // One hand: each of ann's steps once (the Reveal's escrow check included), never twice from her two browsers.
+    expect(log.map((l) => (JSON.parse(l) as { body: { type: string } }).body.type)).toEqual(['commit', 'check', 'reveal']);
     for (const p of [first.page, second.page]) expect(await auditOn(p)).toContain('Valid');
     await close([first.page, second.page]);
   }, 150_000);
