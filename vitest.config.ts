@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -20,6 +21,9 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // A time limit on every fast-check property, shrinking included (test/fast-check-setup.ts).
     setupFiles: ['test/fast-check-setup.ts'],
+    // One test file per core (vitest's default leaves one core idle): many files wait on child processes,
+    // relays and a browser rather than compute, so every core is kept busy.
+    maxWorkers: availableParallelism(),
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
