@@ -6,7 +6,7 @@
  */
 import { isHex } from '@fairtable/core/bytes.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { ClientError, type FetchLike } from './client.js';
+import { ClientError, type FetchLike } from './relay-http.js';
 
 function base(url: string): string {
   const u = new URL(url);
