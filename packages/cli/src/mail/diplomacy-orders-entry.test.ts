@@ -52,7 +52,9 @@ const decision: Decision = { kind: 'orders', prompt: "England's orders", choices
 describe('Diplomacy by mail: every order offered can be given', () => {
   it('mail status lists the two-fleet convoy, the convoy orders of both fleets and the support of the convoyed move', () => {
     const lines = diplomacyText(state).split('\n');
-    expect(lines).toEqual(expect.arrayContaining(['    A lon - por via convoy', '    F mao C A lon - por', '    F eng C A lon - por', '    A spa S A lon - por']));
+    expect(lines).toEqual(
+      expect.arrayContaining(['    A lon - por via convoy', '    F mao C A lon - por', '    F eng C A lon - por', '    A spa S A lon - por']),
+    );
   });
 
   it('mail decide --orders reads them into an answer the decision takes', () => {
@@ -63,6 +65,8 @@ describe('Diplomacy by mail: every order offered can be given', () => {
   });
 
   it('refuses, naming the line, a convoy no chain through the fleet could carry', () => {
-    expect(() => ordersAnswer(state, decision, 'A lon - por\nF mao C A spa - mun\n')).toThrow(/line 2: .*no chain of fleets at sea through mao links spa to mun/);
+    expect(() => ordersAnswer(state, decision, 'A lon - por\nF mao C A spa - mun\n')).toThrow(
+      /line 2: .*no chain of fleets at sea through mao links spa to mun/,
+    );
   });
 });
