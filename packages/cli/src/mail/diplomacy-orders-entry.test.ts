@@ -47,7 +47,7 @@ const state = {
   position,
 } as unknown as DiplomacyState;
 
-const decision: Decision = { kind: 'orders', prompt: "England's orders", choices: orderChoices(map, position, 'england') };
+const decision: Decision = { kind: 'orders', prompt: "England's orders", deadline: 0, choices: orderChoices(map, position, 'england') };
 
 describe('Diplomacy by mail: every order offered can be given', () => {
   it('mail status lists the two-fleet convoy, the convoy orders of both fleets and the support of the convoyed move', () => {
