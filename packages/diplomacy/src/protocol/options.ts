@@ -1,6 +1,7 @@
 /**
  * What a power may order in a phase, as a decision's choices (docs/spec/diplomacy.md §10.3): one field per
- * unit (or per build or removal due), each a one-of of canonical orders that `checkOrders` accepts. A user
+ * unit (or per build or removal due), each a one-of of canonical orders: every order `checkOrders` accepts
+ * that could count, in one spelling (§10.3.1; options.test.ts holds the two sets against each other). A user
  * interface renders them as menus; an automatic player draws from them; the player's answer becomes the
  * orders file it commits to. Whether an order succeeds is the adjudicator's business, not this list's.
  */
