@@ -1,7 +1,7 @@
 /**
  * Diplomacy played by hand through a relay (docs/spec/diplomacy-by-hand.md): seven `fairtable play`
  * processes; France's seat reads its orders from a directory of files (one malformed, then fixed while the
- * seat waits; one never fixed, so its good line is committed at the deadline), Austria's is asked on stdin (its preference list with --ask, then its orders unit
+ * seat waits; one never fixed, so its good line is committed at the deadline), England's too (a convoy through two fleets), Austria's is asked on stdin (its preference list with --ask, then its orders unit
  * by unit), the rest play at random. The fetched transcript, replayed, shows France's units where its
  * orders sent them and the orders each person gave; `fairtable audit` says the game is valid.
  */
@@ -129,6 +129,12 @@ describe('fairtable play diplomacy --orders', () => {
       writeFileSync(join(orders, 'F1901M.txt'), 'A Bur H\nA Mar-Spx\nF MAO-Por\n');
       // Never fixed: at the deadline the good line is committed and the other build is waived.
       writeFileSync(join(orders, 'W1901A.txt'), 'Build A Par\nBuild F Bxx\n');
+      // England carries an army from Wales to Holland through two fleets, the Channel's mid-chain (written without "via convoy").
+      const england = join(dir, 'england');
+      mkdirSync(england);
+      writeFileSync(join(england, 'S1901M.txt'), 'F Lon-Eng\nF Edi-Nth\nA Lvp-Wal\n');
+      writeFileSync(join(england, 'F1901M.txt'), 'A Wal-Hol\nF Eng C A Wal-Hol\nF Nth convoys A Wales - Holland\n');
+      writeFileSync(join(england, 'W1901A.txt'), 'Waive\n');
       let fixed = false;
       const france = ['--orders', orders, '--prefs', 'F'];
       const onFranceErr = (err: string): void => {
@@ -148,7 +154,16 @@ describe('fairtable play diplomacy --orders', () => {
           joined = Promise.all(
             NAMES.slice(1).map((n, i) =>
               play(
-                ['play', '--relay', relay.url, '--key', `${n}.json`, '--join', id, ...(n === 'p3' ? france : ['--prefs', PREFS[i + 1]!])],
+                [
+                  'play',
+                  '--relay',
+                  relay.url,
+                  '--key',
+                  `${n}.json`,
+                  '--join',
+                  id,
+                  ...(n === 'p3' ? france : n === 'p2' ? ['--orders', england, '--prefs', 'E'] : ['--prefs', PREFS[i + 1]!]),
+                ],
                 n === 'p3' ? { onErr: onFranceErr } : {},
               ),
             ),
@@ -200,6 +215,10 @@ describe('fairtable play diplomacy --orders', () => {
       // Spain and Portugal were France's alone to take in the fall of 1901 (no other unit can reach them).
       expect(unitsAfter.F1901M).toEqual(expect.arrayContaining(['army spa', 'fleet por']));
       expect(revealed.S1901M!.austria).toEqual(['A bud - ser', 'F tri H', 'A vie - gal']);
+      // England's two-fleet convoy and both convoy orders, from its files (docs/spec/diplomacy.md §10.3.1).
+      expect([...revealed.S1901M!.england!].sort()).toEqual(['A lvp - wal', 'F edi - nth', 'F lon - eng']);
+      expect([...revealed.F1901M!.england!].sort()).toEqual(['A wal - hol via convoy', 'F eng C A wal - hol', 'F nth C A wal - hol']);
+      expect(joiners[0]!.err).not.toContain('illegal_order');
       // The build the file's good line asked for; the other builds due are waived.
       expect(frenchErr).toMatch(/fairtable: \[unknown_province\] \S*W1901A\.txt line 2: "Build F Bxx"/);
       expect(frenchErr).toContain("W1901A: committing france's orders (the good lines of");

@@ -504,6 +504,7 @@ describe('the web app in Chromium', () => {
     const prefs = ['AE', 'FA'];
     // Once ann has committed a movement phase's orders and bob has not: ann's board draws them as pending arrows.
     let pendingSeen = 0;
+    let movesGrouped = 0;
     await playToEnd(
       pages,
       async (page, i) => {
@@ -517,6 +518,8 @@ describe('the web app in Chromium', () => {
           pendingSeen += await pages[0]!.locator('svg.diplomacy-map line.order-pending').count();
         // Orders: each unit's second legal order (its first move) where it has one; the first is its hold.
         const selects = form.locator('select');
+        // A unit's orders come under headings (docs/spec/web.md §4): its moves under "Move".
+        movesGrouped += await form.locator('select optgroup[label="Move"] option').count();
         for (let k = 0; k < (await selects.count()); k++) {
           const values = await selects
             .nth(k)
@@ -536,6 +539,7 @@ describe('the web app in Chromium', () => {
     expect(await powers.getByRole('row', { name: /bob france/ }).isVisible(), table).toBe(true);
     // The board: the last movement phase's orders drawn as arrows, their results in the table, the units on their provinces.
     expect(await ann.locator('svg.diplomacy-map line.order').count()).toBeGreaterThan(0);
+    expect(movesGrouped).toBeGreaterThan(0);
     expect(await ann.locator('svg.diplomacy-map text.unit').count()).toBeGreaterThan(20);
     expect(await ann.getByTestId('results').getByRole('row').count()).toBeGreaterThan(1);
     expect(await ann.getByTestId('diplomacy-phase').textContent()).toContain('spring 1902');

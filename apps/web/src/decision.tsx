@@ -5,6 +5,7 @@
 import { useState } from 'preact/hooks';
 import { checkChoice, type Choices, type Decision } from '@fairtable/core/protocols/machine.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
+import { orderMenu } from '@fairtable/diplomacy/order-menu.js';
 
 /** A first answer for a choice: the smallest integer, the first value, each field's first, the first option's, an empty list. */
 export function initial(c: Choices): JsonValue {
@@ -137,11 +138,21 @@ export function ChoiceInput(props: { choices: Choices; value: JsonValue; onChang
         <label class="field">
           {label}
           <select value={JSON.stringify(value)} onChange={(e) => onChange(JSON.parse((e.target as HTMLSelectElement).value) as JsonValue)}>
-            {c.values.map((v) => (
-              <option key={JSON.stringify(v)} value={JSON.stringify(v)}>
-                {v === null ? '—' : String(v)}
-              </option>
-            ))}
+            {/* A Diplomacy unit's orders under headings: hold, moves, supports and convoys by the unit they help. */}
+            {(orderMenu(c.values)?.map((g) => ({ label: g.label, values: g.orders as JsonValue[] })) ?? [{ label: null, values: c.values }]).map((g) => {
+              const options = g.values.map((v) => (
+                <option key={JSON.stringify(v)} value={JSON.stringify(v)}>
+                  {v === null ? '—' : String(v)}
+                </option>
+              ));
+              return g.label === null ? (
+                options
+              ) : (
+                <optgroup key={g.label} label={g.label}>
+                  {options}
+                </optgroup>
+              );
+            })}
           </select>
         </label>
       );

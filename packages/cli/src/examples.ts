@@ -51,7 +51,10 @@ export const EXAMPLES: Readonly<Record<string, readonly (readonly [string, strin
   ],
   'signidice play': [['fairtable signidice play --relay http://localhost:8080 --game GAME_ID --key bob.json --bet straight:17:5', "bob's bet each round"]],
   'diplomacy adjudicate': [['fairtable diplomacy adjudicate phase.json', 'the next position, a result per order, the hash']],
-  'diplomacy orders': [['fairtable diplomacy orders --power france --phase S1901M orders.txt', "each order's canonical form or its error"]],
+  'diplomacy orders': [
+    ['fairtable diplomacy orders --power france --phase S1901M orders.txt', "each order's canonical form or its error"],
+    ['fairtable diplomacy orders --power england --phase F1903M --position p.json --offered', 'every order England is offered, by unit'],
+  ],
   'diplomacy assign': [['fairtable diplomacy assign --prefs prefs.txt', 'the powers from the preference lists']],
   mail: [
     ['fairtable mail new dice --dir game-a --key alice.json --players alice.pub.json,bob.pub.json', 'alice creates; she mails game-a/outbox/* to bob'],

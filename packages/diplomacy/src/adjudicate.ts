@@ -64,12 +64,12 @@ function orderedProvince(order: Order): string | null {
   return order.kind === 'waive' || order.kind === 'build' ? null : provinceOf(order.at);
 }
 
-function fleetsAtSea(map: GameMap, units: ReadonlyMap<string, Unit>): Unit[] {
+export function fleetsAtSea(map: GameMap, units: ReadonlyMap<string, Unit>): Unit[] {
   return [...units.values()].filter((u) => u.type === 'fleet' && map.province(provinceOf(u.at))?.kind === 'sea');
 }
 
 /** The fleets that lie on some chain from `from` to `to`: reachable from the start and able to reach the end. */
-function onRoute(map: GameMap, fleets: readonly Unit[], from: string, to: string): Unit[] {
+export function onRoute(map: GameMap, fleets: readonly Unit[], from: string, to: string): Unit[] {
   const spread = (start: string): Set<Unit> => {
     const seen = new Set<Unit>(fleets.filter((f) => map.reaches('fleet', f.at, start)));
     const queue = [...seen];

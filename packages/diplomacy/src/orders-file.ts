@@ -96,11 +96,27 @@ export function defaultOrders(map: GameMap, position: Position, power: string, g
   return answer;
 }
 
-/** Spellings of a canonical order that the choices may hold instead: the convoy named, a supported fleet's coast dropped. */
+/**
+ * Spellings of a canonical order that the choices may hold instead, meaning the same (§10.3): an army's
+ * move to a province it cannot walk to is by convoy whether or not it says so; `via convoy` where no chain
+ * of fleets at sea could carry the army means the move by land (§3.3).
+ */
 function candidates(order: string): string[] {
-  const out = [order, `${order} via convoy`];
-  if (/ S ([AF] )?[a-z]+ - [a-z]+\/[a-z]{2}$/.test(order)) out.push(order.replace(/\/[a-z]{2}$/, ''));
+  const out = [order];
+  if (/^A [a-z]+ - [a-z]+$/.test(order)) out.push(`${order} via convoy`);
+  if (order.endsWith(' via convoy')) out.push(order.slice(0, -' via convoy'.length));
   return out;
+}
+
+/** Why an order `checkOrders` accepts is not offered: it could never count (§10.3). */
+function notOffered(read: Order, canonical: string, power: string): string {
+  const why =
+    read.kind === 'support' && read.to !== null
+      ? `: the unit in ${read.from} cannot be ordered to ${read.to}, so the support could never count`
+      : read.kind === 'convoy'
+        ? `: no chain of fleets at sea through ${provinceOf(read.at)} links ${read.from} to ${read.to}, so the convoy could never count`
+        : '';
+  return `"${canonical}" is not among the orders ${power} can give this phase${why} (see the orders offered)`;
 }
 
 /** What a wrong unit letter, read under the typo rule, changed: said so the writer sees how the line was read. */
@@ -154,10 +170,7 @@ export function readOrdersFile(map: GameMap, position: Position, power: string, 
         if (due === 0) return problem('illegal_order', `${power} has no ${what} due this winter`);
         if (taken !== undefined) return problem('too_many_orders', `${power} has ${plural(due, what)} due, and this is one more`);
       } else if (taken !== undefined) return problem('illegal_order', `${taken} already has an order`);
-      return problem(
-        'illegal_order',
-        `"${canonical}" is not among the orders ${power} can give this phase (a convoy through more than one fleet, for one: see the orders offered)`,
-      );
+      return problem('illegal_order', notOffered(read, canonical, power));
     }
     const note = letterNote(parsed, parseOrder(found.order, map, type), found.order);
     if (note !== null) notes.push({ line, text: written, message: note });

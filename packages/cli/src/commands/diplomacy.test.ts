@@ -176,4 +176,34 @@ describe('fairtable diplomacy', () => {
     expect(wrong.stderr).toContain('[bad_input]');
     expect(cli(['orders', file, '--power', 'france', '--phase', 'X1901M']).status).toBe(2);
   });
+
+  it('orders --offered lists every order the power is offered: a convoy through two fleets, the convoy of a fleet mid-chain, a support of the convoyed move', () => {
+    const position = join(scratch, 'lon-por.json');
+    writeFileSync(
+      position,
+      JSON.stringify({
+        phase: { season: 'fall', year: 1903, type: 'movement' },
+        units: [
+          { power: 'england', type: 'army', at: 'lon' },
+          { power: 'england', type: 'fleet', at: 'eng' },
+          { power: 'england', type: 'fleet', at: 'mao' },
+          { power: 'france', type: 'army', at: 'spa' },
+        ],
+        dislodged: [],
+        supplyCenterOwners: null,
+      }),
+    );
+    const args = ['--phase', 'F1903M', '--position', position];
+    const england = cli(['orders', '--power', 'england', '--offered', ...args]);
+    expect(england.status).toBe(0);
+    const lines = england.stdout.split('\n');
+    expect(lines).toEqual(expect.arrayContaining(['A lon:', '    A lon - por via convoy', 'F mao:', '    F mao C A lon - por', '    F eng C A lon - por']));
+    expect(cli(['orders', '--power', 'france', '--offered', ...args]).stdout.split('\n')).toContain('    A spa S A lon - por');
+    const file = join(scratch, 'lon-por.txt');
+    writeFileSync(file, 'A Lon - Por via convoy\nF MAO C A Lon - Por\nF ENG convoys A Lon - Por\n');
+    expect(cli(['orders', file, '--power', 'england', ...args]).stdout).toBe('A lon - por via convoy\nF mao C A lon - por\nF eng C A lon - por\n');
+    const neither = cli(['orders', '--power', 'england', ...args]);
+    expect(neither.status).toBe(2);
+    expect(neither.stderr).toContain('[bad_input]');
+  });
 });

@@ -25,6 +25,7 @@ import {
   adjudicate,
   checkOrders,
   encodePosition,
+  legalOrdersText,
   positionHash,
   readPosition,
   standardMap,
@@ -137,31 +138,40 @@ export function register(program: Command): void {
 
   diplomacy
     .command('orders')
-    .argument('<file>', 'a player\'s orders, one per line ("#" starts a comment line), or - for standard input')
+    .argument('[file]', 'a player\'s orders, one per line ("#" starts a comment line), or - for standard input')
     .requiredOption('--power <power>', 'the power giving the orders, e.g. france')
     .requiredOption('--phase <phase>', 'the phase, e.g. S1901M, F1901R, W1901A')
     .option('--position <file>', 'the position the orders are for (JSON, as for adjudicate); default: the start of the game')
     .option('--json', 'print [{text, order, error}] as JSON')
     .option('--strict-unit-type', 'an order with the wrong unit letter is an error')
-    .description("check a player's orders against a position: each order's canonical form or its error")
-    .action((file: string, options: { power: string; phase: string; position?: string; json?: boolean; strictUnitType?: boolean }) => {
-      const phase = parsePhaseCode(options.phase);
-      const position =
-        options.position === undefined ? startingPosition(standardMap) : readPosition(standardMap, parseJson(readText(options.position), 'position'));
-      const p = position.phase;
-      if (p.season !== phase.season || p.year !== phase.year || p.type !== phase.type) {
-        throw new FairtableError('bad_input', `the orders are for ${options.phase} but the position is ${phaseCode(p)}`, { field: 'phase' });
-      }
-      const power = options.power.toLowerCase();
-      const lines = readText(file)
-        .split(/\r?\n/)
-        .map((l) => l.trim())
-        .filter((l) => l !== '' && !l.startsWith('#'));
-      const checked = checkOrders(standardMap, position, power, lines, { strictUnitType: options.strictUnitType === true });
-      if (options.json === true) process.stdout.write(`${JSON.stringify(checked, null, 2)}\n`);
-      else for (const c of checked) process.stdout.write(c.error === null ? `${c.order}\n` : `${c.text}\t[${c.error.code}] ${c.error.message}\n`);
-      if (checked.some((c) => c.error !== null)) process.exitCode = 1;
-    });
+    .option('--offered', 'list every order a game offers the power in the position, by unit (what the web form, mail and play --orders take); no file needed')
+    .description("check a player's orders against a position: each order's canonical form or its error; or list the orders offered")
+    .action(
+      (file: string | undefined, options: { power: string; phase: string; position?: string; json?: boolean; strictUnitType?: boolean; offered?: boolean }) => {
+        const phase = parsePhaseCode(options.phase);
+        const position =
+          options.position === undefined ? startingPosition(standardMap) : readPosition(standardMap, parseJson(readText(options.position), 'position'));
+        const p = position.phase;
+        if (p.season !== phase.season || p.year !== phase.year || p.type !== phase.type) {
+          throw new FairtableError('bad_input', `the orders are for ${options.phase} but the position is ${phaseCode(p)}`, { field: 'phase' });
+        }
+        const power = options.power.toLowerCase();
+        if (!standardMap.powers.includes(power)) throw new FairtableError('bad_input', `unknown power ${power}`, { field: 'power' });
+        if (options.offered === true) process.stdout.write(legalOrdersText(standardMap, position, power));
+        if (file === undefined) {
+          if (options.offered !== true) throw new FairtableError('bad_input', 'give an orders file (or - for standard input), or --offered', { field: 'file' });
+          return;
+        }
+        const lines = readText(file)
+          .split(/\r?\n/)
+          .map((l) => l.trim())
+          .filter((l) => l !== '' && !l.startsWith('#'));
+        const checked = checkOrders(standardMap, position, power, lines, { strictUnitType: options.strictUnitType === true });
+        if (options.json === true) process.stdout.write(`${JSON.stringify(checked, null, 2)}\n`);
+        else for (const c of checked) process.stdout.write(c.error === null ? `${c.order}\n` : `${c.text}\t[${c.error.code}] ${c.error.message}\n`);
+        if (checked.some((c) => c.error !== null)) process.exitCode = 1;
+      },
+    );
   diplomacy
     .command('assign')
     .requiredOption('--prefs <file>', 'preference lists in the seed notation, one player a line: "3 (EFG)TI(AR)", "5", "8 %REG" (or - for standard input)')
