@@ -22,4 +22,3 @@ export function phaseCodeName(code: string): string {
   const type = ({ M: 'movement', R: 'retreat', A: 'adjustment' } as const)[m[3] as 'M' | 'R' | 'A'];
   return phaseName({ phase: { season: m[1] === 'S' ? 'spring' : 'fall', year: Number(m[2]), type } });
 }
-
