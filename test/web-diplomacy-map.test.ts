@@ -2,10 +2,15 @@
  * The web app's Diplomacy map (apps/web/src/diplomacy-map.ts) is the rules' map: every province is a region, two
  * provinces share a border on the drawing exactly when the rules make them neighbours (Switzerland, impassable,
  * borders its neighbours and is nobody's neighbour). And the board's colours (apps/web/src/palette.ts) stay apart
- * for people with protanopia or deuteranopia as well as full colour vision.
+ * for people with protanopia or deuteranopia as well as full colour vision. The board's history replays a game's
+ * phases only while each gives the position its event names, and says each order's result in words.
  */
+import { adjudicate } from '@fairtable/diplomacy/adjudicate.js';
+import { positionHash, startingPosition } from '@fairtable/diplomacy/position.js';
 import { standardMap } from '@fairtable/diplomacy/standard.js';
 import { describe, expect, it } from 'vitest';
+import { diplomacyFixture } from '../bench/lib/diplomacy-fixture.js';
+import { replay, resultWords } from '../apps/web/src/diplomacy-history.js';
 import { drawMap, HEIGHT, WIDTH } from '../apps/web/src/diplomacy-map.js';
 import { closestPair, distance, inkOn, LAND, POWER_COLOUR, SEA, simulate, linearRgb, type Vision } from '../apps/web/src/palette.js';
 
@@ -89,5 +94,82 @@ describe('the board’s colours', () => {
     expect(inkOn(POWER_COLOUR.germany!)).toBe('#fff');
     expect(inkOn(POWER_COLOUR.russia!)).toBe('#111');
     expect(inkOn(POWER_COLOUR.turkey!)).toBe('#111');
+  });
+});
+
+describe('the board’s history and results in words', () => {
+  const game = diplomacyFixture(10, 11);
+
+  it('replays every phase of a game from its adjudicated events, each position hashing as the event says', () => {
+    const h = replay(game.events);
+    expect(h.unreplayed).toBe(0);
+    expect(h.steps.map((s) => s.phase)).toEqual(game.events.map((e) => e.phase));
+    h.steps.forEach((s, k) => {
+      expect(positionHash(standardMap, s.before)).toBe(positionHash(standardMap, game.positions[k]!));
+      expect(positionHash(standardMap, s.after)).toBe(game.events[k]!.hash);
+    });
+    // Again with one more phase: the earlier ones are the same steps, not adjudicated again.
+    const again = replay(game.events);
+    expect(again.steps[3]).toBe(h.steps[3]);
+  });
+
+  it('stops the history at a phase whose orders do not give the position its event names, and says how many are left', () => {
+    const k = game.events.findIndex((e, i) => i > 0 && e.results.some((r) => / - /.test(r.order) && r.status === 'succeeded'));
+    const moved = game.events[k]!.results.findIndex((r) => / - /.test(r.order) && r.status === 'succeeded');
+    const unit = game.events[k]!.results[moved]!.order.split(' - ')[0]!;
+    // The event's orders altered (the unit held instead), its hash left as it was: the replay must not follow it.
+    const altered = game.events.map((e, i) => (i !== k ? e : { ...e, results: e.results.map((r, j) => (j === moved ? { ...r, order: `${unit} H` } : r)) }));
+    const h = replay(altered);
+    expect(h.steps.length).toBe(k);
+    expect(h.unreplayed).toBe(game.events.length - k);
+    // A hash that names another position stops it too.
+    expect(replay(game.events.map((e, i) => (i === 1 ? { ...e, hash: game.events[0]!.hash } : e))).unreplayed).toBe(game.events.length - 1);
+  });
+
+  it('says what became of each order: moved, bounced, dislodged, support cut, built, waived, not valid', () => {
+    const start = startingPosition(standardMap);
+    const bounce = adjudicate(standardMap, start, [
+      { power: 'austria', text: 'A vie - gal' },
+      { power: 'russia', text: 'A war - gal' },
+      { power: 'france', text: 'A par - bur' },
+      { power: 'italy', text: 'A ven - mos' },
+    ]);
+    const said = (
+      order: string,
+      r: { results: readonly { order: string | null; text: string; power: string; status: string; reason: string | null }[]; position: typeof start },
+    ): string => {
+      const x = r.results.find((y) => (y.order ?? y.text) === order)!;
+      return resultWords({ power: x.power, order: x.order ?? x.text, status: x.status, reason: x.reason }, r.position);
+    };
+    expect(said('A vie - gal', bounce)).toBe('bounced');
+    expect(said('A war - gal', bounce)).toBe('bounced');
+    expect(said('A par - bur', bounce)).toBe('moved');
+    expect(said('A ven - mos', bounce)).toMatch(/^not valid \(.+\): the unit holds$/);
+    // Germany takes Vienna with support; Austria's support from Galicia is cut by Russia.
+    const attack = {
+      ...start,
+      units: [
+        { power: 'austria', type: 'army' as const, at: 'vie' },
+        { power: 'austria', type: 'army' as const, at: 'gal' },
+        { power: 'germany', type: 'army' as const, at: 'boh' },
+        { power: 'germany', type: 'army' as const, at: 'tyr' },
+        { power: 'russia', type: 'army' as const, at: 'war' },
+      ],
+    };
+    const taken = adjudicate(standardMap, attack, [
+      { power: 'austria', text: 'A vie H' },
+      { power: 'austria', text: 'A gal S A vie' },
+      { power: 'germany', text: 'A boh - vie' },
+      { power: 'germany', text: 'A tyr S A boh - vie' },
+      { power: 'russia', text: 'A war - gal' },
+    ]);
+    expect(said('A vie H', taken)).toBe('dislodged');
+    expect(said('A gal S A vie', taken)).toBe('support cut');
+    expect(said('A tyr S A boh - vie', taken)).toBe('supported');
+    expect(said('A boh - vie', taken)).toBe('moved');
+    expect(resultWords({ power: 'france', order: 'Build A par', status: 'succeeded' }, null)).toBe('built');
+    expect(resultWords({ power: 'france', order: 'Waive', status: 'succeeded' }, null)).toBe('build waived');
+    expect(resultWords({ power: 'france', order: 'F bre R mao', status: 'succeeded' }, null)).toBe('retreated');
+    expect(resultWords({ power: 'france', order: 'Remove F bre', status: 'succeeded' }, null)).toBe('removed');
   });
 });

@@ -67,7 +67,8 @@ export function Diplomacy({ view }: { view: TableView }) {
   } | null;
   const events = view.events as readonly GameEvent[];
   const assignment = (events.filter((e) => e.type === 'assignment').pop() ?? null) as unknown as Assignment | null;
-  const adjudicated = useMemo(() => events.filter((e) => e.type === 'adjudicated') as unknown as Adjudicated[], [events]);
+  // The observer's event list grows in place: its length says when it changed.
+  const adjudicated = useMemo(() => events.filter((e) => e.type === 'adjudicated') as unknown as Adjudicated[], [events, events.length]);
   // The replay waits until the board is drawn: a long game's first phases take a while, and only stepping back
   // and the words for dislodged units need them.
   const [history, setHistory] = useState<History>({ steps: [], unreplayed: 0 });

@@ -89,7 +89,7 @@ export function resultWords(r: Result, after: Position | null): string {
   const at = unitAt(r.order);
   // After a movement phase, a unit that did not move away and is no longer there was dislodged (and, with no
   // retreat open to it, disbanded at once).
-  const stayed = !(ok && / - /.test(r.order));
+  const stayed = !(ok && / - /.test(r.order) && !/ [SC] /.test(r.order));
   const here = (u: { readonly at: string }): boolean => at !== null && provinceOf(u.at) === provinceOf(at);
   const dislodged = stayed && after !== null && (after.dislodged.some(here) || !after.units.some(here));
   const then = dislodged ? ', dislodged' : '';
@@ -98,9 +98,11 @@ export function resultWords(r: Result, after: Position | null): string {
   if (r.order === 'Waive') return 'build waived';
   if (/ R /.test(r.order)) return ok ? 'retreated' : `disbanded${why}`;
   if (/ D$/.test(r.order)) return 'disbanded';
-  if (/ - /.test(r.order)) return ok ? 'moved' : `bounced${why}${then}`;
-  if (/ S /.test(r.order)) return (ok ? 'supported' : `support failed${why}`) + then;
-  if (/ C /.test(r.order)) return (ok ? 'convoyed' : `convoy failed${why}`) + then;
+  // The adjudicator's reasons that are already the words (bounced, cut, dislodged) are not said twice.
+  const own = r.reason === 'bounced' || r.reason === 'cut' || r.reason === 'dislodged' ? '' : why;
+  if (/ S /.test(r.order)) return (ok ? 'supported' : `${r.reason === 'cut' || r.reason === 'dislodged' ? 'support cut' : 'support failed'}${own}`) + then;
+  if (/ C /.test(r.order)) return (ok ? 'convoyed' : `convoy failed${own}`) + then;
+  if (/ - /.test(r.order)) return ok ? 'moved' : `${r.reason === 'bounced' ? 'bounced' : 'failed'}${own}${then}`;
   if (/ H$/.test(r.order)) return dislodged ? 'dislodged' : 'held';
   return (ok ? 'succeeded' : `failed${why}`) + then;
 }
