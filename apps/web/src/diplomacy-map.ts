@@ -95,7 +95,7 @@ const SEEDS: Readonly<Record<string, string>> = {
 
 /** Where a label goes, from the province's first seed: below its units, or beside them where a neighbour's label or units sit below. */
 const LABEL_BELOW: Point = [0, 26];
-const LABEL_ELSEWHERE: Readonly<Record<string, Point>> = { tyr: [30, 6], apu: [22, 24] };
+const LABEL_ELSEWHERE: Readonly<Record<string, Point>> = { tyr: [30, 22], apu: [22, 24] };
 
 /** Land outside the game, drawn and never a region: Ireland, Africa south of the coast, Asia beyond Syria. */
 const OFF_BOARD = '-8.3 53.3, -8.8 52.3, -7.6 54.6, -8 55.1, -8 30.5, 0 30.6, 9 31, 15 31.4, 20 31.4, 26 31, 31 30.6, 40 33.5, 45 35';
