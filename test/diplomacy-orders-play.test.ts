@@ -177,7 +177,7 @@ describe('fairtable play diplomacy --orders', () => {
       expect(frenchErr).toMatch(/fairtable: \[unknown_province\] \S*F1901M\.txt line 2: "A Mar-Spx"/);
       expect(frenchErr).toContain('F1901M.txt line 3: "A MAO-Por": the unit is a fleet: read as "F mao - por"');
       expect(frenchErr).toContain('p3: you play france');
-      expect(frenchErr).toContain('Spring 1901 movement');
+      expect(frenchErr).toContain('Spring 1901, movement (S1901M)');
       expect(frenchErr).toContain('waiting for');
       // Austria's bad line on stdin was refused with its code, and the next line taken.
       expect(creator.err).toContain('[unknown_province] stdin line 1: "A Vie-Xyz"');

@@ -542,7 +542,20 @@ describe('the web app in Chromium', () => {
     expect(movesGrouped).toBeGreaterThan(0);
     expect(await ann.locator('svg.diplomacy-map text.unit').count()).toBeGreaterThan(20);
     expect(await ann.getByTestId('results').getByRole('row').count()).toBeGreaterThan(1);
-    expect(await ann.getByTestId('diplomacy-phase').textContent()).toContain('spring 1902');
+    expect(await ann.getByTestId('diplomacy-phase').textContent()).toContain('Spring 1902, movement');
+    // The map: every province a region; the legend says who plays each power, and that the others' units hold.
+    expect(await ann.locator('svg.diplomacy-map path.province').count()).toBe(76);
+    expect(await ann.getByTestId('legend').getByText('not played: its units hold').count()).toBe(5);
+    await ann.locator('svg.diplomacy-map path[data-province="par"]').click();
+    expect(await ann.getByTestId('province-info').textContent()).toContain('Paris (par)');
+    const viewBox = await ann.locator('svg.diplomacy-map').getAttribute('viewBox');
+    await ann.getByRole('button', { name: 'Zoom in' }).click();
+    expect(await ann.locator('svg.diplomacy-map').getAttribute('viewBox')).not.toBe(viewBox);
+    // Every phase replayed from the transcript, and the board steps back to the one before now.
+    expect(await ann.locator('.diplomacy p.note').count()).toBe(0);
+    await ann.getByRole('button', { name: '◀ Earlier' }).click();
+    expect(await ann.getByTestId('shown-phase').textContent()).toMatch(/^(Fall|Winter) 1901, \w+: the position and its orders \((\d+) of \2\)$/);
+    await ann.getByRole('button', { name: 'Now', exact: true }).click();
     expect(pendingSeen).toBeGreaterThan(0);
     expect(await ann.locator('svg.diplomacy-map line.order-pending').count()).toBe(0);
     await ann.screenshot({ path: join(SHOTS, 'web-diplomacy.png'), fullPage: true });

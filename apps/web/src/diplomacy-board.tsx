@@ -1,130 +1,20 @@
 /**
- * Diplomacy's table (docs/spec/web.md §4, "Diplomacy"): a schematic board drawn from the observer's state, the
- * power assignment with its lotteries, and the last adjudicated phase's orders, as arrows on the board and as a
- * table of results; the seat's own orders, committed and not yet revealed, as dotted black arrows. The board is the standard map's provinces as nodes at fixed places, its adjacencies as lines;
- * supply centres are ringed in their owner's colour and units are letters in their power's colour.
+ * Diplomacy's table (docs/spec/web.md §4, "Diplomacy"): the map (diplomacy-svg.tsx) with the position and the last
+ * adjudicated phase's orders as arrows, a legend of the powers' colours (who plays each, and the powers nobody
+ * plays, whose units hold), the phase's results in words, earlier phases replayed from the transcript to step
+ * through, the power assignment with its lotteries, and the seat's own orders, committed and not yet revealed, as
+ * dotted black arrows.
  */
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
+import { phaseCodeName, phaseName } from '@fairtable/diplomacy/phase-names.js';
+import type { Position } from '@fairtable/diplomacy/position.js';
 import { standardMap } from '@fairtable/diplomacy/standard.js';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { TableView } from './board.js';
+import { replay, resultWords, type Adjudicated, type History } from './diplomacy-history.js';
+import { DiplomacyMap } from './diplomacy-svg.js';
+import { POWER_COLOUR } from './palette.js';
 
-/** Where each province is drawn, roughly where it lies on the board (x east, y south). */
-const AT: Record<string, readonly [number, number]> = {
-  nao: [120, 110],
-  nwg: [380, 55],
-  bar: [690, 30],
-  iri: [150, 255],
-  cly: [240, 165],
-  edi: [280, 185],
-  lvp: [240, 220],
-  yor: [285, 245],
-  wal: [230, 275],
-  lon: [285, 290],
-  nth: [350, 215],
-  nwy: [440, 135],
-  ska: [440, 195],
-  swe: [510, 155],
-  fin: [590, 120],
-  stp: [700, 135],
-  bot: [555, 195],
-  bal: [515, 245],
-  den: [445, 240],
-  hel: [395, 262],
-  eng: [230, 325],
-  mao: [90, 380],
-  bre: [250, 370],
-  pic: [300, 340],
-  bel: [335, 310],
-  hol: [370, 285],
-  kie: [425, 295],
-  ber: [475, 285],
-  pru: [535, 285],
-  lvn: [605, 245],
-  mos: [720, 240],
-  war: [575, 330],
-  sil: [505, 330],
-  ruh: [380, 335],
-  mun: [430, 370],
-  boh: [500, 370],
-  gal: [590, 380],
-  ukr: [680, 335],
-  sev: [770, 365],
-  par: [290, 395],
-  bur: [345, 405],
-  gas: [250, 440],
-  mar: [320, 462],
-  spa: [200, 500],
-  por: [110, 480],
-  swi: [390, 432],
-  pie: [385, 475],
-  tyr: [450, 418],
-  vie: [520, 410],
-  bud: [575, 440],
-  rum: [665, 450],
-  bla: [760, 450],
-  ven: [440, 470],
-  tri: [510, 462],
-  adr: [490, 510],
-  tus: [420, 520],
-  rom: [465, 560],
-  apu: [530, 550],
-  nap: [530, 600],
-  alb: [575, 540],
-  ser: [590, 495],
-  bul: [660, 505],
-  con: [705, 550],
-  ank: [785, 525],
-  arm: [880, 515],
-  smy: [765, 600],
-  syr: [880, 610],
-  gre: [615, 590],
-  aeg: [665, 625],
-  eas: [775, 670],
-  ion: [560, 665],
-  tys: [430, 610],
-  lyo: [330, 525],
-  wes: [250, 575],
-  naf: [170, 645],
-  tun: [360, 655],
-};
-
-const COLOUR: Record<string, string> = {
-  austria: '#c0392b',
-  england: '#6c3483',
-  france: '#2471a3',
-  germany: '#4d4d4d',
-  italy: '#1e8449',
-  russia: '#7d6608',
-  turkey: '#b9770e',
-};
-
-const provinceOf = (at: string): string => at.split('/')[0]!;
-
-/** Every pair of neighbouring provinces, once, for the board's lines. */
-const EDGES: readonly (readonly [string, string])[] = (() => {
-  const seen = new Set<string>();
-  const edges: [string, string][] = [];
-  for (const p of standardMap.provinces.keys()) {
-    const near = new Set([...standardMap.armyNeighbours(p)]);
-    for (const c of [p, ...(standardMap.provinces.get(p)?.coasts ?? []).map((c) => `${p}/${c}`)])
-      for (const n of standardMap.fleetNeighbours(c)) near.add(provinceOf(n));
-    for (const n of near) {
-      const key = [p, n].sort().join('-');
-      if (seen.has(key) || AT[p] === undefined || AT[n] === undefined) continue;
-      seen.add(key);
-      edges.push([p, n]);
-    }
-  }
-  return edges;
-})();
-
-interface Result {
-  readonly power: string;
-  readonly order: string;
-  readonly status: string;
-  readonly reason?: string | null;
-}
-type Adjudicated = { type: 'adjudicated'; phase: string; next: string; results: Result[] };
 type Assignment = {
   type: 'assignment';
   method: string;
@@ -132,135 +22,37 @@ type Assignment = {
   powers: Record<string, string>;
 };
 
-/** The provinces an order names, in its order: unit, then target(s). */
-function places(order: string): string[] {
-  return (order.replace(' via convoy', '').match(/\b[a-z]{3}(?:\/[a-z]{2})?\b/g) ?? []).map(provinceOf).filter((p) => AT[p] !== undefined);
-}
+const title = (s: string): string => (s === '' ? s : `${s[0]!.toUpperCase()}${s.slice(1)}`);
 
-/** An arrow for an order: a move or retreat from its unit; a support or convoy from its unit to where it helps. */
-function arrowOf(r: Result): { from: string; to: string; kind: 'move' | 'support' | 'convoy' } | null {
-  const p = places(r.order);
-  if (/ S /.test(r.order)) return p.length >= 2 ? { from: p[0]!, to: p[p.length - 1]!, kind: 'support' } : null;
-  if (/ C /.test(r.order)) return p.length >= 3 ? { from: p[0]!, to: p[2]!, kind: 'convoy' } : null;
-  if (/ - | R /.test(r.order)) return p.length >= 2 ? { from: p[0]!, to: p[1]!, kind: 'move' } : null;
-  return null;
-}
+const STEP_WORDS: Record<string, string> = {
+  commit: 'orders being committed',
+  claim: 'orders being claimed',
+  reveal: 'orders being revealed',
+  open: 'orders being opened',
+  sign: 'the new position being signed',
+};
 
-/** This seat's committed orders, not yet revealed: drawn dotted in black over the last phase's arrows. */
-const PENDING = '#111';
-
-/** The line of an arrow between two provinces, drawn short of both centres so it does not hide the units. */
-function arrowEnds(a: { readonly from: string; readonly to: string }): { x1: number; y1: number; x2: number; y2: number } {
-  const [x1, y1] = AT[a.from]!;
-  const [x2, y2] = AT[a.to]!;
-  const cut = 16 / (Math.hypot(x2 - x1, y2 - y1) || 1);
-  return { x1: x1 + (x2 - x1) * cut, y1: y1 + (y2 - y1) * cut, x2: x2 - (x2 - x1) * cut, y2: y2 - (y2 - y1) * cut };
-}
-
-function Board({ view, last, pending }: { view: TableView; last: Adjudicated | null; pending: readonly string[] }) {
-  const position = view.state?.position as
-    | {
-        units: { power: string; type: string; at: string }[];
-        dislodged: { power: string; type: string; at: string }[];
-        supplyCenterOwners: { power: string; at: string }[];
-      }
-    | undefined;
-  const owner = new Map((position?.supplyCenterOwners ?? []).map((o) => [o.at, o.power]));
-  const arrows = (last?.results ?? []).map((r) => ({ r, a: arrowOf(r) })).filter((x) => x.a !== null);
-  const mine = pending.map((order) => ({ order, a: arrowOf({ power: '', order, status: 'pending' }) })).filter((x) => x.a !== null);
+function Legend({ powers, players, centres }: { powers: Record<string, string>; players: readonly string[]; centres: Record<string, number> }) {
+  const playerOf = new Map(players.filter((p) => powers[p] !== undefined).map((p) => [powers[p]!, p]));
+  const assigned = Object.keys(powers).length > 0;
   return (
-    <svg viewBox="0 0 950 700" class="diplomacy-map" role="img" aria-label={`Diplomacy board${last === null ? '' : `, with the orders of ${last.phase}`}`}>
-      <defs>
-        {Object.entries(COLOUR).map(([power, c]) => (
-          <marker key={power} id={`head-${power}`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-            <path d="M 0 0 L 10 5 L 0 10 z" fill={c} />
-          </marker>
-        ))}
-        <marker id="head-pending" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-          <path d="M 0 0 L 10 5 L 0 10 z" fill={PENDING} />
-        </marker>
-      </defs>
-      <g stroke="#c9cdd2" stroke-width="1">
-        {EDGES.map(([a, b]) => (
-          <line key={`${a}-${b}`} x1={AT[a]![0]} y1={AT[a]![1]} x2={AT[b]![0]} y2={AT[b]![1]} />
-        ))}
-      </g>
-      {[...standardMap.provinces.values()].map((p) => {
-        const xy = AT[p.id];
-        if (xy === undefined) return null;
-        const centre = owner.get(p.id);
+    <ul class="diplomacy-legend" aria-label="Powers and their colours" data-testid="legend">
+      {standardMap.powers.map((power) => {
+        const player = playerOf.get(power);
         return (
-          <g key={p.id} data-province={p.id}>
-            <circle
-              cx={xy[0]}
-              cy={xy[1]}
-              r={p.supplyCenter ? 15 : 12}
-              fill={p.kind === 'sea' ? '#d6eaf8' : '#f4ecd8'}
-              stroke={centre === undefined ? (p.supplyCenter ? '#555' : '#aaa') : COLOUR[centre]}
-              stroke-width={p.supplyCenter ? 4 : 1}
-            />
-            <text x={xy[0]} y={xy[1] + 27} text-anchor="middle" font-size="12" fill="#222">
-              {p.id}
-            </text>
-          </g>
+          <li key={power} data-power={power}>
+            <span class="swatch" style={{ background: POWER_COLOUR[power] }} aria-hidden="true" />
+            <strong>{title(power)}</strong>
+            {!assigned ? '' : player === undefined ? ' — not played: its units hold' : ` — ${player}`}
+            {` (${centres[power] ?? 0} centres)`}
+          </li>
         );
       })}
-      {arrows.map(({ r, a }, i) => {
-        const ends = arrowEnds(a!);
-        return (
-          <line
-            key={i}
-            class={`order order-${a!.kind}`}
-            data-order={r.order}
-            {...ends}
-            stroke={COLOUR[r.power] ?? '#000'}
-            stroke-width={a!.kind === 'move' ? 3 : 2}
-            stroke-dasharray={a!.kind === 'support' ? '6 4' : a!.kind === 'convoy' ? '2 3' : r.status === 'succeeded' ? undefined : '10 4'}
-            opacity={r.status === 'succeeded' ? 1 : 0.55}
-            marker-end={`url(#head-${r.power})`}
-          />
-        );
-      })}
-      {mine.map(({ order, a }, i) => {
-        const ends = arrowEnds(a!);
-        return (
-          <line
-            key={`pending-${i}`}
-            class={`order-pending order-pending-${a!.kind}`}
-            data-order={order}
-            {...ends}
-            stroke={PENDING}
-            stroke-width={3}
-            stroke-linecap="round"
-            stroke-dasharray="0.5 6"
-            marker-end="url(#head-pending)"
-          >
-            <title>{`your order, not yet revealed: ${order}`}</title>
-          </line>
-        );
-      })}
-      {[...(position?.units ?? []), ...(position?.dislodged ?? [])].map((u, i) => {
-        const xy = AT[provinceOf(u.at)];
-        if (xy === undefined) return null;
-        const dislodged = i >= (position?.units.length ?? 0);
-        return (
-          <text
-            key={`${u.at}-${i}`}
-            class="unit"
-            data-unit={`${u.power} ${u.type} ${u.at}`}
-            x={xy[0] + (dislodged ? 10 : 0)}
-            y={xy[1] + 5 + (dislodged ? -10 : 0)}
-            text-anchor="middle"
-            font-size="15"
-            font-weight="bold"
-            fill={COLOUR[u.power] ?? '#000'}
-          >
-            {u.type === 'army' ? 'A' : 'F'}
-            {dislodged ? '*' : ''}
-          </text>
-        );
-      })}
-    </svg>
+      <li>
+        <span class="swatch centre-ring" aria-hidden="true" /> a supply centre nobody owns; a filled dot: its owner’s
+      </li>
+      <li>Arrows: moves (solid), supports (dashed), convoys (dotted); a red cross: the order failed.</li>
+    </ul>
   );
 }
 
@@ -270,33 +62,98 @@ export function Diplomacy({ view }: { view: TableView }) {
     stage?: string;
     phase?: string;
     round?: number;
-    position?: { phase?: { season: string; year: number; type: string } };
+    typos?: string;
+    position?: Position;
   } | null;
   const events = view.events as readonly GameEvent[];
   const assignment = (events.filter((e) => e.type === 'assignment').pop() ?? null) as unknown as Assignment | null;
-  const adjudicated = events.filter((e) => e.type === 'adjudicated') as unknown as Adjudicated[];
+  // The observer's event list grows in place: its length says when it changed.
+  const adjudicated = useMemo(() => events.filter((e) => e.type === 'adjudicated') as unknown as Adjudicated[], [events, events.length]);
+  // The replay waits until the board is drawn: a long game's first phases take a while, and only stepping back
+  // and the words for dislodged units need them.
+  const [history, setHistory] = useState<History>({ steps: [], unreplayed: 0 });
+  const strict = s?.typos === 'strict';
+  useEffect(() => {
+    const timer = setTimeout(() => setHistory(replay(adjudicated, strict)), 0);
+    return () => clearTimeout(timer);
+  }, [adjudicated, strict]);
+  // Which phase the board shows: null for now (the position, with the last phase's orders), else a replayed phase.
+  const [step, setStep] = useState<number | null>(null);
+  const [selected, setSelected] = useState<string | null>(null);
+  const shown = step === null ? null : (history.steps[step] ?? null);
   const last = adjudicated.at(-1) ?? null;
-  // The arrows are the last movement phase's: a retreat or adjustment phase after it has few or none to draw.
-  const lastMovement = adjudicated.filter((e) => e.phase.endsWith('M')).at(-1) ?? null;
+  // Now, the board draws the orders of the phases since the last movement phase began: its moves, then any
+  // retreats and builds that followed.
+  const from = Math.max(
+    0,
+    adjudicated.findLastIndex((e) => e.phase.endsWith('M')),
+  );
+  const phases: { e: { phase: string; next?: string; results: Adjudicated['results'] }; after: Position | null }[] =
+    shown !== null
+      ? [{ e: shown, after: shown.after }]
+      : adjudicated
+          .slice(from)
+          .map((e, i) => ({ e, after: history.steps[from + i]?.after ?? (from + i === adjudicated.length - 1 ? (s?.position ?? null) : null) }));
+
   const powers = s?.powers ?? {};
-  const phase = s?.position?.phase;
+  const position = shown?.before ?? s?.position ?? null;
+  const results = phases.flatMap((x) => x.e.results);
   // The seat's own orders while their round is still being committed, claimed or revealed; after that the results show them.
   const open = s?.stage === 'play' && (s.phase === 'commit' || s.phase === 'claim' || s.phase === 'reveal' || s.phase === 'open');
-  const pending = open && view.pending != null && view.pending.round === s.round ? view.pending.orders : [];
+  const pending = step === null && open && view.pending != null && view.pending.round === s.round ? view.pending.orders : [];
   const centres: Record<string, number> = {};
-  for (const o of (view.state?.position?.supplyCenterOwners ?? []) as { power: string }[]) centres[o.power] = (centres[o.power] ?? 0) + 1;
+  for (const o of position?.supplyCenterOwners ?? []) centres[o.power] = (centres[o.power] ?? 0) + 1;
+
+  const now = s?.position?.phase === undefined ? '' : phaseName(s.position);
+  const info = selected === null ? null : describe(selected, position);
+  const count = history.steps.length;
   return (
     <section aria-label="Diplomacy table" class="board diplomacy">
       <p data-testid="diplomacy-phase">
         {s?.stage === 'assign'
           ? 'Assigning the powers: every player commits to a preference list.'
-          : phase === undefined
+          : now === ''
             ? ''
-            : `${phase.season} ${phase.year}, ${phase.type}: ${s?.phase ?? ''}.`}
-        {lastMovement === null ? '' : ` The arrows are the orders of ${lastMovement.phase} (dashed: supports; faint: failed).`}
+            : `${now}: ${STEP_WORDS[s?.phase ?? ''] ?? s?.phase ?? ''}.`}
+        {step === null && last !== null ? ` The arrows are the orders of ${phases.map((x) => phaseCodeName(x.e.phase)).join(' and ')}.` : ''}
         {pending.length === 0 ? '' : ' Dotted black: your orders, committed and not yet revealed.'}
       </p>
-      <Board view={view} last={lastMovement} pending={pending} />
+      {count === 0 ? null : (
+        <nav class="diplomacy-history" aria-label="The game's phases">
+          <button type="button" disabled={step === 0} onClick={() => setStep((k) => (k === null ? count - 1 : Math.max(0, k - 1)))}>
+            ◀ Earlier
+          </button>
+          <span data-testid="shown-phase" aria-live="polite">
+            {shown === null ? `Now: ${now}` : `${phaseCodeName(shown.phase)}: the position and its orders (${step! + 1} of ${count})`}
+          </span>
+          <button type="button" disabled={step === null} onClick={() => setStep((k) => (k === null || k + 1 >= count ? null : k + 1))}>
+            Later ▶
+          </button>
+          {step === null ? null : (
+            <button type="button" onClick={() => setStep(null)}>
+              Now
+            </button>
+          )}
+        </nav>
+      )}
+      {history.unreplayed === 0 ? null : (
+        <p class="note">
+          {history.unreplayed} phase{history.unreplayed === 1 ? '' : 's'} could not be replayed from the standard opening: the history stops before
+          {history.unreplayed === 1 ? ' it' : ' them'}.
+        </p>
+      )}
+      <DiplomacyMap
+        position={position}
+        results={results}
+        pending={pending}
+        label={`Diplomacy map, ${shown === null ? now : phaseCodeName(shown.phase)}`}
+        selected={selected}
+        onSelect={setSelected}
+      />
+      <p class="province-info" aria-live="polite" data-testid="province-info">
+        {info ?? 'Tap or hover a province for its name; zoom with the buttons, a wheel or two fingers, and drag to move.'}
+      </p>
+      <Legend powers={powers} players={view.players} centres={centres} />
       <table class="scores" data-testid="powers">
         <caption>Powers{assignment === null ? '' : ` (assigned by the ${assignment.method} method)`}</caption>
         <thead>
@@ -310,7 +167,10 @@ export function Diplomacy({ view }: { view: TableView }) {
           {view.players.map((p) => (
             <tr key={p}>
               <th scope="row">{p}</th>
-              <td style={{ color: COLOUR[powers[p] ?? ''] }}>{powers[p] ?? '—'}</td>
+              <td>
+                {powers[p] === undefined ? null : <span class="swatch" style={{ background: POWER_COLOUR[powers[p]] }} aria-hidden="true" />}
+                {powers[p] ?? '—'}
+              </td>
               <td>{powers[p] === undefined ? '' : (centres[powers[p]] ?? 0)}</td>
             </tr>
           ))}
@@ -346,32 +206,49 @@ export function Diplomacy({ view }: { view: TableView }) {
           </tbody>
         </table>
       )}
-      {last === null ? null : (
-        <table class="scores" data-testid="results">
-          <caption>
-            Orders of {last.phase} and their results (next: {last.next})
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">Power</th>
-              <th scope="col">Order</th>
-              <th scope="col">Result</th>
-            </tr>
-          </thead>
-          <tbody>
-            {last.results.map((r, i) => (
-              <tr key={i}>
-                <td>{r.power}</td>
-                <td>{r.order}</td>
-                <td>
-                  {r.status}
-                  {r.reason === undefined || r.reason === null ? '' : ` (${r.reason})`}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      {phases.length === 0 ? null : (
+        <div data-testid="results">
+          {phases.map(({ e, after }) => (
+            <table key={e.phase} class="scores">
+              <caption>
+                Orders of {phaseCodeName(e.phase)} and their results{shown === null ? ` (next: ${phaseCodeName(e.next ?? '')})` : ''}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Power</th>
+                  <th scope="col">Order</th>
+                  <th scope="col">Result</th>
+                </tr>
+              </thead>
+              <tbody>
+                {e.results.map((r, i) => (
+                  <tr key={i} class={r.status === 'succeeded' ? '' : 'failed'}>
+                    <td>
+                      <span class="swatch" style={{ background: POWER_COLOUR[r.power] }} aria-hidden="true" />
+                      {r.power}
+                    </td>
+                    <td>{r.order}</td>
+                    <td>{resultWords(r, after)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ))}
+        </div>
       )}
     </section>
   );
+}
+
+/** A province's name, kind and what stands on it, for the line under the map. */
+function describe(id: string, position: Position | null): string {
+  const p = standardMap.provinces.get(id);
+  if (p === undefined) return id;
+  const kind = p.kind === 'sea' ? 'sea' : p.kind === 'impassable' ? 'impassable' : p.kind === 'inland' ? 'inland' : 'coast';
+  const unit = position?.units.find((u) => u.at.split('/')[0] === id);
+  const owner = position?.supplyCenterOwners.find((o) => o.at === id)?.power;
+  const parts = [`${p.name} (${id}), ${kind}`];
+  if (p.supplyCenter) parts.push(owner === undefined ? 'a supply centre nobody owns' : `a supply centre of ${title(owner)}`);
+  if (unit !== undefined) parts.push(`${unit.type === 'army' ? 'an army' : 'a fleet'} of ${title(unit.power)}${unit.at.includes('/') ? ` on ${unit.at}` : ''}`);
+  return `${parts.join('; ')}.`;
 }

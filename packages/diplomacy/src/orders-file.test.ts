@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { checkChoice } from '@fairtable/core/protocols/machine.js';
 import { adjudicate } from './adjudicate.js';
 import { orderChoices } from './protocol/options.js';
-import { defaultOrders, legalOrdersText, lineText, phaseName, positionText, readOrdersFile, readOrdersFileOrThrow } from './orders-file.js';
+import { defaultOrders, legalOrdersText, lineText, phaseCodeName, phaseName, positionText, readOrdersFile, readOrdersFileOrThrow } from './orders-file.js';
 import { startingPosition, type Position } from './position.js';
 import { randomOrders, seededBelow } from './random-orders.js';
 import { standardMap as map } from './standard.js';
@@ -240,11 +240,19 @@ describe('readOrdersFile', () => {
 
 describe('the position and the orders offered as text', () => {
   it('names the phase, lists units and centres per power, and every order offered', () => {
-    expect(phaseName(start)).toBe('spring 1901 movement');
-    expect(phaseName(retreat)).toBe('fall 1901 retreat');
-    expect(phaseName(winter)).toBe('winter 1901 adjustment');
+    expect(phaseName(start)).toBe('Spring 1901, movement');
+    expect(phaseName(retreat)).toBe('Fall 1901, retreats');
+    expect(phaseName(winter)).toBe('Winter 1901, builds');
+    expect(['S1901M', 'F1901R', 'W1901A', 'F1902M', 'S1901X', 'powers'].map(phaseCodeName)).toEqual([
+      'Spring 1901, movement',
+      'Fall 1901, retreats',
+      'Winter 1901, builds',
+      'Fall 1902, movement',
+      'S1901X',
+      'powers',
+    ]);
     const text = positionText(map, start, { france: 'ann' });
-    expect(text).toContain('Spring 1901 movement\nUnits:\n  Austria: A bud, F tri, A vie\n');
+    expect(text).toContain('Spring 1901, movement\nUnits:\n  Austria: A bud, F tri, A vie\n');
     expect(text).toContain('  France (ann): F bre, A mar, A par\n');
     expect(text).toContain('  Russia 4: mos, sev, stp, war\n');
     expect(text).toContain('  unowned 12: bel, bul, den, gre, hol, nwy, por, rum, ser, spa, swe, tun\n');
@@ -261,6 +269,6 @@ describe('the position and the orders offered as text', () => {
       expect(Object.values(readOrdersFile(map, start, 'france', line).answer)).toContain(line.trim());
     expect(legalOrdersText(map, winter, 'france')).toMatch(/^2 builds \(or Waive\):\n {4}Waive\n {4}Build A bre\n {4}Build F bre\n/);
     expect(legalOrdersText(map, winter, 'germany')).toMatch(/^1 removal:\n {4}Remove A ruh\n/);
-    expect(legalOrdersText(map, retreat, 'germany')).toBe('Germany has nothing to order in the fall 1901 retreat: its orders file is empty.\n');
+    expect(legalOrdersText(map, retreat, 'germany')).toBe('Germany has nothing to order in Fall 1901, retreats: its orders file is empty.\n');
   });
 });

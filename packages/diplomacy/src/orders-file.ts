@@ -12,11 +12,13 @@
  * rules' default (hold, disband, waive, the removals civil disorder would make). Nothing here knows how
  * the orders travel.
  */
+export { phaseCodeName, phaseName } from './phase-names.js';
 import { FairtableError, type ErrorCode } from '@fairtable/core/errors.js';
 import { checkOrders, civilDisorderOrder } from './adjudicate.js';
 import { provinceOf, type GameMap } from './map.js';
 import { formatOrder, parseOrder, type Order } from './orders.js';
 import type { Position } from './position.js';
+import { phaseName } from './phase-names.js';
 import type { TypoRule } from './protocol/machine.js';
 import { orderChoices } from './protocol/options.js';
 
@@ -46,12 +48,6 @@ export interface OrdersFileReading {
   readonly notes: readonly OrdersFileLine[];
   /** Fields no good line named, with the default they take. */
   readonly defaulted: readonly { readonly field: string; readonly order: string }[];
-}
-
-/** `spring 1901 movement`, `fall 1901 retreat`, `winter 1901 adjustment`. */
-export function phaseName(position: Position): string {
-  const { season, year, type } = position.phase;
-  return `${type === 'adjustment' ? 'winter' : season} ${year} ${type}`;
 }
 
 /** `line 2: "A Par-Pic": par already has an order`: a problem or note as one line of text. */
@@ -208,7 +204,7 @@ const title = (power: string): string => power.charAt(0).toUpperCase() + power.s
  * unowned centres, and in a winter what each power builds or removes. `holders` names each power's player.
  */
 export function positionText(map: GameMap, position: Position, holders: Readonly<Record<string, string>> = {}): string {
-  const out = [`${phaseName(position)[0]!.toUpperCase()}${phaseName(position).slice(1)}`];
+  const out = [phaseName(position)];
   const unit = (u: { type: 'army' | 'fleet'; at: string }): string => `${UNIT_LETTER[u.type]} ${u.at}`;
   out.push('Units:');
   for (const power of map.powers) {
@@ -247,7 +243,7 @@ export function legalOrdersText(map: GameMap, position: Position, power: string)
   const keys = Object.keys(fields);
   const type = position.phase.type;
   const out: string[] = [];
-  if (keys.length === 0) return `${title(power)} has nothing to order in the ${phaseName(position)}: its orders file is empty.\n`;
+  if (keys.length === 0) return `${title(power)} has nothing to order in ${phaseName(position)}: its orders file is empty.\n`;
   const seen = new Set<string>();
   for (const k of keys) {
     const values = fields[k]!;

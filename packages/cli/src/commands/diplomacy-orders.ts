@@ -24,7 +24,7 @@ import { Referee } from '@fairtable/core/referee.js';
 import { nativeVerify } from '@fairtable/node/native-verify.js';
 import { diplomacyRegistry, phaseLabel, type DiplomacyState, type TypoRule } from '@fairtable/diplomacy/protocol/index.js';
 import { standardMap } from '@fairtable/diplomacy/standard.js';
-import { defaultOrders, legalOrdersText, positionText, readOrdersFile, type OrdersFileReading } from '@fairtable/diplomacy/orders-file.js';
+import { defaultOrders, legalOrdersText, phaseName, positionText, readOrdersFile, type OrdersFileReading } from '@fairtable/diplomacy/orders-file.js';
 import type { Position } from '@fairtable/diplomacy/position.js';
 import { fail } from '../io.js';
 
@@ -236,11 +236,11 @@ export class Person {
     const phase = phaseLabel(position);
     const fields = Object.keys((d.choices as Extract<Choices, { type: 'record' }>).fields);
     if (fields.length === 0) {
-      this.say(`${phase}: ${power} has nothing to order; committing an empty orders file`);
+      this.say(`${phaseName(position)} (${phase}): ${power} has nothing to order; committing an empty orders file`);
       return {};
     }
     const cutoff = this.cutoff(d, s.timeoutMs);
-    const heading = `\n== ${phase}: ${power} to order, ${seconds(cutoff - this.now())} to answer ==\n`;
+    const heading = `\n== ${phaseName(position)} (${phase}): ${power} to order, ${seconds(cutoff - this.now())} to answer ==\n`;
     // The same text as a game by mail: the position (the seat's power marked), then the orders offered.
     const you = { [power]: 'you' };
     if (where === '-') {

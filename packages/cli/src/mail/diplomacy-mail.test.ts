@@ -124,13 +124,13 @@ describe('Diplomacy by mail', () => {
         const text = label === 'S1901M' ? FIRST_ORDERS : ordersFor(d, turn++);
         if (label === 'S1901M') {
           const t = readFileSync(template, 'utf8');
-          expect(t).toMatch(/^# France's orders for the spring 1901 movement \(S1901M\)/);
+          expect(t).toMatch(/^# France's orders for Spring 1901, movement \(S1901M\)/);
           expect(t).toContain('#     A par - bur');
           expect(t).toMatch(/^A par H$/m);
           // The position and the orders offered are in the status and in the mail the recorder sent.
-          expect(status.board).toContain('spring 1901 movement (S1901M)');
+          expect(status.board).toContain('Spring 1901, movement (S1901M)');
           expect(status.board).toMatch(/France \(ann\): F bre, A mar, A par/);
-          expect(status.board).toContain("France's orders (ann) for the spring 1901 movement");
+          expect(status.board).toContain("France's orders (ann) for Spring 1901, movement");
           expect(status.board).toMatch(/^ {4}A mar S A par - bur$/m);
           // Bad files are refused, naming the line, and nothing is sent.
           const before = readdirSync(join(p.dir, 'outbox')).length;
@@ -386,7 +386,7 @@ describe('the fairtable mail command for Diplomacy', () => {
     // Fixed assignment: ann (seat 1) plays Austria, and her orders are due at once.
     const status = run(['mail', 'status', '--dir', dir]);
     expect(status.status, status.stderr).toBe(0);
-    expect(status.stdout).toContain('spring 1901 movement (S1901M)');
+    expect(status.stdout).toContain('Spring 1901, movement (S1901M)');
     expect(status.stdout).toMatch(/^ {2}Austria \(ann\): A bud, F tri, A vie$/m);
     expect(status.stdout).toMatch(/^ {4}A vie - gal$/m);
     expect(status.stdout).toContain('answer with: fairtable mail decide --dir DIR --orders FILE');

@@ -94,7 +94,7 @@ export function diplomacyText(state: unknown): string {
   if (s.stage === 'play' && s.phase === 'commit') {
     for (const player of waiting) {
       const power = s.powers[player]!;
-      out.push('', `${title(power)}'s orders (${player}) for the ${phaseName(s.position)}: one a line, a unit with no order holds; offered:`);
+      out.push('', `${title(power)}'s orders (${player}) for ${phaseName(s.position)}: one a line, a unit with no order holds; offered:`);
       out.push(legalOrdersText(map, s.position, power).trimEnd());
     }
     if (waiting.length > 0) out.push('', 'Answer with: fairtable mail decide --dir DIR --orders FILE (the folder holds a file to fill in: orders-PHASE.txt)');
@@ -116,7 +116,7 @@ export function writeOrdersTemplate(dir: string, state: unknown, decision: Decis
       .split('\n')
       .map((l) => `# ${l}`.trimEnd());
   const lines = [
-    `# ${title(power)}'s orders for the ${phaseName(s.position)} (${phaseLabel(s.position)}), game ${s.gameId.slice(0, 16)}…`,
+    `# ${title(power)}'s orders for ${phaseName(s.position)} (${phaseLabel(s.position)}), game ${s.gameId.slice(0, 16)}…`,
     '# One order a line, as you would write it: A Par-Bur, F Bre-MAO, A Mar S A Par-Bur, F Nth C A Lon-Nwy;',
     '# retreats A Mun-Boh or A Mun D; in winter Build A Par, Remove F Kie, Waive. A # starts a comment.',
     '# A unit with no order holds, a dislodged unit with none disbands, a build not written is waived,',

@@ -49,6 +49,7 @@ import type { Body } from '@fairtable/core/envelope.js';
 import { adjudicate, type OrderResult } from '../adjudicate.js';
 import { assignPowers, formatPreferences, parsePreferences, POWER_LETTERS, type Contest, type Preferences } from '../assign.js';
 import type { GameMap } from '../map.js';
+import { phaseName } from '../phase-names.js';
 import { positionHash, startingPosition, type Position } from '../position.js';
 import { standardMap } from '../standard.js';
 import { orderChoices } from './options.js';
@@ -546,7 +547,7 @@ function decision(s: DiplomacyState): Decision | null {
   const power = s.powers[s.me]!;
   return {
     kind: 'orders',
-    prompt: `Your orders for ${power}, ${phaseLabel(s.position)}: one per unit${s.position.phase.type === 'adjustment' ? ' (or build, removal, waive)' : ''}`,
+    prompt: `Your orders for ${power}, ${phaseName(s.position)} (${phaseLabel(s.position)}): one per unit${s.position.phase.type === 'adjustment' ? ' (or build, removal, waive)' : ''}`,
     choices: orderChoices(map, s.position, power),
     deadline,
   };
