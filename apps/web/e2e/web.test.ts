@@ -514,8 +514,13 @@ describe('the web app in Chromium', () => {
           await list.fill(prefs[i]!);
           return false;
         }
-        if (i === 1 && (await pages[0]!.getByTestId('diplomacy-phase').textContent())?.includes('not yet revealed'))
-          pendingSeen += await pages[0]!.locator('svg.diplomacy-map line.order-pending').count();
+        if (i === 1 && (await pages[0]!.getByTestId('diplomacy-phase').textContent())?.includes('not yet revealed')) {
+          // ann has committed and bob not yet: her orders stay pending until he does. The map may draw them a
+          // moment after the phase line changes (a loaded machine), so wait a little for them.
+          const pending = pages[0]!.locator('svg.diplomacy-map line.order-pending');
+          for (let waited = 0; waited < 5_000 && (await pending.count()) === 0; waited += 100) await pages[0]!.waitForTimeout(100);
+          pendingSeen += await pending.count();
+        }
         // Orders: each unit's second legal order (its first move) where it has one; the first is its hold.
         const selects = form.locator('select');
         // A unit's orders come under headings (docs/spec/web.md §4): its moves under "Move".
