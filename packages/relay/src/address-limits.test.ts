@@ -29,9 +29,9 @@ interface Answer {
 }
 
 /** POST /games from a given local address. */
-function createFrom(localAddress: string, url: string, setupLine: string): Promise<Answer> {
+function createFrom(localAddress: string, url: string, setupLine: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}/games`, { method: 'POST', localAddress, agent: false }, (res) => {
+    const req = request(`${url}/games`, { method: 'POST', localAddress, agent: false, headers }, (res) => {
       const parts: Buffer[] = [];
       res.on('data', (b: Buffer) => parts.push(b));
       res.on('end', () => {
@@ -103,6 +103,27 @@ describe('per-address limits', () => {
     await new Promise((res) => setTimeout(res, 1100));
     expect((await createFrom('127.0.0.1', r.url, games[3]!.setupLine)).status).toBe(201);
     expect((await createFrom('127.0.0.1', r.url, games[5]!.setupLine)).status).toBe(429);
+  });
+
+  it('behind a trusted reverse proxy, limits each client its X-Forwarded-For names; from any other peer the header is ignored', async () => {
+    // The proxy is 127.0.0.1; 127.0.0.2 is a client reaching the relay directly.
+    const r = await relay({ limits: { gamesPerMinute: 60, gameBurst: 1 }, trustProxy: ['127.0.0.1'] });
+    const games = Array.from({ length: 6 }, (_, i) => diceGame(2, 80 + i));
+    const via = (client: string): Record<string, string> => ({ 'X-Forwarded-For': client });
+    expect((await createFrom('127.0.0.1', r.url, games[0]!.setupLine, via('203.0.113.7'))).status).toBe(201);
+    expect((await createFrom('127.0.0.1', r.url, games[1]!.setupLine, via('203.0.113.7'))).status).toBe(429);
+    // Another client through the same proxy has its own bucket.
+    expect((await createFrom('127.0.0.1', r.url, games[1]!.setupLine, via('198.51.100.4'))).status).toBe(201);
+    // A client that writes its own X-Forwarded-For: the proxy appends what it saw, and that is what counts.
+    expect((await createFrom('127.0.0.1', r.url, games[2]!.setupLine, via('198.51.100.99, 203.0.113.7'))).status).toBe(429);
+    // A peer that is not the proxy cannot choose its address with the header: it is limited as itself.
+    expect((await createFrom('127.0.0.2', r.url, games[2]!.setupLine, via('192.0.2.1'))).status).toBe(201);
+    expect((await createFrom('127.0.0.2', r.url, games[3]!.setupLine, via('192.0.2.2'))).status).toBe(429);
+    expect(r.metrics.refusalCount('rate_limited')).toBe(3);
+  });
+
+  it('refuses a trusted proxy that is not an IP address', async () => {
+    await expect(relay({ trustProxy: ['proxy.example'] })).rejects.toMatchObject({ code: 'bad_input' });
   });
 
   it('refuses connections beyond the per-address cap with a code; the address keeps its open ones, others connect', async () => {

@@ -9,7 +9,10 @@
  * other addresses speak after it. IPv6 clients are counted by their /64, the block one host is usually given,
  * so that one host cannot take a fresh bucket with every address it owns.
  */
+import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
 import type { Context, MiddlewareHandler } from 'hono';
+import { FairtableError } from '@fairtable/core/errors.js';
 
 export interface RateLimit {
   /** Sustained requests a second from one client. */
@@ -75,10 +78,57 @@ export function clientKey(address: string | undefined): string {
     .join(':')}::/64`;
 }
 
-/** The address of the peer of a request served by @hono/node-server (undefined elsewhere, e.g. `app.request` in a test). */
+/** The client address a trusted proxy named for a request (`forwardedFor`), kept on the request. */
+const FORWARDED = Symbol('fairtable.forwardedFor');
+type Marked = IncomingMessage & { [FORWARDED]?: string };
+
+/** An address as the relay compares addresses: an IPv4 address mapped into IPv6 as the IPv4 address. */
+function plainAddress(address: string): string {
+  const v4 = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return v4 === null ? address.toLowerCase() : v4[1]!;
+}
+
+/**
+ * Behind a reverse proxy every request comes from the proxy's address, so every limit "per address" would be
+ * one limit for everybody. For a request whose peer is one of `trusted` (the relay's `trustProxy`), the client
+ * is the right-most address of its `X-Forwarded-For` that is not itself a trusted proxy: the one the nearest
+ * proxy saw. Anything to the left of it was written by the client and proves nothing. A request from any
+ * other peer keeps its peer's address, whatever headers it sends, so a client cannot choose its own address.
+ */
+export function markForwarded(req: IncomingMessage, trusted: ReadonlySet<string>): void {
+  const peer = req.socket.remoteAddress;
+  if (trusted.size === 0 || peer === undefined || !trusted.has(plainAddress(peer))) return;
+  const header = req.headers['x-forwarded-for'];
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map((h) => h.trim());
+  for (let i = hops.length - 1; i >= 0; i--) {
+    const hop = hops[i]!;
+    if (isIP(hop) === 0) return;
+    if (!trusted.has(plainAddress(hop))) {
+      (req as Marked)[FORWARDED] = hop;
+      return;
+    }
+  }
+}
+
+/** The trusted proxies of `RelayOptions.trustProxy`, as `markForwarded` compares them; an entry that is not an IP address is refused. */
+export function trustedProxies(addresses: readonly string[]): ReadonlySet<string> {
+  for (const a of addresses)
+    if (isIP(a) === 0)
+      throw new FairtableError('bad_input', `trust proxy: ${JSON.stringify(a)} is not an IP address (give the proxy's address, e.g. 127.0.0.1)`, {
+        field: 'trustProxy',
+      });
+  return new Set(addresses.map(plainAddress));
+}
+
+/** A request's client: the address a trusted proxy named for it (`markForwarded`), else its peer's. */
+export function peerAddress(req: IncomingMessage): string | undefined {
+  return (req as Marked)[FORWARDED] ?? req.socket.remoteAddress;
+}
+
+/** The address of the client of a request served by @hono/node-server (undefined elsewhere, e.g. `app.request` in a test). */
 export function remoteAddress(c: Context): string | undefined {
-  const env = c.env as { incoming?: { socket?: { remoteAddress?: string } } } | undefined;
-  return env?.incoming?.socket?.remoteAddress;
+  const env = c.env as { incoming?: IncomingMessage } | undefined;
+  return env?.incoming === undefined ? undefined : peerAddress(env.incoming);
 }
 
 /** A hono middleware that refuses a client over its rate with `429 rate_limited`; `onRefused` counts it, `what` says the rate. */

@@ -99,6 +99,11 @@ export interface RelayOptions {
   readonly synchronous?: 'FULL' | 'NORMAL';
   /** Hosts a setup's witnesses may be reached on over plain `http:` besides loopback (relay.md §8, "Which URLs"). */
   readonly httpWitnessHosts?: readonly string[];
+  /**
+   * Addresses of reverse proxies in front of the relay (relay.md §5, "Behind a reverse proxy"): a request from
+   * one of them is limited under the client its `X-Forwarded-For` names; from any other peer the header is ignored.
+   */
+  readonly trustProxy?: readonly string[];
 }
 
 export interface Relay {

@@ -30,6 +30,7 @@ import { openConnections } from './connections.js';
 import { holdGames } from './games.js';
 import { httpRoutes } from './http-routes.js';
 import { Metrics } from './metrics.js';
+import { markForwarded, trustedProxies } from './rate-limit.js';
 import { linePipeline } from './pipeline.js';
 import { CreatorCounts, DEFAULT_QUOTAS, type QuotaLimits } from './quotas.js';
 import { DEFAULT_READ_LIMITS, PageQueue, ReadGate, type ReadLimits } from './reads.js';
@@ -91,7 +92,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   });
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
+  // Before the routes see a request: its client, where a trusted reverse proxy names one.
+  const trusted = trustedProxies(options.trustProxy ?? []);
+  server.prependListener('request', (req: IncomingMessage) => markForwarded(req, trusted));
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    markForwarded(req, trusted);
     socket.on('error', () => socket.destroy());
     onUpgrade(req, socket, head).catch(() => socket.destroy());
   });

@@ -12,7 +12,7 @@ import { UNKNOWN_GAME_CLOSE, verifyHello } from '@fairtable/core/order/hello.js'
 import { nativeVerify } from '@fairtable/node/native-verify.js';
 import type { Connections } from './connections.js';
 import type { Connection, Game } from './games.js';
-import { clientKey } from './rate-limit.js';
+import { clientKey, peerAddress } from './rate-limit.js';
 import { lineCost, readPage, SyncPacer, type PageQueue } from './reads.js';
 import { failure, type RelayCore } from './relay-options.js';
 import { freshFragmentsOnRead } from './ws-fragments.js';
@@ -118,7 +118,7 @@ export function webSocketWire(deps: WireDeps): Wire {
     };
     if (closing) return reject(503, 'Service Unavailable');
     if (match === null) return reject(404, 'Not Found');
-    const address = clientKey(req.socket.remoteAddress);
+    const address = clientKey(peerAddress(req));
     const fromAddress = `this address has ${limits.connectionsPerAddress} connections open, the most the relay serves to one address`;
     // Before the global cap: an address at its own cap makes no other connection give way.
     if ((perAddress.get(address) ?? 0) >= limits.connectionsPerAddress) {

@@ -42,6 +42,11 @@ export function register(program: Command): void {
     .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
     .option('--allow-http-witness <host>', 'a host witnesses may use plain http on (also $FAIRTABLE_HTTP_WITNESSES)', collect)
     .option(
+      '--trust-proxy <address>',
+      "a reverse proxy's address: its requests are limited under the client its X-Forwarded-For names; repeatable (default: $RELAY_TRUST_PROXY, comma-separated)",
+      collect,
+    )
+    .option(
       '--witness <url>',
       'a witness relay new games on this relay name by default (published at /relay); repeatable (default: $WITNESSES, comma-separated)',
       collect,
@@ -49,7 +54,15 @@ export function register(program: Command): void {
   for (const s of RELAY_SETTINGS) command.option(`--${s.flag} <n>`, `${s.help}; $${s.env}`);
   command.action(
     async (
-      opts: { port?: string; host: string; data?: string; gamesPerMinute?: string; connectionsPerAddress?: string; witness?: string[] } & Witnessing &
+      opts: {
+        port?: string;
+        host: string;
+        data?: string;
+        gamesPerMinute?: string;
+        connectionsPerAddress?: string;
+        witness?: string[];
+        trustProxy?: string[];
+      } & Witnessing &
         Record<string, unknown>,
     ) => {
       // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
@@ -58,6 +71,12 @@ export function register(program: Command): void {
       const games = countOf('games-per-minute', opts.gamesPerMinute);
       const connections = countOf('connections-per-address', opts.connectionsPerAddress);
       const settings = relaySettings(opts as Record<string, string | undefined>, process.env);
+      const trustProxy =
+        opts.trustProxy ??
+        (process.env.RELAY_TRUST_PROXY ?? '')
+          .split(',')
+          .map((a) => a.trim())
+          .filter((a) => a !== '');
       const witnesses =
         opts.witness ??
         (process.env.WITNESSES ?? '')
@@ -75,6 +94,7 @@ export function register(program: Command): void {
         // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
         synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
         httpWitnessHosts: httpWitnessHosts(opts.allowHttpWitness),
+        trustProxy,
         limits: {
           ...(games === undefined ? {} : { gamesPerMinute: games, gameBurst: games }),
           ...(connections === undefined ? {} : { connectionsPerAddress: connections }),
