@@ -15,8 +15,19 @@ function readJson(path: string, field: string): unknown {
 
 /** A player's key file; throws `bad_key_file`. */
 export function readKeyFile(path: string, field = 'key'): { name: string; keys: KeyPair } {
+  const v = readJson(path, field);
+  // The usual mistake: the public part (keygen's stdout) where the key file (its --out) is wanted.
+  if (v !== null && typeof v === 'object' && (v as { type?: unknown }).type === 'fairtable-public-key') {
+    const name = (v as { name?: unknown }).name;
+    throw new FairtableError(
+      'bad_key_file',
+      `${path} is the public part of ${typeof name === 'string' ? `${name}'s` : 'a'} key, which others use to check your moves; ` +
+        `this needs your key file itself, the one keygen wrote with --out (it holds the secret half)`,
+      { field },
+    );
+  }
   try {
-    return fromKeyFile(readJson(path, field));
+    return fromKeyFile(v);
   } catch (e) {
     if (e instanceof FairtableError && e.code === 'bad_key_file' && e.message.startsWith(path)) throw e;
     throw new FairtableError('bad_key_file', `${path}: ${(e as Error).message}`, { field, cause: e });

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -238,6 +238,15 @@ describe('a command line that is wrong, or a file still in its e-mail wrapping',
       }
     }
     expect(run(['audit', '--help']).status).toBe(0);
+  });
+
+  it('names the mistake when the public part of a key is given where the key file is wanted', () => {
+    const made = run(['keygen', '--name', 'alice', '--out', 'alice.json']);
+    expect(made.status).toBe(0);
+    writeFileSync(join(dir, 'alice.pub.json'), made.stdout);
+    const r = run(['mail', 'new', 'dice', '--dir', 'pub-mistake', '--key', 'alice.pub.json', '--players', 'alice.pub.json']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/\[bad_key_file\] alice\.pub\.json is the public part of alice's key.*the one keygen wrote with --out/);
   });
 
   it('tells an armored or encrypted file apart from a broken transcript, and says how to unwrap it', () => {

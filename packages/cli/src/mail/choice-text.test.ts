@@ -16,6 +16,10 @@ describe('a decision in words (mail status)', () => {
       }),
     ).toBe('{"kind": "dozen", "pick": a whole number from 1 to 3}; or null');
     expect(describeChoices({ type: 'list', of: { type: 'integer', min: '0', max: '39' }, max: 3 })).toBe('a list of up to 3, each a whole number from 0 to 39');
+    // Nothing to put in it: one answer, said as such, never "a list of up to 0, each one of: ".
+    expect(describeChoices({ type: 'list', of: { type: 'one-of', values: [] }, max: 0 })).toBe('the empty list []');
+    expect(describeChoices({ type: 'list', of: { type: 'one-of', values: [] }, max: 3 })).toBe('the empty list []');
+    expect(describeChoices({ type: 'one-of', values: [] })).toBe('nothing (no value is legal now)');
     expect(describeChoices({ type: 'text', pattern: '[a-z ]+', maxLength: 10, examples: ['france'] })).toBe('text matching [a-z ]+, e.g. "france"');
   });
 

@@ -11,6 +11,7 @@ export function describeChoices(c: Choices): string {
     case 'integer':
       return `a whole number from ${c.min} to ${c.max}`;
     case 'one-of':
+      if (c.values.length === 0) return 'nothing (no value is legal now)';
       return c.values.length === 1 ? JSON.stringify(c.values[0]) : `one of: ${c.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'record':
       return `{${Object.entries(c.fields)
@@ -21,6 +22,8 @@ export function describeChoices(c: Choices): string {
     case 'text':
       return `text matching ${c.pattern}${c.examples.length > 0 ? `, e.g. ${JSON.stringify(c.examples[0])}` : ''}`;
     case 'list':
+      // A list nothing can go in (no house to sell, no square to trade) has one answer: the empty list.
+      if (c.max === 0 || (c.of.type === 'one-of' && c.of.values.length === 0)) return 'the empty list []';
       return `a list of up to ${c.max}, each ${describeChoices(c.of)}`;
   }
 }
