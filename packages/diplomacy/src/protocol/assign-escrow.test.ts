@@ -205,6 +205,25 @@ describe('escrow rules broken in the assignment round: the breaker is named with
     }
   });
 
+  it('an equivocation at the reveal forfeits the equivocator and reruns nothing: its value is drawn, its power vacated', () => {
+    const honest = assign('threshold');
+    let done = false;
+    const r = assign('threshold', {
+      [LAST]: {
+        body: (b) => b,
+        envelope: (e, seat) => {
+          if (done || e.body.type !== 'reveal') return [e];
+          done = true;
+          return [seat.sign({ ...e.body, variant: true }), e];
+        },
+      },
+    });
+    expect(r.named).toEqual([['equivocation', LAST, 'rule']]);
+    expect(r.violations.every((v) => v.player === LAST)).toBe(true);
+    expect(r.state.forfeits).toEqual([{ player: LAST, code: 'equivocation' }]);
+    expect(r.state.powers).toEqual(othersPowers(honest, LAST));
+  });
+
   const layersCheat = (cheat: 'layers-bad-box' | 'layers-bad-body' | 'layers-inside-differs'): OutgoingHook => {
     const stream = new RandomStream(seed(90), 'cheat');
     return cheatHook(cheat, { keys: keys[6]!, random: (n) => stream.bytes(n) })!;
