@@ -47,8 +47,10 @@ export function escrowParam(params: { readonly [key: string]: JsonValue }, playe
 
 /** `powers/` in the assignment round; nothing in a phase, whose context goes on with its (decimal) round number. */
 const stage = (s: DiplomacyState): string => (s.stage === 'assign' ? 'powers/' : '');
-const shareContext = (s: DiplomacyState, round: number, dealer: string, seat: string): string => `diplomacy/${s.gameId}/${stage(s)}${round}/${dealer}/${seat}`;
-const valueContext = (s: DiplomacyState, round: number, dealer: string): string => `diplomacy/${s.gameId}/${stage(s)}${round}/${dealer}`;
+/** The contexts of a sealed share and of the sealed value (docs/spec/diplomacy.md §10.5.1). */
+export const shareContext = (s: DiplomacyState, round: number, dealer: string, seat: string): string =>
+  `diplomacy/${s.gameId}/${stage(s)}${round}/${dealer}/${seat}`;
+export const valueContext = (s: DiplomacyState, round: number, dealer: string): string => `diplomacy/${s.gameId}/${stage(s)}${round}/${dealer}`;
 /** The context of an onion and of its exchanges (docs/spec/escrow.md §3.4). */
 export const layerContext = (s: DiplomacyState, round: number, owner: string): string => `diplomacy/${s.gameId}/${stage(s)}${round}/${owner}`;
 export const othersOf = (s: DiplomacyState, owner: string): string[] => s.players.filter((p) => p !== owner);
