@@ -14,9 +14,11 @@
  * another position is named (`position_mismatch`). The machine never sees how the commitments were
  * collected: sealed or not, it waits for all of them.
  *
- * Escrow of the orders commitments is a game parameter: `threshold` (k of the others open a withheld reveal
+ * Escrow of the commitments is a game parameter: `threshold` (k of the others open a withheld reveal
  * from shares) or `layers` (seed 003's onion, docs/spec/escrow.md §3.4: each commit carries it, each reveal
  * its seeds for the background check, and a withheld reveal is peeled one layer per step by proven exchanges).
+ * It covers the assignment round's values as it does orders (§10.5.1: `assign-escrow.ts`; the helpers both
+ * use are in `escrow.ts`).
  */
 import { toHex } from '@fairtable/core/bytes.js';
 import { commit, opens, type Opening } from '@fairtable/core/commitment.js';
