@@ -27,7 +27,7 @@ const v = JSON.parse(readFileSync(new URL('../testdata/assign-escrow-vectors.jso
 
 describe('assignment escrow vector', () => {
   const stateIn = (stage: 'assign' | 'play'): DiplomacyState =>
-    ({ gameId: v.game, stage, players: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6'] }) as DiplomacyState;
+    ({ gameId: v.game, stage, players: ['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6'] }) as unknown as DiplomacyState;
   const secret = BigInt(v.secret);
   const plain = utf8(canonicalize(v.opening as unknown as JsonValue));
 
