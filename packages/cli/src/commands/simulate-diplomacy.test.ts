@@ -3,7 +3,7 @@
  * §10.7): an honest game audits valid; a cheat is named by the simulator's audit and by `fairtable audit`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +34,8 @@ describe('fairtable simulate diplomacy', () => {
     ['disagree', 'position_mismatch', []],
     ['withhold', 'withheld', ['--assign', 'fixed', '--escrow', 'none']],
     ['layers-inside-differs', 'bad_layer', ['--assign', 'fixed', '--escrow', 'layers']],
+    // With power assignment the first onion is the assignment round's: its bad box is named there.
+    ['layers-bad-box', 'bad_layer', ['--escrow', 'layers']],
   ] as const) {
     it(`--cheat ${cheat}: p1 named ${code}`, () => {
       const out = join(scratch, `${cheat}.jsonl`);
@@ -46,6 +48,24 @@ describe('fairtable simulate diplomacy', () => {
       expect(verdict.violations[0]).toMatchObject({ code, player: 'p1' });
     });
   }
+
+  it("--cheat withhold with the defaults (weighted assignment, threshold escrow): every withheld value is opened, the assignment round's too; valid", () => {
+    const out = join(scratch, 'withhold-assign.jsonl');
+    const r = cli(['simulate', 'diplomacy', '--players', '7', '--years', '1', '--seed', SEED, '--out', out, '--cheat', 'withhold']);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/audit: valid/);
+    const bodies = readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => (JSON.parse(l) as { body: { type: string; round: number; label?: string } }).body);
+    // p1's preferences were opened from shares in round 0, and the powers were not drawn again.
+    expect(bodies.some((b) => b.type === 'share' && b.round === 0)).toBe(true);
+    expect(bodies.some((b) => b.type === 'commit' && b.label === 'powers' && b.round > 0)).toBe(false);
+    const a = cli(['audit', out, '--json']);
+    expect(a.status).toBe(0);
+    expect(JSON.parse(a.stdout)).toMatchObject({ valid: true, protocol: 'diplomacy' });
+  });
 
   it('a Diplomacy cheat in another protocol is refused', () => {
     const r = cli(['simulate', 'beacon', '--players', '3', '--out', join(scratch, 'x.jsonl'), '--cheat', 'disagree']);

@@ -15,7 +15,8 @@ import { simulate, SIM_PROTOCOLS, CHEATS, GENERIC_CHEATS, type Cheat } from '@fa
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { diplomacySim, DIPLOMACY_CHEATS } from '@fairtable/diplomacy/protocol/sim.js';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
-import { auditLines } from '@fairtable/core/audit.js';
+import { Auditor, auditLines } from '@fairtable/core/audit.js';
+import type { RefereeOptions } from '@fairtable/core/referee.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { fail, failWith } from '../io.js';
 
@@ -177,7 +178,8 @@ export function register(program: Command): void {
         const verdict = auditLines(result.lines, registry);
         // A value withheld under escrow and opened from it names nobody (docs/SPEC.md §7.4): the opening is its trace.
         const seeds = (verdict.outcome?.summary as { seeds?: { opened?: unknown }[] } | undefined)?.seeds ?? [];
-        const opened = seeds.some((x) => Array.isArray(x.opened) && x.opened.includes(cheater));
+        const opened =
+          seeds.some((x) => Array.isArray(x.opened) && x.opened.includes(cheater)) || (isDiplomacy && openedFromEscrow(result.lines, registry, cheater));
         const named =
           opened ||
           result.refusals.some((r) => r.player === cheater) ||
@@ -213,4 +215,11 @@ export function register(program: Command): void {
         );
       }
     });
+}
+
+/** Whether a Diplomacy value of `player` (orders, or the assignment round's preferences) was opened from escrow. */
+function openedFromEscrow(lines: readonly string[], options: RefereeOptions, player: string): boolean {
+  const a = new Auditor(lines[0]!, { ...options, keepEvents: true });
+  for (const l of lines.slice(1)) a.add(l);
+  return a.referee.events.some((e) => e.type === 'escrow-opened' && e.player === player);
 }

@@ -293,9 +293,11 @@ function keySwap(body: Body, s: SignidiceState, deps: CheatDeps): Body {
 /** Where an owner's onion of `round` belongs: its context, the others in order, their keys (beacon: the round's roster; Diplomacy: every player). */
 function onionPlace(seat: Seat, round: number): { context: string; others: string[]; keys: Record<string, string> } {
   const protocol = seat.referee.machine.protocol;
-  const s = seat.referee.state as { gameId: string; keys: Record<string, string>; roster?: string[]; players?: string[] };
+  const s = seat.referee.state as { gameId: string; keys: Record<string, string>; roster?: string[]; players?: string[]; stage?: string };
   const order = protocol === 'beacon' ? (s.roster ?? []) : (s.players ?? []);
-  return { context: `${protocol}/${s.gameId}/${round}/${seat.id}`, others: order.filter((p) => p !== seat.id), keys: s.keys };
+  // Diplomacy's assignment round names its stage in the context (docs/spec/escrow.md §3.4).
+  const stage = protocol === 'diplomacy' && s.stage === 'assign' ? 'powers/' : '';
+  return { context: `${protocol}/${s.gameId}/${stage}${round}/${seat.id}`, others: order.filter((p) => p !== seat.id), keys: s.keys };
 }
 
 // Each protocol's typed view of a seat's state, for the cheats that need one.

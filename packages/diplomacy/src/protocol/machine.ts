@@ -14,9 +14,11 @@
  * another position is named (`position_mismatch`). The machine never sees how the commitments were
  * collected: sealed or not, it waits for all of them.
  *
- * Escrow of the orders commitments is a game parameter: `threshold` (k of the others open a withheld reveal
+ * Escrow of the commitments is a game parameter: `threshold` (k of the others open a withheld reveal
  * from shares) or `layers` (seed 003's onion, docs/spec/escrow.md §3.4: each commit carries it, each reveal
  * its seeds for the background check, and a withheld reveal is peeled one layer per step by proven exchanges).
+ * It covers the assignment round's values as it does orders (§10.5.1: `assign-escrow.ts`; the helpers both
+ * use are in `escrow.ts`).
  */
 import { toHex } from '@fairtable/core/bytes.js';
 import { commit, opens, type Opening } from '@fairtable/core/commitment.js';
@@ -42,7 +44,7 @@ import type { GameSetup } from '@fairtable/core/setup.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import { canonicalize } from '@fairtable/core/jcs.js';
 import { utf8 } from '@fairtable/core/bytes.js';
-import { deal, openEscrowedValue, randomScalar, reconstruct, sealShare, sealValue, verifyShare, type SealedShare } from '@fairtable/core/escrow/vss.js';
+import { verifyShare } from '@fairtable/core/escrow/vss.js';
 import type { Accepted } from '@fairtable/core/transcript.js';
 import { openOwnAnswer, sealOwnAnswer } from '@fairtable/core/seat/own-answer.js';
 import type { Body } from '@fairtable/core/envelope.js';
@@ -66,18 +68,26 @@ import {
   saltProblem,
   type CarriedCommit,
 } from './gpg.js';
+import { layerPlan, peelOn, recordExchange, startPeel, wrap, type OnionHead, type Peel } from '@fairtable/core/escrow/layers.js';
 import {
-  exchangeContext,
-  headProblem,
-  layerPlan,
-  onionProblem,
-  peelOn,
-  recordExchange,
-  startPeel,
-  wrap,
-  type OnionHead,
-  type Peel,
-} from '@fairtable/core/escrow/layers.js';
+  ableToPeel,
+  askedToPeel,
+  backgroundCheck,
+  escrowed,
+  escrowOf,
+  escrowParam,
+  isEscrowBody,
+  layerContext,
+  onionAtCommit,
+  openThreshold,
+  othersOf,
+  purpose,
+  readOpening,
+  sendPeels,
+  sendShares,
+  type EscrowBody,
+} from './escrow.js';
+import { assignEscrow, readAssignValue, takeOpened, unrevealed } from './assign-escrow.js';
 
 /** `peel/<depth>`: each layer of a withheld onion is a step of its own, so a deadline claim on one is stale on the next. */
 export type Step = 'commit' | 'claim' | 'reveal' | 'open' | `peel/${number}` | 'sign' | 'done';
@@ -87,15 +97,7 @@ const isPeel = (s: DiplomacyState): boolean => s.phase.startsWith('peel/');
 export interface DiplomacyPeel extends Peel {
   readonly power: string;
 }
-/** What a committer publishes with its commitment when escrow is on (docs/spec/escrow.md §1). */
-export interface EscrowBody {
-  /** Feldman commitments C_0 … C_{k−1}, hex. */
-  readonly commitments: readonly string[];
-  /** One sealed share per other player, in the setup's order (seat i is the i-th other player). */
-  readonly shares: readonly SealedShare[];
-  /** The opening, sealed under the key of the shared secret. */
-  readonly sealed: string;
-}
+export type { EscrowBody } from './escrow.js';
 export type AssignMethod = 'fixed' | 'weighted' | 'serial';
 export type TypoRule = 'ignore-unit-letter' | 'strict';
 
@@ -167,7 +169,6 @@ export interface DiplomacyState {
   mine: { round: number; opening: Opening; seed?: string } | null;
 }
 
-const purpose = (round: number): string => `diplomacy/${round}`;
 const map: GameMap = standardMap;
 
 function copy(s: DiplomacyState): DiplomacyState {
@@ -303,8 +304,13 @@ function forfeit(s: DiplomacyState, st: Stepper, player: string, code: Violation
   s.active = s.active.filter((p) => p !== player);
   s.forfeits.push({ player, code });
   st.emit({ type: 'forfeit', player, code });
+  if (s.stage === 'play') vacate(s, st, player);
+}
+
+/** A power whose player is out of the game: a reserve takes it, or it falls into civil disorder. */
+function vacate(s: DiplomacyState, st: Stepper, player: string): void {
   const power = s.powers[player];
-  if (power === undefined || s.stage !== 'play') return;
+  if (power === undefined) return;
   delete s.powers[player];
   // Seed 003's reserve players take a vacant power in the order of their lists; the lowest number first.
   const taker = s.players.find((p) => s.active.includes(p) && s.reserves[p]?.includes(power) === true && s.powers[p] === undefined);
@@ -339,8 +345,16 @@ function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx, msg?: 
       settlePeel(s, st, ctx, msg ?? { line: -1 }, time);
       if (isPeel(s)) return;
     } else if (s.phase === 'reveal' || s.phase === 'open') {
-      if (s.stage === 'assign') finishAssignment(s, st, time);
-      else {
+      if (s.stage === 'assign') {
+        const withheld = s.phase === 'reveal' ? unrevealed(s) : [];
+        if (withheld.length > 0) {
+          // Escrowed values withheld (or broken, or of a player forfeited since its claim): opened, not rerun (§10.5.1).
+          openAssignEscrows(s, st, ctx, msg ?? { line: -1 }, time, withheld);
+          continue;
+        }
+        if (s.phase === 'reveal' || openEscrows(s, st, msg ?? { line: -1 })) finishAssignment(s, st, time);
+        else rerunAssignment(s, time);
+      } else {
         if (s.phase === 'open') openEscrows(s, st, msg ?? { line: -1 });
         resolvePhase(s, st, time);
       }
@@ -363,109 +377,65 @@ function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx, msg?: 
   }
 }
 
-/** The escrow parameter: `escrow: "threshold"` with `threshold` k (default: a majority of the other players), or `"layers"`. */
-function escrowParam(params: { readonly [key: string]: JsonValue }, players: number): { k: number } | null {
-  const kind = params.escrow ?? 'none';
-  if (kind === 'none') return null;
-  if (kind === 'layers') {
-    if (params.threshold !== undefined)
-      throw new FairtableError('bad_input', 'parameter threshold is for escrow "threshold"; layers have none', { field: 'threshold' });
-    if (players < 2) throw new FairtableError('out_of_range', 'escrow needs at least two players', { field: 'escrow' });
-    return null;
-  }
-  if (kind !== 'threshold') throw new FairtableError('bad_input', 'parameter escrow must be "none", "threshold" or "layers"', { field: 'escrow' });
-  const others = players - 1;
-  if (others < 1) throw new FairtableError('out_of_range', 'escrow needs at least two players', { field: 'escrow' });
-  return { k: intParam(params, 'threshold', Math.floor(others / 2) + 1, 1, others) };
-}
-
-const shareContext = (s: DiplomacyState, round: number, dealer: string, seat: string): string => `diplomacy/${s.gameId}/${round}/${dealer}/${seat}`;
-const valueContext = (s: DiplomacyState, round: number, dealer: string): string => `diplomacy/${s.gameId}/${round}/${dealer}`;
 /** The context of a player's answer sealed to her own key in her commit (docs/spec/diplomacy.md §10.11). */
 const ownContext = (s: DiplomacyState, round: number, player: string): string => `diplomacy/${s.gameId}/${round}/${player}/own-answer`;
 
-/** The local player's escrow of its opening: a fresh secret shared k of n among the others, the opening sealed under it. */
-function escrowOf(s: DiplomacyState, opening: Opening, ctx: Ctx): EscrowBody {
-  const others = s.players.filter((p) => p !== s.me);
-  const secret = randomScalar(ctx.random);
-  const dealing = deal(secret, s.escrow!.k, others.length, ctx.random);
-  return {
-    commitments: dealing.commitments,
-    shares: others.map((p, i) => sealShare(dealing.shares[i]!, fromHex(s.keys[p]!, 'key', 32), shareContext(s, s.round, s.me!, p), ctx.random)),
-    sealed: sealValue(utf8(canonicalize(opening as unknown as JsonValue)), secret, valueContext(s, s.round, s.me!)),
-  };
-}
-
-function isEscrowBody(value: unknown, k: number, n: number): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  const e = value as Partial<EscrowBody>;
-  const hex = (x: unknown): boolean => typeof x === 'string' && /^(?:[0-9a-f]{2})+$/.test(x);
-  return (
-    Array.isArray(e.commitments) &&
-    e.commitments.length === k &&
-    e.commitments.every(hex) &&
-    Array.isArray(e.shares) &&
-    e.shares.length === n &&
-    e.shares.every((x) => x !== null && typeof x === 'object' && hex(x.ephemeral) && hex(x.box)) &&
-    hex(e.sealed)
-  );
-}
-
-/** The local player's shares of every escrow being opened: decrypted, checked, published (null when its box does not open or its share is bad). */
-function sendShares(s: DiplomacyState, st: Stepper, ctx: Ctx): void {
-  if (s.me === null || !s.active.includes(s.me)) return;
-  for (const dealer of Object.keys(s.opening)) {
-    if (dealer === s.me) continue;
-    const others = s.players.filter((p) => p !== dealer);
-    const seat = others.indexOf(s.me) + 1;
-    const sealed = s.escrows[dealer]!.shares[seat - 1]!;
-    let share: string | null = null;
-    try {
-      share = ctx.openShare?.(sealed, shareContext(s, s.round, dealer, s.me)) ?? null;
-    } catch (e) {
-      if (!(e instanceof FairtableError)) throw e;
-    }
-    if (share !== null && !verifyShare(seat, share, s.escrows[dealer]!.commitments)) share = null;
-    st.send({ type: 'share', round: s.round, dealer, share });
-  }
-}
-
-/** Opens each withheld reveal from k valid shares and checks it against its commitment; a power whose escrow fails gets the defaults. */
-function openEscrows(s: DiplomacyState, st: Stepper, msg: Accepted | { line: number }): void {
+/**
+ * Opens each withheld reveal from k valid shares and checks it against its commitment. In a phase, a power
+ * whose escrow fails gets the defaults; in the assignment round an opened value enters the lottery, and one
+ * that fails forfeits its player and the round reruns (false).
+ */
+function openEscrows(s: DiplomacyState, st: Stepper, msg: Accepted | { line: number }): boolean {
+  const assign = s.stage === 'assign';
+  let all = true;
   for (const [dealer, o] of Object.entries(s.opening)) {
-    const others = s.players.filter((p) => p !== dealer);
-    const shares = Object.entries(o.shares)
-      .slice(0, s.escrow!.k)
-      .map(([p, share]) => ({ seat: others.indexOf(p) + 1, share }));
-    if (shares.length < s.escrow!.k) {
-      // Too few holders answered (each named for its absence): the dealer's reveal stays missing, an absence too.
-      st.emit({ type: 'escrow-failed', player: dealer, power: o.power, shares: shares.length });
-      st.absent(dealer, msg, `${dealer} did not reveal in round ${s.round}, and too few shares came to open its escrow: ${o.power}'s units take the defaults`);
+    const r = openThreshold(s, dealer);
+    if ('opening' in r && assign) {
+      if (takeOpened(s, st, msg, dealer, r.opening.value)) continue;
+      forfeit(s, st, dealer, 'unexpected_message');
+      all = false;
       continue;
     }
-    let opening: unknown = null;
-    try {
-      const secret = reconstruct(shares);
-      opening = JSON.parse(new TextDecoder().decode(openEscrowedValue(s.escrows[dealer]!.sealed, secret, valueContext(s, s.round, dealer))));
-    } catch (e) {
-      if (!(e instanceof FairtableError) && !(e instanceof SyntaxError)) throw e;
-    }
-    const value = (opening as { value?: unknown } | null)?.value;
-    if (opens({ game: s.gameId, player: dealer, purpose: purpose(s.round) }, s.commits[dealer]!, opening) && typeof value === 'string') {
-      s.orders[o.power] = ordersIn(value);
+    if ('opening' in r && typeof r.opening.value === 'string') {
+      s.orders[o.power] = ordersIn(r.opening.value);
       st.emit({ type: 'escrow-opened', player: dealer, power: o.power, orders: s.orders[o.power]! });
+      continue;
+    }
+    const shares = 'opening' in r ? s.escrow!.k : r.shares;
+    st.emit({ type: 'escrow-failed', player: dealer, ...(assign ? { round: s.round } : { power: o.power }), shares });
+    if (assign) all = false;
+    if ('short' in r && r.short) {
+      // Too few holders answered (each named for its absence): the dealer's reveal stays missing, an absence too.
+      const what = assign ? 'its preferences stay unknown, it takes no power and the powers are drawn again' : `${o.power}'s units take the defaults`;
+      st.absent(dealer, msg, `${dealer} did not reveal in round ${s.round}, and too few shares came to open its escrow: ${what}`);
+      if (assign) forfeit(s, st, dealer, 'withheld');
     } else {
-      // Enough valid shares, and still no opening of its commitment: the dealer sealed its orders wrong, so its
-      // silence kept the choice between its orders and the defaults. A rule broken.
-      st.emit({ type: 'escrow-failed', player: dealer, power: o.power, shares: shares.length });
+      // Enough valid shares, and still no opening of its commitment: the dealer sealed its value wrong, so its
+      // silence kept the choice the escrow was to take away. A rule broken.
       st.withheld(
         dealer,
         true,
         msg,
-        `${dealer} did not reveal in round ${s.round}, and its escrow, opened from ${shares.length} valid shares, does not open its commitment ${s.commits[dealer]}`,
+        `${dealer} did not reveal in round ${s.round}, and its escrow, opened from ${shares} valid shares, does not open its commitment ${s.commits[dealer]}`,
       );
       forfeit(s, st, dealer, 'withheld');
     }
+  }
+  return all;
+}
+
+/** The assignment round's withheld values, opened: by shares (step `open`) or by peels (steps `peel/…`). */
+function openAssignEscrows(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: Accepted | { line: number }, time: number, who: string[]): void {
+  for (const p of who) {
+    if (s.escrow !== null) s.opening[p] = { power: '', shares: {}, answered: [] };
+    else s.peeling[p] = { ...startPeel(s.onions[p]!.head), power: '' };
+  }
+  if (s.escrow !== null) {
+    enter(s, 'open', time);
+    sendShares(s, st, ctx);
+  } else {
+    enter(s, 'peel/0', time);
+    settlePeel(s, st, ctx, msg, time);
   }
 }
 
@@ -488,7 +458,8 @@ function resolvePhase(s: DiplomacyState, st: Stepper, time: number): void {
 }
 
 function finishAssignment(s: DiplomacyState, st: Stepper, time: number): void {
-  const revealers = s.active.filter((p) => s.reveals[p] !== undefined);
+  // Every checked value counts, a player's forfeited after its claim too (§10.5.1): its power is then vacated.
+  const revealers = s.players.filter((p) => s.reveals[p] !== undefined);
   const values: Record<string, string> = {};
   const prefs: Preferences[] = [];
   for (const p of revealers) {
@@ -510,6 +481,7 @@ function finishAssignment(s: DiplomacyState, st: Stepper, time: number): void {
     ...(result.order === undefined ? {} : { order: result.order.map((n) => s.players[n - 1]!) }),
     powers: { ...s.powers },
   });
+  for (const p of s.players) if (!s.active.includes(p)) vacate(s, st, p);
   startPlay(s, time);
 }
 
@@ -551,20 +523,6 @@ function decision(s: DiplomacyState): Decision | null {
     choices: orderChoices(map, s.position, power),
     deadline,
   };
-}
-
-function readAssignValue(s: DiplomacyState, player: string, value: unknown): { prefs: Preferences; random: string } | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  const v = value as { prefs?: unknown; random?: unknown };
-  if (typeof v.prefs !== 'string' || typeof v.random !== 'string' || !/^[0-9a-f]{64}$/.test(v.random)) return null;
-  const number = s.players.indexOf(player) + 1;
-  try {
-    const [prefs] = parsePreferences(`${number} ${v.prefs}`);
-    return prefs === undefined ? null : { prefs, random: v.random };
-  } catch (e) {
-    if (e instanceof FairtableError) return null;
-    throw e;
-  }
 }
 
 /** The rerun after an assignment reveal that failed: the values already revealed are public now (as in the beacon). */
@@ -760,11 +718,11 @@ export const diplomacy: Machine<DiplomacyState> = {
       }
       const c = commit({ game: s.gameId, player: s.me!, purpose: purpose(s.round) }, value, ctx.random);
       s.mine = { round: s.round, opening: c.opening };
-      const escrow = s.stage === 'play' && s.escrow !== null ? escrowOf(s, c.opening, ctx) : null;
+      // Escrow covers the assignment round's values as it does orders (§10.5.1).
+      const escrow = s.escrow !== null ? escrowOf(s, c.opening, ctx) : null;
       let onion: OnionHead | null = null;
-      if (s.stage === 'play' && s.layered) {
-        const others = s.players.filter((p) => p !== s.me);
-        const o = wrap(utf8(canonicalize(c.opening as unknown as JsonValue)), others, {
+      if (s.layered) {
+        const o = wrap(utf8(canonicalize(c.opening as unknown as JsonValue)), othersOf(s, s.me!), {
           context: layerContext(s, s.round, s.me!),
           keys: s.keys,
           random: ctx.random,
@@ -827,21 +785,20 @@ export const diplomacy: Machine<DiplomacyState> = {
         else if (s.commits[from] !== undefined) st.violation('duplicate_commit', from, msg, `${from} committed twice in round ${round}`);
         else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment) || body.label !== label)
           st.violation('unexpected_message', from, msg, `${from}'s commitment is not 32 bytes of hex for ${label}`);
-        else if (s.stage === 'play' && s.escrow !== null && !isEscrowBody(body.escrow, s.escrow.k, s.players.length - 1))
+        else if (s.escrow !== null && !isEscrowBody(body.escrow, s.escrow.k, s.players.length - 1))
           st.violation(
             'unexpected_message',
             from,
             msg,
             `${from}'s commitment carries no escrow of ${s.escrow.k} commitments and ${s.players.length - 1} sealed shares`,
           );
-        else if (s.stage === 'play' && s.layered && onionAtCommit(s, from, body.onion) !== null)
-          st.violation('bad_layer', from, msg, onionAtCommit(s, from, body.onion)!);
+        else if (s.layered && onionAtCommit(s, from, body.onion) !== null) st.violation('bad_layer', from, msg, onionAtCommit(s, from, body.onion)!);
         else if (Object.values(s.commits).includes(body.commitment)) {
           st.violation('copied_commitment', from, msg, `${from} copied another player's commitment in round ${round}`);
         } else {
           s.commits[from] = body.commitment;
-          if (s.stage === 'play' && s.escrow !== null) s.escrows[from] = body.escrow as unknown as EscrowBody;
-          if (s.stage === 'play' && s.layered) s.onions[from] = { head: body.onion as unknown as OnionHead, line: msg.line };
+          if (s.escrow !== null) s.escrows[from] = body.escrow as unknown as EscrowBody;
+          if (s.layered) s.onions[from] = { head: body.onion as unknown as OnionHead, line: msg.line };
           advance(s, st, time, ctx, msg);
         }
         break;
@@ -914,9 +871,12 @@ export const diplomacy: Machine<DiplomacyState> = {
                   : `${from}'s reveal does not open its commitment ${s.commits[from]} (round ${round}): bad signature`,
               );
               forfeit(s, st, from, good ? 'unexpected_message' : 'commit_mismatch');
-              rerunAssignment(s, time);
+              // With escrow a reveal that does not open is one withheld: its committed value is opened and counts (§10.5.1).
+              if (!good && assignEscrow(s) && escrowed(s, from)) advance(s, st, time, ctx, msg);
+              else rerunAssignment(s, time);
             } else {
               s.reveals[from] = read as unknown as JsonValue;
+              if (s.layered && s.onions[from] !== undefined) backgroundCheck(s, st, msg, from, body);
               advance(s, st, time, ctx, msg);
             }
           } else {
@@ -985,17 +945,22 @@ export const diplomacy: Machine<DiplomacyState> = {
           // Commit and leave (docs/spec/diplomacy.md §10.6.1): with escrow, a committed player's missing reveal is opened
           // by the others and counts; nobody is named. Without it, the one reveal still missing when others are in
           // was withheld by one who saw them (a rule broken); anything else is an absence (docs/SPEC.md §7.4).
-          const escrowed = (p: string): boolean =>
-            s.stage === 'play' && ((s.escrow !== null && s.escrows[p] !== undefined) || (s.layered && s.onions[p] !== undefined));
           const steered = step === 'reveal' && late.length === 1 && Object.keys(s.reveals).length > 0;
-          const leftAfterCommit = (p: string): boolean => (step === 'reveal' || step === 'claim') && escrowed(p) && s.commits[p] !== undefined;
+          const leftAfterCommit = (p: string): boolean => (step === 'reveal' || step === 'claim') && escrowed(s, p) && s.commits[p] !== undefined;
           for (const p of late) {
             if (leftAfterCommit(p)) continue;
             st.withheld(p, steered, msg, `${p} did not ${step} in round ${round} before the deadline (${s.phaseStart + s.timeoutMs}); claimed by ${from}`);
           }
-          if (s.stage === 'assign') {
-            for (const p of late) forfeit(s, st, p, 'withheld');
-            if (step === 'reveal' || mismatched.length > 0) rerunAssignment(s, time);
+          if (s.stage === 'assign' && (step === 'commit' || step === 'claim' || step === 'reveal')) {
+            // With escrow a committed player who left stands by its commitment, as in a phase: its value is opened
+            // from escrow once the reveal step ends, and counts (§10.5.1). Anyone else missing forfeits.
+            const kept = late.filter(leftAfterCommit);
+            for (const p of late) if (!kept.includes(p)) forfeit(s, st, p, 'withheld');
+            for (const p of kept) {
+              if (step === 'claim') s.claims[p] = true;
+              else s.excused[p] = true;
+            }
+            if ((step === 'reveal' && kept.length < late.length) || mismatched.length > 0) rerunAssignment(s, time);
           } else if (step === 'commit' || step === 'claim') {
             // Missing orders (or a commitment nobody vouched for): this phase the power's units take the defaults.
             // With escrow, a committed player who left stands by its signed commitment: the others' claims fix the
@@ -1009,7 +974,7 @@ export const diplomacy: Machine<DiplomacyState> = {
             // and with escrow the others open the orders it committed to, so the choice is gone.
             for (const p of late) {
               const power = s.powers[p];
-              if (!escrowed(p)) forfeit(s, st, p, 'withheld');
+              if (!escrowed(s, p)) forfeit(s, st, p, 'withheld');
               if (s.escrow !== null && power !== undefined && s.escrows[p] !== undefined) s.opening[p] = { power, shares: {}, answered: [] };
               const onion = s.onions[p];
               if (s.layered && power !== undefined && onion !== undefined) s.peeling[p] = { ...startPeel(onion.head), power };
@@ -1050,7 +1015,8 @@ export const diplomacy: Machine<DiplomacyState> = {
     if (!state.active.includes(player) || state.phase === 'done') return st.result(state);
     const s = copy(state);
     forfeit(s, st, player, code);
-    if (s.stage === 'assign' && s.phase === 'reveal' && Object.keys(s.reveals).length > 0) rerunAssignment(s, time);
+    // With escrow the values of the assignment round are final once claimed: a forfeit there reruns nothing (§10.5.1).
+    if (s.stage === 'assign' && s.phase === 'reveal' && Object.keys(s.reveals).length > 0 && !assignEscrow(s)) rerunAssignment(s, time);
     else advance(s, st, time, ctx);
     return st.result(s);
   },
@@ -1074,54 +1040,6 @@ export const diplomacy: Machine<DiplomacyState> = {
 };
 
 // Seed 003's layers (docs/spec/escrow.md §3.4).
-
-const layerContext = (s: DiplomacyState, round: number, owner: string): string => `diplomacy/${s.gameId}/${round}/${owner}`;
-const othersOf = (s: DiplomacyState, owner: string): string[] => s.players.filter((p) => p !== owner);
-
-/** Why a commit's onion cannot be used, or null: checked by everyone as the commit arrives. */
-function onionAtCommit(s: DiplomacyState, owner: string, onion: unknown): string | null {
-  if (onion === undefined) return `${owner}'s commitment carries no onion, and this game escrows every orders commitment in layers`;
-  const problem = headProblem(onion, layerPlan(othersOf(s, owner)), layerContext(s, s.round, owner));
-  return problem === null ? null : `${owner}'s onion: ${problem}`;
-}
-
-/** The seed's background check on every reveal: the seed opens every box and layer, and the core is the opening revealed. */
-function backgroundCheck(s: DiplomacyState, st: Stepper, msg: Accepted, owner: string, body: { readonly [key: string]: unknown }): void {
-  const o = body.opening as Opening;
-  const problem = onionProblem(
-    s.onions[owner]!.head,
-    body.seed,
-    othersOf(s, owner),
-    s.keys,
-    layerContext(s, s.round, owner),
-    utf8(canonicalize({ nonce: o.nonce, value: o.value })),
-  );
-  // Its orders opened their commitment and stand; the onion it sealed would not have opened them.
-  if (problem !== null)
-    st.violation('bad_layer', owner, msg, `${owner}'s onion of round ${s.round} fails the background check: ${problem}`, [
-      { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion; the reveal publishes its seed` },
-    ]);
-}
-
-/** Who may still peel: in the game, and not named this round for refusing or for a wrong exchange. */
-const ableToPeel = (s: DiplomacyState, m: string): boolean => s.active.includes(m) && !s.unwilling.includes(m);
-
-/** The members asked to peel `owner`'s onion who have not answered. */
-function askedToPeel(s: DiplomacyState, owner: string): string[] {
-  const p = s.peeling[owner];
-  if (p === undefined || p.shut || p.value !== null) return [];
-  return p.waiting.filter((m) => ableToPeel(s, m));
-}
-
-function sendPeels(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined): void {
-  const me = s.me;
-  if (me === null || ctx?.exchange === undefined) return;
-  for (const owner of Object.keys(s.peeling)) {
-    if (!askedToPeel(s, owner).includes(me)) continue;
-    const x = ctx.exchange(s.onions[owner]!.head.ephemeral, exchangeContext(layerContext(s, s.round, owner), me));
-    st.send({ type: 'peel', round: s.round, owner, shared: x.shared, proof: x.proof });
-  }
-}
 
 function stepPeel(s: DiplomacyState, st: Stepper, msg: Accepted, body: { readonly [key: string]: unknown }, ctx: Ctx): void {
   const from = msg.envelope.from;
@@ -1165,7 +1083,10 @@ function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: A
     if (p.value !== null) {
       const opening = readOpening(fromHex(p.value, 'core'));
       const value = (opening as { value?: unknown } | null)?.value;
-      if (!opens({ game: s.gameId, player: owner, purpose: purpose(s.round) }, s.commits[owner]!, opening) || typeof value !== 'string') {
+      if (
+        !opens({ game: s.gameId, player: owner, purpose: purpose(s.round) }, s.commits[owner]!, opening) ||
+        (s.stage === 'play' && typeof value !== 'string')
+      ) {
         st.violation('bad_layer', owner, msg, `the core of ${owner}'s onion of round ${s.round} does not open its commitment ${s.commits[owner]}`, [
           commitLine,
         ]);
@@ -1178,6 +1099,10 @@ function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: A
   if (asking) {
     enter(s, `peel/${Number(s.phase.slice(5)) + 1}`, time);
     sendPeels(s, st, ctx);
+    return;
+  }
+  if (s.stage === 'assign') {
+    settleAssignPeel(s, st, msg, time);
     return;
   }
   for (const [owner, p] of Object.entries(s.peeling)) {
@@ -1194,10 +1119,26 @@ function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: A
   resolvePhase(s, st, time);
 }
 
-function readOpening(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    return null;
+/** The assignment round's onions, peeled as far as they go: opened values enter the lottery; any other reruns it (§10.5.1). */
+function settleAssignPeel(s: DiplomacyState, st: Stepper, msg: Accepted | { line: number }, time: number): void {
+  let all = true;
+  for (const [owner, p] of Object.entries(s.peeling)) {
+    if (p.value !== null && !p.shut) {
+      if (takeOpened(s, st, msg, owner, (readOpening(fromHex(p.value, 'core')) as { value: unknown }).value)) continue;
+      forfeit(s, st, owner, 'unexpected_message');
+    } else {
+      st.emit({ type: 'escrow-failed', player: owner, round: s.round, depth: p.depth });
+      // Garbage was named bad_layer (and forfeited) above; an onion shut by members who did not peel is an absence.
+      if (p.value === null && p.faults.length === 0)
+        st.absent(
+          owner,
+          msg,
+          `${owner} did not reveal in round ${s.round}, and its layers could not all be peeled: it takes no power and the powers are drawn again`,
+        );
+      forfeit(s, st, owner, 'withheld');
+    }
+    all = false;
   }
+  if (all) finishAssignment(s, st, time);
+  else rerunAssignment(s, time);
 }

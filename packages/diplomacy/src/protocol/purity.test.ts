@@ -1,6 +1,6 @@
 /**
  * The diplomacy machine is pure (docs/SPEC.md §7): every state handed to it is deep-frozen first, so a
- * write into it throws, and games are played through the simulator honestly and with cheats, escrow on.
+ * write into it throws, and games are played through the simulator honestly and with cheats, escrow on (the assignment round's too).
  */
 import { describe, expect, it } from 'vitest';
 import { frozenRegistry, simulate } from '@fairtable/core/testing';
@@ -15,6 +15,9 @@ describe('the diplomacy machine never changes the state it is given', () => {
     [undefined, { assign: 'weighted' }],
     ['withhold', { assign: 'fixed', escrow: 'threshold' }],
     ['layers-bad-box', { assign: 'fixed', escrow: 'layers' }],
+    // In the assignment round (spec/diplomacy.md §10.5.1): a withheld value opened from shares, a bad box peeled past.
+    ['withhold', { assign: 'weighted', escrow: 'threshold' }],
+    ['layers-bad-box', { assign: 'weighted', escrow: 'layers' }],
     ['tampered-orders', { assign: 'serial' }],
     ['disagree', { assign: 'fixed' }],
   ] as const) {
