@@ -127,8 +127,8 @@ const EXPECT: [RegExp, Check | 'skip'][] = [
   [/ audit roulette\.jsonl/, exits(1, (r) => expect(r.out).toMatch(/key_swap\s+house/))],
   [/ audit casino\.jsonl/, exits(0, (r) => expect(r.out).toMatch(/VALID/))],
   // The game alice and bob played through the relay, fetched with its receipts.
-  [/ fetch --relay \S+ --game [0-9a-f]{64} --out game\.jsonl/, exits(0, (r) => expect(r.out + r.err).toMatch(/every receipt verifies/))],
-  [/ audit game\.jsonl$/, exits(0, (r) => expect(r.out).toMatch(/^VALID/m))],
+  [/ fetch --relay \S+ --game [0-9a-f]{64} --out relay-game\.jsonl/, exits(0, (r) => expect(r.out + r.err).toMatch(/every receipt verifies/))],
+  [/ audit relay-game\.jsonl$/, exits(0, (r) => expect(r.out).toMatch(/^VALID/m))],
   [/ mail new monopoly /, exits(0, (r) => expect(r.out).toMatch(/send to every other participant/))],
   [/ mail read --dir game-b --key bob\.json -$/, exits(0, (r) => expect(r.out).toMatch(/joined game .* as bob/))],
   [/ mail status --dir game-b/, exits(0, (r) => expect(r.out).toMatch(/next: /))],

@@ -99,6 +99,10 @@ describe('fairtable play and fetch through a relay', () => {
       return JSON.parse(lines[lines.length - 1]!) as { game: string; player: string; winners: string[]; lines: number };
     });
     expect(outcomes.map((o) => o.player)).toEqual(['alice', 'bob', 'carol']);
+    // Progress on stderr: every player sees each roll in words, the same rolls in the same order.
+    const rolls = runs.map((r) => r.stderr.split('\n').filter((l) => /turn \d+: (alice|bob|carol) rolled \d+ \+ \d+ = \d+$/.test(l)));
+    expect(rolls[0]!.length, runs[0]!.stderr).toBe(6);
+    for (const seen of rolls) expect(seen.map((l) => l.slice(l.indexOf('turn ')))).toEqual(rolls[0]!.map((l) => l.slice(l.indexOf('turn '))));
     for (const o of outcomes) {
       expect(o.game).toBe(gameId);
       expect(o.winners).toEqual(outcomes[0]!.winners);

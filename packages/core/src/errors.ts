@@ -64,6 +64,8 @@ export type ErrorCode =
   | 'unknown_province'
   | 'bad_position'
   | 'game_over'
+  // `play --ask`: standard input ended before a decision was answered (docs/spec/diplomacy-by-hand.md §1)
+  | 'no_answer'
   // OpenPGP (docs/spec/pgp.md): unreadable input, thrown
   | 'bad_pgp_key'
   | 'bad_pgp_data'

@@ -43,6 +43,8 @@ import { webSocketWire } from './ws-wire.js';
 export { DEFAULT_LIMITS, type Relay, type RelayLimits, type RelayOptions } from './relay-options.js';
 
 export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
+  // Checked before anything is opened: a bad setting refuses to start, leaving no store or thread behind.
+  const trusted = trustedProxies(options.trustProxy ?? []);
   const limits: RelayLimits = { ...DEFAULT_LIMITS, ...options.limits };
   const quotas: QuotaLimits = { ...DEFAULT_QUOTAS, ...options.quotas };
   const readLimits: ReadLimits = { ...DEFAULT_READ_LIMITS, ...options.reads };
@@ -93,7 +95,6 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   // Before the routes see a request: its client, where a trusted reverse proxy names one.
-  const trusted = trustedProxies(options.trustProxy ?? []);
   server.prependListener('request', (req: IncomingMessage) => markForwarded(req, trusted));
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     markForwarded(req, trusted);

@@ -26,7 +26,9 @@ import { diplomacyRegistry, phaseLabel, type DiplomacyState, type TypoRule } fro
 import { standardMap } from '@fairtable/diplomacy/standard.js';
 import { defaultOrders, legalOrdersText, phaseName, positionText, readOrdersFile, type OrdersFileReading } from '@fairtable/diplomacy/orders-file.js';
 import type { Position } from '@fairtable/diplomacy/position.js';
+import { FairtableError } from '@fairtable/core/errors.js';
 import { fail } from '../io.js';
+import { describeChoices } from '../mail/choice-text.js';
 
 const map = standardMap;
 /** How often the orders directory is looked at, ms. */
@@ -186,6 +188,10 @@ export class Person {
     work.then(
       (value) => this.answer(key, value),
       (e: unknown) => {
+        if (e instanceof FairtableError && e.code === 'no_answer') {
+          const resume = this.flags.out === undefined ? '' : ` (fairtable play --resume ${this.flags.out} answers it before the deadline)`;
+          fail(`[no_answer] ${e.message}${resume}`);
+        }
         this.say(`could not answer ${d.kind}: ${(e as Error).message}`);
         // Still open (the state was not readable, say): answered automatically rather than left to the deadline.
         if (JSON.stringify(this.game!.decision()) === key) {
@@ -392,6 +398,9 @@ export class Person {
     const value = await this.askChoices(d.choices, d.kind, until);
     if (value !== undefined) return value;
     if (signal.aborted) throw new Error(`the ${d.kind} decision closed before it was answered`);
+    // The person is gone, not late: nothing is played in their name.
+    if (this.lines?.closed === true && !until.aborted)
+      throw new FairtableError('no_answer', `standard input ended before the ${d.kind} decision was answered; nothing was sent for it`);
     const auto = this.automatic!(d);
     this.say(`no answer to ${d.kind}: answering ${JSON.stringify(auto)} at random`);
     return auto;
@@ -408,6 +417,23 @@ export class Person {
       return out;
     }
     const lines = this.stdin();
+    if (choices.type === 'any-of') {
+      // Several kinds of answer (a roll, or a trade, say): which kind first, from a numbered menu, then that kind's answer.
+      if (choices.options.length === 1) return this.askChoices(choices.options[0]!, label, signal);
+      const menu = choices.options.map((o, i) => `  ${String(i + 1).padStart(3)}) ${describeChoices(o)}`).join('\n');
+      for (;;) {
+        process.stderr.write(`${menu}\n${label}: which kind of answer, a number > `);
+        const line = await lines.next(signal);
+        if (line === null) return undefined;
+        const n = Number(line.trim());
+        const option = /^\d+$/.test(line.trim()) ? choices.options[n - 1] : undefined;
+        if (option === undefined) {
+          process.stderr.write(`fairtable: [illegal_choice] choose 1 to ${choices.options.length}\n`);
+          continue;
+        }
+        return this.askChoices(option, label, signal);
+      }
+    }
     const hint =
       choices.type === 'one-of'
         ? `${choices.values.map((v, i) => `  ${String(i + 1).padStart(3)}) ${typeof v === 'string' ? v : JSON.stringify(v)}`).join('\n')}\n${label}: a number > `
@@ -422,7 +448,7 @@ export class Person {
                       .join(', ')}`
                   : ''
               } > `
-            : `${label}: JSON (${choices.type}) > `;
+            : `${label}: JSON, ${describeChoices(choices)} > `;
     for (;;) {
       process.stderr.write(hint);
       const line = await lines.next(signal);

@@ -44,6 +44,8 @@ import { betStrategy } from './signidice.js';
 import { ALLOW_HTTP_WITNESS_HELP, collect, httpWitnessHosts, witnessesFrom } from '../witnesses.js';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { personFor } from './diplomacy-orders.js';
+import { progressLine } from '../progress.js';
+import { TurnNarrator } from '../mail/chance-text.js';
 
 /** What `play` creates: the simulator's protocols and Diplomacy. */
 const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy'];
@@ -244,8 +246,23 @@ async function playSeat(
     ),
   );
   game.on('violation', (v) => say(`violation at line ${v.seq}: ${v.code}${v.player === null ? '' : ` by ${v.player}`}: ${v.message}`));
+  // Each turn of a game of chance in its own words, from the lines as they come, in order (after --resume the
+  // lines held before are replayed without a word, so that the next turn is told from the right state).
+  let narrator: TurnNarrator | null = null;
+  let narrated = 0;
+  game.on('line', ({ line, text }) => {
+    if (line === 0) narrator = new TurnNarrator(text);
+    else if (narrator === null && game.lines[0] !== undefined) {
+      narrator = new TurnNarrator(game.lines[0]);
+      for (; narrated + 1 < line && game.lines[narrated + 1] !== undefined; narrated++) narrator.feed(narrated + 1, game.lines[narrated + 1]!);
+    }
+    if (narrator === null || line !== narrated + 1) return;
+    narrated = line;
+    for (const turn of narrator.feed(line, text)) say(turn);
+  });
   game.on('event', (e) => {
-    if (e.type === 'game-over' || e.type === 'forfeit') say(`${e.type} ${JSON.stringify(e)}`);
+    const line = progressLine(e);
+    if (line !== null) say(line);
   });
   try {
     await game.finished;

@@ -39,22 +39,41 @@ export const TURNS_SHOWN = 30;
  */
 export function turnsText(log: readonly string[]): string[] {
   if (log.length === 0) return [];
-  const referee = new Referee(log[0]!, null, undefined, { verify: trustAll, registry: diplomacyRegistry });
-  if (chanceState(referee.state) === null || chanceState(referee.state)!.rules.turnText === undefined) return [];
-  const turns: string[] = [];
-  for (let n = 1; n < log.length; n++) {
-    const before = chanceState(referee.state)!.game;
-    const { events } = referee.feedText(n, log[n]!);
-    const rules = chanceState(referee.state)!.rules;
+  const narrator = new TurnNarrator(log[0]!);
+  const turns = log.slice(1).flatMap((text, i) => narrator.feed(i + 1, text));
+  if (turns.length <= TURNS_SHOWN) return turns;
+  const hidden = turns.length - TURNS_SHOWN;
+  return [`(${hidden} earlier turn${hidden === 1 ? '' : 's'} not shown: fairtable mail transcript writes them all)`, ...turns.slice(hidden)];
+}
+
+/**
+ * A game of chance's turns in words as its lines come, one line at a time (`fairtable play`'s progress, and
+ * `turnsText`): a referee of its own replays them, so a keyed-stream turn, whose event carries only draws, is
+ * put in words from the state before it. Lines that already passed the seat's checks; nothing for a game
+ * without `turnText`.
+ */
+export class TurnNarrator {
+  private readonly referee: Referee | null;
+
+  constructor(setupLine: string) {
+    const referee = new Referee(setupLine, null, undefined, { verify: trustAll, registry: diplomacyRegistry });
+    this.referee = chanceState(referee.state)?.rules.turnText === undefined ? null : referee;
+  }
+
+  /** Line `n` (1 on; in order, each once): the turns it plays, in words ("turn 3: bob rolled 6 + 6 = 12"). */
+  feed(n: number, text: string): string[] {
+    if (this.referee === null) return [];
+    const before = chanceState(this.referee.state)!.game;
+    const { events } = this.referee.feedText(n, text);
+    const rules = chanceState(this.referee.state)!.rules;
+    const turns: string[] = [];
     for (const e of events) {
       if (e.type !== 'turn' || typeof e.player !== 'string') continue;
       const summary = e.summary !== undefined ? e.summary : summaryOf(rules, before, e.player, e.draws);
       turns.push(`turn ${String(e.turn)}: ${rules.turnText!(e.player, summary)}`);
     }
+    return turns;
   }
-  if (turns.length <= TURNS_SHOWN) return turns;
-  const hidden = turns.length - TURNS_SHOWN;
-  return [`(${hidden} earlier turn${hidden === 1 ? '' : 's'} not shown: fairtable mail transcript writes them all)`, ...turns.slice(hidden)];
 }
 
 /** A keyed-stream event carries its draws as canonical JSON text. */
