@@ -227,8 +227,12 @@ export function register(program: Command): void {
         const r = await encrypted(o.dir as string, mailStatus(o.dir as string), o);
         if (o.json === true) {
           process.stdout.write(
-            JSON.stringify({ ...r.status, written: r.written, ...(r.board === '' ? {} : { board: r.board }), ...(r.results === null ? {} : { results: r.results }) }) +
-              '\n',
+            JSON.stringify({
+              ...r.status,
+              written: r.written,
+              ...(r.board === '' ? {} : { board: r.board }),
+              ...(r.results === null ? {} : { results: r.results }),
+            }) + '\n',
           );
           if (r.status.problems.some((p) => p.code.startsWith('recorder_'))) process.exitCode = 1;
         } else {

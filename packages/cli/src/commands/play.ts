@@ -44,6 +44,7 @@ import { betStrategy } from './signidice.js';
 import { ALLOW_HTTP_WITNESS_HELP, collect, httpWitnessHosts, witnessesFrom } from '../witnesses.js';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { personFor } from './diplomacy-orders.js';
+import { followDiplomacy } from './diplomacy-progress.js';
 
 /** What `play` creates: the simulator's protocols and Diplomacy. */
 const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy'];
@@ -236,6 +237,8 @@ async function playSeat(
         }),
   });
   person?.attach(game, strategyFor(opts, me.name));
+  // Diplomacy: who has done each step, and every phase's orders with what came of them.
+  followDiplomacy(game, say);
   game.on('status', (s) => say(`${s.status}${s.reason === undefined ? '' : ` (${s.reason})`}`));
   game.on('refused', (r) => say(`the relay refused a line of ours: [${r.code}] ${r.message}`));
   game.on('unacknowledged', (u) =>

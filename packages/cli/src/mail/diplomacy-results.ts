@@ -113,14 +113,15 @@ export function progressText(s: DiplomacyState): string[] {
 
 /**
  * Follows a Diplomacy log line by line: each phase's results when it is adjudicated, and what each line
- * changed in who has done the step. `verify` checks signatures (a folder's lines passed its door already).
+ * changed in who has done the step. `options` as the referee's: `verify` checks signatures (a folder's lines
+ * passed its door already), `timeOf` gives each line's receipt time (a relay's game).
  */
 export class DiplomacyFollower {
   readonly results: PhaseResults[] = [];
   private readonly referee: Referee<DiplomacyState>;
 
-  constructor(setupLine: string, verify?: VerifyFn) {
-    this.referee = new Referee<DiplomacyState>(setupLine, null, undefined, { registry: diplomacyRegistry, ...(verify === undefined ? {} : { verify }) });
+  constructor(setupLine: string, options: { readonly verify?: VerifyFn; readonly timeOf?: (line: number) => number | undefined } = {}) {
+    this.referee = new Referee<DiplomacyState>(setupLine, null, undefined, { registry: diplomacyRegistry, ...options });
   }
 
   get lines(): number {
@@ -159,7 +160,7 @@ export class DiplomacyFollower {
 /** Every phase adjudicated in a log, in order (the lines passed a folder's checks: signatures are not checked again). */
 export function phaseResults(log: readonly string[]): PhaseResults[] {
   if (log.length === 0) return [];
-  const f = new DiplomacyFollower(log[0]!, () => true);
+  const f = new DiplomacyFollower(log[0]!, { verify: () => true });
   if (f.state === null) return [];
   for (let n = 1; n < log.length; n++) f.feed(n, log[n]!);
   return f.results;
