@@ -126,6 +126,8 @@ describe('fairtable play diplomacy', () => {
           if (o.reason === 'bounced') expect(words).toMatch(/^bounced/);
         }
         expect(r.err).toMatch(/, sign: Signed so far: p\d/);
+        // Its own sealed commitment, the one it may know of before the set is recorded.
+        expect(r.err).toContain('our commitment is in: the relay holds it sealed');
       }
       const audit = spawnSync(process.execPath, [main, 'audit', fetched, '--json'], { encoding: 'utf8' });
       expect(audit.status, audit.stderr).toBe(0);

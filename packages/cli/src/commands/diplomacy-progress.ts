@@ -46,4 +46,8 @@ export function followDiplomacy(game: RelayGame, say: (text: string) => void): v
     if (now !== '' && now !== said) say(now);
     said = now;
   });
+  // A sealed game says nobody's commitment before the set is complete (docs/spec/sealed.md §6): the seat knows its own.
+  game.on('held', () => {
+    if (follower !== null) say('our commitment is in: the relay holds it sealed until every commitment is in');
+  });
 }
