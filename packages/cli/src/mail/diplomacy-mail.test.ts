@@ -189,6 +189,12 @@ describe('Diplomacy by mail', () => {
       ['F bre - mao', 'succeeded'],
       ['A mar S A par - bur', 'succeeded'],
     ]);
+    // The recorder's mail that carried the spring's adjudication said the same, in words, to everyone.
+    const recorded = readdirSync(join(rita.dir, 'sent'))
+      .map((f) => readFileSync(join(rita.dir, 'sent', f), 'utf8'))
+      .filter((t) => /^Results of the .* \(S1901M\):$/m.test(t));
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatch(/^ {2}France:\n {4}F bre - mao: moved\n {4}A mar S A par - bur: support given\n {4}A par - bur: /m);
 
     // Mail altered in transit is refused by its checksum; an envelope altered inside and armored again, by its signature.
     const sent = readdirSync(join(ann.dir, 'sent')).sort();
