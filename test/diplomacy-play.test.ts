@@ -12,6 +12,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
 import { startRelay } from '@fairtable/relay';
+import { Referee } from '@fairtable/core/referee.js';
+import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 
 const main = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-diplomacy-play-'));
@@ -101,6 +103,31 @@ describe('fairtable play diplomacy', () => {
         const run = bodies.slice(i).findIndex((b) => b.type !== 'commit');
         expect(run === -1 ? bodies.length - i : run).toBe(7);
         i += 7;
+      }
+      // Every seat was told each phase's orders with what came of them, as the machine adjudicated them, and
+      // who had done each step so far.
+      const judge = new Referee(lines[0]!, null, undefined, { registry: diplomacyRegistry, keepEvents: true });
+      lines.slice(1).forEach((text, n) => judge.feedText(n + 1, text));
+      const spring = judge.events.find((e) => e.type === 'adjudicated' && e.phase === 'S1901M')!;
+      const results = spring.results as { order: string; status: string; reason: string | null }[];
+      expect(results.length).toBeGreaterThan(0);
+      for (const r of [creator, ...joiners]) {
+        const at = r.err.search(/^p\d: Results of the .* \(S1901M\):$/m);
+        expect(at, r.err).toBeGreaterThanOrEqual(0);
+        const told = r.err.slice(at);
+        for (const o of results) {
+          const words = told
+            .split('\n')
+            .find((l) => l.startsWith(`    ${o.order}: `))
+            ?.slice(o.order.length + 6);
+          expect(words, o.order).toBeDefined();
+          if (o.status === 'succeeded') expect(words).not.toMatch(/bounced|cut|failed|invalid|ignored/);
+          else expect(words).toContain(o.reason ?? o.status);
+          if (o.reason === 'bounced') expect(words).toMatch(/^bounced/);
+        }
+        expect(r.err).toMatch(/, sign: Signed so far: p\d/);
+        // Its own sealed commitment, the one it may know of before the set is recorded.
+        expect(r.err).toContain('our commitment is in: the relay holds it sealed');
       }
       const audit = spawnSync(process.execPath, [main, 'audit', fetched, '--json'], { encoding: 'utf8' });
       expect(audit.status, audit.stderr).toBe(0);

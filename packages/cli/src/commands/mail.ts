@@ -20,6 +20,7 @@ import {
   mailTranscript,
   MAIL_PROTOCOLS,
   DEFAULT_TIMEOUT,
+  resultsText,
   type MailResult,
 } from '../mail/index.js';
 import { failWith, fail } from '../io.js';
@@ -225,13 +226,22 @@ export function register(program: Command): void {
       try {
         const r = await encrypted(o.dir as string, mailStatus(o.dir as string), o);
         if (o.json === true) {
-          process.stdout.write(JSON.stringify({ ...r.status, written: r.written, ...(r.board === '' ? {} : { board: r.board }) }) + '\n');
+          process.stdout.write(
+            JSON.stringify({
+              ...r.status,
+              written: r.written,
+              ...(r.board === '' ? {} : { board: r.board }),
+              ...(r.results === null ? {} : { results: r.results }),
+            }) + '\n',
+          );
           if (r.status.problems.some((p) => p.code.startsWith('recorder_'))) process.exitCode = 1;
         } else {
           const s = r.status;
           process.stdout.write(`game ${s.game} (${s.protocol}); you are ${s.seat} (${s.role}); recorder ${s.recorder}; ${s.lines} lines\n`);
           const board = s.protocol === 'diplomacy' ? r.board : '';
           if (board !== '') process.stdout.write(board);
+          // The last phase's orders and what came of them (docs/spec/mail.md §11.1).
+          if (r.results !== null) process.stdout.write(`\n${resultsText(r.results).join('\n')}\n\n`);
           if (s.decision !== null)
             process.stdout.write(
               board === ''

@@ -46,6 +46,7 @@ import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { personFor } from './diplomacy-orders.js';
 import { progressLine } from '../progress.js';
 import { TurnNarrator } from '../mail/chance-text.js';
+import { followDiplomacy } from './diplomacy-progress.js';
 
 /** What `play` creates: the simulator's protocols and Diplomacy. */
 const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy'];
@@ -238,6 +239,8 @@ async function playSeat(
         }),
   });
   person?.attach(game, strategyFor(opts, me.name));
+  // Diplomacy: who has done each step, and every phase's orders with what came of them.
+  followDiplomacy(game, say);
   game.on('status', (s) => say(`${s.status}${s.reason === undefined ? '' : ` (${s.reason})`}`));
   game.on('refused', (r) => say(`the relay refused a line of ours: [${r.code}] ${r.message}`));
   game.on('unacknowledged', (u) =>

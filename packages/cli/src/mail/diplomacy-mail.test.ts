@@ -110,6 +110,7 @@ describe('Diplomacy by mail', () => {
     const random = simStrategy(new Uint8Array(32).fill(7));
     const prefs: Record<string, string> = { ann: 'F', ben: 'E(GA)', cat: '(GR)A' };
     const written: { label: string; text: string; notes: readonly string[] }[] = [];
+    let firstResults: MailResult['results'] = null;
     let turn = 0;
     const last = post.play((_who, d) => random(d), {
       maxRounds: 400,
@@ -121,6 +122,7 @@ describe('Diplomacy by mail', () => {
         // The folder wrote the orders file to fill in, with the position and the orders offered.
         const template = join(p.dir, `orders-${label}.txt`);
         expect(existsSync(template), template).toBe(true);
+        if (label === 'F1901M') firstResults = status.results;
         const text = label === 'S1901M' ? FIRST_ORDERS : ordersFor(d, turn++);
         if (label === 'S1901M') {
           const t = readFileSync(template, 'utf8');
@@ -172,6 +174,27 @@ describe('Diplomacy by mail', () => {
     const commits = envelopes.filter((e) => e.body.type === 'commit');
     for (const round of new Set(commits.map((e) => e.body.round))) expect(commits.filter((e) => e.body.round === round)).toHaveLength(3);
     expect(commits.filter((e) => e.body.label === 'S1902M')).toHaveLength(3);
+    // After the spring, mail status showed every power's orders with what came of each: the machine's own
+    // adjudication of the phase, and France's support given and fleet moved.
+    const judge = new Referee(lines[0]!, null, undefined, { registry: diplomacyRegistry, keepEvents: true });
+    lines.slice(1).forEach((text, i) => judge.feedText(i + 1, text));
+    const spring = judge.events.find((e) => e.type === 'adjudicated' && e.phase === 'S1901M')!;
+    const shown = firstResults as MailResult['results'];
+    expect(shown?.label).toBe('S1901M');
+    expect(shown?.orders).toEqual(spring.results);
+    expect(new Set(shown?.orders.map((o) => o.power))).toEqual(
+      new Set(['france', 'england', Object.values(summary.powers).find((x) => x !== 'france' && x !== 'england')]),
+    );
+    expect(shown?.orders.filter((o) => o.power === 'france' && o.order !== 'A par - bur').map((o) => [o.order, o.status])).toEqual([
+      ['F bre - mao', 'succeeded'],
+      ['A mar S A par - bur', 'succeeded'],
+    ]);
+    // The recorder's mail that carried the spring's adjudication said the same, in words, to everyone.
+    const recorded = readdirSync(join(rita.dir, 'sent'))
+      .map((f) => readFileSync(join(rita.dir, 'sent', f), 'utf8'))
+      .filter((t) => /^Results of the .* \(S1901M\):$/m.test(t));
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatch(/^ {2}France:\n {4}F bre - mao: moved\n {4}A mar S A par - bur: support given\n {4}A par - bur: /m);
 
     // Mail altered in transit is refused by its checksum; an envelope altered inside and armored again, by its signature.
     const sent = readdirSync(join(ann.dir, 'sent')).sort();

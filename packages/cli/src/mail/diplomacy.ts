@@ -13,6 +13,7 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import type { Decision } from '@fairtable/core/protocols/machine.js';
 import { legalOrdersText, lineText, phaseName, positionText, readOrdersFileOrThrow, standardMap } from '@fairtable/diplomacy/index.js';
 import { phaseLabel, type DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
+import { progressText } from './diplomacy-results.js';
 import { writeAtomic } from './files.js';
 
 const map = standardMap;
@@ -89,6 +90,7 @@ export function diplomacyText(state: unknown): string {
   // At the commit step this is what the log shows: a sealed game's recorder holds commitments out of it, so
   // nobody (the recorder's own mail included) says who has committed already.
   if (waiting.length > 0) out.push(`${s.phase === 'commit' ? 'Commitments due from' : 'Waiting for'}: ${waiting.join(', ')}`);
+  out.push(...progressText(s));
   if (s.forfeits.length > 0) out.push(`Out of the game: ${s.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}`);
   out.push('', positionText(map, s.position, holders).trimEnd());
   if (s.stage === 'play' && s.phase === 'commit') {

@@ -38,6 +38,7 @@ import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { linesText, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
 import { boardText, mailText, type MailMessage } from './message.js';
+import { phaseResults, resultsText } from './diplomacy-results.js';
 import { decideCommand } from './choice-text.js';
 
 export type Role = 'player' | 'recorder' | 'player+recorder';
@@ -777,9 +778,17 @@ export class GameFolder {
     const detail =
       m.kind === 'submission' ? `${m.from}` : m.kind === 'entries' ? `${m.first}-${m.first + m.lines.length - 1}` : m.kind === 'holding' ? `for-${m.to}` : '';
     const name = `${String(n).padStart(4, '0')}-${m.kind}${detail === '' ? '' : `-${detail}`}.txt`;
-    const board = boardText(this.setupLine, () => this.seat?.referee ?? this.observer());
+    const board = boardText(this.setupLine, () => this.seat?.referee ?? this.observer()) + this.resultsIn(m);
     writeAtomic(join(this.dir, F.outbox, name), mailText(m, board));
     this.report.written.push(join(F.outbox, name));
+  }
+
+  /** Diplomacy: the results of every phase the lines of an entries mail adjudicated, as text for the mail (spec/mail.md §11.1). */
+  private resultsIn(m: MailMessage): string {
+    if (m.kind !== 'entries' || this.config.protocol !== 'diplomacy') return '';
+    const end = m.first + m.lines.length;
+    const told = phaseResults(this.log.slice(0, end)).filter((p) => p.line >= m.first);
+    return told.map((p) => `\n${resultsText(p).join('\n')}\n`).join('');
   }
 
   /** A plain letter to a player outside fairtable (a gpg-only player, docs/spec/mail.md §12): no fairtable block in it. */

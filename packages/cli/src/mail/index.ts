@@ -18,6 +18,7 @@ import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { readMail, type MailMessage } from './message.js';
 import { standingText, turnsText } from './chance-text.js';
+import { phaseResults, resultsText, type PhaseResults } from './diplomacy-results.js';
 import { ordersAnswer, prefsAnswer, writeOrdersTemplate } from './diplomacy.js';
 import { carryGpgMail, gpgMailIn, keepGpgMail, LETTER_MARK, letterText, lettersDue, loadLetters, saveLetters } from './gpg-player.js';
 import { readPgpKey } from '@fairtable/core/pgp/verify.js';
@@ -35,6 +36,7 @@ export type { FolderStatus, Report, Problem } from './folder.js';
 export { keepFolders, useSnapshots } from './folder.js';
 export { pgpBlocks, openPgpMail, checkBindings } from './pgp-mail.js';
 export { diplomacyText } from './diplomacy.js';
+export { DiplomacyFollower, phaseResults, progressText, resultsText, type PhaseResults } from './diplomacy-results.js';
 
 /** Protocols a game by mail can run (the names `fairtable simulate` takes, Signidice aside: see the spec). */
 export const MAIL_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'rochambeau', 'signidice', 'diplomacy'] as const;
@@ -75,6 +77,8 @@ export interface MailResult extends Report {
   readonly status: FolderStatus;
   /** A Diplomacy game in plain text, as the folder's messages carry it (docs/spec/mail.md §11); empty for other games. */
   readonly board: string;
+  /** Diplomacy: the last phase adjudicated, every order with its outcome (docs/spec/mail.md §11.1); null before the first, and for other games. */
+  readonly results: PhaseResults | null;
 }
 
 const realClock = (): number => Date.now();
@@ -322,6 +326,7 @@ export function mailRead(
   }
   // Invitations first, then what the recorder takes (submissions), then the ordered lines.
   const rank = { invitation: 0, submission: 1, entries: 2, holding: 3 } as const;
+  const seen = folder.log.length;
   for (const m of [...messages].sort((a, b) => rank[a.kind] - rank[b.kind])) folder.take(m);
   if (folder.config.protocol === 'diplomacy')
     for (const g of gpgMail) {
@@ -330,7 +335,7 @@ export function mailRead(
     }
   folder.tick();
   for (const r of refused) folder.note(`refused ${r}`);
-  return { ...finish(folder), refused };
+  return { ...finish(folder, seen), refused };
 }
 
 /** A fairtable block of the text's own (quoted or not), not one dash-escaped inside a clearsigned message. */
@@ -451,18 +456,25 @@ export function mailTranscript(dir: string, out: string, clock: () => number = r
   return folder.log.length;
 }
 
-function finish(folder: GameFolder): MailResult {
+/**
+ * The folder written back and what to tell the player. `seen`: the log's length before the mail just read; a
+ * Diplomacy phase adjudicated by a line after it has its results told (docs/spec/mail.md §11.1).
+ */
+function finish(folder: GameFolder, seen?: number): MailResult {
   let report = folder.save();
   if (folder.config.protocol === 'diplomacy' && gpgMailDue(folder)) report = folder.save();
   const status = folder.status();
   const template = writeOrdersTemplate(folder.dir, folder.seat?.referee.state ?? null, status.decision);
   const extra =
     template === null ? [] : [`your orders are due: fill in ${join(folder.dir, template)} (it lists the orders offered), then mail decide --orders it`];
+  const phases = folder.config.protocol === 'diplomacy' ? phaseResults(folder.log) : [];
+  const told = seen === undefined ? [] : phases.filter((p) => p.line >= seen).flatMap(resultsText);
   return {
     ...report,
-    notes: [...report.notes, ...plainNext(status, report), ...extra],
+    notes: [...told, ...report.notes, ...plainNext(status, report), ...extra],
     status,
     board: folder.config.protocol === 'diplomacy' ? folder.board() : '',
+    results: phases[phases.length - 1] ?? null,
   };
 }
 
