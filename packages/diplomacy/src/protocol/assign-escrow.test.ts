@@ -8,16 +8,16 @@
 import { describe, expect, it } from 'vitest';
 import { cheatHook, simKeys, simulate } from '@fairtable/core/testing';
 import { Auditor, auditLines } from '@fairtable/core/audit.js';
-import { fromHex, toHex } from '@fairtable/core/bytes.js';
+import { fromHex } from '@fairtable/core/bytes.js';
 import { openEscrowedValue, reconstruct } from '@fairtable/core/escrow/vss.js';
-import { envelopeLine, type Body } from '@fairtable/core/envelope.js';
+import type { Body } from '@fairtable/core/envelope.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { createSetupEnvelope } from '@fairtable/core/setup.js';
-import { Seat, type OutgoingHook } from '@fairtable/core/seat/seat.js';
+import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 import type { Violation } from '@fairtable/core/errors.js';
 import { diplomacyRegistry as registry } from './index.js';
+import { diplomacyTable } from './test-table.js';
 import { diplomacySim } from './sim.js';
 import type { DiplomacyState } from './machine.js';
 
@@ -39,45 +39,8 @@ interface Run {
 
 /** Seven seats assign powers with `escrow`; `hooks` rewrite what a seat sends. Deadlines pass until every seat plays. */
 function assign(escrow: string, hooks: Record<string, OutgoingHook> = {}): Run {
-  const clock = { now: 0 };
-  const setupLine = envelopeLine(
-    createSetupEnvelope(
-      {
-        protocol: 'diplomacy',
-        game: null,
-        params: { timeoutMs: 1000, assign: 'weighted', years: 1, escrow },
-        players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
-        nonce: '00'.repeat(32),
-        created: 0,
-      },
-      'p0',
-      keys[0]!,
-    ),
-  );
-  const log = [setupLine];
-  const pending: string[] = [];
-  const seats = ids.map((id, i) => {
-    const stream = new RandomStream(seed(80 + i), 'player');
-    return new Seat({
-      id,
-      keys: keys[i]!,
-      setupLine,
-      registry,
-      random: (n) => stream.bytes(n),
-      clock: () => clock.now,
-      transport: { submit: (t) => pending.push(t), sync: () => undefined },
-      ...(hooks[id] === undefined ? {} : { outgoing: hooks[id] }),
-    });
-  });
+  const { clock, log, seats, flush } = diplomacyTable({ params: { assign: 'weighted', escrow }, hooks, keySeed: 71, randomSeed: 80 });
   const observer = seats[0]!;
-  const flush = (): void => {
-    while (pending.length > 0) {
-      const t = pending.shift()!;
-      if (log.includes(t)) continue;
-      log.push(t);
-      for (const s of seats) s.receive(log.length - 1, t);
-    }
-  };
   for (let pass = 0; pass < 12 && (observer.referee.state as DiplomacyState).stage === 'assign'; pass++) {
     seats.forEach((s, i) => {
       if (s.decision()?.kind === 'preferences') s.decide(LISTS[i]!);

@@ -3,73 +3,30 @@
  * The others open her orders from escrow, they are adjudicated, and nobody is named for it.
  */
 import { describe, expect, it } from 'vitest';
-import { randomChoice, simKeys } from '@fairtable/core/testing';
+import { randomChoice } from '@fairtable/core/testing';
 import { Auditor } from '@fairtable/core/audit.js';
-import { toHex } from '@fairtable/core/bytes.js';
-import { envelopeLine } from '@fairtable/core/envelope.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { createSetupEnvelope } from '@fairtable/core/setup.js';
-import { Seat } from '@fairtable/core/seat/seat.js';
+import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 import { diplomacyRegistry as registry } from './index.js';
+import { diplomacyTable } from './test-table.js';
 
 const seed = (n: number): Uint8Array => new Uint8Array(32).fill(n);
 
 /** Seven seats; `p1` sends nothing after its first commitment (`leaveAfter` 'commit') or after its first claim. */
 function leave(escrow: JsonValue, leaveAfter: 'commit' | 'claim') {
-  const clock = { now: 0 };
-  const ids = Array.from({ length: 7 }, (_, i) => `p${i}`);
-  const keys = ids.map((_, i) => simKeys(seed(41), i));
-  const setupLine = envelopeLine(
-    createSetupEnvelope(
-      {
-        protocol: 'diplomacy',
-        game: null,
-        params: { timeoutMs: 1000, assign: 'fixed', years: 1, escrow },
-        players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
-        nonce: '00'.repeat(32),
-        created: 0,
-      },
-      'p0',
-      keys[0]!,
-    ),
-  );
-  const log = [setupLine];
-  const pending: string[] = [];
   let gone = false;
   let committed: JsonValue = null;
-  const seats = ids.map((id, i) => {
-    const stream = new RandomStream(seed(50 + i), 'player');
-    return new Seat({
-      id,
-      keys: keys[i]!,
-      setupLine,
-      registry,
-      random: (n) => stream.bytes(n),
-      clock: () => clock.now,
-      transport: { submit: (t) => pending.push(t), sync: () => undefined },
-      ...(id === 'p1'
-        ? {
-            outgoing: {
-              body: (b) => {
-                if (gone) return null;
-                if (b.type === leaveAfter) gone = true;
-                return b;
-              },
-            },
-          }
-        : {}),
-    });
-  });
-  const flush = (): void => {
-    while (pending.length > 0) {
-      const t = pending.shift()!;
-      if (log.includes(t)) continue;
-      log.push(t);
-      for (const s of seats) s.receive(log.length - 1, t);
-    }
+  // p1 sends nothing after its first `leaveAfter` body.
+  const leaving: OutgoingHook = {
+    body: (b) => {
+      if (gone) return null;
+      if (b.type === leaveAfter) gone = true;
+      return b;
+    },
   };
+  const { clock, log, seats, flush } = diplomacyTable({ params: { escrow }, hooks: { p1: leaving }, keySeed: 41, randomSeed: 50 });
   flush();
   const random = new RandomStream(seed(60), 'strategy');
   // Every seat answers its first orders; p1's answer is what it commits to before it leaves.

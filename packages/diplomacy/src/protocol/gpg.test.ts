@@ -11,22 +11,17 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { frozenRegistry, simKeys } from '@fairtable/core/testing';
+import { frozenRegistry } from '@fairtable/core/testing';
 import { auditLines } from '@fairtable/core/audit.js';
 import type { Violation } from '@fairtable/core/errors.js';
-import { toHex } from '@fairtable/core/bytes.js';
-import { envelopeLine } from '@fairtable/core/envelope.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { createSetupEnvelope } from '@fairtable/core/setup.js';
-import { Seat } from '@fairtable/core/seat/seat.js';
-import { RandomStream } from '@fairtable/core/stream.js';
 import { diplomacyRegistry as registry } from './index.js';
+import { diplomacyTable } from './test-table.js';
 import type { DiplomacyState } from './machine.js';
 import { readPgpClearsigned, verifyPgpDetached } from '@fairtable/core/pgp/verify.js';
 import { gpgKey, saltPrefix } from './gpg.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ft-dip-gpg-'));
-const seed = (n: number): Uint8Array => new Uint8Array(32).fill(n);
 
 function gpg(home: string, args: string[], input?: string): string {
   const r = spawnSync('gpg', ['--batch', '--homedir', home, '--pinentry-mode', 'loopback', '--passphrase', '', ...args], {
@@ -100,51 +95,13 @@ beforeAll(() => {
 function table(params: Record<string, JsonValue> = {}, ahead = 0, who: 'ann' | 'edd' = 'ann') {
   const user = who === 'ann' ? ann : edd;
   const start = Date.now() + ahead;
-  const clock = { now: start };
-  const ids = ['p0', 'p1'];
-  const keys = ids.map((_, i) => simKeys(seed(8), i));
-  const setupLine = envelopeLine(
-    createSetupEnvelope(
-      {
-        protocol: 'diplomacy',
-        game: null,
-        params: {
-          timeoutMs: 60_000,
-          assign: 'fixed',
-          years: 1,
-          gpgPlayers: [{ id: who, publicKey: user.publicKey, fingerprint: user.fingerprint }],
-          ...params,
-        },
-        players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
-        nonce: '00'.repeat(32),
-        created: start,
-      },
-      'p0',
-      keys[0]!,
-    ),
-  );
-  const log = [setupLine];
-  const pending: string[] = [];
-  const seats = ids.map((id, i) => {
-    const stream = new RandomStream(seed(20 + i), 'player');
-    return new Seat({
-      id,
-      keys: keys[i]!,
-      setupLine,
-      registry,
-      random: (n) => stream.bytes(n),
-      clock: () => clock.now,
-      transport: { submit: (t) => pending.push(t), sync: () => undefined },
-    });
+  const { clock, log, seats, flush } = diplomacyTable({
+    params: { timeoutMs: 60_000, gpgPlayers: [{ id: who, publicKey: user.publicKey, fingerprint: user.fingerprint }], ...params },
+    players: 2,
+    keySeed: 8,
+    randomSeed: 20,
+    created: start,
   });
-  const flush = (): void => {
-    while (pending.length > 0) {
-      const t = pending.shift()!;
-      if (log.includes(t)) continue;
-      log.push(t);
-      for (const s of seats) s.receive(log.length - 1, t);
-    }
-  };
   const state = (): DiplomacyState => seats[0]!.referee.state as DiplomacyState;
   /** Every fairtable seat answers its orders decision with holds. */
   const holds = (): void => {

@@ -3,17 +3,15 @@
  * and each rule broken on purpose is caught, with the cheater named and the evidence given.
  */
 import { describe, expect, it } from 'vitest';
-import { randomChoice, simulate, simKeys, type SimExtension } from '@fairtable/core/testing';
+import { randomChoice, simulate, type SimExtension } from '@fairtable/core/testing';
 import { Auditor, auditLines } from '@fairtable/core/audit.js';
 import { commit } from '@fairtable/core/commitment.js';
-import { toHex } from '@fairtable/core/bytes.js';
-import { envelopeLine } from '@fairtable/core/envelope.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { createSetupEnvelope } from '@fairtable/core/setup.js';
-import { Seat, type OutgoingHook } from '@fairtable/core/seat/seat.js';
+import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 import { diplomacyRegistry } from './index.js';
+import { diplomacyTable } from './test-table.js';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { beaconSeed } from '@fairtable/core/protocols/beacon.js';
 import { assignPowers, parsePreferences } from '../assign.js';
@@ -162,47 +160,7 @@ describe('diplomacy machine: every cheat is caught and its cheater named', () =>
 
 /** A table without a network: every seat's submissions are appended and delivered at once. */
 function table(params: Record<string, JsonValue>, hooks: Record<string, OutgoingHook> = {}, players = 7) {
-  const clock = { now: 0 };
-  const ids = Array.from({ length: players }, (_, i) => `p${i}`);
-  const keys = ids.map((_, i) => simKeys(seed(8), i));
-  const setupLine = envelopeLine(
-    createSetupEnvelope(
-      {
-        protocol: 'diplomacy',
-        game: null,
-        params: { timeoutMs: 1000, assign: 'fixed', years: 1, ...params },
-        players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
-        nonce: '00'.repeat(32),
-        created: 0,
-      },
-      'p0',
-      keys[0]!,
-    ),
-  );
-  const log = [setupLine];
-  const pending: string[] = [];
-  const seats = ids.map((id, i) => {
-    const stream = new RandomStream(seed(20 + i), 'player');
-    return new Seat({
-      id,
-      keys: keys[i]!,
-      setupLine,
-      registry,
-      random: (n) => stream.bytes(n),
-      clock: () => clock.now,
-      transport: { submit: (t) => pending.push(t), sync: () => undefined },
-      ...(hooks[id] === undefined ? {} : { outgoing: hooks[id] }),
-    });
-  });
-  const flush = (): void => {
-    while (pending.length > 0) {
-      const t = pending.shift()!;
-      if (log.includes(t)) continue;
-      log.push(t);
-      for (const s of seats) s.receive(log.length - 1, t);
-    }
-  };
-  return { seats, log, flush, clock };
+  return diplomacyTable({ params, hooks, players, keySeed: 8, randomSeed: 20 });
 }
 
 describe('orders written by hand, as a gpg player writes its file', () => {
