@@ -241,12 +241,12 @@ describe('a command line that is wrong, or a file still in its e-mail wrapping',
   });
 
   it('names the mistake when the public part of a key is given where the key file is wanted', () => {
-    const made = run(['keygen', '--name', 'alice', '--out', 'alice.json']);
-    expect(made.status).toBe(0);
-    writeFileSync(join(dir, 'alice.pub.json'), made.stdout);
-    const r = run(['mail', 'new', 'dice', '--dir', 'pub-mistake', '--key', 'alice.pub.json', '--players', 'alice.pub.json']);
+    const made = run(['keygen', '--name', 'pat', '--out', 'pat.json']);
+    expect(made.status, made.stderr).toBe(0);
+    writeFileSync(join(dir, 'pat.pub.json'), made.stdout);
+    const r = run(['mail', 'new', 'dice', '--dir', 'pub-mistake', '--key', 'pat.pub.json', '--players', 'pat.pub.json']);
     expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/\[bad_key_file\] alice\.pub\.json is the public part of alice's key.*the one keygen wrote with --out/);
+    expect(r.stderr).toMatch(/\[bad_key_file\] \S*pat\.pub\.json is the public part of pat's key.*the one keygen wrote with --out/);
   });
 
   it('tells an armored or encrypted file apart from a broken transcript, and says how to unwrap it', () => {
