@@ -157,11 +157,38 @@ export class DiplomacyFollower {
   }
 }
 
+/**
+ * The follower of the last log asked about. A game's log only grows, and one command asks about it several
+ * times (each letter it writes, then what it prints): the next question feeds only the lines added since,
+ * instead of replaying the game, escrow openings and all, from its setup. A log that does not start with the
+ * lines fed so far gets a follower of its own.
+ */
+let last: { readonly follower: DiplomacyFollower; readonly fed: string[] } | null = null;
+
+function startsAlike(a: readonly string[], b: readonly string[]): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Every phase adjudicated in a log, in order (the lines passed a folder's checks: signatures are not checked again). */
 export function phaseResults(log: readonly string[]): PhaseResults[] {
   if (log.length === 0) return [];
-  const f = new DiplomacyFollower(log[0]!, { verify: () => true });
-  if (f.state === null) return [];
-  for (let n = 1; n < log.length; n++) f.feed(n, log[n]!);
-  return f.results;
+  if (last === null || !startsAlike(last.fed, log)) {
+    const f = new DiplomacyFollower(log[0]!, { verify: () => true });
+    if (f.state === null) return [];
+    last = { follower: f, fed: [log[0]!] };
+  }
+  const { follower, fed } = last;
+  try {
+    for (let n = fed.length; n < log.length; n++) {
+      follower.feed(n, log[n]!);
+      fed.push(log[n]!);
+    }
+  } catch (e) {
+    last = null;
+    throw e;
+  }
+  // Fed further than this log (an earlier part of it asked about): the results up to its end.
+  return follower.results.filter((r) => r.line < log.length);
 }
