@@ -34,7 +34,7 @@ function outbox(folder: string): string[] {
 }
 
 describe('fairtable mail, as separate processes', () => {
-  // About 80 runs of the command, each a process: minutes when the machine is busy.
+  // Dozens of runs of the command, each a process: minutes when the machine is busy.
   it('two players play dice by mail with the commands the issue names, and the transcripts audit valid', () => {
     // keygen prints the public part on stdout.
     for (const p of ['ann', 'ben']) {
