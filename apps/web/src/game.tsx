@@ -23,7 +23,7 @@ import { ProvenancePanel } from './explain.js';
 import { MonopolyDecision } from './monopoly.js';
 import { HOUSE, keyFor, newRecord, registryFor, startSeat } from './session.js';
 import { allKeys, getGame, type GameRecord } from './store.js';
-import { setupLabel } from './labels.js';
+import { outcomeHeadline, setupLabel } from './labels.js';
 
 /** The observer's replay of a log, fed line by line as the seat receives them. */
 class Observer {
@@ -297,7 +297,7 @@ export function GamePage({ gameId }: { gameId: string }) {
       {decision === null && outcome === null && record !== null ? <p class="waiting">Waiting for the other players…</p> : null}
       {outcome === null ? null : (
         <section class="outcome" aria-label="Outcome" data-testid="outcome">
-          <h3>Game over: {outcome.winners.length === 0 ? 'no winner' : `${outcome.winners.join(', ')} won`}</h3>
+          <h3>{outcomeHeadline(outcome.winners, view?.protocol ?? null)}</h3>
           {outcome.forfeits.length > 0 ? <p>Forfeits: {outcome.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}</p> : null}
         </section>
       )}

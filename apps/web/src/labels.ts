@@ -28,3 +28,18 @@ export function setupLabel(protocol: string, game: string | null, params: { read
   if (protocol === 'signidice' && params.wheel === 'dice') return 'Dice against a house (Signidice)';
   return offerLabel(game ?? protocol);
 }
+
+/** "ann", "ann and bob", "ann, bob and cy". */
+function names(list: readonly string[]): string {
+  return list.length <= 1 ? (list[0] ?? '') : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]!}`;
+}
+
+/**
+ * The headline of a finished game, in the game's terms: one winner, a tie shared, or (roulette) no winner at
+ * all, which is how the game ends rather than a failure to decide.
+ */
+export function outcomeHeadline(winners: readonly string[], protocol: string | null): string {
+  if (winners.length === 1) return `Game over: ${winners[0]!} won`;
+  if (winners.length > 1) return `Game over: a tie, ${names(winners)} share the win`;
+  return protocol === 'signidice' ? 'Game over: every round is played; roulette has no winner, only the balances' : 'Game over: nobody won';
+}

@@ -55,14 +55,25 @@ export function eventText(e: Record<string, JsonValue>): string {
   if (typeof e.passedGo === 'string') return `${e.passedGo} passed Go`;
   if (typeof e.jail === 'string') return `${e.jail} went to jail`;
   if (typeof e.stays === 'string') return `${e.stays} stays in jail`;
-  if (typeof e.paid === 'number') return `${String(e.from)} paid ${money(e.paid)} to ${String(e.to)} (${String(e.for)})`;
+  if (typeof e.paid === 'number') {
+    // The rules write "rent on 21"; a player says "rent for Kentucky Avenue".
+    const rent = typeof e.for === 'string' ? /^rent on (\d+)$/.exec(e.for) : null;
+    const why = rent !== null ? ` rent for ${nameOf(Number(rent[1]))}` : ` (${String(e.for)})`;
+    return `${String(e.from)} paid ${String(e.to)} ${money(e.paid)}${why}`;
+  }
   if (typeof e.decided === 'string') {
     const c = e.choice as Record<string, JsonValue> | null;
     const what = c !== null && typeof c === 'object' ? String(c.do) : JSON.stringify(c);
     return `${e.decided} chose ${what}${typeof c?.square === 'number' ? ` ${nameOf(c.square)}` : ''}${typeof c?.to === 'string' ? ` with ${c.to}` : ''}`;
   }
-  if (typeof e.auction === 'number')
-    return `auction of ${nameOf(e.auction)}: bids ${JSON.stringify(e.bids)}, ${e.winner === null ? 'no winner' : `${String(e.winner)} won for ${money(Number(e.price))}`}`;
+  if (typeof e.auction === 'number') {
+    const bids = e.bids !== null && typeof e.bids === 'object' && !Array.isArray(e.bids) ? Object.entries(e.bids) : [];
+    const others = bids.filter(([who]) => who !== e.winner).map(([who, bid]) => (Number(bid) > 0 ? `${who} bid ${money(Number(bid))}` : `${who} did not bid`));
+    const rest = others.length === 0 ? '' : `; ${others.join(', ')}`;
+    return e.winner === null
+      ? `nobody bought ${nameOf(e.auction)} at auction${rest}`
+      : `the auction of ${nameOf(e.auction)} went to ${String(e.winner)} for ${money(Number(e.price))}${rest}`;
+  }
   if (e.trade !== null && typeof e.trade === 'object') return `trade carried out: ${describeOffer(e.trade as never)}`;
   if (typeof e.bankrupt === 'string') return `${e.bankrupt} went bankrupt to ${String(e.to)}`;
   if (typeof e.sold === 'number') return `${String(e.by)} sold a building on ${nameOf(e.sold)}`;
