@@ -154,7 +154,7 @@ function betDecision(s: SignidiceState): Decision | null {
   const balance = s.balances[s.me] ?? 0;
   return {
     kind: 'bet',
-    prompt: `Round ${s.round} of ${s.rounds}: place a bet of 1 to ${balance}, or pass (null)`,
+    prompt: `Round ${s.round} of ${s.rounds}: bet 1 to ${balance} on the wheel, or pass this round`,
     choices: betChoices(s.wheel, balance),
     deadline: s.phaseStart + s.timeoutMs,
   };
