@@ -3,6 +3,7 @@
  * of a game of chance (mail/chance-text.ts's `TurnNarrator` puts those in the game's own words): a line for
  * each spin or Rochambeau attempt, and for what ends or changes the game (an escrow opened, a forfeit, the end).
  */
+import type { JsonValue } from '@fairtable/core/jcs.js';
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 
 const money = (n: unknown): string => (typeof n === 'number' ? String(Math.abs(n)) : String(n));
@@ -22,8 +23,15 @@ export function progressLine(e: GameEvent): string | null {
       return `attempt ${String(e.attempt)} left no single winner: another attempt`;
     case 'escrow-opened':
       return `${String(e.player)} did not reveal; its value was opened from escrow, and nobody is named for it`;
-    case 'forfeit':
+    case 'votes': {
+      // Diplomacy's votes for an agreed ending (docs/spec/diplomacy.md §10.12), public once revealed.
+      const votes = Object.entries((e.votes ?? {}) as Record<string, JsonValue>).map(([power, v]) => `${power} ${String(v)}`);
+      return `votes to end the game: ${votes.join(', ')}; ${e.agreed === null ? 'no ending agreed' : `agreed: ${String(e.agreed)}`}`;
+    }
     case 'game-over':
+      if (typeof e.why === 'string') return `game over at ${String(e.phase)}: ${e.why}`;
+      return `${e.type} ${JSON.stringify(e)}`;
+    case 'forfeit':
       return `${e.type} ${JSON.stringify(e)}`;
     default:
       return null;

@@ -21,6 +21,7 @@ import type { Position } from './position.js';
 import { phaseName } from './phase-names.js';
 import type { TypoRule } from './protocol/machine.js';
 import { orderChoices } from './protocol/options.js';
+import { isVoteLine, parseVote, voteAnswer } from './protocol/endings.js';
 
 /** A line of the file and what is said about it. */
 export interface OrdersFileLine {
@@ -48,6 +49,8 @@ export interface OrdersFileReading {
   readonly notes: readonly OrdersFileLine[];
   /** Fields no good line named, with the default they take. */
   readonly defaulted: readonly { readonly field: string; readonly order: string }[];
+  /** The file's vote for an agreed ending (`VOTE DRAW`, `VOTE CANCEL`, `VOTE CONCEDE FRANCE`), as the decision's `vote` answer; null: none (docs/spec/diplomacy.md §10.12). */
+  readonly vote: string | null;
 }
 
 /** `line 2: "A Par-Pic": par already has an order`: a problem or note as one line of text. */
@@ -140,11 +143,22 @@ export function readOrdersFile(map: GameMap, position: Position, power: string, 
   const given: Record<string, string> = {};
   const problems: OrdersFileProblem[] = [];
   const notes: OrdersFileLine[] = [];
+  let vote: string | null = null;
   text.split(/\r?\n/).forEach((raw, index) => {
     const line = index + 1;
     const written = raw.replace(/#.*$/, '').trim();
     if (written === '') return;
     const problem = (code: ErrorCode, message: string): void => void problems.push({ line, text: written, code, message });
+    if (isVoteLine(written)) {
+      const v = parseVote(written, map.powers);
+      if (v === null) return problem('bad_order', 'not a vote the rules know: VOTE DRAW, VOTE CANCEL or VOTE CONCEDE <power>');
+      if (v.kind === 'concede' && v.to === power) return problem('illegal_order', `${power} cannot concede to itself`);
+      if (v.kind === 'concede' && !position.supplyCenterOwners.some((o) => o.power === v.to) && !position.units.some((u) => u.power === v.to))
+        return problem('illegal_order', `${v.to} is out of the game: nobody can concede to it`);
+      if (vote !== null) return problem('illegal_order', 'a second vote: a file votes once');
+      vote = voteAnswer(v);
+      return;
+    }
     const [checked] = checkOrders(map, position, power, [written], { strictUnitType: typos === 'strict' });
     if (checked === undefined || checked.error !== null || checked.order === null)
       return problem(codeOf(checked?.error?.code ?? 'bad_order'), checked?.error?.message ?? 'not an order');
@@ -176,7 +190,7 @@ export function readOrdersFile(map: GameMap, position: Position, power: string, 
   const defaulted = Object.keys(fields)
     .filter((field) => given[field] === undefined)
     .map((field) => ({ field, order: answer[field]! }));
-  return { answer, problems, notes, defaulted };
+  return { answer, problems, notes, defaulted, vote };
 }
 
 /**

@@ -334,8 +334,8 @@ export class Person {
 
   private commit(phase: string, power: string, r: OrdersFileReading, how: string): JsonValue {
     if (r.defaulted.length > 0) this.say(`${phase}: no order for ${r.defaulted.map((x) => x.field).join(', ')}: ${r.defaulted.map((x) => x.order).join('; ')}`);
-    this.say(`${phase}: committing ${power}'s orders (${how}): ${Object.values(r.answer).join('; ')}`);
-    return r.answer;
+    this.say(`${phase}: committing ${power}'s orders (${how}): ${Object.values(r.answer).join('; ')}${r.vote === null ? '' : `, and the vote ${r.vote}`}`);
+    return r.vote === null ? r.answer : { ...r.answer, vote: r.vote };
   }
 
   private async ordersFromStdin(position: Position, power: string, typos: TypoRule, d: Decision, signal: AbortSignal): Promise<JsonValue> {
@@ -410,6 +410,12 @@ export class Person {
     if (choices.type === 'record') {
       const out: Record<string, JsonValue> = {};
       for (const [name, f] of Object.entries(choices.fields)) {
+        const v = await this.askChoices(f, `${label}.${name}`, signal);
+        if (v === undefined) return undefined;
+        out[name] = v;
+      }
+      // A member that may be left out (a Diplomacy vote): asked too, its first value ('none') meaning nothing.
+      for (const [name, f] of Object.entries(choices.optional ?? {})) {
         const v = await this.askChoices(f, `${label}.${name}`, signal);
         if (v === undefined) return undefined;
         out[name] = v;

@@ -99,7 +99,7 @@ export function register(program: Command): void {
       '--sealed <types>',
       'message types the recorder collects sealed, comma-separated (e.g. commit; diplomacy: commit unless "none"): held until all are in',
     )
-    .option('--years <y>', 'diplomacy: game years to play (default 2)')
+    .option('--years <y>', 'diplomacy: the game ends after this many game years (default: none; a solo or an agreed ending ends it)')
     .option('--assign <method>', 'diplomacy: power assignment, weighted | serial | fixed (seat order)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)')
     .option(

@@ -14,9 +14,10 @@ export function describeChoices(c: Choices): string {
       if (c.values.length === 0) return 'nothing (no value is legal now)';
       return c.values.length === 1 ? JSON.stringify(c.values[0]) : `one of: ${c.values.map((v) => JSON.stringify(v)).join(', ')}`;
     case 'record':
-      return `{${Object.entries(c.fields)
-        .map(([name, f]) => `"${name}": ${describeChoices(f)}`)
-        .join(', ')}}`;
+      return `{${[
+        ...Object.entries(c.fields).map(([name, f]) => `"${name}": ${describeChoices(f)}`),
+        ...Object.entries(c.optional ?? {}).map(([name, f]) => `"${name}" (may be left out): ${describeChoices(f)}`),
+      ].join(', ')}}`;
     case 'any-of':
       return c.options.map(describeChoices).join('; or ');
     case 'text':

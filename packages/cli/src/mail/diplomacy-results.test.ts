@@ -67,6 +67,15 @@ describe('Diplomacy: every order and what came of it, after the phase', () => {
     expect(lines[lines.length - 1]).toBe('  Dislodged, to retreat or disband: Germany bur');
   });
 
+  it('shows the votes to end the game cast in the phase, and whether an ending was agreed', () => {
+    const lines = resultsText({ ...phase(), votes: { byPower: { england: 'draw', france: 'none', germany: 'concede:france' }, agreed: null } });
+    expect(lines.at(-1)).toBe('  Votes to end the game: England draw, France no vote, Germany concede to france: no ending agreed, play goes on');
+    const agreed = resultsText({ ...phase(), votes: { byPower: { england: 'draw', france: 'draw' }, agreed: 'draw' } });
+    expect(agreed.at(-1)).toBe('  Votes to end the game: England draw, France draw: agreed (draw)');
+    // No vote cast: nothing said of votes.
+    expect(resultsText(phase()).join('\n')).not.toContain('Votes');
+  });
+
   it('a bounce is not shown as a move, nor a move as a bounce', () => {
     const p = phase();
     const words = Object.fromEntries(p.orders.map((o) => [o.order, outcomeWords(o, false)]));

@@ -30,6 +30,8 @@ export interface PhaseResults {
   readonly orders: readonly OrderOutcome[];
   /** Units dislodged by the phase, by power and province (they retreat or disband next). */
   readonly dislodged: readonly { readonly power: string; readonly at: string }[];
+  /** The votes to end the game cast in the phase (docs/spec/diplomacy.md §10.12), by power, and what was agreed; absent when nobody voted. */
+  readonly votes?: { readonly byPower: Readonly<Record<string, string>>; readonly agreed: string | null };
 }
 
 const title = (power: string): string => power.charAt(0).toUpperCase() + power.slice(1);
@@ -78,6 +80,12 @@ export function resultsText(r: PhaseResults): string[] {
     }
   }
   if (r.dislodged.length > 0) out.push(`  Dislodged, to retreat or disband: ${r.dislodged.map((d) => `${title(d.power)} ${d.at}`).join(', ')}`);
+  if (r.votes !== undefined) {
+    const cast = Object.entries(r.votes.byPower).map(([power, v]) => `${title(power)} ${v === 'none' ? 'no vote' : v.replace('concede:', 'concede to ')}`);
+    out.push(
+      `  Votes to end the game: ${cast.join(', ')}: ${r.votes.agreed === null ? 'no ending agreed, play goes on' : `agreed (${r.votes.agreed.replace('concede:', 'concede to ')})`}`,
+    );
+  }
   return out;
 }
 
@@ -137,11 +145,12 @@ export class DiplomacyFollower {
     const before: Position | undefined = this.state?.position;
     const { events } = this.referee.feedText(n, text);
     let found: PhaseResults | null = null;
-    for (const e of events) if (e.type === 'adjudicated' && before !== undefined) found = this.record(n, e, before);
+    const votes = events.find((e) => e.type === 'votes');
+    for (const e of events) if (e.type === 'adjudicated' && before !== undefined) found = this.record(n, e, before, votes);
     return found;
   }
 
-  private record(line: number, e: GameEvent, before: Position): PhaseResults {
+  private record(line: number, e: GameEvent, before: Position, votes: GameEvent | undefined): PhaseResults {
     const list = Array.isArray(e.results) ? (e.results as unknown as OrderOutcome[]) : [];
     const next = this.state?.next?.position;
     const r: PhaseResults = {
@@ -151,6 +160,14 @@ export class DiplomacyFollower {
       label: typeof e.phase === 'string' ? e.phase : phaseLabel(before),
       orders: list.map((o) => ({ power: o.power, order: o.order, status: o.status, reason: o.reason ?? null })),
       dislodged: (next?.dislodged ?? []).map((d) => ({ power: d.power, at: d.at })),
+      ...(votes === undefined
+        ? {}
+        : {
+            votes: {
+              byPower: Object.fromEntries(Object.entries((votes.votes ?? {}) as Record<string, unknown>).map(([p, v]) => [p, String(v)])),
+              agreed: typeof votes.agreed === 'string' ? votes.agreed : null,
+            },
+          }),
     };
     this.results.push(r);
     return r;

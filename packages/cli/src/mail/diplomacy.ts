@@ -155,7 +155,8 @@ export function ordersAnswer(state: unknown, decision: Decision | null, text: st
   const read = readOrdersFileOrThrow(map, s.position, power, text, s.typos);
   const notes = read.notes.map(lineText);
   if (read.defaulted.length > 0) notes.push(`not written, so the default: ${read.defaulted.map((d) => d.order).join('; ')}`);
-  return { choice: read.answer, notes };
+  if (read.vote !== null) notes.push(`your vote to end the game: ${read.vote} (sealed with your orders until every vote is in)`);
+  return { choice: read.vote === null ? read.answer : { ...read.answer, vote: read.vote }, notes };
 }
 
 /** The answer to the preference decision: the list as the player wrote it (the machine checks it against the notation). */

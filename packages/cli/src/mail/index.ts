@@ -134,8 +134,9 @@ function diplomacyParams(turns: number | undefined, game: string | undefined, d:
   const escrow = d.escrow ?? ((d.gpgPlayers ?? []).length > 0 ? 'none' : 'threshold');
   if (!['none', 'threshold', 'layers'].includes(escrow)) bad('escrow', '--escrow must be none, threshold or layers');
   if (d.threshold !== undefined && escrow !== 'threshold') bad('threshold', '--threshold needs --escrow threshold');
-  const years = d.years ?? 2;
-  if (!Number.isSafeInteger(years) || years < 1 || years > 200)
+  // People play by mail until a solo or an agreed ending (docs/spec/diplomacy.md §10.12); --years sets a last year.
+  const years = d.years;
+  if (years !== undefined && (!Number.isSafeInteger(years) || years < 1 || years > 200))
     throw new FairtableError('out_of_range', '--years must be an integer from 1 to 200', { field: 'years' });
   const gpgPlayers = (d.gpgPlayers ?? []).map((g) => {
     let fingerprint: string;
@@ -150,7 +151,7 @@ function diplomacyParams(turns: number | undefined, game: string | undefined, d:
   // The machine's own check of the keys (RSA, the fingerprint), before any folder is made.
   readGpgPlayers(gpgPlayers, []);
   return {
-    years,
+    ...(years === undefined ? {} : { years }),
     assign,
     typos,
     escrow,

@@ -62,7 +62,11 @@ export interface StepResult<S> {
 export type Choices =
   | { readonly type: 'integer'; readonly min: string; readonly max: string }
   | { readonly type: 'one-of'; readonly values: readonly JsonValue[] }
-  | { readonly type: 'record'; readonly fields: { readonly [name: string]: Choices } }
+  /**
+   * One answer per field; an `optional` member may be left out (a Diplomacy power's vote for an agreed
+   * ending beside its orders). An automatic player leaves optional members out.
+   */
+  | { readonly type: 'record'; readonly fields: { readonly [name: string]: Choices }; readonly optional?: { readonly [name: string]: Choices } }
   | { readonly type: 'any-of'; readonly options: readonly Choices[] }
   /**
    * Free text matching `pattern` (anchored), at most `maxLength` characters: what no list can hold (a
@@ -308,7 +312,9 @@ export function checkChoice(choices: Choices, value: JsonValue, field = 'choice'
     case 'record': {
       if (value === null || typeof value !== 'object' || Array.isArray(value)) return bad('expected an object');
       const names = Object.keys(choices.fields);
-      for (const k of Object.keys(value)) if (!names.includes(k)) bad(`unknown member "${k}"`);
+      const optional = choices.optional ?? {};
+      for (const k of Object.keys(value)) if (!names.includes(k) && !Object.hasOwn(optional, k)) bad(`unknown member "${k}"`);
+      for (const [k, c] of Object.entries(optional)) if (Object.hasOwn(value, k) && !names.includes(k)) checkChoice(c, value[k]!, `${field}.${k}`);
       for (const k of names) {
         const member = Object.hasOwn(value, k) ? value[k] : undefined;
         if (member === undefined) bad(`missing member "${k}"`);

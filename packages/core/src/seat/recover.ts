@@ -47,6 +47,12 @@ export function listChoices(choices: Choices, cap = MAX_TRIES): JsonValue[] | nu
         if (values === null || out.length * values.length > cap) return null;
         out = out.flatMap((r) => values.map((v) => ({ ...r, [name]: v })));
       }
+      // An optional member: each answer without it, and with each of its values.
+      for (const [name, field] of Object.entries(choices.optional ?? {})) {
+        const values = listChoices(field, cap);
+        if (values === null || out.length * (values.length + 1) > cap) return null;
+        out = out.flatMap((r) => [r, ...values.map((v) => ({ ...r, [name]: v }))]);
+      }
       return out;
     }
     case 'text':

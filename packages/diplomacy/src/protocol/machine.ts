@@ -88,6 +88,7 @@ import {
   type EscrowBody,
 } from './escrow.js';
 import { assignEscrow, readAssignValue, takeOpened, unrevealed } from './assign-escrow.js';
+import { agreedEnding, endingWords, splitVotes, voteAnswer, voteFromAnswer, voteLine, voteValues, type Ending, type Vote } from './endings.js';
 
 /** `peel/<depth>`: each layer of a withheld onion is a step of its own, so a deadline claim on one is stale on the next. */
 export type Step = 'commit' | 'claim' | 'reveal' | 'open' | `peel/${number}` | 'sign' | 'done';
@@ -109,8 +110,10 @@ export interface DiplomacyState {
   readonly timeoutMs: number;
   readonly method: AssignMethod;
   readonly typos: TypoRule;
-  /** Game years played before the game ends in a draw among the powers left. */
-  readonly years: number;
+  /** Game years played before the game ends in a draw among the powers left; null: until a solo or an agreed ending (§10.12). */
+  readonly years: number | null;
+  /** The ending the powers agreed in this round's orders files, once adjudicated (§10.12); the game ends when the position is signed. */
+  ending: Ending | null;
   /** Threshold escrow of every orders commitment: k of the other players open a withheld reveal; null when off. */
   readonly escrow: { readonly k: number } | null;
   /** Seed 003's layered escrow of every orders commitment (docs/spec/escrow.md §3.4). */
@@ -364,11 +367,19 @@ function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx, msg?: 
       st.emit({ type: 'agreed', round: s.round, phase: phaseLabel(next.position), hash: next.hash });
       if (
         next.position.winner !== null ||
-        (next.position.phase.type === 'movement' && next.position.phase.season === 'spring' && next.position.phase.year >= 1901 + s.years)
+        s.ending !== null ||
+        (s.years !== null && next.position.phase.type === 'movement' && next.position.phase.season === 'spring' && next.position.phase.year >= 1901 + s.years)
       ) {
         s.stage = 'done';
         enter(s, 'done', time);
-        st.emit({ type: 'game-over', phase: phaseLabel(next.position), winner: next.position.winner });
+        // A solo on the board ends the game whatever was voted beside it.
+        const ending = next.position.winner === null ? s.ending : null;
+        st.emit({
+          type: 'game-over',
+          phase: phaseLabel(next.position),
+          winner: next.position.winner,
+          ...(ending === null ? {} : { ending: voteAnswer(ending), why: endingWords(ending) }),
+        });
         return;
       }
       s.round++;
@@ -441,7 +452,25 @@ function openAssignEscrows(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined,
 
 function resolvePhase(s: DiplomacyState, st: Stepper, time: number): void {
   const orders: { power: string; text: string }[] = [];
-  for (const power of map.powers) for (const text of s.orders[power] ?? []) orders.push({ power, text });
+  const votes = new Map<string, Vote | null>();
+  // The voters: each power held by a player still in the game and still on the board (§10.12).
+  for (const p of s.active) {
+    const power = s.powers[p];
+    if (power !== undefined && alive(s.position, power)) votes.set(power, null);
+  }
+  for (const power of map.powers) {
+    const split = splitVotes(s.orders[power] ?? [], map.powers);
+    for (const text of split.orders) orders.push({ power, text });
+    if (votes.has(power)) votes.set(power, split.vote);
+  }
+  s.ending = agreedEnding(votes, (power) => alive(s.position, power));
+  if ([...votes.values()].some((v) => v !== null))
+    st.emit({
+      type: 'votes',
+      round: s.round,
+      votes: Object.fromEntries([...votes].map(([power, v]) => [power, v === null ? 'none' : voteAnswer(v)])),
+      agreed: s.ending === null ? null : voteAnswer(s.ending),
+    });
   const result = adjudicate(map, s.position, orders, { strictUnitType: s.typos === 'strict' });
   const hash = positionHash(map, result.position);
   s.next = { position: result.position, hash };
@@ -517,10 +546,11 @@ function decision(s: DiplomacyState): Decision | null {
     };
   }
   const power = s.powers[s.me]!;
+  const onBoard = map.powers.filter((p) => alive(s.position, p));
   return {
     kind: 'orders',
-    prompt: `Your orders for ${power}, ${phaseName(s.position)} (${phaseLabel(s.position)}): one per unit${s.position.phase.type === 'adjustment' ? ' (or build, removal, waive)' : ''}`,
-    choices: orderChoices(map, s.position, power),
+    prompt: `Your orders for ${power}, ${phaseName(s.position)} (${phaseLabel(s.position)}): one per unit${s.position.phase.type === 'adjustment' ? ' (or build, removal, waive)' : ''}, and a vote to end the game if you wish`,
+    choices: { ...orderChoices(map, s.position, power), optional: { vote: { type: 'one-of', values: voteValues(power, onBoard) } } },
     deadline,
   };
 }
@@ -651,7 +681,8 @@ export const diplomacy: Machine<DiplomacyState> = {
       timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
       method,
       typos,
-      years: intParam(setup.params, 'years', 2, 1, 200),
+      years: setup.params.years === undefined ? null : intParam(setup.params, 'years', 2, 1, 200),
+      ending: null,
       escrow: escrowParam(setup.params, players.length),
       layered: setup.params.escrow === 'layers',
       keys: Object.fromEntries(setup.players.map((p) => [p.id, p.key])),
@@ -714,7 +745,8 @@ export const diplomacy: Machine<DiplomacyState> = {
       } else {
         const fields = Object.keys(orderChoices(map, s.position, s.powers[s.me!]!).fields);
         const chosen = answer as Record<string, JsonValue>;
-        value = ordersFile(fields.map((f) => chosen[f] as string));
+        const vote = typeof chosen.vote === 'string' ? voteFromAnswer(chosen.vote, map.powers) : null;
+        value = ordersFile([...fields.map((f) => chosen[f] as string), ...(vote === null ? [] : [voteLine(vote)])]);
       }
       const c = commit({ game: s.gameId, player: s.me!, purpose: purpose(s.round) }, value, ctx.random);
       s.mine = { round: s.round, opening: c.opening };
@@ -1025,16 +1057,28 @@ export const diplomacy: Machine<DiplomacyState> = {
     if (state.phase !== 'done') return null;
     const position = state.position;
     const holder = (power: string): string | undefined => Object.keys(state.powers).find((p) => state.powers[p] === power);
+    const ending = position.winner === null ? state.ending : null;
     const winners =
       position.winner !== null
         ? [holder(position.winner)].filter((p): p is string => p !== undefined)
-        : state.active.filter((p) => state.powers[p] !== undefined && alive(position, state.powers[p]!));
+        : ending?.kind === 'concede'
+          ? [holder(ending.to)].filter((p): p is string => p !== undefined)
+          : ending?.kind === 'cancel'
+            ? []
+            : state.active.filter((p) => state.powers[p] !== undefined && alive(position, state.powers[p]!));
     const centres: Record<string, number> = {};
     for (const o of position.supplyCenterOwners) centres[o.power] = (centres[o.power] ?? 0) + 1;
     return {
       winners,
       forfeits: state.forfeits,
-      summary: { phase: phaseLabel(position), position: positionHash(map, position), winner: position.winner, centres, powers: { ...state.powers } },
+      summary: {
+        phase: phaseLabel(position),
+        position: positionHash(map, position),
+        winner: ending?.kind === 'concede' ? ending.to : position.winner,
+        centres,
+        powers: { ...state.powers },
+        ...(ending === null ? {} : { ending: voteAnswer(ending) }),
+      },
     };
   },
 };
