@@ -107,7 +107,16 @@ export const MAX_VALUE_CHARS = 16_384;
 
 export interface DiplomacyState {
   readonly gameId: string;
-  readonly timeoutMs: number;
+  /** The current step's deadline length: the phase type's for a commit step (§10.13), else `stepMs`. */
+  timeoutMs: number;
+  /** The deadline of every step but a phase's commit (claim, reveal, escrow, sign): the setup's `timeoutMs`. */
+  readonly stepMs: number;
+  /** The commit step's deadline by phase type (`movement`, `retreat`, `adjustment`) and for `preferences` (§10.13). */
+  readonly deadlines: Readonly<Record<string, number>>;
+  /** Phases in a row a player may miss its orders before its power is handed on (a reserve, else civil disorder); 0: never (§10.13). */
+  readonly absentAfter: number;
+  /** Phases in a row each player has missed its orders. */
+  missed: Record<string, number>;
   readonly method: AssignMethod;
   readonly typos: TypoRule;
   /** Game years played before the game ends in a draw among the powers left; null: until a solo or an agreed ending (§10.12). */
@@ -190,6 +199,7 @@ function copy(s: DiplomacyState): DiplomacyState {
     pgpCommits: { ...s.pgpCommits },
     pgpRefused: { ...s.pgpRefused },
     pgpUsed: { ...s.pgpUsed },
+    missed: { ...s.missed },
     opening: Object.fromEntries(Object.entries(s.opening).map(([d, o]) => [d, { ...o, shares: { ...o.shares }, answered: [...o.answered] }])),
     contests: [...s.contests],
     forfeits: [...s.forfeits],
@@ -275,9 +285,16 @@ export function commitSetHash(gameId: string, round: number, commits: Record<str
   });
 }
 
+/** The commit step's deadline length: the phase type's (or the preferences') from `deadlines`, else `stepMs`. */
+function commitMs(s: DiplomacyState): number {
+  const kind = s.stage === 'assign' ? 'preferences' : s.position.phase.type;
+  return s.deadlines[kind] ?? s.stepMs;
+}
+
 function startRound(s: DiplomacyState, time: number): void {
   s.phase = 'commit';
   s.phaseStart = time;
+  s.timeoutMs = commitMs(s);
   s.claimed = null;
   s.commits = {};
   s.commitSet = null;
@@ -299,6 +316,7 @@ function startRound(s: DiplomacyState, time: number): void {
 function enter(s: DiplomacyState, phase: Step, time: number): void {
   s.phase = phase;
   s.phaseStart = time;
+  s.timeoutMs = s.stepMs;
   s.claimed = null;
 }
 
@@ -308,6 +326,47 @@ function forfeit(s: DiplomacyState, st: Stepper, player: string, code: Violation
   s.forfeits.push({ player, code });
   st.emit({ type: 'forfeit', player, code });
   if (s.stage === 'play') vacate(s, st, player);
+}
+
+/** The setup's `deadlines`: the commit step's milliseconds by phase type and for `preferences` (§10.13). */
+function phaseDeadlines(params: Readonly<Record<string, JsonValue>>): Record<string, number> {
+  const given = params.deadlines ?? {};
+  if (given === null || typeof given !== 'object' || Array.isArray(given))
+    throw new FairtableError('out_of_range', 'parameter deadlines must be an object of milliseconds by phase type', { field: 'deadlines' });
+  const out: Record<string, number> = {};
+  for (const [kind, ms] of Object.entries(given)) {
+    if (!['movement', 'retreat', 'adjustment', 'preferences'].includes(kind))
+      throw new FairtableError('bad_input', `parameter deadlines.${kind}: the kinds are movement, retreat, adjustment and preferences`, {
+        field: `deadlines.${kind}`,
+      });
+    if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 1 || ms > 2 ** 40)
+      throw new FairtableError('out_of_range', `parameter deadlines.${kind} must be an integer in [1, 2^40]`, { field: `deadlines.${kind}` });
+    out[kind] = ms;
+  }
+  return out;
+}
+
+/**
+ * Players whose orders the commit deadline found missing (their units take the defaults this phase, an
+ * absence): one more phase missed each; at `absentAfter` phases in a row the player is out and its power
+ * handed on, to a reserve or into civil disorder (§10.13).
+ */
+function handOnAbsent(s: DiplomacyState, st: Stepper, late: readonly string[]): void {
+  if (s.stage !== 'play') return;
+  for (const p of late) {
+    if (s.powers[p] === undefined || s.commits[p] !== undefined) continue;
+    const missed = (s.missed[p] ?? 0) + 1;
+    s.missed[p] = missed;
+    st.emit({ type: 'no-orders', player: p, power: s.powers[p]!, missed });
+    if (s.absentAfter > 0 && missed >= s.absentAfter) {
+      const power = s.powers[p]!;
+      st.emit({ type: 'absent-too-long', player: p, power, missed });
+      forfeit(s, st, p, 'withheld');
+      // A reserve who takes the power orders it from the next phase on: this phase its units keep the defaults.
+      const taker = Object.keys(s.powers).find((q) => s.powers[q] === power);
+      if (taker !== undefined && s.commits[taker] === undefined) s.excused[taker] = true;
+    }
+  }
 }
 
 /** A power whose player is out of the game: a reserve takes it, or it falls into civil disorder. */
@@ -679,6 +738,10 @@ export const diplomacy: Machine<DiplomacyState> = {
     const s: DiplomacyState = {
       gameId,
       timeoutMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
+      stepMs: intParam(setup.params, 'timeoutMs', 30_000, 1, 2 ** 40),
+      deadlines: phaseDeadlines(setup.params),
+      absentAfter: intParam(setup.params, 'absentAfter', 0, 0, 1000),
+      missed: {},
       method,
       typos,
       years: setup.params.years === undefined ? null : intParam(setup.params, 'years', 2, 1, 200),
@@ -724,6 +787,7 @@ export const diplomacy: Machine<DiplomacyState> = {
       s.stage = 'play';
       s.round = 1;
     }
+    s.timeoutMs = commitMs(s);
     return new Stepper().result(s);
   },
 
@@ -829,6 +893,7 @@ export const diplomacy: Machine<DiplomacyState> = {
           st.violation('copied_commitment', from, msg, `${from} copied another player's commitment in round ${round}`);
         } else {
           s.commits[from] = body.commitment;
+          if (s.stage === 'play') s.missed[from] = 0;
           if (s.escrow !== null) s.escrows[from] = body.escrow as unknown as EscrowBody;
           if (s.layered) s.onions[from] = { head: body.onion as unknown as OnionHead, line: msg.line };
           advance(s, st, time, ctx, msg);
@@ -1001,6 +1066,7 @@ export const diplomacy: Machine<DiplomacyState> = {
               if (leftAfterCommit(p)) s.claims[p] = true;
               else s.excused[p] = true;
             }
+            if (step === 'commit') handOnAbsent(s, st, late);
           } else if (step === 'reveal') {
             // A withheld reveal is the last revealer's option to choose between its orders and the defaults: it forfeits,
             // and with escrow the others open the orders it committed to, so the choice is gone.
