@@ -24,9 +24,7 @@ import { toHex } from '@fairtable/core/bytes.js';
 import { commit, opens, type Opening } from '@fairtable/core/commitment.js';
 import { FairtableError, type ViolationCode } from '@fairtable/core/errors.js';
 import { fromHex } from '@fairtable/core/bytes.js';
-import { hashJsonHex } from '@fairtable/core/hash.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { beaconSeed } from '@fairtable/core/protocols/beacon.js';
 import {
   decideBy,
   deadlineTick,
@@ -41,19 +39,15 @@ import {
   type StepResult,
 } from '@fairtable/core/protocols/machine.js';
 import type { GameSetup } from '@fairtable/core/setup.js';
-import { RandomStream } from '@fairtable/core/stream.js';
 import { canonicalize } from '@fairtable/core/jcs.js';
 import { utf8 } from '@fairtable/core/bytes.js';
 import { verifyShare } from '@fairtable/core/escrow/vss.js';
 import type { Accepted } from '@fairtable/core/transcript.js';
 import { openOwnAnswer, sealOwnAnswer } from '@fairtable/core/seat/own-answer.js';
 import type { Body } from '@fairtable/core/envelope.js';
-import { adjudicate, type OrderResult } from '../adjudicate.js';
-import { assignPowers, formatPreferences, parsePreferences, POWER_LETTERS, type Contest, type Preferences } from '../assign.js';
-import type { GameMap } from '../map.js';
+import { formatPreferences, parsePreferences, POWER_LETTERS, type Preferences } from '../assign.js';
 import { phaseName } from '../phase-names.js';
-import { positionHash, startingPosition, type Position } from '../position.js';
-import { standardMap } from '../standard.js';
+import { positionHash, startingPosition } from '../position.js';
 import { orderChoices } from './options.js';
 import {
   afterSalt,
@@ -66,12 +60,9 @@ import {
   notationValue,
   saltPrefix,
   saltProblem,
-  type CarriedCommit,
 } from './gpg.js';
-import { layerPlan, peelOn, recordExchange, startPeel, wrap, type OnionHead, type Peel } from '@fairtable/core/escrow/layers.js';
+import { startPeel, wrap, type OnionHead } from '@fairtable/core/escrow/layers.js';
 import {
-  ableToPeel,
-  askedToPeel,
   backgroundCheck,
   escrowed,
   escrowOf,
@@ -79,505 +70,31 @@ import {
   isEscrowBody,
   layerContext,
   onionAtCommit,
-  openThreshold,
   othersOf,
   purpose,
-  readOpening,
-  sendPeels,
   sendShares,
   type EscrowBody,
 } from './escrow.js';
-import { assignEscrow, readAssignValue, takeOpened, unrevealed } from './assign-escrow.js';
-import { agreedEnding, endingWords, splitVotes, voteAnswer, voteFromAnswer, voteLine, voteValues, type Ending, type Vote } from './endings.js';
+import { assignEscrow, readAssignValue } from './assign-escrow.js';
+import { voteAnswer, voteFromAnswer, voteLine, voteValues } from './endings.js';
+import {
+  isPeel,
+  MAX_VALUE_CHARS,
+  type DiplomacyState,
+  map,
+  copy,
+  phaseLabel,
+  ordersFile,
+  ordersIn,
+  alive,
+  required,
+  missing,
+  commitMs,
+  enter,
+} from './state.js';
+import { forfeit, phaseDeadlines, handOnAbsent, advance, ownContext, rerunAssignment, stepPeel, settlePeel } from './rounds.js';
 
-/** `peel/<depth>`: each layer of a withheld onion is a step of its own, so a deadline claim on one is stale on the next. */
-export type Step = 'commit' | 'claim' | 'reveal' | 'open' | `peel/${number}` | 'sign' | 'done';
-const isPeel = (s: DiplomacyState): boolean => s.phase.startsWith('peel/');
-
-/** A withheld reveal being peeled: its power, and the peel (docs/spec/escrow.md §3.4). */
-export interface DiplomacyPeel extends Peel {
-  readonly power: string;
-}
-export type { EscrowBody } from './escrow.js';
-export type AssignMethod = 'fixed' | 'weighted' | 'serial';
-export type TypoRule = 'ignore-unit-letter' | 'strict';
-
-/** The longest orders file or preference value a reveal may carry (characters of its canonical JSON). */
-export const MAX_VALUE_CHARS = 16_384;
-
-export interface DiplomacyState {
-  readonly gameId: string;
-  /** The current step's deadline length: the phase type's for a commit step (§10.13), else `stepMs`. */
-  timeoutMs: number;
-  /** The deadline of every step but a phase's commit (claim, reveal, escrow, sign): the setup's `timeoutMs`. */
-  readonly stepMs: number;
-  /** The commit step's deadline by phase type (`movement`, `retreat`, `adjustment`) and for `preferences` (§10.13). */
-  readonly deadlines: Readonly<Record<string, number>>;
-  /** Phases in a row a player may miss its orders before its power is handed on (a reserve, else civil disorder); 0: never (§10.13). */
-  readonly absentAfter: number;
-  /** Phases in a row each player has missed its orders. */
-  missed: Record<string, number>;
-  readonly method: AssignMethod;
-  readonly typos: TypoRule;
-  /** Game years played before the game ends in a draw among the powers left; null: until a solo or an agreed ending (§10.12). */
-  readonly years: number | null;
-  /** The ending the powers agreed in this round's orders files, once adjudicated (§10.12); the game ends when the position is signed. */
-  ending: Ending | null;
-  /** Threshold escrow of every orders commitment: k of the other players open a withheld reveal; null when off. */
-  readonly escrow: { readonly k: number } | null;
-  /** Seed 003's layered escrow of every orders commitment (docs/spec/escrow.md §3.4). */
-  readonly layered: boolean;
-  /** Each player's fairtable public key (hex), to seal escrow shares to. */
-  readonly keys: Readonly<Record<string, string>>;
-  /** The players in seat order (the setup's, then the gpg-only ones); a player's number in the preference notation is its seat + 1. */
-  readonly players: readonly string[];
-  /** Gpg-only players' armored OpenPGP public keys, by player (§11). */
-  readonly gpgKeys: Readonly<Record<string, string>>;
-  /** How far before its round's start a gpg-only player's commitment may be dated. */
-  readonly pgpSkewMs: number;
-  /** This round's carried commitments of gpg-only players. */
-  pgpCommits: Record<string, CarriedCommit>;
-  /** This round: gpg-only players for whom a file that is not the one they committed to was carried (line of the first). */
-  pgpRefused: Record<string, number>;
-  /** Every digest each gpg-only player has committed to in the game, so no older signature is carried again. */
-  pgpUsed: Record<string, string[]>;
-  active: string[];
-  stage: 'assign' | 'play' | 'done';
-  phase: Step;
-  /** One counter for every round of commitments, assignment reruns included; deadline claims name it. */
-  round: number;
-  phaseStart: number;
-  claimed: string | null;
-  /** Power by player. */
-  powers: Record<string, string>;
-  /** Reserve players' lists (seed 003's `%`), by player, for powers that fall vacant. */
-  reserves: Record<string, string[]>;
-  position: Position;
-  /** The position the revealed orders give, once adjudicated, and its hash. */
-  next: { position: Position; hash: string } | null;
-  commits: Record<string, string>;
-  commitSet: string | null;
-  claims: Record<string, true>;
-  /** Checked values by player: orders as lines (an empty list for orders that did not open), or an assignment value. */
-  reveals: Record<string, JsonValue>;
-  /** The revealed orders by power, as they stand when revealed (a later forfeit does not take them back). */
-  orders: Record<string, string[]>;
-  /** Players who take no further part in this round's commit, claim and reveal (named for missing a step). */
-  excused: Record<string, true>;
-  signs: Record<string, string>;
-  /** This round's escrows, by committer. */
-  escrows: Record<string, EscrowBody>;
-  /** Withheld reveals being opened: by dealer, its power, the valid shares by opener, and who has answered. */
-  opening: Record<string, { power: string; shares: Record<string, string>; answered: string[] }>;
-  /** Layers: this round's outer layers by committer, with their commits' log lines. */
-  onions: Record<string, { head: OnionHead; line: number }>;
-  /** Layers: withheld reveals being peeled, by owner. */
-  peeling: Record<string, DiplomacyPeel>;
-  /** Layers: members named this round for a refused or wrong peel; they are asked no more (one timeout each, not one a layer). */
-  unwilling: string[];
-  contests: Contest[];
-  forfeits: { player: string; code: ViolationCode }[];
-  me: string | null;
-  mine: { round: number; opening: Opening; seed?: string } | null;
-}
-
-const map: GameMap = standardMap;
-
-function copy(s: DiplomacyState): DiplomacyState {
-  return {
-    ...s,
-    active: [...s.active],
-    powers: { ...s.powers },
-    reserves: { ...s.reserves },
-    commits: { ...s.commits },
-    claims: { ...s.claims },
-    reveals: { ...s.reveals },
-    orders: { ...s.orders },
-    excused: { ...s.excused },
-    signs: { ...s.signs },
-    escrows: { ...s.escrows },
-    pgpCommits: { ...s.pgpCommits },
-    pgpRefused: { ...s.pgpRefused },
-    pgpUsed: { ...s.pgpUsed },
-    missed: { ...s.missed },
-    opening: Object.fromEntries(Object.entries(s.opening).map(([d, o]) => [d, { ...o, shares: { ...o.shares }, answered: [...o.answered] }])),
-    contests: [...s.contests],
-    forfeits: [...s.forfeits],
-    onions: { ...s.onions },
-    peeling: Object.fromEntries(
-      Object.entries(s.peeling).map(([k, v]) => [k, { ...v, shared: { ...v.shared }, waiting: [...v.waiting], faults: [...v.faults] }]),
-    ),
-    unwilling: [...s.unwilling],
-  };
-}
-
-/** The phase's short name, as players write it: S1901M, F1901R, W1901A. */
-export function phaseLabel(position: Position): string {
-  const { season, year, type } = position.phase;
-  return type === 'adjustment' ? `W${year}A` : `${season === 'spring' ? 'S' : 'F'}${year}${type === 'movement' ? 'M' : 'R'}`;
-}
-
-/** The canonical orders file a player commits to: one canonical order a line. */
-export function ordersFile(orders: readonly string[]): string {
-  return orders.join('\n');
-}
-
-/** The orders in a revealed file: one a line, blank lines and `#` comments skipped. */
-export function ordersIn(file: string): string[] {
-  return file
-    .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l !== '' && !l.startsWith('#'));
-}
-
-/** A power is in the game while it has a unit, a unit to retreat or a centre. */
-function alive(position: Position, power: string): boolean {
-  return (
-    position.units.some((u) => u.power === power) ||
-    position.dislodged.some((d) => d.power === power) ||
-    position.supplyCenterOwners.some((o) => o.power === power)
-  );
-}
-
-/** Who must commit this round (a mail folder asks it, to know whom to write to). */
-export function committers(s: DiplomacyState): string[] {
-  return required(s);
-}
-
-/** Who must commit this round. */
-function required(s: DiplomacyState): string[] {
-  if (s.stage === 'assign') return s.active;
-  return s.active.filter((p) => s.powers[p] !== undefined && alive(s.position, s.powers[p]!));
-}
-
-function missing(s: DiplomacyState): string[] {
-  switch (s.phase) {
-    case 'commit':
-      return required(s).filter((p) => s.commits[p] === undefined && !s.excused[p]);
-    case 'claim':
-      return s.active.filter((p) => s.commits[p] !== undefined && s.claims[p] === undefined && !s.excused[p]);
-    case 'reveal':
-      return s.active.filter((p) => s.claims[p] !== undefined && s.reveals[p] === undefined && !s.excused[p]);
-    case 'open':
-      return s.active.filter((p) =>
-        Object.entries(s.opening).some(([dealer, o]) => p !== dealer && !o.answered.includes(p) && Object.keys(o.shares).length < s.escrow!.k),
-      );
-    case 'sign':
-      // A gpg-only player adjudicates by hand if at all, and signs no position (§11.4).
-      // Nor does a player whose orders the others opened from escrow this round: it may have left after committing.
-      return s.active.filter((p) => s.signs[p] === undefined && s.gpgKeys[p] === undefined && s.opening[p] === undefined && s.peeling[p] === undefined);
-    default:
-      if (isPeel(s)) {
-        const late = new Set(Object.keys(s.peeling).flatMap((o) => askedToPeel(s, o)));
-        return s.active.filter((p) => late.has(p));
-      }
-      return [];
-  }
-}
-
-export function commitSetHash(gameId: string, round: number, commits: Record<string, string>): string {
-  return hashJsonHex('commit-set', {
-    game: gameId,
-    round,
-    commits: Object.keys(commits)
-      .sort()
-      .map((p) => [p, commits[p]!]),
-  });
-}
-
-/** The commit step's deadline length: the phase type's (or the preferences') from `deadlines`, else `stepMs`. */
-function commitMs(s: DiplomacyState): number {
-  const kind = s.stage === 'assign' ? 'preferences' : s.position.phase.type;
-  return s.deadlines[kind] ?? s.stepMs;
-}
-
-function startRound(s: DiplomacyState, time: number): void {
-  s.phase = 'commit';
-  s.phaseStart = time;
-  s.timeoutMs = commitMs(s);
-  s.claimed = null;
-  s.commits = {};
-  s.commitSet = null;
-  s.claims = {};
-  s.reveals = {};
-  s.orders = {};
-  s.excused = {};
-  s.signs = {};
-  s.escrows = {};
-  s.opening = {};
-  s.pgpCommits = {};
-  s.pgpRefused = {};
-  s.onions = {};
-  s.peeling = {};
-  s.unwilling = [];
-  s.next = null;
-}
-
-function enter(s: DiplomacyState, phase: Step, time: number): void {
-  s.phase = phase;
-  s.phaseStart = time;
-  s.timeoutMs = s.stepMs;
-  s.claimed = null;
-}
-
-function forfeit(s: DiplomacyState, st: Stepper, player: string, code: ViolationCode): void {
-  if (!s.active.includes(player)) return;
-  s.active = s.active.filter((p) => p !== player);
-  s.forfeits.push({ player, code });
-  st.emit({ type: 'forfeit', player, code });
-  if (s.stage === 'play') vacate(s, st, player);
-}
-
-/** The setup's `deadlines`: the commit step's milliseconds by phase type and for `preferences` (§10.13). */
-function phaseDeadlines(params: Readonly<Record<string, JsonValue>>): Record<string, number> {
-  const given = params.deadlines ?? {};
-  if (given === null || typeof given !== 'object' || Array.isArray(given))
-    throw new FairtableError('out_of_range', 'parameter deadlines must be an object of milliseconds by phase type', { field: 'deadlines' });
-  const out: Record<string, number> = {};
-  for (const [kind, ms] of Object.entries(given)) {
-    if (!['movement', 'retreat', 'adjustment', 'preferences'].includes(kind))
-      throw new FairtableError('bad_input', `parameter deadlines.${kind}: the kinds are movement, retreat, adjustment and preferences`, {
-        field: `deadlines.${kind}`,
-      });
-    if (typeof ms !== 'number' || !Number.isSafeInteger(ms) || ms < 1 || ms > 2 ** 40)
-      throw new FairtableError('out_of_range', `parameter deadlines.${kind} must be an integer in [1, 2^40]`, { field: `deadlines.${kind}` });
-    out[kind] = ms;
-  }
-  return out;
-}
-
-/**
- * Players whose orders the commit deadline found missing (their units take the defaults this phase, an
- * absence): one more phase missed each; at `absentAfter` phases in a row the player is out and its power
- * handed on, to a reserve or into civil disorder (§10.13).
- */
-function handOnAbsent(s: DiplomacyState, st: Stepper, late: readonly string[]): void {
-  if (s.stage !== 'play') return;
-  for (const p of late) {
-    if (s.powers[p] === undefined || s.commits[p] !== undefined) continue;
-    const missed = (s.missed[p] ?? 0) + 1;
-    s.missed[p] = missed;
-    st.emit({ type: 'no-orders', player: p, power: s.powers[p]!, missed });
-    if (s.absentAfter > 0 && missed >= s.absentAfter) {
-      const power = s.powers[p]!;
-      st.emit({ type: 'absent-too-long', player: p, power, missed });
-      forfeit(s, st, p, 'withheld');
-      // A reserve who takes the power orders it from the next phase on: this phase its units keep the defaults.
-      const taker = Object.keys(s.powers).find((q) => s.powers[q] === power);
-      if (taker !== undefined && s.commits[taker] === undefined) s.excused[taker] = true;
-    }
-  }
-}
-
-/** A power whose player is out of the game: a reserve takes it, or it falls into civil disorder. */
-function vacate(s: DiplomacyState, st: Stepper, player: string): void {
-  const power = s.powers[player];
-  if (power === undefined) return;
-  delete s.powers[player];
-  // Seed 003's reserve players take a vacant power in the order of their lists; the lowest number first.
-  const taker = s.players.find((p) => s.active.includes(p) && s.reserves[p]?.includes(power) === true && s.powers[p] === undefined);
-  if (taker !== undefined) {
-    s.powers[taker] = power;
-    delete s.reserves[taker];
-    st.emit({ type: 'reserve', player: taker, power });
-  } else st.emit({ type: 'civil-disorder', power });
-}
-
-/** Moves the round on while nobody is missing; sends the local player's part of each step it enters. */
-function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx, msg?: Accepted): void {
-  for (;;) {
-    if (s.phase === 'done' || missing(s).length > 0) return;
-    if (s.phase === 'commit') {
-      s.commitSet = commitSetHash(s.gameId, s.round, s.commits);
-      enter(s, 'claim', time);
-      // A gpg-only player's carried signature is its claim: nobody else could have made it (§11.4).
-      for (const p of Object.keys(s.pgpCommits)) if (!s.excused[p]) s.claims[p] = true;
-      if (s.me !== null && s.active.includes(s.me) && s.commits[s.me] !== undefined && !s.excused[s.me])
-        st.send({ type: 'claim', round: s.round, commitment: s.commits[s.me]!, commitSet: s.commitSet });
-    } else if (s.phase === 'claim') {
-      enter(s, 'reveal', time);
-      if (s.me !== null && s.claims[s.me] !== undefined && s.mine !== null && s.mine.round === s.round)
-        st.send({
-          type: 'reveal',
-          round: s.round,
-          opening: s.mine.opening as unknown as JsonValue,
-          ...(s.mine.seed === undefined ? {} : { seed: s.mine.seed }),
-        });
-    } else if (isPeel(s)) {
-      settlePeel(s, st, ctx, msg ?? { line: -1 }, time);
-      if (isPeel(s)) return;
-    } else if (s.phase === 'reveal' || s.phase === 'open') {
-      if (s.stage === 'assign') {
-        const withheld = s.phase === 'reveal' ? unrevealed(s) : [];
-        if (withheld.length > 0) {
-          // Escrowed values withheld (or broken, or of a player forfeited since its claim): opened, not rerun (§10.5.1).
-          openAssignEscrows(s, st, ctx, msg ?? { line: -1 }, time, withheld);
-          continue;
-        }
-        if (s.phase === 'reveal' || openEscrows(s, st, msg ?? { line: -1 })) finishAssignment(s, st, time);
-        else rerunAssignment(s, time);
-      } else {
-        if (s.phase === 'open') openEscrows(s, st, msg ?? { line: -1 });
-        resolvePhase(s, st, time);
-      }
-    } else if (s.phase === 'sign') {
-      const next = s.next!;
-      s.position = next.position;
-      st.emit({ type: 'agreed', round: s.round, phase: phaseLabel(next.position), hash: next.hash });
-      if (
-        next.position.winner !== null ||
-        s.ending !== null ||
-        (s.years !== null && next.position.phase.type === 'movement' && next.position.phase.season === 'spring' && next.position.phase.year >= 1901 + s.years)
-      ) {
-        s.stage = 'done';
-        enter(s, 'done', time);
-        // A solo on the board ends the game whatever was voted beside it.
-        const ending = next.position.winner === null ? s.ending : null;
-        st.emit({
-          type: 'game-over',
-          phase: phaseLabel(next.position),
-          winner: next.position.winner,
-          ...(ending === null ? {} : { ending: voteAnswer(ending), why: endingWords(ending) }),
-        });
-        return;
-      }
-      s.round++;
-      startRound(s, time);
-    }
-  }
-}
-
-/** The context of a player's answer sealed to her own key in her commit (docs/spec/diplomacy.md §10.11). */
-const ownContext = (s: DiplomacyState, round: number, player: string): string => `diplomacy/${s.gameId}/${round}/${player}/own-answer`;
-
-/**
- * Opens each withheld reveal from k valid shares and checks it against its commitment. In a phase, a power
- * whose escrow fails gets the defaults; in the assignment round an opened value enters the lottery, and one
- * that fails forfeits its player and the round reruns (false).
- */
-function openEscrows(s: DiplomacyState, st: Stepper, msg: Accepted | { line: number }): boolean {
-  const assign = s.stage === 'assign';
-  let all = true;
-  for (const [dealer, o] of Object.entries(s.opening)) {
-    const r = openThreshold(s, dealer);
-    if ('opening' in r && assign) {
-      if (takeOpened(s, st, msg, dealer, r.opening.value)) continue;
-      forfeit(s, st, dealer, 'unexpected_message');
-      all = false;
-      continue;
-    }
-    if ('opening' in r && typeof r.opening.value === 'string') {
-      s.orders[o.power] = ordersIn(r.opening.value);
-      st.emit({ type: 'escrow-opened', player: dealer, power: o.power, orders: s.orders[o.power]! });
-      continue;
-    }
-    const shares = 'opening' in r ? s.escrow!.k : r.shares;
-    st.emit({ type: 'escrow-failed', player: dealer, ...(assign ? { round: s.round } : { power: o.power }), shares });
-    if (assign) all = false;
-    if ('short' in r && r.short) {
-      // Too few holders answered (each named for its absence): the dealer's reveal stays missing, an absence too.
-      const what = assign ? 'its preferences stay unknown, it takes no power and the powers are drawn again' : `${o.power}'s units take the defaults`;
-      st.absent(dealer, msg, `${dealer} did not reveal in round ${s.round}, and too few shares came to open its escrow: ${what}`);
-      if (assign) forfeit(s, st, dealer, 'withheld');
-    } else {
-      // Enough valid shares, and still no opening of its commitment: the dealer sealed its value wrong, so its
-      // silence kept the choice the escrow was to take away. A rule broken.
-      st.withheld(
-        dealer,
-        true,
-        msg,
-        `${dealer} did not reveal in round ${s.round}, and its escrow, opened from ${shares} valid shares, does not open its commitment ${s.commits[dealer]}`,
-      );
-      forfeit(s, st, dealer, 'withheld');
-    }
-  }
-  return all;
-}
-
-/** The assignment round's withheld values, opened: by shares (step `open`) or by peels (steps `peel/…`). */
-function openAssignEscrows(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: Accepted | { line: number }, time: number, who: string[]): void {
-  for (const p of who) {
-    if (s.escrow !== null) s.opening[p] = { power: '', shares: {}, answered: [] };
-    else s.peeling[p] = { ...startPeel(s.onions[p]!.head), power: '' };
-  }
-  if (s.escrow !== null) {
-    enter(s, 'open', time);
-    sendShares(s, st, ctx);
-  } else {
-    enter(s, 'peel/0', time);
-    settlePeel(s, st, ctx, msg, time);
-  }
-}
-
-function resolvePhase(s: DiplomacyState, st: Stepper, time: number): void {
-  const orders: { power: string; text: string }[] = [];
-  const votes = new Map<string, Vote | null>();
-  // The voters: each power held by a player still in the game and still on the board (§10.12).
-  for (const p of s.active) {
-    const power = s.powers[p];
-    if (power !== undefined && alive(s.position, power)) votes.set(power, null);
-  }
-  for (const power of map.powers) {
-    const split = splitVotes(s.orders[power] ?? [], map.powers);
-    for (const text of split.orders) orders.push({ power, text });
-    if (votes.has(power)) votes.set(power, split.vote);
-  }
-  s.ending = agreedEnding(votes, (power) => alive(s.position, power));
-  if ([...votes.values()].some((v) => v !== null))
-    st.emit({
-      type: 'votes',
-      round: s.round,
-      votes: Object.fromEntries([...votes].map(([power, v]) => [power, v === null ? 'none' : voteAnswer(v)])),
-      agreed: s.ending === null ? null : voteAnswer(s.ending),
-    });
-  const result = adjudicate(map, s.position, orders, { strictUnitType: s.typos === 'strict' });
-  const hash = positionHash(map, result.position);
-  s.next = { position: result.position, hash };
-  st.emit({
-    type: 'adjudicated',
-    round: s.round,
-    phase: phaseLabel(s.position),
-    results: result.results.map((r: OrderResult) => ({ power: r.power, order: r.order ?? r.text, status: r.status, reason: r.reason })),
-    next: phaseLabel(result.position),
-    hash,
-  });
-  enter(s, 'sign', time);
-  if (s.me !== null && s.active.includes(s.me)) st.send({ type: 'sign', round: s.round, position: hash });
-}
-
-function finishAssignment(s: DiplomacyState, st: Stepper, time: number): void {
-  // Every checked value counts, a player's forfeited after its claim too (§10.5.1): its power is then vacated.
-  const revealers = s.players.filter((p) => s.reveals[p] !== undefined);
-  const values: Record<string, string> = {};
-  const prefs: Preferences[] = [];
-  for (const p of revealers) {
-    const v = s.reveals[p] as unknown as { prefs: Preferences; random: string };
-    values[p] = v.random;
-    prefs.push(v.prefs);
-  }
-  const seed = beaconSeed(s.gameId, s.round, revealers, values);
-  const stream = new RandomStream(fromHex(seed, 'seed', 32), 'diplomacy-lottery');
-  const result = assignPowers(prefs, s.method === 'serial' ? 'serial' : 'weighted', (k) => stream.below(k));
-  for (const [number, power] of Object.entries(result.assignment)) s.powers[s.players[Number(number) - 1]!] = power;
-  for (const p of prefs) if (p.reserve) s.reserves[s.players[p.player - 1]!] = p.groups.flat();
-  s.contests = [...result.contests];
-  st.emit({
-    type: 'assignment',
-    method: s.method,
-    seed,
-    contests: result.contests as unknown as JsonValue,
-    ...(result.order === undefined ? {} : { order: result.order.map((n) => s.players[n - 1]!) }),
-    powers: { ...s.powers },
-  });
-  for (const p of s.players) if (!s.active.includes(p)) vacate(s, st, p);
-  startPlay(s, time);
-}
-
-function startPlay(s: DiplomacyState, time: number): void {
-  s.stage = 'play';
-  s.round++;
-  startRound(s, time);
-}
+export * from './state.js';
 
 /** A preference list as a player types it, without its number: `AE(GI)R`, `%REG`, or nothing. */
 const PREFERENCE_PATTERN = '%?[AEFGIRTaefgirt() ]*';
@@ -612,12 +129,6 @@ function decision(s: DiplomacyState): Decision | null {
     choices: { ...orderChoices(map, s.position, power), optional: { vote: { type: 'one-of', values: voteValues(power, onBoard) } } },
     deadline,
   };
-}
-
-/** The rerun after an assignment reveal that failed: the values already revealed are public now (as in the beacon). */
-function rerunAssignment(s: DiplomacyState, time: number): void {
-  s.round++;
-  startRound(s, time);
 }
 
 /**
@@ -1148,107 +659,3 @@ export const diplomacy: Machine<DiplomacyState> = {
     };
   },
 };
-
-// Seed 003's layers (docs/spec/escrow.md §3.4).
-
-function stepPeel(s: DiplomacyState, st: Stepper, msg: Accepted, body: { readonly [key: string]: unknown }, ctx: Ctx): void {
-  const from = msg.envelope.from;
-  const owner = String(body.owner);
-  const p = s.peeling[owner];
-  // A resend, a member already named, or an onion already opened or shut: changes nothing.
-  if (p !== undefined && (p.shared[from] !== undefined || s.unwilling.includes(from) || p.value !== null || p.shut)) return;
-  if (!isPeel(s) || p === undefined || !askedToPeel(s, owner).includes(from)) {
-    st.violation('out_of_turn', from, msg, `${from} peeled ${owner}'s onion, which nobody asked of it in round ${s.round}`);
-    return;
-  }
-  const context = layerContext(s, s.round, owner);
-  if (!recordExchange(p, s.onions[owner]!.head, from, s.keys[from]!, { shared: String(body.shared), proof: String(body.proof) }, context, msg.line)) {
-    st.violation('bad_share', from, msg, `${from}'s exchange for ${owner}'s onion is not a·E for its key (the proof fails)`);
-    s.unwilling.push(from);
-  }
-  advance(s, st, msg.time, ctx, msg);
-}
-
-/**
- * Every member asked has answered (or been named): each onion is opened as far as the exchanges allow and
- * the members of the layer it stops at are asked; when nobody is left to ask, the opened orders go to the
- * adjudication and a shut onion's power takes the defaults.
- */
-function settlePeel(s: DiplomacyState, st: Stepper, ctx: Ctx | undefined, msg: Accepted | { line: number }, time: number): void {
-  if (Object.keys(s.peeling).some((o) => askedToPeel(s, o).length > 0)) return;
-  let asking = false;
-  for (const [owner, p] of Object.entries(s.peeling)) {
-    if (p.shut || p.value !== null) continue;
-    p.waiting = p.waiting.filter((m) => ableToPeel(s, m));
-    const known = p.faults.length;
-    const ask = peelOn(p, layerPlan(othersOf(s, owner)), layerContext(s, s.round, owner), (m) => ableToPeel(s, m));
-    const commitLine = { line: s.onions[owner]!.line, note: `${owner}'s commit, with the onion` };
-    for (const f of p.faults.slice(known))
-      st.violation('bad_layer', owner, msg, `${owner} sealed garbage in its onion of round ${s.round}: ${f.why}`, [
-        { line: f.line, note: 'the proven exchange that shows it' },
-        commitLine,
-      ]);
-    // An owner who withheld its reveal behind layers sealed wrong kept the choice the escrow was to take away: it forfeits.
-    if (p.faults.length > known) forfeit(s, st, owner, 'bad_layer');
-    if (p.value !== null) {
-      const opening = readOpening(fromHex(p.value, 'core'));
-      const value = (opening as { value?: unknown } | null)?.value;
-      if (
-        !opens({ game: s.gameId, player: owner, purpose: purpose(s.round) }, s.commits[owner]!, opening) ||
-        (s.stage === 'play' && typeof value !== 'string')
-      ) {
-        st.violation('bad_layer', owner, msg, `the core of ${owner}'s onion of round ${s.round} does not open its commitment ${s.commits[owner]}`, [
-          commitLine,
-        ]);
-        p.shut = true;
-        forfeit(s, st, owner, 'bad_layer');
-      }
-    }
-    if (ask.length > 0) asking = true;
-  }
-  if (asking) {
-    enter(s, `peel/${Number(s.phase.slice(5)) + 1}`, time);
-    sendPeels(s, st, ctx);
-    return;
-  }
-  if (s.stage === 'assign') {
-    settleAssignPeel(s, st, msg, time);
-    return;
-  }
-  for (const [owner, p] of Object.entries(s.peeling)) {
-    if (p.value !== null && !p.shut) {
-      s.orders[p.power] = ordersIn((readOpening(fromHex(p.value, 'core')) as { value: string }).value);
-      st.emit({ type: 'escrow-opened', player: owner, power: p.power, orders: s.orders[p.power]! });
-    } else {
-      st.emit({ type: 'escrow-failed', player: owner, power: p.power, depth: p.depth });
-      // A core that does not open was named bad_layer above; an onion shut by members who did not peel is an absence.
-      if (p.value === null && p.faults.length === 0)
-        st.absent(owner, msg, `${owner} did not reveal in round ${s.round}, and its layers could not all be peeled: ${p.power}'s units take the defaults`);
-    }
-  }
-  resolvePhase(s, st, time);
-}
-
-/** The assignment round's onions, peeled as far as they go: opened values enter the lottery; any other reruns it (§10.5.1). */
-function settleAssignPeel(s: DiplomacyState, st: Stepper, msg: Accepted | { line: number }, time: number): void {
-  let all = true;
-  for (const [owner, p] of Object.entries(s.peeling)) {
-    if (p.value !== null && !p.shut) {
-      if (takeOpened(s, st, msg, owner, (readOpening(fromHex(p.value, 'core')) as { value: unknown }).value)) continue;
-      forfeit(s, st, owner, 'unexpected_message');
-    } else {
-      st.emit({ type: 'escrow-failed', player: owner, round: s.round, depth: p.depth });
-      // Garbage was named bad_layer (and forfeited) above; an onion shut by members who did not peel is an absence.
-      if (p.value === null && p.faults.length === 0)
-        st.absent(
-          owner,
-          msg,
-          `${owner} did not reveal in round ${s.round}, and its layers could not all be peeled: it takes no power and the powers are drawn again`,
-        );
-      forfeit(s, st, owner, 'withheld');
-    }
-    all = false;
-  }
-  if (all) finishAssignment(s, st, time);
-  else rerunAssignment(s, time);
-}
