@@ -10,20 +10,21 @@ import type { Action, HandResult, HandState } from './state.js';
 
 export type Pick = (n: number) => number;
 
-/** A legal action of `player` chosen at random: mostly checks and calls, sometimes a fold, a raise, an all-in or a timeout. */
+/** A legal action of `player` chosen at random: mostly checks and calls, sometimes a fold, a raise, an all-in or a timeout (a timeout for a player not to act). */
 export function randomAction(h: HandState, player: string, pick: Pick): Action {
   const legal = legalActions(h, player);
   if (legal === null) return { do: 'timeout' };
   const roll = pick(100);
-  if (roll < 4) return { do: 'timeout' };
-  if (roll < 14 && !legal.check) return { do: 'fold' };
-  if (roll < 30 && legal.raise !== null) {
+  // 2 in 100 a timeout, 20 a fold (facing a bet), 10 a raise (1 of them the whole stack), 1 an all-in
+  if (roll < 2) return { do: 'timeout' };
+  if (roll < 22 && !legal.check) return { do: 'fold' };
+  if (roll >= 22 && roll < 32 && legal.raise !== null) {
     const { kind, min, max } = legal.raise;
-    const span = max - min;
-    const to = roll < 18 ? max : min + (span > 0 ? pick(Math.min(span, 2 ** 31) + 1) : 0);
+    const span = Math.min(max - min, min);
+    const to = roll === 22 ? max : min + (span > 0 ? pick(span + 1) : 0);
     return { do: kind, to };
   }
-  if (roll < 33 && legal.allIn > 0 && (legal.raise !== null || legal.allIn <= legal.call)) return { do: 'all-in' };
+  if (roll === 32 && legal.allIn > 0 && (legal.raise !== null || legal.allIn <= legal.call)) return { do: 'all-in' };
   return legal.check ? { do: 'check' } : { do: 'call' };
 }
 
