@@ -66,7 +66,7 @@ function put(d: Draft, player: string, chips: number, what: string): void {
   d.stacks[player] = (d.stacks[player] ?? 0) - chips;
   d.bets[player] = (d.bets[player] ?? 0) + chips;
   d.committed[player] = (d.committed[player] ?? 0) + chips;
-  d.events.push({ street: d.street, player, what, chips });
+  d.events.push({ street: d.street, player, what, chips, total: d.bets[player]! });
 }
 
 /** Posts a blind (all-in for less when the stack is short). */
@@ -119,11 +119,11 @@ export function applyAction(d: Draft, player: string, action: Action): void {
     case 'fold':
     case 'timeout':
       d.folded.push(player);
-      d.events.push({ street: d.street, player, what: action.do, chips: 0 });
+      d.events.push({ street: d.street, player, what: action.do, chips: 0, total: bet });
       break;
     case 'check':
       if (owed > 0) throw new HoldemError('cannot_check', player, `there is a bet of ${d.currentBet} to call`);
-      d.events.push({ street: d.street, player, what: 'check', chips: 0 });
+      d.events.push({ street: d.street, player, what: 'check', chips: 0, total: bet });
       break;
     case 'call':
       if (owed === 0) throw new HoldemError('nothing_to_call', player, 'there is no bet to call: check');
@@ -179,5 +179,5 @@ export function returnUncalled(d: Draft): void {
   d.bets[who] = second;
   d.committed[who] = (d.committed[who] ?? 0) - back;
   d.stacks[who] = (d.stacks[who] ?? 0) + back;
-  d.events.push({ street: d.street, player: who, what: 'returned', chips: back });
+  d.events.push({ street: d.street, player: who, what: 'returned', chips: back, total: second });
 }

@@ -88,7 +88,7 @@ describe('blinds and the order of action', () => {
     const h = hand(['a', 'b'], [30, 1000], 'a');
     expect(h.committed).toEqual({ a: 30, b: 30 });
     expect(h.stacks).toEqual({ a: 0, b: 970 });
-    expect(h.events.at(-1)).toEqual({ street: 'preflop', player: 'b', what: 'returned', chips: 70 });
+    expect(h.events.at(-1)).toEqual({ street: 'preflop', player: 'b', what: 'returned', chips: 70, total: 30 });
     expect(waiting(h)).toEqual({ kind: 'deal', street: 'flop', count: 3 });
   });
 });
@@ -186,7 +186,7 @@ describe('all-ins', () => {
   it('an uncalled bet goes back to the player who made it', () => {
     let h = hand(['a', 'b', 'c'], [1000, 1000, 1000], 'a');
     h = play(h, ['a', raise(400)], ['b', fold], ['c', fold]);
-    expect(h.events.at(-1)).toEqual({ street: 'preflop', player: 'a', what: 'returned', chips: 300 });
+    expect(h.events.at(-1)).toEqual({ street: 'preflop', player: 'a', what: 'returned', chips: 300, total: 100 });
     expect(h.result!.won).toEqual({ a: 250 });
     expect(h.stacks).toEqual({ a: 1150, b: 950, c: 900 });
     expect(h.result!.hands).toEqual({});
@@ -198,7 +198,7 @@ describe('timeouts', () => {
     let h = hand(['a', 'b', 'c'], 1000, 'a');
     h = play(h, ['a', call], ['b', call], ['c', { do: 'timeout' }]);
     expect(h.folded).toEqual(['c']);
-    expect(h.events.at(-1)).toEqual({ street: 'preflop', player: 'c', what: 'timeout', chips: 0 });
+    expect(h.events.at(-1)).toEqual({ street: 'preflop', player: 'c', what: 'timeout', chips: 0, total: 100 });
     expect(waiting(h).kind).toBe('deal');
     h = deal(h, c('2c 7d 9h'));
     h = play(h, ['b', check], ['a', { do: 'timeout' }]);

@@ -22,3 +22,4 @@ export { legalActions, readAction, type LegalActions } from './betting.js';
 export { act, deal, showdown, showOrder, smallBlindSeat, startHand, waiting, type HandOptions } from './hand.js';
 export * from './table.js';
 export * from './policy.js';
+export { actionChoices, eventText, handText, TIMEOUT, whyIllegal } from './decisions.js';

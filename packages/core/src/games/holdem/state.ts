@@ -37,6 +37,8 @@ export interface HandEvent {
   readonly what: string;
   /** Chips moved from the stack to the bet (back to the stack for `returned`). */
   readonly chips: number;
+  /** The player's bet on the street after the event. */
+  readonly total: number;
 }
 
 export interface HandResult {

@@ -2,12 +2,13 @@
  * A table across hands (docs/spec/holdem.md §7) and random legal games of 2 to
  * 9 players (§9): chips are never made or lost, no stack goes negative, every
  * street's betting ends, every pot goes to a player who did not fold, a legal
- * action is never refused and an illegal one is refused naming the player who
- * tried it, never another.
+ * action (every one the decision's form offers) is never refused and an illegal
+ * one is refused naming the player who tried it, never another.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { legalActions } from './betting.js';
+import { actionChoices, whyIllegal } from './decisions.js';
 import { parseCards } from './cards.js';
 import { waiting } from './hand.js';
 import { randomAction, shuffledDeck, simulateTable, type Pick } from './policy.js';
@@ -67,6 +68,20 @@ function tryCheats(t: TableState, h: HandState, mover: string, pick: Pick): void
   else expect(refusedAs(() => tableAct(t, mover, { do: 'check' }))).toMatchObject({ player: mover, reason: 'cannot_check' });
 }
 
+/** Every action the decision's form offers at this state is accepted: an honest player is never refused. */
+function tryLegal(h: HandState, mover: string): void {
+  const form = actionChoices(h, mover)!;
+  const options = form.type === 'any-of' ? form.options : [form];
+  for (const o of options) {
+    if (o.type === 'one-of') for (const v of o.values) expect(whyIllegal(h, mover, v)).toBeNull();
+    else if (o.type === 'record' && o.fields['do']!.type === 'one-of' && o.fields['to']!.type === 'integer') {
+      const kind = o.fields['do'].values[0]!;
+      const [min, max] = [Number(o.fields['to'].min), Number(o.fields['to'].max)];
+      for (const to of [min, max, Math.floor((min + max) / 2)]) expect(whyIllegal(h, mover, { do: kind, to })).toBeNull();
+    } else throw new Error(`an unexpected form ${JSON.stringify(o)}`);
+  }
+}
+
 /** Plays a random legal table, checking every rule of the header after every step. */
 function playChecked(n: number, stack: number, blinds: [number, number], maxHands: number, seed: number): TableState {
   const pick = seeded(seed);
@@ -87,6 +102,7 @@ function playChecked(n: number, stack: number, blinds: [number, number], maxHand
       const w = waiting(h);
       if (w.kind === 'act') {
         if (pick(4) === 0) tryCheats(t, h, w.player, pick);
+        if (pick(4) === 0) tryLegal(h, w.player);
         const a: Action = randomAction(h, w.player, pick);
         t = tableAct(t, w.player, a);
       } else if (w.kind === 'deal') {
