@@ -11,7 +11,7 @@
  * every hand: a higher key wins, equal keys tie (suits never break a tie).
  */
 import { FairtableError } from '../../errors.js';
-import { isCard, rankOf, suitOf } from './cards.js';
+import { isCard } from './cards.js';
 
 export const CATEGORIES = [
   'high card',
@@ -45,32 +45,44 @@ function keyOf(category: number, ranks: readonly number[]): number {
   return key;
 }
 
-/** The straight's top card among these distinct ranks (sorted high to low, five of them), or 0. */
-function straightTop(distinct: readonly number[]): number {
-  if (distinct.length !== 5) return 0;
-  if (distinct[0]! - distinct[4]! === 4) return distinct[0]!;
-  if (distinct[0] === 14 && distinct[1] === 5 && distinct[4] === 2) return 5;
-  return 0;
+/** The category and tie-break ranks of five valid cards (no checks: the callers check). */
+function score(cards: readonly number[]): { category: number; ties: number[] } {
+  // ranks high to low (insertion sort of five), and whether all five share a suit
+  const r: number[] = [];
+  let flush = true;
+  for (const c of cards) {
+    const x = (c >> 2) + 2;
+    let i = r.length;
+    while (i > 0 && r[i - 1]! < x) i--;
+    r.splice(i, 0, x);
+    if ((c & 3) !== (cards[0]! & 3)) flush = false;
+  }
+  // runs of equal ranks, then the larger runs first (stable: higher ranks first within a size)
+  const groups: [number, number][] = [];
+  for (const x of r) {
+    const last = groups[groups.length - 1];
+    if (last !== undefined && last[0] === x) last[1]++;
+    else groups.push([x, 1]);
+  }
+  groups.sort((a, b) => b[1] - a[1]);
+  const ties = groups.map((g) => g[0]);
+  if (groups.length === 5) {
+    const top = r[0]! - r[4]! === 4 ? r[0]! : r[0] === 14 && r[1] === 5 ? 5 : 0;
+    if (top > 0) return { category: flush ? 8 : 4, ties: [top] };
+    return { category: flush ? 5 : 0, ties };
+  }
+  if (flush) return { category: 5, ties };
+  const most = groups[0]![1];
+  const category = most === 4 ? 7 : most === 3 ? (groups.length === 2 ? 6 : 3) : groups.length === 3 ? 2 : 1;
+  return { category, ties };
 }
 
 /** The rank of exactly five cards. */
 export function rankFive(cards: readonly number[]): HandRank {
   if (cards.length !== 5) throw new FairtableError('bad_length', `a poker hand is five cards, not ${cards.length}`, { field: 'cards' });
-  const counts = new Map<number, number>();
-  for (const c of cards) counts.set(rankOf(c), (counts.get(rankOf(c)) ?? 0) + 1);
-  const groups = [...counts.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0]);
-  const ranks = groups.map((g) => g[0]);
-  const flush = cards.every((c) => suitOf(c) === suitOf(cards[0]!));
-  const top = straightTop(ranks);
-  const shape = groups.map((g) => g[1]).join('');
-  let category: number;
-  let tie: number[] = ranks;
-  if (top > 0) {
-    category = flush ? 8 : 4;
-    tie = [top];
-  } else if (flush) category = 5;
-  else category = ({ '41': 7, '32': 6, '311': 3, '221': 2, '2111': 1 } as Record<string, number>)[shape] ?? 0;
-  return { category, name: CATEGORIES[category]!, ranks: tie, key: keyOf(category, tie), cards: [...cards] };
+  if (!cards.every(isCard)) throw new FairtableError('out_of_range', 'a card is an integer in [0, 51]', { field: 'cards' });
+  const { category, ties } = score(cards);
+  return { category, name: CATEGORIES[category]!, ranks: ties, key: keyOf(category, ties), cards: [...cards] };
 }
 
 /** The best five of five to seven distinct cards. */
@@ -86,8 +98,10 @@ export function bestHand(cards: readonly number[]): HandRank {
       for (let c = b + 1; c < n; c++)
         for (let d = c + 1; d < n; d++)
           for (let e = d + 1; e < n; e++) {
-            const r = rankFive([cards[a]!, cards[b]!, cards[c]!, cards[d]!, cards[e]!]);
-            if (best === null || r.key > best.key) best = r;
+            const five = [cards[a]!, cards[b]!, cards[c]!, cards[d]!, cards[e]!];
+            const { category, ties } = score(five);
+            const key = keyOf(category, ties);
+            if (best === null || key > best.key) best = { category, name: CATEGORIES[category]!, ranks: ties, key, cards: five };
           }
   return best!;
 }
