@@ -46,6 +46,9 @@ export function startHand(o: HandOptions): HandState {
   if (smallBlind > bigBlind) throw new FairtableError('out_of_range', 'the small blind is more than the big blind', { field: 'smallBlind' });
   const stacks: Record<string, number> = {};
   for (const p of seats) stacks[p] = positive(o.stacks[p], `stacks.${p}`);
+  if (seats.reduce((sum, p) => sum + stacks[p]!, 0) > Number.MAX_SAFE_INTEGER) {
+    throw new FairtableError('out_of_range', 'the chips at the table add up to more than 2^53 - 1', { field: 'stacks' });
+  }
   const d: Draft = {
     seats,
     button: o.button,

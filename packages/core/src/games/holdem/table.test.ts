@@ -3,7 +3,9 @@
  * 9 players (§9): chips are never made or lost, no stack goes negative, every
  * street's betting ends, every pot goes to a player who did not fold, a legal
  * action (every one the decision's form offers) is never refused and an illegal
- * one is refused naming the player who tried it, never another.
+ * one is refused naming the player who tried it, never another. States are
+ * deep-frozen (a rule that wrote into its input would throw) and now and then
+ * sent through JSON.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -26,6 +28,14 @@ function seeded(seed: number): Pick {
     const x = ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     return Math.floor(x * n);
   };
+}
+
+function deepFreeze<T>(v: T): T {
+  if (v !== null && typeof v === 'object' && !Object.isFrozen(v)) {
+    Object.freeze(v);
+    for (const x of Object.values(v)) deepFreeze(x);
+  }
+  return v;
 }
 
 function chipsOnTable(t: TableState): number {
@@ -112,6 +122,9 @@ function playChecked(n: number, stack: number, blinds: [number, number], maxHand
         expect([...w.order].sort()).toEqual(h.seats.filter((p) => !h.folded.includes(p)).sort());
         t = tableShowdown(t, holes);
       }
+      // states are plain data: a JSON round trip plays on the same; a frozen state is never written to
+      if (pick(8) === 0) t = JSON.parse(JSON.stringify(t)) as TableState;
+      deepFreeze(t);
       expect(chipsOnTable(t)).toBe(chips);
       const now = t.hand ?? t.lastHand!;
       for (const p of now.seats) expect(now.stacks[p]).toBeGreaterThanOrEqual(0);
