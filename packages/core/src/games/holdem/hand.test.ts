@@ -263,6 +263,30 @@ describe('the showdown', () => {
     expect(total(h)).toBe(2950);
   });
 
+  it('nine players: three all-ins preflop, folds, a bet on the flop, four pots, the last one split', () => {
+    const seats = ['p1', 'p2', 'p3', 'p4', 'p5', 'p6', 'p7', 'p8', 'p9'];
+    const stacks = [1000, 1000, 40, 80, 200, 1000, 1000, 1000, 1000];
+    let h = hand(seats, stacks, 'p9', [5, 10]);
+    h = play(h, ['p3', allIn], ['p4', allIn], ['p5', allIn], ['p6', call], ['p7', fold], ['p8', call], ['p9', fold], ['p1', fold], ['p2', call]);
+    expect(h.minRaise).toBe(120);
+    h = deal(h, c('2c 7d 9h'));
+    h = play(h, ['p2', check], ['p6', bet(300)], ['p8', fold], ['p2', call]);
+    h = deal(h, c('Jd'));
+    h = play(h, ['p2', check], ['p6', check]);
+    h = deal(h, c('3s'));
+    h = play(h, ['p2', check], ['p6', check]);
+    expect(waiting(h)).toEqual({ kind: 'showdown', order: ['p2', 'p3', 'p4', 'p5', 'p6'] });
+    h = showdown(h, { p2: c('4c 5c'), p3: c('Ah Ac'), p4: c('Kh Kc'), p5: c('Qh Qc'), p6: c('4d 5d') });
+    expect(h.result!.pots.map((p) => [p.amount, p.eligible, p.shares])).toEqual([
+      [245, ['p2', 'p3', 'p4', 'p5', 'p6'], { p3: 245 }],
+      [200, ['p2', 'p4', 'p5', 'p6'], { p4: 200 }],
+      [480, ['p2', 'p5', 'p6'], { p5: 480 }],
+      [600, ['p2', 'p6'], { p2: 300, p6: 300 }],
+    ]);
+    expect(h.stacks).toEqual({ p1: 995, p2: 800, p3: 245, p4: 200, p5: 480, p6: 800, p7: 1000, p8: 800, p9: 1000 });
+    expect(total(h)).toBe(6320);
+  });
+
   it('refuses missing, repeated or extra cards, naming the player who showed them', () => {
     let h = hand(['a', 'b'], 1000, 'a');
     h = play(h, ['a', call], ['b', check]);
