@@ -98,14 +98,21 @@ function play(votes: readonly string[], hooks: Readonly<Record<string, OutgoingH
     st.decide({ ...orders, vote: votes[i] ?? 'none' });
     flush();
   }
-  for (let step = 0; step < 20; step++) {
-    clock.now += 1000;
-    for (const st of seats) st.tick();
-    flush();
-  }
-  const auditor = new Auditor(log[0]!, { registry, keepEvents: true });
-  for (const l of log.slice(1)) auditor.add(l);
-  return { log, events: auditor.referee.events, verdict: auditor.verdict(), outcome: auditor.referee.outcome() };
+  const run = (steps: number): void => {
+    for (let step = 0; step < steps; step++) {
+      clock.now += 1000;
+      for (const st of seats) st.tick();
+      flush();
+    }
+  };
+  run(20);
+  const audit = (): Auditor => {
+    const a = new Auditor(log[0]!, { registry, keepEvents: true });
+    for (const l of log.slice(1)) a.add(l);
+    return a;
+  };
+  const auditor = audit();
+  return { log, events: auditor.referee.events, verdict: auditor.verdict(), outcome: auditor.referee.outcome(), table: { log, seats, flush }, run, audit };
 }
 
 const everyone = (v: string): string[] => Array.from({ length: 7 }, () => v);
@@ -145,6 +152,28 @@ describe('endings by agreement, played', () => {
     expect(r.verdict.violations).toEqual([]);
     expect(r.outcome?.winners).toEqual([]);
     expect(r.outcome?.summary).toMatchObject({ ending: 'cancel' });
+  });
+
+  it('a pause voted by all: the next phase waits without a deadline until somebody sends orders, then its deadline runs', () => {
+    const r = play(everyone('pause'));
+    expect(r.verdict.violations).toEqual([]);
+    expect(r.events.find((e) => e.type === 'votes')).toMatchObject({ agreed: 'pause' });
+    expect(r.events.find((e) => e.type === 'paused')).toMatchObject({ phase: 'F1901M' });
+    expect(r.events.some((e) => e.type === 'game-over')).toBe(false);
+    // Twenty seconds of ticks, twenty step deadlines: nobody is claimed late while paused.
+    const paused = r.table.log.length;
+    r.run(20);
+    expect(r.table.log.length).toBe(paused);
+    // p0 sends its orders: the game resumes, and from then the others have the usual deadline.
+    const d = r.table.seats[0]!.decision()!;
+    r.table.seats[0]!.decide(randomChoice(d.choices, new RandomStream(seed(91), 'strategy')));
+    r.table.flush();
+    r.run(5);
+    const after = r.audit();
+    expect(after.referee.events.find((e) => e.type === 'resumed')).toMatchObject({ player: 'p0' });
+    const claim = r.table.log.slice(paused).find((l) => l.includes('"type":"deadline"'));
+    expect(claim).toContain('"missing":["p1","p2","p3","p4","p5","p6"]');
+    expect(after.verdict().violations.filter((v) => v.kind !== 'absence')).toEqual([]);
   });
 
   it('a vote slipped into a reveal that does not open its commitment counts for nothing, and its author is named', () => {

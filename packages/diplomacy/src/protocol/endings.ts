@@ -6,6 +6,7 @@
  *     VOTE DRAW            the game ends in a draw shared by every power still in it
  *     VOTE CONCEDE FRANCE  the game ends with France the sole winner
  *     VOTE CANCEL          the game ends with no result
+ *     VOTE PAUSE           the next phase has no deadline until a power sends its orders
  *
  * An ending is agreed in a phase when every voter cast the same vote (for a concession: every voter but the
  * power conceded to). The voters are the powers held by a player still in the game and still on the board
@@ -16,7 +17,7 @@
  */
 import { FairtableError } from '@fairtable/core/errors.js';
 
-export type Vote = { readonly kind: 'draw' } | { readonly kind: 'cancel' } | { readonly kind: 'concede'; readonly to: string };
+export type Vote = { readonly kind: 'draw' } | { readonly kind: 'cancel' } | { readonly kind: 'pause' } | { readonly kind: 'concede'; readonly to: string };
 
 /** An agreed ending, as the game's events and outcome carry it. */
 export type Ending = Vote;
@@ -34,6 +35,7 @@ export function parseVote(line: string, powers: readonly string[]): Vote | null 
   if (words[0] !== 'VOTE') return null;
   if (words.length === 2 && words[1] === 'DRAW') return { kind: 'draw' };
   if (words.length === 2 && words[1] === 'CANCEL') return { kind: 'cancel' };
+  if (words.length === 2 && words[1] === 'PAUSE') return { kind: 'pause' };
   if (words.length === 3 && words[1] === 'CONCEDE') {
     const to = powers.find((p) => p.toUpperCase() === words[2]);
     return to === undefined ? null : { kind: 'concede', to };
@@ -49,7 +51,7 @@ export function voteLine(vote: Vote): string {
 /** A vote as a decision's answer names it: 'draw', 'cancel', 'concede:France'; 'none' for none. */
 export function voteFromAnswer(answer: string, powers: readonly string[]): Vote | null {
   if (answer === 'none') return null;
-  if (answer === 'draw' || answer === 'cancel') return { kind: answer };
+  if (answer === 'draw' || answer === 'cancel' || answer === 'pause') return { kind: answer };
   const to = answer.startsWith('concede:') ? powers.find((p) => p === answer.slice('concede:'.length)) : undefined;
   if (to === undefined) throw new FairtableError('illegal_choice', `vote: "${answer}" is not a vote (draw, cancel or concede:<power>)`, { field: 'vote' });
   return { kind: 'concede', to };
@@ -62,7 +64,7 @@ export function voteAnswer(vote: Vote): string {
 
 /** The votes a power may cast in a phase, as a decision's one-of: none first, then draw, cancel, and a concession to each other power on the board. */
 export function voteValues(me: string, onBoard: readonly string[]): string[] {
-  return ['none', 'draw', 'cancel', ...onBoard.filter((p) => p !== me).map((p) => `concede:${p}`)];
+  return ['none', 'draw', 'cancel', 'pause', ...onBoard.filter((p) => p !== me).map((p) => `concede:${p}`)];
 }
 
 /** An orders file's lines split into its orders and its vote (null: none, or more than one VOTE line, or one not known). */
@@ -111,6 +113,8 @@ export function endingWords(e: Ending): string {
       return 'a draw agreed by every power still playing';
     case 'cancel':
       return 'cancelled by every power still playing: no result';
+    case 'pause':
+      return 'paused by every power still playing: the next phase has no deadline until somebody sends orders';
     case 'concede':
       return `every other power conceded to ${e.to}`;
   }

@@ -257,6 +257,8 @@ export const diplomacy: Machine<DiplomacyState> = {
       typos,
       years: setup.params.years === undefined ? null : intParam(setup.params, 'years', 2, 1, 200),
       ending: null,
+      pauseNext: false,
+      paused: false,
       escrow: escrowParam(setup.params, players.length),
       layered: setup.params.escrow === 'layers',
       keys: Object.fromEntries(setup.players.map((p) => [p.id, p.key])),
@@ -405,6 +407,13 @@ export const diplomacy: Machine<DiplomacyState> = {
         } else {
           s.commits[from] = body.commitment;
           if (s.stage === 'play') s.missed[from] = 0;
+          if (s.paused) {
+            // The first orders after an agreed pause resume the game: the commit deadline runs from them (§10.12).
+            s.paused = false;
+            s.phaseStart = time;
+            s.timeoutMs = commitMs(s);
+            st.emit({ type: 'resumed', round, player: from });
+          }
           if (s.escrow !== null) s.escrows[from] = body.escrow as unknown as EscrowBody;
           if (s.layered) s.onions[from] = { head: body.onion as unknown as OnionHead, line: msg.line };
           advance(s, st, time, ctx, msg);

@@ -143,6 +143,7 @@ export function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx,
       }
       s.round++;
       startRound(s, time);
+      if (s.paused) st.emit({ type: 'paused', round: s.round, phase: phaseLabel(s.position) });
     }
   }
 }
@@ -222,13 +223,16 @@ export function resolvePhase(s: DiplomacyState, st: Stepper, time: number): void
     for (const text of split.orders) orders.push({ power, text });
     if (votes.has(power)) votes.set(power, split.vote);
   }
-  s.ending = agreedEnding(votes, (power) => alive(s.position, power));
+  const agreed = agreedEnding(votes, (power) => alive(s.position, power));
+  // A pause is no ending: the game goes on, the next round without a deadline until somebody orders.
+  s.ending = agreed?.kind === 'pause' ? null : agreed;
+  s.pauseNext = agreed?.kind === 'pause';
   if ([...votes.values()].some((v) => v !== null))
     st.emit({
       type: 'votes',
       round: s.round,
       votes: Object.fromEntries([...votes].map(([power, v]) => [power, v === null ? 'none' : voteAnswer(v)])),
-      agreed: s.ending === null ? null : voteAnswer(s.ending),
+      agreed: agreed === null ? null : voteAnswer(agreed),
     });
   const result = adjudicate(map, s.position, orders, { strictUnitType: s.typos === 'strict' });
   const hash = positionHash(map, result.position);

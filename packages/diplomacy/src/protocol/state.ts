@@ -48,6 +48,10 @@ export interface DiplomacyState {
   readonly years: number | null;
   /** The ending the powers agreed in this round's orders files, once adjudicated (§10.12); the game ends when the position is signed. */
   ending: Ending | null;
+  /** A pause the powers agreed in this round (§10.12): the next round starts with no deadline. */
+  pauseNext: boolean;
+  /** This round's commit step has no deadline until the first commitment comes (§10.12). */
+  paused: boolean;
   /** Threshold escrow of every orders commitment: k of the other players open a withheld reveal; null when off. */
   readonly escrow: { readonly k: number } | null;
   /** Seed 003's layered escrow of every orders commitment (docs/spec/escrow.md §3.4). */
@@ -220,6 +224,10 @@ export function startRound(s: DiplomacyState, time: number): void {
   s.phase = 'commit';
   s.phaseStart = time;
   s.timeoutMs = commitMs(s);
+  s.paused = s.pauseNext;
+  s.pauseNext = false;
+  // Paused: no deadline a claim could reach (2^40 ms, about 34 years, past the step's start).
+  if (s.paused) s.timeoutMs = 2 ** 40;
   s.claimed = null;
   s.commits = {};
   s.commitSet = null;
