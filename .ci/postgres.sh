@@ -4,7 +4,7 @@
 #   .ci/postgres.sh start   prints `export FAIRTABLE_TEST_DATABASE_URL=...` for `eval`
 #   .ci/postgres.sh stop    stops it and removes its files
 #
-# The cluster lives in a temporary directory owned by the `postgres` user (postgres refuses to run as root),
+# The cluster lives in a temporary directory owned by the `postgres` user when run as root (postgres refuses to run as root),
 # listens on 127.0.0.1 only, on PGPORT_TEST (default 55432), with its unix socket in the same directory. One
 # role and one database, `fairtable`, with a password; each test makes its own schema in it.
 set -euo pipefail
@@ -24,8 +24,9 @@ bindir() {
   return 1
 }
 
+# Postgres refuses to run as root: as root, the commands run as `postgres`; as anyone else, as themselves.
 as_postgres() {
-  if [ "$(id -un)" = "postgres" ]; then
+  if [ "$(id -u)" != "0" ]; then
     "$@"
   elif command -v runuser >/dev/null 2>&1; then
     runuser -u postgres -- "$@"

@@ -177,9 +177,10 @@ export class PostgresStore implements Store {
    * for it) and refuses, writing nothing, unless each token is still the one this store holds.
    */
   private async checkLeases(c: pg.PoolClient, games: string[]): Promise<void> {
-    const { rows } = await c.query<{ game: string; token: string }>('SELECT game, token FROM game_leases WHERE game = ANY($1::text[]) ORDER BY game FOR UPDATE', [
-      games,
-    ]);
+    const { rows } = await c.query<{ game: string; token: string }>(
+      'SELECT game, token FROM game_leases WHERE game = ANY($1::text[]) ORDER BY game FOR UPDATE',
+      [games],
+    );
     const current = new Map(rows.map((r) => [r.game, Number(r.token)]));
     for (const g of games) {
       const mine = this.tokens.get(g);
@@ -328,7 +329,8 @@ export class PostgresStore implements Store {
     await this.query(`INSERT INTO relay_key (id, secret_key, created) VALUES (1, $1, ${NOW_MS}) ON CONFLICT (id) DO NOTHING`, [candidate]);
     const rows = await this.query<{ secret_key: string }>('SELECT secret_key FROM relay_key WHERE id = 1');
     const key = rows[0]?.secret_key;
-    if (!isHex(key, 32)) throw new FairtableError('bad_key_file', `the relay key in the database (schema ${this.schema}) is not 64 hex digits`, { field: 'secretKey' });
+    if (!isHex(key, 32))
+      throw new FairtableError('bad_key_file', `the relay key in the database (schema ${this.schema}) is not 64 hex digits`, { field: 'secretKey' });
     return fromHex(key);
   }
 
