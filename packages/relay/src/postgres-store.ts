@@ -42,6 +42,9 @@ export interface PostgresStoreOptions {
   readonly onError?: (e: Error) => void;
 }
 
+/** How long a game's lease lasts unrenewed by default: a dead process's games are taken over after this. */
+export const DEFAULT_LEASE_MS = 15_000;
+
 /** A lease this store holds: its game and fencing token. */
 export interface HeldLease {
   readonly game: string;

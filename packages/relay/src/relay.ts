@@ -22,7 +22,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { toHex } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
@@ -36,11 +36,25 @@ import { CreatorCounts, DEFAULT_QUOTAS, type QuotaLimits } from './quotas.js';
 import { DEFAULT_READ_LIMITS, PageQueue, ReadGate, type ReadLimits } from './reads.js';
 import { DEFAULT_LIMITS, type Relay, type RelayCore, type RelayLimits, type RelayOptions } from './relay-options.js';
 import { DEFAULT_STORAGE_LIMITS, readDisk, StorageWatch } from './storage-watch.js';
+import { DEFAULT_LEASE_MS, PostgresStore } from './postgres-store.js';
+import type { Store } from './store.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 import { MemoryWitnessStore, SqliteWitnessStore } from './witness.js';
 import { webSocketWire } from './ws-wire.js';
 
 export { DEFAULT_LIMITS, type Relay, type RelayLimits, type RelayOptions } from './relay-options.js';
+
+/** The relay's own store: Postgres when a database is named, else SQLite in the data directory. */
+function openStore(options: RelayOptions, log: Logger): Store {
+  const db = options.database;
+  if (db === undefined) return new ThreadedSqliteStore(options.dataDir ?? './data', { synchronous: options.synchronous ?? 'FULL' });
+  return new PostgresStore({
+    url: db.url,
+    ...(db.schema === undefined ? {} : { schema: db.schema }),
+    ...(db.node === undefined ? {} : { lease: { holder: db.node, ttlMs: db.leaseMs ?? DEFAULT_LEASE_MS } }),
+    onError: (e) => log.warn({ err: e }, "an idle connection to the relay's database failed; the pool opens another"),
+  });
+}
 
 export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   // Checked before anything is opened: a bad setting refuses to start, leaving no store or thread behind.
@@ -56,14 +70,14 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   // keep the last time until the clock passes it again. A clock given in the options is taken as it is.
   let latest = 0;
   const clock = options.clock ?? (() => (latest = Math.max(latest, Date.now())));
-  const store = options.store ?? new ThreadedSqliteStore(options.dataDir ?? './data', { synchronous: options.synchronous ?? 'FULL' });
+  const store = options.store ?? openStore(options, log);
   const secretKey = await store.relayKey();
   const publicKey = toHex(generateKeyPair(secretKey).publicKey);
   const metrics = new Metrics();
   const dataDir = options.dataDir ?? './data';
   const storage = new StorageWatch(
     { ...DEFAULT_STORAGE_LIMITS, ...options.storage },
-    options.storage?.readDisk ?? (options.store === undefined ? () => readDisk(dataDir) : null),
+    options.storage?.readDisk ?? (options.store === undefined && options.database === undefined ? () => readDisk(dataDir) : null),
     (full) => (full === null ? log.warn('storage: writes are let in again') : log.error({ reason: full }, 'storage: writes are refused')),
     clock,
   );

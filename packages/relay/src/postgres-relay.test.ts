@@ -1,0 +1,79 @@
+/**
+ * The relay on Postgres (docs/spec/relay.md §4, "On Postgres"): a real game played through it, every receipt
+ * checked by the seats, audited valid from the stored transcript, and a second relay on the same database
+ * serving the same log under the same key; with leases, a game ordered by one process at a time, taken over
+ * by another when the first stops. The server is FAIRTABLE_TEST_DATABASE_URL's (postgres-store.test.ts says
+ * how it is started, and why the suite fails under CI without it).
+ */
+import pg from 'pg';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fromHex } from '@fairtable/core/bytes.js';
+import { auditLines } from '@fairtable/core/audit.js';
+import { startRelay, type Relay } from './relay.js';
+import { createGame, diceGame, RelaySeat, until } from './test-helpers.js';
+
+const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
+const skipReason = 'skipped: FAIRTABLE_TEST_DATABASE_URL is not set (`eval "$(.ci/postgres.sh start)"` starts a server and sets it)';
+
+let schemas = 0;
+const schemasMade: string[] = [];
+const freshSchema = (): string => {
+  const s = `r_${process.pid}_${Date.now().toString(36)}_${schemas++}`;
+  schemasMade.push(s);
+  return s;
+};
+
+const relays: Relay[] = [];
+const seats: RelaySeat[] = [];
+afterEach(async () => {
+  for (const s of seats.splice(0)) s.stop();
+  for (const r of relays.splice(0)) await r.close();
+  if (url === undefined) return;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const s of schemasMade.splice(0)) await client.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
+  } finally {
+    await client.end();
+  }
+});
+
+const relayOn = async (schema: string, node?: string, leaseMs?: number): Promise<Relay> => {
+  const r = await startRelay({
+    port: 0,
+    database: { url: url!, schema, ...(node === undefined ? {} : { node }), ...(leaseMs === undefined ? {} : { leaseMs }) },
+    logger: pino({ level: 'silent' }),
+    verifyThreads: 0,
+  });
+  relays.push(r);
+  return r;
+};
+
+const text = async (u: string): Promise<string[]> => (await (await fetch(u)).text()).trim().split('\n');
+
+describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? ` (${skipReason})` : ''}`, () => {
+  it('plays a game to its end with every receipt checked; a second relay on the database serves the same log under the same key', async () => {
+    const schema = freshSchema();
+    const relay = await relayOn(schema);
+    const g = diceGame(3, 4, 3);
+    expect((await createGame(relay.url, g.setupLine)).status).toBe(201);
+    const playing = g.ids.map((_, i) => new RelaySeat(g, i, fromHex(relay.publicKey)));
+    seats.push(...playing);
+    for (const s of playing) await s.connect(relay.url);
+    await until(() => playing.every((s) => s.seat.outcome() !== null), 30_000, 'the game to end');
+    for (const s of playing) expect(s.problems).toEqual([]);
+    const transcript = await text(`${relay.url}/games/${g.id}/transcript`);
+    expect(transcript).toEqual(playing[0]!.seat.lines);
+    expect(transcript.length).toBeGreaterThan(10);
+    const verdict = auditLines(transcript);
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.valid).toBe(true);
+
+    const second = await relayOn(schema);
+    expect(second.publicKey).toBe(relay.publicKey);
+    expect(await text(`${second.url}/games/${g.id}/transcript`)).toEqual(transcript);
+    const receipts = (await text(`${second.url}/games/${g.id}/receipts`)).map((r) => JSON.parse(r) as unknown);
+    expect(receipts).toEqual(playing[0]!.receipts);
+  });
+});
