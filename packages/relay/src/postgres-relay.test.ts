@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { startRelay, type Relay } from './relay.js';
-import { createGame, diceGame, RelaySeat, until } from './test-helpers.js';
+import { createGame, diceGame, RelaySeat, until, WireClient } from './test-helpers.js';
 
 const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
 const skipReason = 'skipped: FAIRTABLE_TEST_DATABASE_URL is not set (`eval "$(.ci/postgres.sh start)"` starts a server and sets it)';
@@ -75,5 +75,59 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
     expect(await text(`${second.url}/games/${g.id}/transcript`)).toEqual(transcript);
     const receipts = (await text(`${second.url}/games/${g.id}/receipts`)).map((r) => JSON.parse(r) as unknown);
     expect(receipts).toEqual(playing[0]!.receipts);
+  });
+
+  it('orders a game in one process at a time: a lease taken from a live process fences it, and the other finishes the game from the stored log', async () => {
+    const schema = freshSchema();
+    const a = await relayOn(schema, 'node-a', 3000);
+    const b = await relayOn(schema, 'node-b', 3000);
+    // One relay identity for every process of the service: the key is the database's.
+    expect(b.publicKey).toBe(a.publicKey);
+    const g = diceGame(3, 6, 6);
+    expect((await createGame(a.url, g.setupLine)).status).toBe(201);
+    // B does not serve a game A holds: a coded refusal, over HTTP and on the WebSocket.
+    const refused = await fetch(`${b.url}/games/${g.id}`);
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('lease_lost');
+    await expect(WireClient.open(b.url, g.id)).rejects.toThrow(/503/);
+    const health = async (r: Relay): Promise<{ node: string; leases: { game: string; token: number }[] }> =>
+      (await (await fetch(`${r.url}/health`)).json()) as { node: string; leases: { game: string; token: number }[] };
+    expect(await health(a)).toMatchObject({ node: 'node-a', leases: [{ game: g.id }] });
+    expect((await health(b)).leases).toEqual([]);
+
+    const playing = g.ids.map((_, i) => new RelaySeat(g, i, fromHex(a.publicKey)));
+    seats.push(...playing);
+    for (const s of playing) await s.connect(a.url);
+    await until(() => playing.some((s) => s.receipts.length >= 6), 20_000, 'the game to be under way on A');
+
+    // A "pauses": its lease is made to run out in the database (as if A had not renewed it), and B takes the game
+    // over while A still runs.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`UPDATE ${schema}.game_leases SET expires = 0 WHERE game = $1`, [g.id]);
+    } finally {
+      await client.end();
+    }
+    expect((await fetch(`${b.url}/games/${g.id}`)).status).toBe(200);
+    expect((await health(b)).leases).toEqual([{ game: g.id, token: expect.any(Number) as number }]);
+    // A hears of it at its next renewal: the game leaves A's memory and A writes no more of it.
+    const dropped = async (): Promise<boolean> => (await health(a)).leases.length === 0;
+    for (let i = 0; i < 250 && !(await dropped()); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await dropped()).toBe(true);
+    expect(await (await fetch(`${a.url}/metrics`)).text()).toMatch(/fairtable_relay_leases_held\{node="node-a"\} 0\n/);
+
+    // The seats move to B and finish there: every receipt checks under the one key, on one chain.
+    for (const s of playing) s.disconnect();
+    for (const s of playing) await s.connect(b.url);
+    await until(() => playing.every((s) => s.seat.outcome() !== null), 30_000, 'the game to end on B');
+    for (const s of playing) expect(s.problems).toEqual([]);
+    const transcript = await text(`${b.url}/games/${g.id}/transcript`);
+    expect(transcript).toEqual(playing[0]!.seat.lines);
+    const verdict = auditLines(transcript);
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.valid).toBe(true);
+    // And A, asked for the game again, is refused: B holds it.
+    expect((await fetch(`${a.url}/games/${g.id}`)).status).toBe(503);
   });
 });

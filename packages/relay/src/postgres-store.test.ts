@@ -105,7 +105,18 @@ describe.skipIf(url === undefined)(`the Postgres store${url === undefined ? ` ($
   });
 
   describe('leases', () => {
-    const ttlMs = 400;
+    // Long leases, run out on purpose (`runOut`): what a process that stopped renewing leaves, without a test
+    // that waits on the clock of a loaded machine.
+    const ttlMs = 60_000;
+    const runOut = async (schema: string, g: string): Promise<void> => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`UPDATE ${schema}.game_leases SET expires = 0 WHERE game = $1`, [g]);
+      } finally {
+        await client.end();
+      }
+    };
 
     it('let one process order a game: a paused process whose lease was taken over is refused lease_lost, and the log never forks', async () => {
       const schema = schemaForTest();
@@ -116,22 +127,18 @@ describe.skipIf(url === undefined)(`the Postgres store${url === undefined ? ` ($
       expect(await a.createGame(game, 'chain', lines[0]!)).toBe(true);
       expect(a.heldLeases()).toEqual([{ game, token: 1 }]);
       await a.append([lines[1]!, lines[2]!]);
-      // B cannot take a lease that runs.
+      // B cannot take a lease that runs, renewed or not.
       expect(await b.acquireLease(game)).toBe(false);
-      // A renews while it is alive, past the time its first lease would have run out.
-      await new Promise((r) => setTimeout(r, ttlMs / 2));
       expect(await a.renewLeases()).toEqual([]);
-      await new Promise((r) => setTimeout(r, ttlMs / 2 + 50));
       expect(await b.acquireLease(game)).toBe(false);
-      // A pauses (stops renewing); once its lease has expired, B takes the game over with a larger token.
-      await new Promise((r) => setTimeout(r, ttlMs + 50));
+      // A pauses (stops renewing); once its lease has run out, B takes the game over with a larger token.
+      await runOut(schema, game);
       expect(await b.acquireLease(game)).toBe(true);
       expect(b.heldLeases()).toEqual([{ game, token: 2 }]);
       // B rebuilds from the stored log and goes on.
       expect(await b.lineCount(game)).toBe(3);
-      const bLine3 = { ...lines[3]!, text: '{"by":"b"}' };
-      await b.append([bLine3]);
-      // A wakes up and appends what it admitted before the pause, and a line of its own: refused, nothing written.
+      await b.append([{ ...lines[3]!, text: '{"by":"b"}' }]);
+      // A wakes up and appends a line it admitted before the pause: refused, nothing written.
       const refused = await a.append([{ ...lines[3]!, text: '{"by":"a"}' }]).then(
         () => null,
         (e: unknown) => e,
@@ -139,9 +146,9 @@ describe.skipIf(url === undefined)(`the Postgres store${url === undefined ? ` ($
       expect(refused).toBeInstanceOf(FairtableError);
       expect((refused as FairtableError).code).toBe('lease_lost');
       expect((refused as FairtableError).message).toContain('node-a');
-      await expect(a.append([lines[4]!])).rejects.toMatchObject({ code: 'lease_lost' });
-      // And its renewal says it lost the game.
-      expect(await a.renewLeases()).toEqual([]);
+      expect((refused as FairtableError).message).toContain('taken over');
+      // Nor a line past B's.
+      await expect(a.append([{ ...lines[4]!, text: '{"by":"a"}' }])).rejects.toMatchObject({ code: 'lease_lost' });
       expect(a.heldLeases()).toEqual([]);
       // One log: B's line 3, nothing of A's after the takeover.
       const log = await b.readLines(game, 0, 10);
@@ -149,14 +156,27 @@ describe.skipIf(url === undefined)(`the Postgres store${url === undefined ? ` ($
       expect(log[3]!.text).toBe('{"by":"b"}');
     });
 
-    it('a renewal reports the games lost to a takeover', async () => {
+    it('a lease that ran out is lost even before anyone takes it: no append, no renewal; taken anew with a larger token', async () => {
       const schema = schemaForTest();
-      const a = open({ schema, lease: { holder: 'node-a', ttlMs: 100 } });
-      const b = open({ schema, lease: { holder: 'node-b', ttlMs: 100 } });
+      const a = open({ schema, lease: { holder: 'node-a', ttlMs } });
+      await a.createGame(game, 'chain', linesOf(game, 0, 1)[0]!);
+      await runOut(schema, game);
+      await expect(a.append(linesOf(game, 1, 1))).rejects.toMatchObject({ code: 'lease_lost', message: expect.stringContaining('ran out') as string });
+      expect(await a.lineCount(game)).toBe(1);
+      expect(await a.acquireLease(game)).toBe(true);
+      expect(a.heldLeases()).toEqual([{ game, token: 2 }]);
+      await a.append(linesOf(game, 1, 1));
+      expect(await a.lineCount(game)).toBe(2);
+    });
+
+    it('a renewal reports the games lost to a takeover, and keeps the others', async () => {
+      const schema = schemaForTest();
+      const a = open({ schema, lease: { holder: 'node-a', ttlMs } });
+      const b = open({ schema, lease: { holder: 'node-b', ttlMs } });
       const other = 'd4'.repeat(32);
       await a.createGame(game, 'chain', linesOf(game, 0, 1)[0]!);
       await a.createGame(other, 'chain', linesOf(other, 0, 1)[0]!);
-      await new Promise((r) => setTimeout(r, 150));
+      await runOut(schema, game);
       expect(await b.acquireLease(game)).toBe(true);
       expect(await a.renewLeases()).toEqual([game]);
       expect(a.heldLeases().map((l) => l.game)).toEqual([other]);
@@ -166,12 +186,12 @@ describe.skipIf(url === undefined)(`the Postgres store${url === undefined ? ` ($
 
     it('an append racing a takeover: either it commits before the takeover or it is refused, never both logs', async () => {
       const schema = schemaForTest();
-      const a = open({ schema, lease: { holder: 'node-a', ttlMs: 50 } });
-      const b = open({ schema, lease: { holder: 'node-b', ttlMs: 50 } });
+      const a = open({ schema, lease: { holder: 'node-a', ttlMs } });
+      const b = open({ schema, lease: { holder: 'node-b', ttlMs } });
       await a.createGame(game, 'chain', linesOf(game, 0, 1)[0]!);
-      await new Promise((r) => setTimeout(r, 80));
+      // A's lease runs out while A appends, and B takes over at once: whichever comes first, one log.
       const line1 = linesOf(game, 1, 1)[0]!;
-      const [appended, taken] = await Promise.allSettled([a.append([{ ...line1, text: '{"by":"a"}' }]), b.acquireLease(game)]);
+      const [appended, taken] = await Promise.allSettled([a.append([{ ...line1, text: '{"by":"a"}' }]), runOut(schema, game).then(() => b.acquireLease(game))]);
       expect(taken).toEqual({ status: 'fulfilled', value: true });
       const stored = await b.readLines(game, 1, 5);
       if (appended.status === 'fulfilled') expect(stored.map((l) => l.text)).toEqual(['{"by":"a"}']);
@@ -180,22 +200,22 @@ describe.skipIf(url === undefined)(`the Postgres store${url === undefined ? ` ($
         expect(stored).toEqual([]);
       }
       // After the takeover B appends the next line whichever won; A cannot.
-      const next = (await b.lineCount(game)) as number;
+      const next = await b.lineCount(game);
       await b.append([{ ...linesOf(game, next, 1)[0]!, text: '{"by":"b"}' }]);
       await expect(a.append([{ ...linesOf(game, next + 1, 1)[0]!, text: '{"by":"a"}' }])).rejects.toMatchObject({ code: 'lease_lost' });
     });
 
     it('a process restarted under its own name takes its games back at once, and fences its old self', async () => {
       const schema = schemaForTest();
-      const before = open({ schema, lease: { holder: 'node-a', ttlMs: 60_000 } });
+      const before = open({ schema, lease: { holder: 'node-a', ttlMs } });
       await before.createGame(game, 'chain', linesOf(game, 0, 1)[0]!);
-      const after = open({ schema, lease: { holder: 'node-a', ttlMs: 60_000 } });
+      const after = open({ schema, lease: { holder: 'node-a', ttlMs } });
       expect(await after.acquireLease(game)).toBe(true);
       await after.append(linesOf(game, 1, 1));
       await expect(before.append(linesOf(game, 2, 1))).rejects.toMatchObject({ code: 'lease_lost' });
-      // A closed store gives its leases up: another process takes them without waiting a minute.
+      // A closed store gives its leases up: another process takes them without waiting for them to run out.
       await after.close();
-      const b = open({ schema, lease: { holder: 'node-b', ttlMs: 60_000 } });
+      const b = open({ schema, lease: { holder: 'node-b', ttlMs } });
       expect(await b.acquireLease(game)).toBe(true);
       expect(b.heldLeases()).toEqual([{ game, token: 3 }]);
     });
@@ -204,7 +224,7 @@ describe.skipIf(url === undefined)(`the Postgres store${url === undefined ? ` ($
       const schema = schemaForTest();
       const free = open({ schema });
       await free.createGame(game, 'chain', linesOf(game, 0, 1)[0]!);
-      const a = open({ schema, lease: { holder: 'node-a', ttlMs: 1000 } });
+      const a = open({ schema, lease: { holder: 'node-a', ttlMs } });
       await expect(a.append(linesOf(game, 1, 1))).rejects.toMatchObject({ code: 'lease_lost' });
       expect(await a.lineCount(game)).toBe(1);
     });

@@ -11,8 +11,9 @@
  *
  * Leases (relay.md §4, "Leases"), when the store is given a `lease`: a game is appended to only by the
  * process holding its lease, and each append checks, in its transaction and under a lock on the lease's
- * row, that the lease's fencing token is still the one this process was given. A process whose lease was
- * taken over (the token grew) is refused `lease_lost` and writes nothing: the log never forks.
+ * row, that the lease's fencing token is still the one this process was given and that it has not run out
+ * (by the database's clock). A process whose lease ran out or was taken over (the token grew) is refused
+ * `lease_lost` and writes nothing: the log never forks.
  */
 import pg from 'pg';
 import { randomBytes, toHex, fromHex, isHex } from '@fairtable/core/bytes.js';
@@ -60,7 +61,8 @@ const toStored = (r: LineRow): StoredLine => ({ line: r.line, text: r.text, rece
 export class PostgresStore implements Store {
   private readonly pool: pg.Pool;
   private readonly schema: string;
-  private readonly lease: PostgresLeaseOptions | undefined;
+  /** Leases, when this store was opened with them. */
+  readonly lease: PostgresLeaseOptions | undefined;
   private ready: Promise<void> | null = null;
   /** The leases this store holds, by game: the token each was given. */
   private readonly tokens = new Map<string, number>();
@@ -180,20 +182,24 @@ export class PostgresStore implements Store {
    * for it) and refuses, writing nothing, unless each token is still the one this store holds.
    */
   private async checkLeases(c: pg.PoolClient, games: string[]): Promise<void> {
-    const { rows } = await c.query<{ game: string; token: string }>(
-      'SELECT game, token FROM game_leases WHERE game = ANY($1::text[]) ORDER BY game FOR UPDATE',
+    const { rows } = await c.query<{ game: string; token: string; live: boolean }>(
+      `SELECT game, token, expires > ${NOW_MS} AS live FROM game_leases WHERE game = ANY($1::text[]) ORDER BY game FOR UPDATE`,
       [games],
     );
-    const current = new Map(rows.map((r) => [r.game, Number(r.token)]));
+    const current = new Map(rows.map((r) => [r.game, r]));
     for (const g of games) {
       const mine = this.tokens.get(g);
-      if (mine === undefined || current.get(g) !== mine) {
+      const row = current.get(g);
+      if (mine === undefined || row === undefined || Number(row.token) !== mine || !row.live) {
         this.tokens.delete(g);
+        const holder = this.lease!.holder;
         throw new FairtableError(
           'lease_lost',
           mine === undefined
-            ? `game ${g}: this relay process (${this.lease!.holder}) holds no lease on it`
-            : `game ${g}: the lease of this relay process (${this.lease!.holder}, token ${mine}) was taken over (token ${current.get(g) ?? 'none'}); nothing was appended`,
+            ? `game ${g}: this relay process (${holder}) holds no lease on it`
+            : row !== undefined && Number(row.token) === mine
+              ? `game ${g}: the lease of this relay process (${holder}, token ${mine}) ran out unrenewed; nothing was appended`
+              : `game ${g}: the lease of this relay process (${holder}, token ${mine}) was taken over (token ${row?.token ?? 'none'}); nothing was appended`,
           { field: 'game' },
         );
       }
@@ -231,14 +237,17 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** Extends every lease held whose token is unchanged; returns the games whose leases were lost (taken over). */
+  /**
+   * Extends every lease held that has neither run out nor been taken over; returns the games of the others
+   * (lost: to append to them again, this process must take their leases anew, with a larger token).
+   */
   async renewLeases(): Promise<string[]> {
     if (this.lease === undefined || this.tokens.size === 0) return [];
     const held = [...this.tokens];
     const rows = await this.query<{ game: string }>(
       `UPDATE game_leases AS l SET expires = ${NOW_MS} + $3
        FROM unnest($1::text[], $2::bigint[]) AS m(game, token)
-       WHERE l.game = m.game AND l.token = m.token RETURNING l.game`,
+       WHERE l.game = m.game AND l.token = m.token AND l.expires > ${NOW_MS} RETURNING l.game`,
       [held.map(([g]) => g), held.map(([, t]) => t), this.lease.ttlMs],
     );
     const kept = new Set(rows.map((r) => r.game));

@@ -7,6 +7,7 @@ import type { LobbyLimits } from './lobby.js';
 import type { Metrics } from './metrics.js';
 import type { QuotaLimits } from './quotas.js';
 import type { ReadLimits } from './reads.js';
+import type { LeaseKeeper } from './leases.js';
 import type { DiskReading, StorageLimits, StorageWatch } from './storage-watch.js';
 import type { Store } from './store.js';
 import type { WitnessLimits, WitnessStore } from './witness.js';
@@ -137,6 +138,8 @@ export interface RelayCore {
   readonly publicKey: string;
   readonly metrics: Metrics;
   readonly storage: StorageWatch;
+  /** The game leases of this process, when its store keeps them (relay.md §4, "Leases"); null otherwise. */
+  readonly leases: LeaseKeeper | null;
 }
 
 /** A coded HTTP error body. */

@@ -34,6 +34,7 @@ import { markForwarded, trustedProxies } from './rate-limit.js';
 import { linePipeline } from './pipeline.js';
 import { CreatorCounts, DEFAULT_QUOTAS, type QuotaLimits } from './quotas.js';
 import { DEFAULT_READ_LIMITS, PageQueue, ReadGate, type ReadLimits } from './reads.js';
+import { LeaseKeeper, leasesOf } from './leases.js';
 import { DEFAULT_LIMITS, type Relay, type RelayCore, type RelayLimits, type RelayOptions } from './relay-options.js';
 import { DEFAULT_STORAGE_LIMITS, readDisk, StorageWatch } from './storage-watch.js';
 import { DEFAULT_LEASE_MS, PostgresStore } from './postgres-store.js';
@@ -82,7 +83,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     clock,
   );
   const witnessStore = options.witnessStore ?? (options.store !== undefined ? new MemoryWitnessStore() : new SqliteWitnessStore(options.dataDir ?? './data'));
-  const core: RelayCore = { options, limits, quotas, readLimits, log, clock, store, secretKey, publicKey, metrics, storage };
+  const leaseStore = leasesOf(store);
+  const leases = leaseStore === null ? null : new LeaseKeeper(leaseStore, (ids) => games.leaseLost(ids), log);
+  const core: RelayCore = { options, limits, quotas, readLimits, log, clock, store, secretKey, publicKey, metrics, storage, leases };
 
   // The parts, each of one concern, in the order they need each other: the open connections, the pipeline
   // that writes to them, the games the pipeline's rooms and the connections belong to, the WebSocket wire
@@ -90,7 +93,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   // game's last connection ending, and a game forgotten after a failed append.
   const conns = openConnections({ core, unloadLater: (g) => games.unloadLater(g) });
   const { connections, send, end } = conns;
-  const { pool, intake, writer, submit, roomHost } = linePipeline({ core, wire: conns, forget: (g, message) => games.forget(g, message) });
+  const { pool, intake, writer, submit, roomHost } = linePipeline({ core, wire: conns, forget: (g, message, code) => games.forget(g, message, code) });
   const games = holdGames({ core, drop: conns.drop, roomHost });
   const { sealedGames, loadGame } = games;
   const wire = webSocketWire({ core, wire: conns, pageQueue, loadGame, submit });
@@ -118,6 +121,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   // A relay started on a full disk starts refusing writes, and lets them in once there is room.
   await storage.start();
+  leases?.start();
   // Games holding sealed envelopes come back into memory at once, so that their deadlines run.
   for (const id of (await store.gamesHolding?.()) ?? [])
     await loadGame(id).catch((e: unknown) => log.error({ err: e, game: id }, 'cannot load a game holding sealed envelopes'));
@@ -130,6 +134,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   }).catch(async (e: unknown) => {
     // The threads would keep the process alive.
     storage.stop();
+    leases?.stop();
     await pool.close();
     if (options.store === undefined) await store.close();
     throw e;
@@ -167,6 +172,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       wss.close();
       server.closeAllConnections();
       await stopped;
+      leases?.stop();
       await store.close();
       // And what the witness admitted since, before its store closes.
       await witness.flush();

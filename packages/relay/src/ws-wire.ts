@@ -142,6 +142,7 @@ export function webSocketWire(deps: WireDeps): Wire {
     try {
       game = await loadGame(match[1]!);
     } catch (e) {
+      if ((e as { code?: unknown } | null)?.code === 'lease_lost') return reject(503, 'Service Unavailable', 'lease_lost', (e as Error).message);
       log.error({ err: e, game: match[1] }, 'cannot load game');
       return reject(500, 'Internal Server Error');
     }
