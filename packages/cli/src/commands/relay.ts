@@ -76,7 +76,9 @@ export function register(program: Command): void {
       const databaseUrl = opts.database ?? (process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL);
       const node = opts.node ?? (process.env.RELAY_NODE === '' ? undefined : process.env.RELAY_NODE);
       if (node !== undefined && databaseUrl === undefined)
-        throw new FairtableError('bad_input', '--node names a process of a relay service on Postgres: give --database (or DATABASE_URL) too', { field: 'node' });
+        throw new FairtableError('bad_input', '--node names a process of a relay service on Postgres: give --database (or DATABASE_URL) too', {
+          field: 'node',
+        });
       if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
         throw new FairtableError('bad_input', '--database: a postgres:// or postgresql:// URL', { field: 'database' });
       const games = countOf('games-per-minute', opts.gamesPerMinute);
