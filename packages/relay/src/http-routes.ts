@@ -47,8 +47,8 @@ export function httpRoutes(deps: HttpDeps): { readonly app: Hono; readonly witne
 
   const app = new Hono();
   app.onError((e, c) => {
-    // A game another process of the service orders (leases.ts): not the client's fault, and it may pass.
-    if (e instanceof FairtableError) return c.json(failure(e.code, e.message), e.code === 'lease_lost' ? 503 : 400);
+    // A game another process of the service orders (leases.ts), a database out of reach: not the client's fault, and it may pass.
+    if (e instanceof FairtableError) return c.json(failure(e.code, e.message), e.code === 'lease_lost' || e.code === 'store_failed' ? 503 : 400);
     log.error({ err: e }, 'request failed');
     return c.json(failure('internal', 'the relay could not answer this request'), 500);
   });

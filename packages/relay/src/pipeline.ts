@@ -158,7 +158,12 @@ export function linePipeline(deps: PipelineDeps): Pipeline {
     if (!a.ok) return refuse(c, a.code, a.message);
     if (a.duplicate) {
       // An honest resend: the submitter is told again where its line stands, once it is stored.
-      if (a.line < g.committed) void store.readLines(g.id, a.line, 1).then((r) => r[0] && send(c, { kind: 'accepted', line: a.line, receipt: r[0].receipt }));
+      // A store that cannot be read now (a database out of reach) leaves the duplicate unanswered: the seat resends it.
+      if (a.line < g.committed)
+        void store.readLines(g.id, a.line, 1).then(
+          (r) => r[0] && send(c, { kind: 'accepted', line: a.line, receipt: r[0].receipt }),
+          (e: unknown) => log.debug({ err: e, game: g.id }, 'cannot read a stored line to answer a duplicate'),
+        );
       return;
     }
     g.sealed?.observe(text);

@@ -5,6 +5,7 @@
  * by another when the first stops. The server is FAIRTABLE_TEST_DATABASE_URL's (postgres-store.test.ts says
  * how it is started, and why the suite fails under CI without it).
  */
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,6 +13,58 @@ import { fromHex } from '@fairtable/core/bytes.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { startRelay, type Relay } from './relay.js';
 import { createGame, diceGame, RelaySeat, until, WireClient } from './test-helpers.js';
+
+/** A TCP proxy to the database that can be cut (every connection reset, new ones refused) and restored: a restart as the relay sees it. */
+class CuttableProxy {
+  private readonly sockets = new Set<Socket>();
+  private down = false;
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static start(host: string, port: number): Promise<CuttableProxy> {
+    const server = createServer();
+    return new Promise((resolve) => {
+      server.listen(0, '127.0.0.1', () => {
+        const proxy = new CuttableProxy(server, (server.address() as { port: number }).port);
+        server.on('connection', (client) => proxy.accept(client, host, port));
+        resolve(proxy);
+      });
+    });
+  }
+
+  private accept(client: Socket, host: string, port: number): void {
+    if (this.down) return void client.destroy();
+    const upstream = connect(port, host);
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      this.sockets.add(a);
+      a.on('error', () => b.destroy());
+      a.on('close', () => {
+        this.sockets.delete(a);
+        b.destroy();
+      });
+      a.pipe(b);
+    }
+  }
+
+  cut(): void {
+    this.down = true;
+    for (const s of this.sockets) s.resetAndDestroy();
+  }
+
+  restore(): void {
+    this.down = false;
+  }
+
+  close(): Promise<void> {
+    this.cut();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
 
 const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
 const skipReason = 'skipped: FAIRTABLE_TEST_DATABASE_URL is not set (`eval "$(.ci/postgres.sh start)"` starts a server and sets it)';
@@ -39,10 +92,10 @@ afterEach(async () => {
   }
 });
 
-const relayOn = async (schema: string, node?: string, leaseMs?: number): Promise<Relay> => {
+const relayOn = async (schema: string, node?: string, leaseMs?: number, databaseUrl = url!): Promise<Relay> => {
   const r = await startRelay({
     port: 0,
-    database: { url: url!, schema, ...(node === undefined ? {} : { node }), ...(leaseMs === undefined ? {} : { leaseMs }) },
+    database: { url: databaseUrl, schema, ...(node === undefined ? {} : { node }), ...(leaseMs === undefined ? {} : { leaseMs }) },
     logger: pino({ level: 'silent' }),
     verifyThreads: 0,
   });
@@ -75,6 +128,73 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
     expect(await text(`${second.url}/games/${g.id}/transcript`)).toEqual(transcript);
     const receipts = (await text(`${second.url}/games/${g.id}/receipts`)).map((r) => JSON.parse(r) as unknown);
     expect(receipts).toEqual(playing[0]!.receipts);
+  });
+
+  it('rides out a database restart mid-game: coded errors, nothing acknowledged lost, and play resumes', async () => {
+    const schema = freshSchema();
+    const target = new URL(url!);
+    const proxy = await CuttableProxy.start(target.hostname, Number(target.port || 5432));
+    try {
+      const through = new URL(url!);
+      through.host = `127.0.0.1:${proxy.port}`;
+      const relay = await relayOn(schema, undefined, undefined, through.toString());
+      const g = diceGame(3, 8, 10);
+      expect((await createGame(relay.url, g.setupLine)).status).toBe(201);
+      const playing = g.ids.map((_, i) => new RelaySeat(g, i, fromHex(relay.publicKey)));
+      seats.push(...playing);
+      for (const s of playing) await s.connect(relay.url);
+      // A watcher on the game's wire, to read the relay's coded error.
+      const watcher = await WireClient.join(relay.url, g, 0);
+      await until(() => playing.some((s) => s.receipts.length >= 6), 20_000, 'the game to be under way');
+
+      proxy.cut();
+      // Everything a seat was sent by now was stored and acknowledged first.
+      const acknowledged = [...playing.reduce((a, s) => (s.seat.lines.length > a.length ? s.seat.lines : a), [] as readonly string[])];
+      // A submission now is refused with a code: at once once the storage watch has found the database away, or
+      // by the append failing, which closes the game's connections with the same code.
+      let coded: Record<string, unknown> | undefined;
+      for (let i = 0; i < 100 && coded === undefined; i++) {
+        if (watcher.closed === null) watcher.send({ kind: 'submit', text: '{}' });
+        await new Promise((r) => setTimeout(r, 100));
+        coded = watcher.messages.find((m) => m.code === 'storage_full');
+      }
+      expect(coded).toMatchObject({ code: 'storage_full' });
+      expect(['refused', 'error']).toContain(coded!.kind);
+      // While the database is away, reads are refused with a code, not hung, and /health says writes are refused.
+      // (A game not in memory must be read from the store.)
+      const read = await fetch(`${relay.url}/games/${'ee'.repeat(32)}`);
+      expect(read.status).toBe(503);
+      expect(((await read.json()) as { error: { code: string } }).error.code).toBe('store_failed');
+      const health = (await (await fetch(`${relay.url}/health`)).json()) as { storage?: { code: string } };
+      expect(health.storage?.code).toBe('storage_full');
+
+      proxy.restore();
+      // The seats reconnect (as a client does after a coded close) and sync; the game ends.
+      for (const s of playing) s.disconnect();
+      for (const s of playing)
+        for (let tries = 0; ; tries++) {
+          try {
+            await s.connect(relay.url);
+            break;
+          } catch (e) {
+            if (tries > 100) throw e;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+      await until(() => playing.every((s) => s.seat.outcome() !== null), 40_000, 'the game to end after the restart');
+      for (const s of playing) expect(s.problems).toEqual([]);
+      const transcript = await text(`${relay.url}/games/${g.id}/transcript`);
+      expect(transcript.slice(0, acknowledged.length)).toEqual(acknowledged);
+      expect(transcript).toEqual(playing[0]!.seat.lines);
+      const verdict = auditLines(transcript);
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.valid).toBe(true);
+      watcher.ws.terminate();
+    } finally {
+      for (const s of seats.splice(0)) s.stop();
+      for (const r of relays.splice(0)) await r.close();
+      await proxy.close();
+    }
   });
 
   it('orders a game in one process at a time: a lease taken from a live process fences it, and the other finishes the game from the stored log', async () => {

@@ -346,6 +346,11 @@ export class PostgresStore implements Store {
     return fromHex(key);
   }
 
+  /** Resolves once the database answers (the storage watch's look on a relay on Postgres); `store_failed` when it does not. */
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
   /** Gives up every lease held (a closing relay has stored all it admitted: others may take its games at once). */
   async close(): Promise<void> {
     if (this.pool.ended) return;

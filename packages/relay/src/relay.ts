@@ -36,7 +36,7 @@ import { CreatorCounts, DEFAULT_QUOTAS, type QuotaLimits } from './quotas.js';
 import { DEFAULT_READ_LIMITS, PageQueue, ReadGate, type ReadLimits } from './reads.js';
 import { LeaseKeeper, leasesOf } from './leases.js';
 import { DEFAULT_LIMITS, type Relay, type RelayCore, type RelayLimits, type RelayOptions } from './relay-options.js';
-import { DEFAULT_STORAGE_LIMITS, readDisk, StorageWatch } from './storage-watch.js';
+import { DEFAULT_STORAGE_LIMITS, readDisk, StorageWatch, type DiskReading } from './storage-watch.js';
 import { DEFAULT_LEASE_MS, PostgresStore } from './postgres-store.js';
 import type { Store } from './store.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
@@ -56,6 +56,15 @@ function openStore(options: RelayOptions, log: Logger): Store {
     onError: (e) => log.warn({ err: e }, "an idle connection to the relay's database failed; the pool opens another"),
   });
 }
+
+/**
+ * The storage watch's look for a relay on Postgres: the database answers, or writes stay refused (`storage_full`)
+ * until it does, rather than each batch failing against a server that is down (relay.md §4, "On Postgres").
+ */
+const pingDatabase = (store: PostgresStore) => async (): Promise<DiskReading> => {
+  await store.ping();
+  return { free: Number.POSITIVE_INFINITY, storeBytes: 0 };
+};
 
 export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   // Checked before anything is opened: a bad setting refuses to start, leaving no store or thread behind.
@@ -78,7 +87,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const dataDir = options.dataDir ?? './data';
   const storage = new StorageWatch(
     { ...DEFAULT_STORAGE_LIMITS, ...options.storage },
-    options.storage?.readDisk ?? (options.store === undefined && options.database === undefined ? () => readDisk(dataDir) : null),
+    options.storage?.readDisk ?? (options.store !== undefined ? null : store instanceof PostgresStore ? pingDatabase(store) : () => readDisk(dataDir)),
     (full) => (full === null ? log.warn('storage: writes are let in again') : log.error({ reason: full }, 'storage: writes are refused')),
     clock,
   );
