@@ -5,7 +5,10 @@
  * by another when the first stops. The server is FAIRTABLE_TEST_DATABASE_URL's (postgres-store.test.ts says
  * how it is started, and why the suite fails under CI without it).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -103,6 +106,14 @@ const relayOn = async (schema: string, node?: string, leaseMs?: number, database
   return r;
 };
 
+const main = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+const exited = (child: ChildProcess): Promise<number | null> =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code)));
+
 const text = async (u: string): Promise<string[]> => (await (await fetch(u)).text()).trim().split('\n');
 
 describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? ` (${skipReason})` : ''}`, () => {
@@ -128,6 +139,40 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
     expect(await text(`${second.url}/games/${g.id}/transcript`)).toEqual(transcript);
     const receipts = (await text(`${second.url}/games/${g.id}/receipts`)).map((r) => JSON.parse(r) as unknown);
     expect(receipts).toEqual(playing[0]!.receipts);
+  });
+
+  it('runs as `fairtable relay --database URL --node NAME`, saying in /health which games it holds leases on', async () => {
+    const schema = freshSchema();
+    const command = ['relay', '--port', '0', '--host', '127.0.0.1', '--database', url!, '--database-schema', schema, '--node', 'cli-node'];
+    const child = spawn(process.execPath, [main, ...command], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const relayUrl = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const log = JSON.parse(line) as { msg?: string; port?: number };
+        if (log.msg === 'relay listening') resolve(`http://127.0.0.1:${log.port}`);
+      });
+      child.once('exit', (code) => reject(new Error(`the relay exited (${code}) before listening`)));
+    });
+    const g = diceGame(2, 12, 1);
+    expect((await createGame(relayUrl, g.setupLine)).status).toBe(201);
+    const health = (await (await fetch(`${relayUrl}/health`)).json()) as { node: string; leases: { game: string }[] };
+    expect(health.node).toBe('cli-node');
+    expect(health.leases.map((l) => l.game)).toContain(g.id);
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+
+    // A node name without a database is refused before anything starts.
+    const wrong = spawn(process.execPath, [main, 'relay', '--port', '0', '--node', 'cli-node'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DATABASE_URL: '' },
+    });
+    children.push(wrong);
+    let said = '';
+    wrong.stderr!.on('data', (d: Buffer) => (said += d.toString()));
+    expect(await exited(wrong)).not.toBe(0);
+    expect(said).toContain('--database');
   });
 
   it('rides out a database restart mid-game: coded errors, nothing acknowledged lost, and play resumes', async () => {
