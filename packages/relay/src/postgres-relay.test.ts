@@ -175,6 +175,20 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
     expect(said).toContain('--database');
   });
 
+  it('refuses to start on a database migrated past what it knows, with a coded error', async () => {
+    const schema = freshSchema();
+    await (await relayOn(schema)).close();
+    relays.splice(0);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`INSERT INTO ${schema}.fairtable_migrations (version) SELECT max(version) + 1 FROM ${schema}.fairtable_migrations`);
+    } finally {
+      await client.end();
+    }
+    await expect(relayOn(schema)).rejects.toMatchObject({ code: 'schema_too_new' });
+  });
+
   it('rides out a database restart mid-game: coded errors, nothing acknowledged lost, and play resumes', async () => {
     const schema = freshSchema();
     const target = new URL(url!);

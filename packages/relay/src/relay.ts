@@ -81,7 +81,11 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   let latest = 0;
   const clock = options.clock ?? (() => (latest = Math.max(latest, Date.now())));
   const store = options.store ?? openStore(options, log);
-  const secretKey = await store.relayKey();
+  // The key is the store's first use (on Postgres, its migrations run first): a store that cannot start is closed, not left open.
+  const secretKey = await store.relayKey().catch(async (e: unknown) => {
+    if (options.store === undefined) await store.close().catch(() => {});
+    throw e;
+  });
   const publicKey = toHex(generateKeyPair(secretKey).publicKey);
   const metrics = new Metrics();
   const dataDir = options.dataDir ?? './data';
