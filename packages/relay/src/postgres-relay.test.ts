@@ -175,6 +175,70 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
     expect(said).toContain('--database');
   });
 
+  it('a relay process killed mid-game loses its leases after their length; another takes the game over from the stored log', async () => {
+    const schema = freshSchema();
+    const leaseMs = 2000;
+    const command = [
+      'relay',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--database',
+      url!,
+      '--database-schema',
+      schema,
+      '--node',
+      'doomed',
+      '--lease-ms',
+      String(leaseMs),
+    ];
+    const child = spawn(process.execPath, [main, ...command], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    const first = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const log = JSON.parse(line) as { msg?: string; port?: number; relay?: string };
+        if (log.msg === 'relay listening') resolve({ url: `http://127.0.0.1:${log.port}`, key: log.relay! });
+      });
+      child.once('exit', (code) => reject(new Error(`the relay exited (${code}) before listening`)));
+    });
+    const g = diceGame(3, 14, 8);
+    expect((await createGame(first.url, g.setupLine)).status).toBe(201);
+    const playing = g.ids.map((_, i) => new RelaySeat(g, i, fromHex(first.key)));
+    seats.push(...playing);
+    for (const s of playing) await s.connect(first.url);
+    await until(() => playing.some((s) => s.receipts.length >= 8), 20_000, 'the game to be under way');
+    child.kill('SIGKILL');
+    await exited(child);
+    const killedAt = Date.now();
+    for (const s of playing) s.disconnect();
+    const acknowledged = [...playing.reduce((a, s) => (s.seat.lines.length > a.length ? s.seat.lines : a), [] as readonly string[])];
+
+    // Another process of the service: the game is refused while the dead process's lease runs, then taken over.
+    const second = await relayOn(schema, 'survivor', leaseMs);
+    expect(second.publicKey).toBe(first.key);
+    let status = 0;
+    for (let i = 0; i < 200 && status !== 200; i++) {
+      status = (await fetch(`${second.url}/games/${g.id}`)).status;
+      if (status !== 200) {
+        expect(status).toBe(503);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    expect(status).toBe(200);
+    // Not before the lease could have run out (the dead process renewed it at most a third of its length before dying).
+    expect(Date.now() - killedAt).toBeGreaterThan(leaseMs / 2);
+    for (const s of playing) await s.connect(second.url);
+    await until(() => playing.every((s) => s.seat.outcome() !== null), 30_000, 'the game to end on the survivor');
+    for (const s of playing) expect(s.problems).toEqual([]);
+    const transcript = await text(`${second.url}/games/${g.id}/transcript`);
+    expect(transcript.slice(0, acknowledged.length)).toEqual(acknowledged);
+    expect(transcript).toEqual(playing[0]!.seat.lines);
+    const verdict = auditLines(transcript);
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.valid).toBe(true);
+  });
+
   it('refuses to start on a database migrated past what it knows, with a coded error', async () => {
     const schema = freshSchema();
     await (await relayOn(schema)).close();

@@ -41,6 +41,10 @@ export function register(program: Command): void {
     .option('--data <dir>', 'where the database and the relay key live (default: $DATA_DIR or ./data)')
     .option('--database <url>', 'store games in Postgres at this postgres:// URL instead of SQLite in --data (default: $DATABASE_URL)')
     .option('--database-schema <name>', 'the schema in that database the tables live in, made if missing (default: $DATABASE_SCHEMA or public)')
+    .option(
+      '--lease-ms <ms>',
+      "with --node: how long a game's lease lasts unrenewed, so how soon another process takes a dead one's games (default: $RELAY_LEASE_MS or 15000)",
+    )
     .option('--node <name>', "this process's name, unique in the service: with --database, it orders only the games it holds a lease on (default: $RELAY_NODE)")
     .option('--games-per-minute <n>', 'games one address may create a minute, and at once (default 30)')
     .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
@@ -64,6 +68,7 @@ export function register(program: Command): void {
         data?: string;
         database?: string;
         databaseSchema?: string;
+        leaseMs?: string;
         node?: string;
         gamesPerMinute?: string;
         connectionsPerAddress?: string;
@@ -77,6 +82,7 @@ export function register(program: Command): void {
       const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
       const databaseUrl = opts.database ?? (process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL);
       const node = opts.node ?? (process.env.RELAY_NODE === '' ? undefined : process.env.RELAY_NODE);
+      const leaseMs = countOf('lease-ms', opts.leaseMs ?? (process.env.RELAY_LEASE_MS === '' ? undefined : process.env.RELAY_LEASE_MS));
       const schema = opts.databaseSchema ?? (process.env.DATABASE_SCHEMA === '' ? undefined : process.env.DATABASE_SCHEMA);
       if (node !== undefined && databaseUrl === undefined)
         throw new FairtableError('bad_input', '--node names a process of a relay service on Postgres: give --database (or DATABASE_URL) too', {
@@ -108,7 +114,14 @@ export function register(program: Command): void {
         dataDir,
         ...(databaseUrl === undefined
           ? {}
-          : { database: { url: databaseUrl, ...(node === undefined ? {} : { node }), ...(schema === undefined ? {} : { schema }) } }),
+          : {
+              database: {
+                url: databaseUrl,
+                ...(node === undefined ? {} : { node }),
+                ...(leaseMs === undefined ? {} : { leaseMs }),
+                ...(schema === undefined ? {} : { schema }),
+              },
+            }),
         witnesses,
         // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
         synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
