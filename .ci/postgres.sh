@@ -41,7 +41,7 @@ case "${1:-}" in
       apt-get update >&2 && apt-get install -y postgresql >&2
       bin=$(bindir)
     fi
-    if [ -f "$state/data/postmaster.pid" ]; then
+    if [ -f "$state/data/postmaster.pid" ] && as_postgres "$bin/pg_ctl" -D "$state/data" status >/dev/null 2>&1; then
       echo "postgres already running in $state" >&2
     else
       rm -rf "$state"
