@@ -54,6 +54,9 @@ export type ErrorCode =
   | 'wrong_table'
   | 'bad_journal'
   | 'store_failed'
+  // the relay on Postgres (docs/spec/relay.md §4): a game's lease taken over by another process; a schema newer than the code
+  | 'lease_lost'
+  | 'schema_too_new'
   // the command line: a cheat its cheater cannot commit
   | 'bad_cheater'
   // Diplomacy (docs/spec/diplomacy.md)

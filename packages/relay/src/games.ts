@@ -81,12 +81,14 @@ export interface Games {
   /** Games in memory now. */
   loaded(): number;
   unloadLater(g: Game): void;
-  forget(g: Game, message: string): void;
+  forget(g: Game, message: string, code?: string): void;
+  /** Games whose leases another process took over (leases.ts): they leave memory. */
+  leaseLost(ids: readonly string[]): void;
   loadGame(id: string): Promise<Game | null>;
 }
 
 export function holdGames(deps: GamesDeps): Games {
-  const { limits, readLimits, store } = deps.core;
+  const { limits, readLimits, store, leases } = deps.core;
   const { drop, roomHost } = deps;
   const games = new Map<string, Promise<Game | null>>();
   /** Sealed games in memory, for their rooms' callbacks (which may run before loadGame's promise resolves). */
@@ -109,6 +111,8 @@ export function holdGames(deps: GamesDeps): Games {
           sealedGames.delete(g.id);
           g.unloaded = true;
           loadedGames--;
+          // Another process may order the game from now on.
+          leases?.release(g.id);
         }
       });
     }, limits.unloadAfterMs);
@@ -119,7 +123,7 @@ export function holdGames(deps: GamesDeps): Games {
    * A game whose admitted lines the store lost (a failed append): it leaves memory at once, its connections
    * told why, so that its door is rebuilt from what was stored when it is next asked for.
    */
-  function forget(g: Game, message: string): void {
+  function forget(g: Game, message: string, code = 'storage_full'): void {
     if (g.unloaded) return;
     g.unloaded = true;
     g.unstored = 0;
@@ -129,7 +133,7 @@ export function holdGames(deps: GamesDeps): Games {
     });
     if (sealedGames.get(g.id) === g) sealedGames.delete(g.id);
     loadedGames--;
-    for (const c of [...g.connections]) drop(c, 'storage_full', message);
+    for (const c of [...g.connections]) drop(c, code, message);
     if (g.unloadTimer !== null) clearTimeout(g.unloadTimer);
     g.unloadTimer = null;
   }
@@ -142,6 +146,9 @@ export function holdGames(deps: GamesDeps): Games {
         const first = await store.readLines(id, 0, 1);
         const setup = first[0];
         if (setup === undefined) return null;
+        // Ordered here only under this process's lease; the log is read after it is taken, so it holds every
+        // line the game's previous holder stored.
+        await leases?.acquire(id);
         const door = new Door(setup.text, { verify: nativeVerify });
         // The room's host finds its game through this, once it is made (a forgotten game's room records nothing).
         const made: { game?: Game } = {};
@@ -206,5 +213,13 @@ export function holdGames(deps: GamesDeps): Games {
     return found;
   }
 
-  return { sealedGames, loaded: () => loadedGames, unloadLater, forget, loadGame };
+  function leaseLost(ids: readonly string[]): void {
+    for (const id of ids)
+      void games.get(id)?.then(
+        (g) => g !== null && forget(g, 'another process of this relay service orders this game now; reconnect', 'lease_lost'),
+        () => {},
+      );
+  }
+
+  return { sealedGames, loaded: () => loadedGames, unloadLater, forget, leaseLost, loadGame };
 }

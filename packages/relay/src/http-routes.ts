@@ -47,7 +47,8 @@ export function httpRoutes(deps: HttpDeps): { readonly app: Hono; readonly witne
 
   const app = new Hono();
   app.onError((e, c) => {
-    if (e instanceof FairtableError) return c.json(failure(e.code, e.message), 400);
+    // A game another process of the service orders (leases.ts), a database out of reach: not the client's fault, and it may pass.
+    if (e instanceof FairtableError) return c.json(failure(e.code, e.message), e.code === 'lease_lost' || e.code === 'store_failed' ? 503 : 400);
     log.error({ err: e }, 'request failed');
     return c.json(failure('internal', 'the relay could not answer this request'), 500);
   });
@@ -75,14 +76,18 @@ export function httpRoutes(deps: HttpDeps): { readonly app: Hono; readonly witne
   // Serving is health: a relay that refuses writes for want of space still serves reads, and says so.
   app.get('/health', (c) =>
     c.json(
-      { ok: !closing(), ...(storage.full === null ? {} : { writable: false, storage: { code: 'storage_full', message: storage.full } }) },
+      {
+        ok: !closing(),
+        ...(storage.full === null ? {} : { writable: false, storage: { code: 'storage_full', message: storage.full } }),
+        ...(deps.core.leases === null ? {} : deps.core.leases.health()),
+      },
       closing() ? 503 : 200,
     ),
   );
   // What a client binds a new game to (docs/spec/time.md §5): the key its receipts are signed with, and the witnesses.
   app.get('/relay', (c) => c.json({ relay: publicKey, witnesses: options.witnesses ?? [] }, 200));
   app.get('/metrics', (c) =>
-    c.text(metrics.render({ connections: connections.size, games: loaded() }) + renderStorage(storage), 200, {
+    c.text(metrics.render({ connections: connections.size, games: loaded() }) + renderStorage(storage) + (deps.core.leases?.render() ?? ''), 200, {
       'content-type': 'text/plain; version=0.0.4',
     }),
   );

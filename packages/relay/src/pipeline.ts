@@ -25,7 +25,7 @@ export interface PipelineDeps {
   readonly core: RelayCore;
   readonly wire: Connections;
   /** A game whose admitted lines the store lost leaves memory (games.ts). */
-  readonly forget: (g: Game, message: string) => void;
+  readonly forget: (g: Game, message: string, code?: string) => void;
 }
 
 export interface Pipeline {
@@ -112,13 +112,19 @@ export function linePipeline(deps: PipelineDeps): Pipeline {
       // The doors of the lost lines' games are ahead of the store: nothing of them was acknowledged, and the
       // only safe state is the stored one. Writes stop until there is room, and each of those games leaves
       // memory, to be rebuilt from the store when it is next asked for; every other game goes on.
-      storage.writeFailed(e);
+      // A lease taken over (leases.ts) is no want of space: writes to the other games go on.
+      const leaseLost = (e as { code?: unknown } | null)?.code === 'lease_lost';
+      if (!leaseLost) storage.writeFailed(e);
       log.error(
         { err: e, lines: lost.length, storageError: isStorageError(e) },
         'the store failed to append; the games it held lines of are rebuilt from the store',
       );
       for (const g of new Set(lost.map((p) => p.entry)))
-        forget(g, `the relay could not store this game's last lines (${(e as Error).message ?? e}); reconnect and submit again`);
+        forget(
+          g,
+          `the relay could not store this game's last lines (${(e as Error).message ?? e}); reconnect and submit again`,
+          leaseLost ? 'lease_lost' : 'storage_full',
+        );
       options.onStoreFailure?.(e);
     },
     // One receipt signature covers at most MAX_RECEIPT_BATCH lines (relay.md §2); more wait for the next append.
@@ -152,7 +158,12 @@ export function linePipeline(deps: PipelineDeps): Pipeline {
     if (!a.ok) return refuse(c, a.code, a.message);
     if (a.duplicate) {
       // An honest resend: the submitter is told again where its line stands, once it is stored.
-      if (a.line < g.committed) void store.readLines(g.id, a.line, 1).then((r) => r[0] && send(c, { kind: 'accepted', line: a.line, receipt: r[0].receipt }));
+      // A store that cannot be read now (a database out of reach) leaves the duplicate unanswered: the seat resends it.
+      if (a.line < g.committed)
+        void store.readLines(g.id, a.line, 1).then(
+          (r) => r[0] && send(c, { kind: 'accepted', line: a.line, receipt: r[0].receipt }),
+          (e: unknown) => log.debug({ err: e, game: g.id }, 'cannot read a stored line to answer a duplicate'),
+        );
       return;
     }
     g.sealed?.observe(text);

@@ -7,6 +7,7 @@ import type { LobbyLimits } from './lobby.js';
 import type { Metrics } from './metrics.js';
 import type { QuotaLimits } from './quotas.js';
 import type { ReadLimits } from './reads.js';
+import type { LeaseKeeper } from './leases.js';
 import type { DiskReading, StorageLimits, StorageWatch } from './storage-watch.js';
 import type { Store } from './store.js';
 import type { WitnessLimits, WitnessStore } from './witness.js';
@@ -61,6 +62,12 @@ export interface RelayOptions {
   /** Where the SQLite store and the relay's key live (default ./data); ignored when `store` is given. */
   readonly dataDir?: string;
   readonly store?: Store;
+  /**
+   * The store on Postgres instead of SQLite (relay.md §4, "On Postgres"; `DATABASE_URL`, `fairtable relay --database`):
+   * its URL, the schema (default `public`), and this process's name for game leases (`--node`; without it, no leases:
+   * the relay is the only process writing its games). Ignored when `store` is given.
+   */
+  readonly database?: { readonly url: string; readonly schema?: string; readonly node?: string; readonly leaseMs?: number };
   /** Where the relay keeps what it witnesses for games other relays order (relay.md §8); in memory when `store` is given. */
   readonly witnessStore?: WitnessStore;
   /** Bounds on what the relay keeps as a witness (relay.md §8, "Limits"). */
@@ -131,6 +138,8 @@ export interface RelayCore {
   readonly publicKey: string;
   readonly metrics: Metrics;
   readonly storage: StorageWatch;
+  /** The game leases of this process, when its store keeps them (relay.md §4, "Leases"); null otherwise. */
+  readonly leases: LeaseKeeper | null;
 }
 
 /** A coded HTTP error body. */

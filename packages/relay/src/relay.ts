@@ -22,7 +22,7 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createAdaptorServer } from '@hono/node-server';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { toHex } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
@@ -34,13 +34,37 @@ import { markForwarded, trustedProxies } from './rate-limit.js';
 import { linePipeline } from './pipeline.js';
 import { CreatorCounts, DEFAULT_QUOTAS, type QuotaLimits } from './quotas.js';
 import { DEFAULT_READ_LIMITS, PageQueue, ReadGate, type ReadLimits } from './reads.js';
+import { LeaseKeeper, leasesOf } from './leases.js';
 import { DEFAULT_LIMITS, type Relay, type RelayCore, type RelayLimits, type RelayOptions } from './relay-options.js';
-import { DEFAULT_STORAGE_LIMITS, readDisk, StorageWatch } from './storage-watch.js';
+import { DEFAULT_STORAGE_LIMITS, readDisk, StorageWatch, type DiskReading } from './storage-watch.js';
+import { DEFAULT_LEASE_MS, PostgresStore } from './postgres-store.js';
+import type { Store } from './store.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 import { MemoryWitnessStore, SqliteWitnessStore } from './witness.js';
 import { webSocketWire } from './ws-wire.js';
 
 export { DEFAULT_LIMITS, type Relay, type RelayLimits, type RelayOptions } from './relay-options.js';
+
+/** The relay's own store: Postgres when a database is named, else SQLite in the data directory. */
+function openStore(options: RelayOptions, log: Logger): Store {
+  const db = options.database;
+  if (db === undefined) return new ThreadedSqliteStore(options.dataDir ?? './data', { synchronous: options.synchronous ?? 'FULL' });
+  return new PostgresStore({
+    url: db.url,
+    ...(db.schema === undefined ? {} : { schema: db.schema }),
+    ...(db.node === undefined ? {} : { lease: { holder: db.node, ttlMs: db.leaseMs ?? DEFAULT_LEASE_MS } }),
+    onError: (e) => log.warn({ err: e }, "an idle connection to the relay's database failed; the pool opens another"),
+  });
+}
+
+/**
+ * The storage watch's look for a relay on Postgres: the database answers, or writes stay refused (`storage_full`)
+ * until it does, rather than each batch failing against a server that is down (relay.md §4, "On Postgres").
+ */
+const pingDatabase = (store: PostgresStore) => async (): Promise<DiskReading> => {
+  await store.ping();
+  return { free: Number.POSITIVE_INFINITY, storeBytes: 0 };
+};
 
 export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   // Checked before anything is opened: a bad setting refuses to start, leaving no store or thread behind.
@@ -56,19 +80,25 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   // keep the last time until the clock passes it again. A clock given in the options is taken as it is.
   let latest = 0;
   const clock = options.clock ?? (() => (latest = Math.max(latest, Date.now())));
-  const store = options.store ?? new ThreadedSqliteStore(options.dataDir ?? './data', { synchronous: options.synchronous ?? 'FULL' });
-  const secretKey = await store.relayKey();
+  const store = options.store ?? openStore(options, log);
+  // The key is the store's first use (on Postgres, its migrations run first): a store that cannot start is closed, not left open.
+  const secretKey = await store.relayKey().catch(async (e: unknown) => {
+    if (options.store === undefined) await store.close().catch(() => {});
+    throw e;
+  });
   const publicKey = toHex(generateKeyPair(secretKey).publicKey);
   const metrics = new Metrics();
   const dataDir = options.dataDir ?? './data';
   const storage = new StorageWatch(
     { ...DEFAULT_STORAGE_LIMITS, ...options.storage },
-    options.storage?.readDisk ?? (options.store === undefined ? () => readDisk(dataDir) : null),
+    options.storage?.readDisk ?? (options.store !== undefined ? null : store instanceof PostgresStore ? pingDatabase(store) : () => readDisk(dataDir)),
     (full) => (full === null ? log.warn('storage: writes are let in again') : log.error({ reason: full }, 'storage: writes are refused')),
     clock,
   );
   const witnessStore = options.witnessStore ?? (options.store !== undefined ? new MemoryWitnessStore() : new SqliteWitnessStore(options.dataDir ?? './data'));
-  const core: RelayCore = { options, limits, quotas, readLimits, log, clock, store, secretKey, publicKey, metrics, storage };
+  const leaseStore = leasesOf(store);
+  const leases = leaseStore === null ? null : new LeaseKeeper(leaseStore, (ids) => games.leaseLost(ids), log);
+  const core: RelayCore = { options, limits, quotas, readLimits, log, clock, store, secretKey, publicKey, metrics, storage, leases };
 
   // The parts, each of one concern, in the order they need each other: the open connections, the pipeline
   // that writes to them, the games the pipeline's rooms and the connections belong to, the WebSocket wire
@@ -76,7 +106,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   // game's last connection ending, and a game forgotten after a failed append.
   const conns = openConnections({ core, unloadLater: (g) => games.unloadLater(g) });
   const { connections, send, end } = conns;
-  const { pool, intake, writer, submit, roomHost } = linePipeline({ core, wire: conns, forget: (g, message) => games.forget(g, message) });
+  const { pool, intake, writer, submit, roomHost } = linePipeline({ core, wire: conns, forget: (g, message, code) => games.forget(g, message, code) });
   const games = holdGames({ core, drop: conns.drop, roomHost });
   const { sealedGames, loadGame } = games;
   const wire = webSocketWire({ core, wire: conns, pageQueue, loadGame, submit });
@@ -104,6 +134,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
 
   // A relay started on a full disk starts refusing writes, and lets them in once there is room.
   await storage.start();
+  leases?.start();
   // Games holding sealed envelopes come back into memory at once, so that their deadlines run.
   for (const id of (await store.gamesHolding?.()) ?? [])
     await loadGame(id).catch((e: unknown) => log.error({ err: e, game: id }, 'cannot load a game holding sealed envelopes'));
@@ -116,6 +147,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   }).catch(async (e: unknown) => {
     // The threads would keep the process alive.
     storage.stop();
+    leases?.stop();
     await pool.close();
     if (options.store === undefined) await store.close();
     throw e;
@@ -153,6 +185,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       wss.close();
       server.closeAllConnections();
       await stopped;
+      leases?.stop();
       await store.close();
       // And what the witness admitted since, before its store closes.
       await witness.flush();

@@ -1,6 +1,7 @@
 /**
- * The SQLite store beside its writing thread (docs/spec/relay.md §4): a game created while another connection
- * (the writing thread's) holds the database's write lock waits for it rather than failing SQLITE_BUSY.
+ * The SQLite store (docs/spec/relay.md §4): the store contract (store-contract.ts), run on the store alone and
+ * with its writing thread; and a game created while another connection (the writing thread's) holds the
+ * database's write lock waits for it rather than failing SQLITE_BUSY.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -11,6 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { firstLogHash, signReceipt } from '@fairtable/core/order/receipt.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
 import { SqliteStore } from './sqlite-store.js';
+import { describeStoreContract } from './store-contract.js';
+import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 
 const dirs: string[] = [];
 const stores: { close(): Promise<void> }[] = [];
@@ -52,5 +55,21 @@ describe('creating a game while another connection writes', () => {
     expect(performance.now() - started).toBeGreaterThan(100);
     expect(await store.readLines(id, 0, 1)).toHaveLength(1);
     await exited;
+  });
+});
+
+describeStoreContract('SQLite', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fairtable-store-contract-'));
+  return Promise.resolve({
+    open: () => new SqliteStore(dir),
+    remove: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+  });
+});
+
+describeStoreContract('SQLite with its writing thread', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'fairtable-store-contract-'));
+  return Promise.resolve({
+    open: () => new ThreadedSqliteStore(dir),
+    remove: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
   });
 });

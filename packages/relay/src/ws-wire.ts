@@ -142,6 +142,9 @@ export function webSocketWire(deps: WireDeps): Wire {
     try {
       game = await loadGame(match[1]!);
     } catch (e) {
+      // Another process orders the game (leases.ts), or the database is out of reach: coded, and it may pass.
+      const code = (e as { code?: unknown } | null)?.code;
+      if (code === 'lease_lost' || code === 'store_failed') return reject(503, 'Service Unavailable', code, (e as Error).message);
       log.error({ err: e, game: match[1] }, 'cannot load game');
       return reject(500, 'Internal Server Error');
     }

@@ -1,7 +1,8 @@
 /**
- * `fairtable relay [--port P] [--data DIR] [--host H]`: runs a relay (docs/spec/relay.md), what
- * `npm start` runs. The port and the data directory default to the PORT and DATA_DIR environment
- * variables, then to 8080 and ./data. Logs are JSON lines on stdout (pino); SIGTERM and SIGINT stop it
+ * `fairtable relay [--port P] [--data DIR] [--host H] [--database URL [--node NAME]]`: runs a relay
+ * (docs/spec/relay.md), what `npm start` runs. The port and the data directory default to the PORT and
+ * DATA_DIR environment variables, then to 8080 and ./data. `--database` (or DATABASE_URL) keeps the games in
+ * Postgres instead of SQLite; `--node` (or RELAY_NODE) names the process for game leases (relay.md §4). Logs are JSON lines on stdout (pino); SIGTERM and SIGINT stop it
  * gracefully: no new connections, every admitted line stored and acknowledged, then exit.
  * `--games-per-minute` and `--connections-per-address` raise (or lower) the per-address limits of
  * relay.md §5, for a load test or a relay behind one proxy address. `--allow-http-witness HOST` (repeatable,
@@ -38,6 +39,13 @@ export function register(program: Command): void {
     .option('--port <port>', 'port to listen on (default: $PORT or 8080; 0 for any free port)')
     .option('--host <host>', 'address to listen on', '0.0.0.0')
     .option('--data <dir>', 'where the database and the relay key live (default: $DATA_DIR or ./data)')
+    .option('--database <url>', 'store games in Postgres at this postgres:// URL instead of SQLite in --data (default: $DATABASE_URL)')
+    .option('--database-schema <name>', 'the schema in that database the tables live in, made if missing (default: $DATABASE_SCHEMA or public)')
+    .option(
+      '--lease-ms <ms>',
+      "with --node: how long a game's lease lasts unrenewed, so how soon another process takes a dead one's games (default: $RELAY_LEASE_MS or 15000)",
+    )
+    .option('--node <name>', "this process's name, unique in the service: with --database, it orders only the games it holds a lease on (default: $RELAY_NODE)")
     .option('--games-per-minute <n>', 'games one address may create a minute, and at once (default 30)')
     .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
     .option('--allow-http-witness <host>', 'a host witnesses may use plain http on (also $FAIRTABLE_HTTP_WITNESSES)', collect)
@@ -58,6 +66,10 @@ export function register(program: Command): void {
         port?: string;
         host: string;
         data?: string;
+        database?: string;
+        databaseSchema?: string;
+        leaseMs?: string;
+        node?: string;
         gamesPerMinute?: string;
         connectionsPerAddress?: string;
         witness?: string[];
@@ -68,6 +80,16 @@ export function register(program: Command): void {
       // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
       relayHeapSettings();
       const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
+      const databaseUrl = opts.database ?? (process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL);
+      const node = opts.node ?? (process.env.RELAY_NODE === '' ? undefined : process.env.RELAY_NODE);
+      const leaseMs = countOf('lease-ms', opts.leaseMs ?? (process.env.RELAY_LEASE_MS === '' ? undefined : process.env.RELAY_LEASE_MS));
+      const schema = opts.databaseSchema ?? (process.env.DATABASE_SCHEMA === '' ? undefined : process.env.DATABASE_SCHEMA);
+      if (node !== undefined && databaseUrl === undefined)
+        throw new FairtableError('bad_input', '--node names a process of a relay service on Postgres: give --database (or DATABASE_URL) too', {
+          field: 'node',
+        });
+      if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
+        throw new FairtableError('bad_input', '--database: a postgres:// or postgresql:// URL', { field: 'database' });
       const games = countOf('games-per-minute', opts.gamesPerMinute);
       const connections = countOf('connections-per-address', opts.connectionsPerAddress);
       const settings = relaySettings(opts as Record<string, string | undefined>, process.env);
@@ -90,6 +112,16 @@ export function register(program: Command): void {
         port: portOf(opts.port ?? process.env.PORT ?? '8080'),
         host: opts.host,
         dataDir,
+        ...(databaseUrl === undefined
+          ? {}
+          : {
+              database: {
+                url: databaseUrl,
+                ...(node === undefined ? {} : { node }),
+                ...(leaseMs === undefined ? {} : { leaseMs }),
+                ...(schema === undefined ? {} : { schema }),
+              },
+            }),
         witnesses,
         // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
         synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
@@ -103,7 +135,7 @@ export function register(program: Command): void {
       // The JSON log is for machines; a person who ran `npm start` wants the address and the key.
       const shown = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;
       process.stderr.write(
-        `fairtable relay on http://${shown}:${relay.port}/ (open it in a browser to play); its key ${relay.publicKey} (for audit --relay-key); data in ${dataDir}; Ctrl-C stops it\n`,
+        `fairtable relay on http://${shown}:${relay.port}/ (open it in a browser to play); its key ${relay.publicKey} (for audit --relay-key); ${databaseUrl === undefined ? `data in ${dataDir}` : `games in Postgres${node === undefined ? '' : ` as node ${node}`}`}; Ctrl-C stops it\n`,
       );
       let stopping = false;
       const stop = (): void => {

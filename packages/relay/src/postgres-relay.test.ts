@@ -1,0 +1,376 @@
+/**
+ * The relay on Postgres (docs/spec/relay.md §4, "On Postgres"): a real game played through it, every receipt
+ * checked by the seats, audited valid from the stored transcript, and a second relay on the same database
+ * serving the same log under the same key; with leases, a game ordered by one process at a time, taken over
+ * by another when the first stops. The server is FAIRTABLE_TEST_DATABASE_URL's (postgres-store.test.ts says
+ * how it is started, and why the suite fails under CI without it).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fromHex } from '@fairtable/core/bytes.js';
+import { auditLines } from '@fairtable/core/audit.js';
+import { startRelay, type Relay } from './relay.js';
+import { createGame, diceGame, RelaySeat, until, WireClient } from './test-helpers.js';
+
+/** A TCP proxy to the database that can be cut (every connection reset, new ones refused) and restored: a restart as the relay sees it. */
+class CuttableProxy {
+  private readonly sockets = new Set<Socket>();
+  private down = false;
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static start(host: string, port: number): Promise<CuttableProxy> {
+    const server = createServer();
+    return new Promise((resolve) => {
+      server.listen(0, '127.0.0.1', () => {
+        const proxy = new CuttableProxy(server, (server.address() as { port: number }).port);
+        server.on('connection', (client) => proxy.accept(client, host, port));
+        resolve(proxy);
+      });
+    });
+  }
+
+  private accept(client: Socket, host: string, port: number): void {
+    if (this.down) return void client.destroy();
+    const upstream = connect(port, host);
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      this.sockets.add(a);
+      a.on('error', () => b.destroy());
+      a.on('close', () => {
+        this.sockets.delete(a);
+        b.destroy();
+      });
+      a.pipe(b);
+    }
+  }
+
+  cut(): void {
+    this.down = true;
+    for (const s of this.sockets) s.resetAndDestroy();
+  }
+
+  restore(): void {
+    this.down = false;
+  }
+
+  close(): Promise<void> {
+    this.cut();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
+const skipReason = 'skipped: FAIRTABLE_TEST_DATABASE_URL is not set (`eval "$(.ci/postgres.sh start)"` starts a server and sets it)';
+
+let schemas = 0;
+const schemasMade: string[] = [];
+const freshSchema = (): string => {
+  const s = `r_${process.pid}_${Date.now().toString(36)}_${schemas++}`;
+  schemasMade.push(s);
+  return s;
+};
+
+const relays: Relay[] = [];
+const seats: RelaySeat[] = [];
+afterEach(async () => {
+  for (const s of seats.splice(0)) s.stop();
+  for (const r of relays.splice(0)) await r.close();
+  if (url === undefined) return;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (const s of schemasMade.splice(0)) await client.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
+  } finally {
+    await client.end();
+  }
+});
+
+const relayOn = async (schema: string, node?: string, leaseMs?: number, databaseUrl = url!): Promise<Relay> => {
+  const r = await startRelay({
+    port: 0,
+    database: { url: databaseUrl, schema, ...(node === undefined ? {} : { node }), ...(leaseMs === undefined ? {} : { leaseMs }) },
+    logger: pino({ level: 'silent' }),
+    verifyThreads: 0,
+  });
+  relays.push(r);
+  return r;
+};
+
+const main = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+const exited = (child: ChildProcess): Promise<number | null> =>
+  child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code)));
+
+const text = async (u: string): Promise<string[]> => (await (await fetch(u)).text()).trim().split('\n');
+
+describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? ` (${skipReason})` : ''}`, () => {
+  it('plays a game to its end with every receipt checked; a second relay on the database serves the same log under the same key', async () => {
+    const schema = freshSchema();
+    const relay = await relayOn(schema);
+    const g = diceGame(3, 4, 3);
+    expect((await createGame(relay.url, g.setupLine)).status).toBe(201);
+    const playing = g.ids.map((_, i) => new RelaySeat(g, i, fromHex(relay.publicKey)));
+    seats.push(...playing);
+    for (const s of playing) await s.connect(relay.url);
+    await until(() => playing.every((s) => s.seat.outcome() !== null), 30_000, 'the game to end');
+    for (const s of playing) expect(s.problems).toEqual([]);
+    const transcript = await text(`${relay.url}/games/${g.id}/transcript`);
+    expect(transcript).toEqual(playing[0]!.seat.lines);
+    expect(transcript.length).toBeGreaterThan(10);
+    const verdict = auditLines(transcript);
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.valid).toBe(true);
+
+    const second = await relayOn(schema);
+    expect(second.publicKey).toBe(relay.publicKey);
+    expect(await text(`${second.url}/games/${g.id}/transcript`)).toEqual(transcript);
+    const receipts = (await text(`${second.url}/games/${g.id}/receipts`)).map((r) => JSON.parse(r) as unknown);
+    expect(receipts).toEqual(playing[0]!.receipts);
+  });
+
+  it('runs as `fairtable relay --database URL --node NAME`, saying in /health which games it holds leases on', async () => {
+    const schema = freshSchema();
+    const command = ['relay', '--port', '0', '--host', '127.0.0.1', '--database', url!, '--database-schema', schema, '--node', 'cli-node'];
+    const child = spawn(process.execPath, [main, ...command], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    const relayUrl = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const log = JSON.parse(line) as { msg?: string; port?: number };
+        if (log.msg === 'relay listening') resolve(`http://127.0.0.1:${log.port}`);
+      });
+      child.once('exit', (code) => reject(new Error(`the relay exited (${code}) before listening`)));
+    });
+    const g = diceGame(2, 12, 1);
+    expect((await createGame(relayUrl, g.setupLine)).status).toBe(201);
+    const health = (await (await fetch(`${relayUrl}/health`)).json()) as { node: string; leases: { game: string }[] };
+    expect(health.node).toBe('cli-node');
+    expect(health.leases.map((l) => l.game)).toContain(g.id);
+    child.kill('SIGTERM');
+    expect(await exited(child)).toBe(0);
+
+    // A node name without a database is refused before anything starts.
+    const wrong = spawn(process.execPath, [main, 'relay', '--port', '0', '--node', 'cli-node'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, DATABASE_URL: '' },
+    });
+    children.push(wrong);
+    let said = '';
+    wrong.stderr!.on('data', (d: Buffer) => (said += d.toString()));
+    expect(await exited(wrong)).not.toBe(0);
+    expect(said).toContain('--database');
+  });
+
+  it('a relay process killed mid-game loses its leases after their length; another takes the game over from the stored log', async () => {
+    const schema = freshSchema();
+    const leaseMs = 2000;
+    const command = [
+      'relay',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--database',
+      url!,
+      '--database-schema',
+      schema,
+      '--node',
+      'doomed',
+      '--lease-ms',
+      String(leaseMs),
+    ];
+    const child = spawn(process.execPath, [main, ...command], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    const first = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const log = JSON.parse(line) as { msg?: string; port?: number; relay?: string };
+        if (log.msg === 'relay listening') resolve({ url: `http://127.0.0.1:${log.port}`, key: log.relay! });
+      });
+      child.once('exit', (code) => reject(new Error(`the relay exited (${code}) before listening`)));
+    });
+    const g = diceGame(3, 14, 8);
+    expect((await createGame(first.url, g.setupLine)).status).toBe(201);
+    const playing = g.ids.map((_, i) => new RelaySeat(g, i, fromHex(first.key)));
+    seats.push(...playing);
+    for (const s of playing) await s.connect(first.url);
+    await until(() => playing.some((s) => s.receipts.length >= 8), 20_000, 'the game to be under way');
+    child.kill('SIGKILL');
+    await exited(child);
+    const killedAt = Date.now();
+    for (const s of playing) s.disconnect();
+    const acknowledged = [...playing.reduce((a, s) => (s.seat.lines.length > a.length ? s.seat.lines : a), [] as readonly string[])];
+
+    // Another process of the service: the game is refused while the dead process's lease runs, then taken over.
+    const second = await relayOn(schema, 'survivor', leaseMs);
+    expect(second.publicKey).toBe(first.key);
+    let status = 0;
+    for (let i = 0; i < 200 && status !== 200; i++) {
+      status = (await fetch(`${second.url}/games/${g.id}`)).status;
+      if (status !== 200) {
+        expect(status).toBe(503);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+    expect(status).toBe(200);
+    // Not before the lease could have run out (the dead process renewed it at most a third of its length before dying).
+    expect(Date.now() - killedAt).toBeGreaterThan(leaseMs / 2);
+    for (const s of playing) await s.connect(second.url);
+    await until(() => playing.every((s) => s.seat.outcome() !== null), 30_000, 'the game to end on the survivor');
+    for (const s of playing) expect(s.problems).toEqual([]);
+    const transcript = await text(`${second.url}/games/${g.id}/transcript`);
+    expect(transcript.slice(0, acknowledged.length)).toEqual(acknowledged);
+    expect(transcript).toEqual(playing[0]!.seat.lines);
+    const verdict = auditLines(transcript);
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.valid).toBe(true);
+  });
+
+  it('refuses to start on a database migrated past what it knows, with a coded error', async () => {
+    const schema = freshSchema();
+    await (await relayOn(schema)).close();
+    relays.splice(0);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`INSERT INTO ${schema}.fairtable_migrations (version) SELECT max(version) + 1 FROM ${schema}.fairtable_migrations`);
+    } finally {
+      await client.end();
+    }
+    await expect(relayOn(schema)).rejects.toMatchObject({ code: 'schema_too_new' });
+  });
+
+  it('rides out a database restart mid-game: coded errors, nothing acknowledged lost, and play resumes', async () => {
+    const schema = freshSchema();
+    const target = new URL(url!);
+    const proxy = await CuttableProxy.start(target.hostname, Number(target.port || 5432));
+    try {
+      const through = new URL(url!);
+      through.host = `127.0.0.1:${proxy.port}`;
+      const relay = await relayOn(schema, undefined, undefined, through.toString());
+      const g = diceGame(3, 8, 10);
+      expect((await createGame(relay.url, g.setupLine)).status).toBe(201);
+      const playing = g.ids.map((_, i) => new RelaySeat(g, i, fromHex(relay.publicKey)));
+      seats.push(...playing);
+      for (const s of playing) await s.connect(relay.url);
+      // A watcher on the game's wire, to read the relay's coded error.
+      const watcher = await WireClient.join(relay.url, g, 0);
+      await until(() => playing.some((s) => s.receipts.length >= 6), 20_000, 'the game to be under way');
+
+      proxy.cut();
+      // Everything a seat was sent by now was stored and acknowledged first.
+      const acknowledged = [...playing.reduce((a, s) => (s.seat.lines.length > a.length ? s.seat.lines : a), [] as readonly string[])];
+      // A submission now is refused with a code: at once once the storage watch has found the database away, or
+      // by the append failing, which closes the game's connections with the same code.
+      let coded: Record<string, unknown> | undefined;
+      for (let i = 0; i < 100 && coded === undefined; i++) {
+        if (watcher.closed === null) watcher.send({ kind: 'submit', text: '{}' });
+        await new Promise((r) => setTimeout(r, 100));
+        coded = watcher.messages.find((m) => m.code === 'storage_full');
+      }
+      expect(coded).toMatchObject({ code: 'storage_full' });
+      expect(['refused', 'error']).toContain(coded!.kind);
+      // While the database is away, reads are refused with a code, not hung, and /health says writes are refused.
+      // (A game not in memory must be read from the store.)
+      const read = await fetch(`${relay.url}/games/${'ee'.repeat(32)}`);
+      expect(read.status).toBe(503);
+      expect(((await read.json()) as { error: { code: string } }).error.code).toBe('store_failed');
+      const health = (await (await fetch(`${relay.url}/health`)).json()) as { storage?: { code: string } };
+      expect(health.storage?.code).toBe('storage_full');
+
+      proxy.restore();
+      // The seats reconnect (as a client does after a coded close) and sync; the game ends.
+      for (const s of playing) s.disconnect();
+      for (const s of playing)
+        for (let tries = 0; ; tries++) {
+          try {
+            await s.connect(relay.url);
+            break;
+          } catch (e) {
+            if (tries > 100) throw e;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+      await until(() => playing.every((s) => s.seat.outcome() !== null), 40_000, 'the game to end after the restart');
+      for (const s of playing) expect(s.problems).toEqual([]);
+      const transcript = await text(`${relay.url}/games/${g.id}/transcript`);
+      expect(transcript.slice(0, acknowledged.length)).toEqual(acknowledged);
+      expect(transcript).toEqual(playing[0]!.seat.lines);
+      const verdict = auditLines(transcript);
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.valid).toBe(true);
+      watcher.ws.terminate();
+    } finally {
+      for (const s of seats.splice(0)) s.stop();
+      for (const r of relays.splice(0)) await r.close();
+      await proxy.close();
+    }
+  });
+
+  it('orders a game in one process at a time: a lease taken from a live process fences it, and the other finishes the game from the stored log', async () => {
+    const schema = freshSchema();
+    const a = await relayOn(schema, 'node-a', 3000);
+    const b = await relayOn(schema, 'node-b', 3000);
+    // One relay identity for every process of the service: the key is the database's.
+    expect(b.publicKey).toBe(a.publicKey);
+    const g = diceGame(3, 6, 6);
+    expect((await createGame(a.url, g.setupLine)).status).toBe(201);
+    // B does not serve a game A holds: a coded refusal, over HTTP and on the WebSocket.
+    const refused = await fetch(`${b.url}/games/${g.id}`);
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('lease_lost');
+    await expect(WireClient.open(b.url, g.id)).rejects.toThrow(/503/);
+    const health = async (r: Relay): Promise<{ node: string; leases: { game: string; token: number }[] }> =>
+      (await (await fetch(`${r.url}/health`)).json()) as { node: string; leases: { game: string; token: number }[] };
+    expect(await health(a)).toMatchObject({ node: 'node-a', leases: [{ game: g.id }] });
+    expect((await health(b)).leases).toEqual([]);
+
+    const playing = g.ids.map((_, i) => new RelaySeat(g, i, fromHex(a.publicKey)));
+    seats.push(...playing);
+    for (const s of playing) await s.connect(a.url);
+    await until(() => playing.some((s) => s.receipts.length >= 6), 20_000, 'the game to be under way on A');
+
+    // A "pauses": its lease is made to run out in the database (as if A had not renewed it), and B takes the game
+    // over while A still runs.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(`UPDATE ${schema}.game_leases SET expires = 0 WHERE game = $1`, [g.id]);
+    } finally {
+      await client.end();
+    }
+    expect((await fetch(`${b.url}/games/${g.id}`)).status).toBe(200);
+    expect((await health(b)).leases).toEqual([{ game: g.id, token: expect.any(Number) as number }]);
+    // A hears of it at its next renewal: the game leaves A's memory and A writes no more of it.
+    const dropped = async (): Promise<boolean> => (await health(a)).leases.length === 0;
+    for (let i = 0; i < 250 && !(await dropped()); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await dropped()).toBe(true);
+    expect(await (await fetch(`${a.url}/metrics`)).text()).toMatch(/fairtable_relay_leases_held\{node="node-a"\} 0\n/);
+
+    // The seats move to B and finish there: every receipt checks under the one key, on one chain.
+    for (const s of playing) s.disconnect();
+    for (const s of playing) await s.connect(b.url);
+    await until(() => playing.every((s) => s.seat.outcome() !== null), 30_000, 'the game to end on B');
+    for (const s of playing) expect(s.problems).toEqual([]);
+    const transcript = await text(`${b.url}/games/${g.id}/transcript`);
+    expect(transcript).toEqual(playing[0]!.seat.lines);
+    const verdict = auditLines(transcript);
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.valid).toBe(true);
+    // And A, asked for the game again, is refused: B holds it.
+    expect((await fetch(`${a.url}/games/${g.id}`)).status).toBe(503);
+  });
+});
