@@ -36,6 +36,7 @@ import { CreatorCounts, DEFAULT_QUOTAS, type QuotaLimits } from './quotas.js';
 import { DEFAULT_READ_LIMITS, PageQueue, ReadGate, type ReadLimits } from './reads.js';
 import { DEFAULT_LIMITS, type Relay, type RelayCore, type RelayLimits, type RelayOptions } from './relay-options.js';
 import { DEFAULT_STORAGE_LIMITS, readDisk, StorageWatch } from './storage-watch.js';
+import { talkRoutes } from './talk.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 import { MemoryWitnessStore, SqliteWitnessStore } from './witness.js';
 import { webSocketWire } from './ws-wire.js';
@@ -92,6 +93,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     loaded: games.loaded,
     closing: wire.closing,
   });
+
+  // Table talk beside each game's log (docs/spec/press.md §6), pushed over the game's WebSocket.
+  app.route('/', talkRoutes({ core, loadGame, send: (c, value) => send(c, value) }));
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   // Before the routes see a request: its client, where a trusted reverse proxy names one.
