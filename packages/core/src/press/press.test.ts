@@ -8,6 +8,7 @@ import { generateKeyPair, sign } from '../identity.js';
 import { canonicalBytes, canonicalize } from '../jcs.js';
 import { domainPrefix } from '../hash.js';
 import type { PlayerEntry } from '../setup.js';
+import { offerError, offeredSetup, setupDifferences } from '../lobby.js';
 import {
   checkDisclosure,
   macKey,
@@ -63,6 +64,19 @@ function resign(m: TalkMessage, secretKey: Uint8Array): TalkMessage {
 }
 
 describe('press rules', () => {
+  it('a lobby offer carries them into the setup, and a setup that changes them differs from the offer', () => {
+    const offer = { protocol: 'diplomacy', rounds: 1, states: 3, timeoutMs: 60_000, press: { rule: 'full', mode: 'deniable' } } as const;
+    expect(offerError(offer)).toBeNull();
+    const made = offeredSetup(offer, 2);
+    expect(made.params.press).toEqual({ rule: 'full', mode: 'deniable' });
+    expect(offerError({ ...offer, press: { rule: 'loud', mode: 'signed' } })).not.toBeNull();
+    const setup = { ...made, players, nonce: '00'.repeat(32), created: 0, params: { ...made.params, press: { rule: 'public', mode: 'deniable' } } };
+    expect(setupDifferences(setup, offer, players, null).join(' ')).toMatch(/the press rules is/);
+    expect(setupDifferences({ ...setup, params: made.params }, offer, players, null)).toEqual([]);
+    // no press member: table chat, and the setup has no params.press
+    expect(offeredSetup({ ...offer, press: undefined } as never, 2).params.press).toBeUndefined();
+  });
+
   it('defaults to table chat, signed, and refuses what is not press rules', () => {
     expect(pressRulesOf({})).toEqual({ rule: 'public', mode: 'signed' });
     expect(pressRulesOf({ press: { rule: 'full', mode: 'deniable' } })).toEqual(FULL_DENIABLE);
