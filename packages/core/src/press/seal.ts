@@ -64,10 +64,20 @@ function keyOf(players: readonly PlayerEntry[], id: string): Uint8Array {
   return fromHex(p.key, 'key', 32);
 }
 
+/** MAC keys already derived, by (own secret, other's key, game): one X25519 per pair of seats, not per message. Bounded. */
+const macKeys = new Map<string, Uint8Array>();
+
 /** The MAC key an author and one recipient share (static-static X25519 of their fairtable keys). */
 export function macKey(mySecret: Uint8Array, theirPublic: Uint8Array, game: string): Uint8Array {
-  const shared = x25519.getSharedSecret(ed25519.utils.toMontgomerySecret(mySecret), ed25519.utils.toMontgomery(theirPublic));
-  return hkdf(sha256, shared, utf8('fairtable/talk-mac/v1'), utf8(game), 32);
+  const id = `${toHex(mySecret)}/${toHex(theirPublic)}/${game}`;
+  let key = macKeys.get(id);
+  if (key === undefined) {
+    const shared = x25519.getSharedSecret(ed25519.utils.toMontgomerySecret(mySecret), ed25519.utils.toMontgomery(theirPublic));
+    key = hkdf(sha256, shared, utf8('fairtable/talk-mac/v1'), utf8(game), 32);
+    if (macKeys.size >= 1_000) macKeys.clear();
+    macKeys.set(id, key);
+  }
+  return key;
 }
 
 function macBytes(m: TalkMessage): Uint8Array {

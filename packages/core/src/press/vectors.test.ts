@@ -34,7 +34,7 @@ const vectors = JSON.parse(readFileSync(new URL('./vectors.json', import.meta.ur
   cases: Case[];
 };
 
-describe('press vectors (docs/spec/press.md §8)', () => {
+describe('press vectors (docs/spec/press.md §9)', () => {
   for (const c of vectors.cases) {
     it(c.name, () => {
       let i = 0;
