@@ -4,7 +4,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { TalkReader, talkText, writeTalk, type TalkMessage } from '@fairtable/core/press/index.js';
-import { createGame, diceGame, testRelays, WireClient, type TestGame } from './test-helpers.js';
+import { joinGame, TableTalk } from '@fairtable/client';
+import { WebSocket } from 'ws';
+import { createGame, diceGame, testRelays, until, WireClient, type TestGame } from './test-helpers.js';
 
 const { relay, directory, closeAll } = testRelays();
 afterEach(closeAll);
@@ -111,5 +113,26 @@ describe('talk on the relay', () => {
     const kept = (await (await fetch(`${again.url}/games/${g.id}/talk`)).json()) as { talk: { text: string }[] };
     expect(kept.talk.map((t) => t.text)).toEqual(page.talk.map((t) => t.text));
     expect((await post(again.url, g.id, talkText(talk(g, 1, 'table', 4, 'n4')))).status).toBe(403);
+  });
+
+  it("reaches a seat's client as a talk event, which its TableTalk reads at once", async () => {
+    const r = await relay();
+    const g = diceGame(2);
+    await createGame(r.url, g.setupLine);
+    const seat = joinGame({ relayUrl: r.url, gameId: g.id, id: 'p1', keys: g.keys[1]!, WebSocket, backoffMs: { min: 50, max: 400 } });
+    try {
+      const params = { timeoutMs: 60_000, rounds: 2 };
+      const p1 = new TableTalk({ relayUrl: r.url, gameId: g.id, players: players(g), params, me: { id: 'p1', secretKey: g.keys[1]!.secretKey } });
+      await p1.load();
+      // nothing is fetched after this: only the pushed frame can bring the message
+      seat.on('talk', (frame) => p1.take(frame));
+      await until(() => seat.status === 'ready', 10_000, 'the seat is welcomed');
+      const p0 = new TableTalk({ relayUrl: r.url, gameId: g.id, players: players(g), params, me: { id: 'p0', secretKey: g.keys[0]!.secretKey } });
+      await p0.send('table', 'Pushed to you.');
+      await until(() => p1.unread === 1, 10_000, 'the pushed message is read');
+      expect(p1.entries[0]).toMatchObject({ kind: 'shown', talk: { from: 'p0', body: 'Pushed to you.', proof: 'signed' } });
+    } finally {
+      seat.close();
+    }
   });
 });

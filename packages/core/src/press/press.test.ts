@@ -190,7 +190,7 @@ describe('talk, signed', () => {
     expect(liar.opened).toMatchObject({ ok: false, reason: 'the key is not the message’s content key' });
   });
 
-  it('honest players are never named in an honest conversation, whatever order and copies the relay delivers', () => {
+  it('honest players are never named in an honest conversation, whatever the relay drops, repeats or reorders', () => {
     fc.assert(
       fc.property(fc.array(fc.nat({ max: 11 }), { minLength: 1, maxLength: 30 }), (order) => {
         const log: TalkMessage[] = [];
