@@ -61,9 +61,9 @@ describe('fairtable talk', () => {
     const common = ['--relay', relay.url, '--game', game];
     const one = await run(['talk', ...common, '--key', 'alice.json', 'Good', 'luck,', 'all.']);
     expect(one.stderr).toBe('');
-    expect(one.stdout).toBe('alice wrote message 1 to the table\n');
+    expect(one.stdout).toMatch(/^alice wrote to the table \(message \d+\)\n$/);
     const two = await run(['talk', ...common, '--key', 'alice.json', '--to', 'bob', 'Bob, roll high for me.']);
-    expect(two.stdout).toBe('alice wrote message 2 to bob, sealed\n');
+    expect(two.stdout).toMatch(/^alice wrote to bob, sealed \(message \d+\)\n$/);
     const bob = await run(['talk', 'read', ...common, '--key', 'bob.json']);
     expect(bob.status).toBe(0);
     expect(bob.stdout).toMatch(/^#0 \S+ alice to the table, signed: Good luck, all\.\n#1 \S+ alice to bob \(private\), signed: Bob, roll high for me\.\n$/);

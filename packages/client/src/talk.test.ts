@@ -75,8 +75,37 @@ describe('TableTalk', () => {
     expect(e.unread).toBe(1);
     await a.load();
     const seqs = a.entries.flatMap((x) => (x.kind === 'shown' && x.talk.mine ? [x.talk.seq] : []));
-    expect(seqs).toEqual([1, 2, 3]);
+    // the clock says 5 ms: the first number is 5000 to 5999, each next one above the last read
+    expect(seqs.length).toBe(3);
+    expect(seqs[0]).toBeGreaterThanOrEqual(5000);
+    expect(seqs[0]).toBeLessThan(6000);
+    expect(seqs[1]).toBeGreaterThan(seqs[0]!);
+    expect(seqs[2]).toBeGreaterThan(seqs[1]!);
     expect(a.entries.every((x) => x.kind === 'shown')).toBe(true);
+  });
+
+  it('two devices of one seat writing without reading each other are not taken for equivocation', async () => {
+    const relay = fakeRelay();
+    // each device posts to the relay and reads nothing back; the clock moves a millisecond a message
+    const blind: FetchLike = (url, init) =>
+      init?.method === 'POST' ? relay.fetch(url, init) : Promise.resolve({ status: 200, ok: true, text: () => Promise.resolve('{"talk":[],"next":0}') });
+    let now = 1_780_000_000_000;
+    const device = () =>
+      new TableTalk({
+        relayUrl: 'http://relay.test',
+        gameId: GAME,
+        players,
+        params: { press: { rule: 'full', mode: 'signed' } },
+        me: { id: 'austria', secretKey: keys[0]!.secretKey },
+        fetch: blind,
+        clock: () => now++,
+      });
+    const [phone, laptop] = [device(), device()];
+    for (let i = 0; i < 20; i++) await (i % 2 === 0 ? phone : laptop).send('table', `message ${i}`);
+    const reader = seat(relay, 1);
+    await reader.load();
+    expect(reader.entries.filter((x) => x.kind === 'refused')).toEqual([]);
+    expect(reader.entries.length).toBe(20);
   });
 
   it('a pushed message past a gap is fetched in order', async () => {

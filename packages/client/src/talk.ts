@@ -116,9 +116,17 @@ export class TableTalk {
     if (this.rules.rule === 'none') throw new FairtableError('refused', 'this game has no press');
     if (Array.isArray(to) && this.rules.rule !== 'full') throw new FairtableError('refused', 'this game has public press only');
     await this.load();
+    const random = this.o.random ?? randomBytes;
+    const at = (this.o.clock ?? Date.now)();
+    // Above every message of this seat read so far, and otherwise from the clock with three random digits: two
+    // devices of one seat writing at once (a second tab, the command line) do not take the same number, which
+    // every reader would take for equivocation.
+    const r = random(2);
+    const seq = Math.max(this.lastSeq + 1, at * 1000 + (((r[0]! << 8) | r[1]!) % 1000));
+    this.lastSeq = seq;
     const m = writeTalk(
-      { game: this.o.gameId, from: me.id, to, seq: ++this.lastSeq, at: (this.o.clock ?? Date.now)(), body },
-      { mode: this.rules.mode, secretKey: me.secretKey, players: this.o.players, random: this.o.random ?? randomBytes },
+      { game: this.o.gameId, from: me.id, to, seq, at, body },
+      { mode: this.rules.mode, secretKey: me.secretKey, players: this.o.players, random },
     );
     const res = await this.fetcher()(`${this.base()}/talk`, { method: 'POST', body: talkText(m), headers: { 'content-type': 'application/json' } });
     const answer = JSON.parse(await res.text()) as { error?: { code?: string; message?: string } };

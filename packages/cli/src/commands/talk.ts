@@ -99,7 +99,7 @@ export function register(program: Command): void {
                 .filter((s) => s !== '')
                 .sort();
         const m = await t.send(to, words.join(' '));
-        process.stdout.write(`${me} wrote message ${m.seq} ${to === 'table' ? 'to the table' : `to ${(to as string[]).join(', ')}, sealed`}\n`);
+        process.stdout.write(`${me} wrote ${to === 'table' ? 'to the table' : `to ${(to as string[]).join(', ')}, sealed`} (message ${m.seq})\n`);
       } catch (e) {
         failWith(e);
       }
