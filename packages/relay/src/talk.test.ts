@@ -3,7 +3,11 @@
  * game's connections, read back from an index; shape, size, rates and caps checked; nothing else trusted.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { toHex } from '@fairtable/core/bytes.js';
+import { envelopeLine } from '@fairtable/core/envelope.js';
+import { generateKeyPair } from '@fairtable/core/identity.js';
 import { TalkReader, talkText, writeTalk, type TalkMessage } from '@fairtable/core/press/index.js';
+import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
 import { joinGame, TableTalk } from '@fairtable/client';
 import { WebSocket } from 'ws';
 import { createGame, diceGame, testRelays, until, WireClient, type TestGame } from './test-helpers.js';
@@ -13,6 +17,21 @@ afterEach(closeAll);
 
 let n = 0;
 const random = (k: number): Uint8Array => new Uint8Array(k).map((_, i) => (++n * 13 + i) & 255);
+/** A dice game whose setup allows full press. */
+function pressGame(n: number): TestGame {
+  const ids = Array.from({ length: n }, (_, i) => `p${i}`);
+  const keys = ids.map((_, i) => generateKeyPair(new Uint8Array(32).fill(200 + i)));
+  const setup: GameSetup = {
+    protocol: 'chain',
+    game: 'dice',
+    params: { timeoutMs: 60_000, rounds: 2, press: { rule: 'full', mode: 'signed' } },
+    players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
+    nonce: toHex(new Uint8Array(32).fill(9)),
+    created: Date.now(),
+  };
+  return { id: gameIdOf(setup), setupLine: envelopeLine(createSetupEnvelope(setup, ids[0]!, keys[0]!)), ids, keys };
+}
+
 const players = (g: TestGame) => g.ids.map((id, i) => ({ id, key: Buffer.from(g.keys[i]!.publicKey).toString('hex') }));
 
 function talk(g: TestGame, from: number, to: TalkMessage['to'], seq: number, body: string): TalkMessage {
@@ -30,7 +49,7 @@ const post = async (url: string, game: string, text: string) => {
 describe('talk on the relay', () => {
   it('keeps messages beside the log, pushes them to connections with a hello, and reads them back from an index', async () => {
     const r = await relay();
-    const g = diceGame(3);
+    const g = pressGame(3);
     await createGame(r.url, g.setupLine);
     const p1 = await WireClient.join(r.url, g, 1);
     const stranger = await WireClient.open(r.url, g.id);
@@ -65,7 +84,7 @@ describe('talk on the relay', () => {
     stranger.close();
   });
 
-  it('checks shape, game, seats and size only, with coded refusals', async () => {
+  it('checks shape, game, seats, the press rule and size only, with coded refusals', async () => {
     const r = await relay();
     const g = diceGame(2);
     const other = diceGame(2, 2);
@@ -79,6 +98,8 @@ describe('talk on the relay', () => {
     expect(await code(g.id, talkText(stranger))).toBe('bad_message');
     expect(await code(g.id, talkText({ ...talk(g, 0, ['p1'], 2, 'x'), to: ['p1', 'p7'] }))).toBe('bad_message');
     expect(await code('ab'.repeat(32), talkText(talk(g, 0, 'table', 3, 'hi')))).toBe('unknown_game');
+    // dice games have table chat only: a private message is not kept
+    expect(await post(r.url, g.id, talkText(talk(g, 0, ['p1'], 5, 'psst')))).toMatchObject({ status: 403, body: { error: { code: 'no_press' } } });
     const big = await fetch(`${r.url}/games/${g.id}/talk`, { method: 'POST', body: 'x'.repeat(20_000) });
     expect(big.status).toBe(413);
     // the relay does not check signatures: a forged message is kept, and every reader refuses it naming nobody

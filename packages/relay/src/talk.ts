@@ -4,15 +4,15 @@
  * that has said hello; `GET /games/:game/talk?from=N` reads them back a page at a time.
  *
  * The relay is not trusted with talk and does not judge it: it checks the message's shape and size (core's
- * `talkShapeError`), that it names this game and a seat of it, and the rates and caps below; signatures, MACs,
- * press rules and sequence numbers are every reader's to check. A private message is sealed: the relay sees who
+ * `talkShapeError`), that it names this game and a seat of it, that the game's press rule allows it (its setup's
+ * `params.press`), and the rates and caps below; signatures, MACs and sequence numbers are every reader's to check. A private message is sealed: the relay sees who
  * wrote to whom, when, and how long.
  */
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { isHex } from '@fairtable/core/bytes.js';
 import { parseJson } from '@fairtable/core/jcs.js';
-import { MAX_TALK_BYTES, talkShapeError, talkText, type TalkMessage } from '@fairtable/core/press/index.js';
+import { MAX_TALK_BYTES, pressRulesOf, talkShapeError, talkText, type TalkMessage } from '@fairtable/core/press/index.js';
 import type { Connection, Game } from './games.js';
 import { clientKey, RateLimiter, remoteAddress } from './rate-limit.js';
 import { failure, type RelayCore } from './relay-options.js';
@@ -98,6 +98,10 @@ export function talkRoutes(deps: TalkDeps): Hono {
         const seats = new Set(g.players.map((p) => p.id));
         if (!seats.has(m.from)) return refused('bad_message', `talk.from: ${m.from} is not a seat of this game`, 400);
         if (Array.isArray(m.to) && m.to.some((r) => !seats.has(r))) return refused('bad_message', 'talk.to: every recipient is a seat of this game', 400);
+        // The game's press rules, from its setup: talk a game has none of is not kept (readers would refuse it anyway).
+        const rules = pressRulesOf(g.door.checker.setup.params);
+        if (rules === null || rules.rule === 'none') return refused('no_press', 'this game has no talk', 403);
+        if (rules.rule === 'public' && Array.isArray(m.to)) return refused('no_press', 'this game has public press only', 403);
         if (!byAuthor.take(`${g.id}/${m.from}`)) {
           return refused('rate_limited', `more than ${t.perAuthorPerMinute} talk messages a minute (burst ${t.perAuthorBurst}) from ${m.from}`, 429);
         }
