@@ -156,4 +156,20 @@ describe('talk on the relay', () => {
       seat.close();
     }
   });
+
+  it('bounds each read in bytes and each address in reads a second', async () => {
+    const r = await relay({ talk: { pageBytes: 1_000, readsPerSecond: 0.01 } });
+    const g = diceGame(2);
+    await createGame(r.url, g.setupLine);
+    const texts = [1, 2, 3].map((i) => talkText(talk(g, 0, 'table', i, 'x'.repeat(400))));
+    for (const t of texts) expect((await post(r.url, g.id, t)).status).toBe(201);
+    const page = (await (await fetch(`${r.url}/games/${g.id}/talk`)).json()) as { talk: { text: string }[]; next: number };
+    expect(page.talk.length).toBe(page.next);
+    expect(page.next).toBeLessThan(3);
+    expect(page.next).toBeGreaterThan(0);
+    const rest = (await (await fetch(`${r.url}/games/${g.id}/talk?from=${page.next}`)).json()) as { talk: { text: string }[]; next: number };
+    expect([...page.talk, ...rest.talk].map((m) => m.text).slice(0, 3)).toEqual(texts.slice(0, page.talk.length + rest.talk.length));
+    // a burst of two reads, then one each 100 s: the third is refused
+    expect((await fetch(`${r.url}/games/${g.id}/talk`)).status).toBe(429);
+  });
 });

@@ -28,6 +28,10 @@ export interface TalkLimits {
   readonly gameBytes: number;
   /** Messages one `GET` answers at most. */
   readonly pageMessages: number;
+  /** Bytes of message text one `GET` answers at most (the first message always goes). */
+  readonly pageBytes: number;
+  /** `GET`s one client address may make a second, sustained (burst: twice as many, at least 2). */
+  readonly readsPerSecond: number;
 }
 
 export const DEFAULT_TALK_LIMITS: TalkLimits = {
@@ -36,6 +40,8 @@ export const DEFAULT_TALK_LIMITS: TalkLimits = {
   gameMessages: 20_000,
   gameBytes: 32 << 20,
   pageMessages: 500,
+  pageBytes: 1 << 20,
+  readsPerSecond: 10,
 };
 
 export interface TalkDeps {
@@ -56,6 +62,7 @@ export function talkRoutes(deps: TalkDeps): Hono {
   const t: TalkLimits = { ...DEFAULT_TALK_LIMITS, ...core.options.talk };
   const byAuthor = new RateLimiter({ perSecond: t.perAuthorPerMinute / 60, burst: t.perAuthorBurst, maxClients: limits.httpClients });
   const byAddress = new RateLimiter({ perSecond: limits.messagesPerSecond, burst: limits.messageBurst, maxClients: limits.httpClients });
+  const readers = new RateLimiter({ perSecond: t.readsPerSecond, burst: Math.max(2, 2 * t.readsPerSecond), maxClients: limits.httpClients });
   /** What each game's talk holds, read from the store on a game's first message since the relay started. */
   const usage = new Map<string, Promise<Usage>>();
   const usageOf = (game: string): Promise<Usage> => {
@@ -132,13 +139,25 @@ export function talkRoutes(deps: TalkDeps): Hono {
     },
   );
   app.get('/games/:game/talk', async (c) => {
+    if (!readers.take(clientKey(remoteAddress(c)))) {
+      metrics.refused('rate_limited');
+      return c.json(failure('rate_limited', `more than ${t.readsPerSecond} talk reads a second from this address`), 429);
+    }
     const id = c.req.param('game');
     const g = isHex(id, 32) ? await loadGame(id) : null;
     if (g === null) return c.json(failure('unknown_game', 'no such game on this relay'), 404);
     const fromText = c.req.query('from') ?? '0';
     const from = /^[0-9]{1,15}$/.test(fromText) ? Number(fromText) : -1;
     if (from < 0) return c.json(failure('bad_message', 'from: a talk index, a non-negative integer'), 400);
-    const talk = (await store.readTalk?.(g.id, from, t.pageMessages)) ?? [];
+    const read = (await store.readTalk?.(g.id, from, t.pageMessages)) ?? [];
+    // A page bounded in bytes too: the messages up to pageBytes, and always the first.
+    const talk: typeof read = [];
+    let bytes = 0;
+    for (const m of read) {
+      bytes += m.text.length;
+      if (talk.length > 0 && bytes > t.pageBytes) break;
+      talk.push(m);
+    }
     const last = talk[talk.length - 1];
     return c.json({ game: g.id, talk, next: last === undefined ? from : last.index + 1 });
   });
