@@ -48,6 +48,8 @@ interface Setup {
   readonly base?: string;
   /** Where to save a screenshot of the creator's lobby once the first invite is open. */
   readonly lobbyShot?: string;
+  /** The lobby's press rule (the Press select). */
+  readonly press?: 'full' | 'public' | 'none';
 }
 
 /** The creator opens a lobby; every other player opens its invite link and joins; all pages land in the game. */
@@ -59,6 +61,7 @@ async function startGame(s: Setup): Promise<Page[]> {
   if (s.states !== undefined) await page.getByLabel('Number of states').fill(String(s.states));
   if (s.rounds !== undefined) await page.getByLabel(/Rounds|Most rounds|Game years/).fill(String(s.rounds));
   if (s.creator !== undefined) await page.getByLabel('Your name').fill(s.creator);
+  if (s.press !== undefined) await page.getByLabel(/^Press/).selectOption(s.press);
   await page.getByLabel('The other seats').fill(s.others.join(' '));
   await page.getByRole('button', { name: 'Create the game' }).click();
   await page.waitForURL(/#\/lobby\//);
@@ -164,6 +167,44 @@ describe('the web app in Chromium', () => {
     await ann.getByRole('link', { name: 'dice as ann' }).waitFor();
     expect(await ann.getByText('Lobbies you opened').count()).toBe(0);
     await close(pages);
+  }, 120_000);
+
+  it('talks at the table: a message from one browser reaches the others with an unread count, a private one only its recipient', async () => {
+    const pages = await startGame({ game: 'dice', rounds: 3, others: ['bob', 'cy'], press: 'full' });
+    const [ann, bob, cy] = pages as [Page, Page, Page];
+    const talkOf = (p: Page) => p.getByRole('group', { name: 'Table talk' });
+    await ann.locator('details.chat summary').click();
+    await ann.getByLabel('Message').fill('Good luck, everyone.');
+    await ann.getByRole('button', { name: 'Send to the table' }).click();
+    await expect.poll(async () => await bob.getByTestId('talk-unread').textContent(), { timeout: 15_000 }).toBe('1');
+    await expect.poll(async () => await cy.getByTestId('talk-unread').textContent(), { timeout: 15_000 }).toBe('1');
+    // private press to bob alone
+    await ann.getByRole('checkbox', { name: 'bob' }).check();
+    await ann.getByLabel('Message').fill('Bob, roll high for me.');
+    await ann.getByRole('button', { name: 'Send to bob' }).click();
+    await expect.poll(async () => await bob.getByTestId('talk-unread').textContent(), { timeout: 15_000 }).toBe('2');
+    await bob.locator('details.chat summary').click();
+    await expect.poll(async () => (await talkOf(bob).textContent()) ?? '', { timeout: 10_000 }).toContain('Bob, roll high for me.');
+    expect(await bob.getByTestId('talk-unread').count()).toBe(0);
+    // cy sees that ann wrote to bob, and nothing of what
+    await cy.locator('details.chat summary').click();
+    await cy.getByTestId('talk-sealed').waitFor({ timeout: 10_000 });
+    expect(await talkOf(cy).textContent()).toContain('Good luck, everyone.');
+    expect(await talkOf(cy).textContent()).not.toContain('roll high');
+    expect(await talkOf(cy).textContent()).toContain('Full press');
+    // a watcher with no seat: the table's talk, not the private message
+    const watcher = await player(browser);
+    await watcher.page.goto(ann.url());
+    await watcher.page.locator('details.chat summary').click();
+    await expect.poll(async () => (await talkOf(watcher.page).textContent()) ?? '', { timeout: 10_000 }).toContain('Good luck, everyone.');
+    expect(await talkOf(watcher.page).textContent()).not.toContain('roll high');
+    expect(await watcher.page.getByRole('form', { name: 'Write to the table' }).count()).toBe(0);
+    // the relay keeps the private message sealed: its text is nowhere in the talk it serves
+    const game = /#\/game\/([0-9a-f]{64})/.exec(ann.url())![1]!;
+    const served = await (await fetch(`${relay.url}/games/${game}/talk`)).text();
+    expect(served).toContain('Good luck');
+    expect(served).not.toContain('roll high');
+    await close([...pages, watcher.page]);
   }, 120_000);
 
   it('plays Rochambeau between three browsers, each choosing its state, one on a phone-sized screen', async () => {

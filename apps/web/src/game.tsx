@@ -11,11 +11,13 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
 import type { Registry } from '@fairtable/core/registry.js';
+import type { GameSetup } from '@fairtable/core/setup.js';
 import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { relayKeyOf, UNKNOWN_GAME } from '@fairtable/client';
 import { ApiError, NO_SUCH_GAME, readGameInfo, readReceipts, readTranscript } from './api.js';
 import { AuditRunView, LiveFindings, Progress, runAudit, type AuditRun, type RelayEvidence } from './audit.js';
 import { Table, type TableView } from './board.js';
+import { Chat } from './chat.js';
 import { Countdown } from './countdown.js';
 import { DecisionForm } from './decision.js';
 import { MoreTime } from './extension.js';
@@ -55,6 +57,10 @@ class Observer {
     const params = this.referee?.checker.setup.params;
     const t = params?.decisionMs ?? params?.timeoutMs;
     return typeof t === 'number' ? t : null;
+  }
+  /** The setup, or null before its line. */
+  setup(): GameSetup | null {
+    return this.referee?.checker.setup ?? null;
   }
   /** The game's name as the lobby offered it, or null before the setup line. */
   label(): string | null {
@@ -207,6 +213,7 @@ export function GamePage({ gameId }: { gameId: string }) {
   // from every line the page holds now (the observer takes only the lines it has not seen).
   if (g !== null) observer.current.feed(g.lines);
   const view = observer.current.view();
+  const setup = observer.current.setup();
   const decide = (choice: JsonValue): string | null => {
     try {
       g?.decide(choice);
@@ -276,6 +283,7 @@ export function GamePage({ gameId }: { gameId: string }) {
         </p>
       )}
       {view === null ? null : <Table view={{ ...view, pending: pending.current }} />}
+      {setup === null ? null : <Chat gameId={gameId} players={setup.players} params={setup.params} me={record?.me ?? null} game={g} />}
       {decision !== null && outcome === null ? (
         <Countdown
           key={g?.extension().agreed?.until ?? decision.deadline}

@@ -15,6 +15,8 @@ import { openLobby, readLobby, readSetup, setLobbyGame, takeSeat, type LobbyView
 import { HOUSE, keyFor, newRecord, setupLine } from './session.js';
 import { allGames, allKeys, getGame, noteLobby } from './store.js';
 import { GAMES, offerLabel } from './labels.js';
+import type { PressRules } from '@fairtable/core/press/index.js';
+import { defaultPressFor, offerPress, PressChoice } from './chat.js';
 
 export const go = (hash: string): void => {
   location.hash = hash;
@@ -61,6 +63,8 @@ export function CreatePage() {
   const [timeoutMs, setTimeoutMs] = useState(defaultDeadline('dice'));
   const [me, setMe] = useState('ann');
   const [others, setOthers] = useState('bob');
+  const [pressChosen, setPress] = useState<PressRules | null>(null);
+  const press = pressChosen ?? defaultPressFor(protocol);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const myName = protocol === 'signidice' ? HOUSE : me.trim();
@@ -76,7 +80,7 @@ export function CreatePage() {
     setBusy(true);
     try {
       const mine = await keyFor(myName);
-      const offer: Offer = { protocol, rounds, states, timeoutMs: chosen };
+      const offer: Offer = { protocol, rounds, states, timeoutMs: chosen, ...offerPress(press) };
       // One secret per invite: the lobby keeps only its hash, and takes the seat only with it.
       const secrets = Object.fromEntries(seats.filter((s) => s !== myName).map((s) => [s, toHex(randomBytes(16))]));
       const invites = Object.fromEntries(Object.entries(secrets).map(([s, secret]) => [s, seatSecretHash(secret)]));
@@ -125,6 +129,7 @@ export function CreatePage() {
             ))}
           </select>
         </label>
+        <PressChoice value={press} onChange={setPress} />
         <label class="field">
           Your name
           <input value={myName} disabled={protocol === 'signidice'} autoComplete="nickname" onInput={(e) => setMe((e.target as HTMLInputElement).value)} />

@@ -87,6 +87,11 @@ export const EXAMPLES: Readonly<Record<string, readonly (readonly [string, strin
     ['fairtable play --relay http://localhost:8080 --key bob.json --join GAME_ID', 'bob takes his seat'],
   ],
   fetch: [['fairtable fetch --relay http://localhost:8080 --game GAME_ID --out game.jsonl', 'and game.jsonl.receipts.jsonl']],
+  talk: [
+    ['fairtable talk --relay http://localhost:8080 --game GAME_ID --key alice.json "Good luck, all."', 'to the whole table'],
+    ['fairtable talk --relay http://localhost:8080 --game GAME_ID --key alice.json --to bob,cy "Between us three."', 'sealed to bob and cy'],
+    ['fairtable talk read --relay http://localhost:8080 --game GAME_ID --key bob.json', "every message checked; bob's private ones opened"],
+  ],
   'pgp sign': [['fairtable pgp sign --key alice.sec.asc game.jsonl > game.jsonl.asc', 'as gpg --detach-sign --armor']],
   'pgp verify': [['fairtable pgp verify --key alice.pub.asc game.jsonl game.jsonl.asc', 'exit 0 valid, 1 not, 2 unreadable']],
   'pgp statement': [['fairtable pgp statement --fairtable-key alice.pub.json --pgp-key alice.pub.asc > alice.binding.txt', 'to sign with gpg']],

@@ -50,6 +50,7 @@ const MODULES = {
   mail: () => import('./commands/mail.js'),
   play: () => import('./commands/play.js'),
   fetch: () => import('./commands/fetch.js'),
+  talk: () => import('./commands/talk.js'),
   pgp: () => import('./commands/pgp.js'),
   relay: () => import('./commands/relay.js'),
 } satisfies Record<string, () => Promise<Module>>;

@@ -60,6 +60,8 @@ export interface ClientEvents {
    * was sent in time should it be claimed missing. Emitted once per envelope.
    */
   unacknowledged: { readonly hash: string; readonly text: string; readonly waitedMs: number; readonly witnessed: number };
+  /** A table talk message the relay pushed (docs/spec/press.md §6), unchecked: `TableTalk.take` reads it. */
+  talk: { readonly index: number; readonly at: number; readonly text: string };
 }
 
 export interface JoinOptions {
@@ -496,6 +498,10 @@ export class RelayGame {
         return;
       case 'held':
         return this.onHeld(m.receipt);
+      case 'talk':
+        if (typeof m.index === 'number' && typeof m.at === 'number' && typeof m.text === 'string')
+          this.emit('talk', { index: m.index, at: m.at, text: m.text });
+        return;
       case 'error': {
         const code = typeof m.code === 'string' ? m.code : 'connection_failed';
         const message = `the relay closed the connection: [${code}] ${String(m.message)}`;

@@ -7,3 +7,4 @@ export * from './receipt-timed.js';
 export * from './receipts.js';
 export * from './witnesses.js';
 export * from './binding.js';
+export * from './talk.js';

@@ -14,6 +14,7 @@ import { domainPrefix, taggedHash } from './hash.js';
 import { canonicalBytes, canonicalize, type JsonValue } from './jcs.js';
 import { sign, verify } from './identity.js';
 import { setupError, type GameSetup, type PlayerEntry } from './setup.js';
+import { pressRulesSchema } from './press/rules.js';
 
 /** The games a lobby offers (the web app's list). */
 export const OFFER_GAMES = ['dice', 'snakes', 'monopoly', 'rochambeau', 'signidice', 'diplomacy'] as const;
@@ -31,6 +32,8 @@ export const offerSchema = z.strictObject({
   /** Rochambeau: the number of states N (odd). */
   states: count(3, 999),
   timeoutMs: count(MIN_OFFER_TIMEOUT_MS, MAX_OFFER_TIMEOUT_MS),
+  /** The game's press rules (docs/spec/press.md §2), when not table chat, signed; they go to the setup's `params.press`. */
+  press: z.optional(pressRulesSchema),
 });
 
 export type Offer = z.infer<typeof offerSchema>;
@@ -97,7 +100,7 @@ const RELAY_KEY_NAMES = ['relay', 'relayKey'];
 
 /** The setup an offer makes for `seats` players (without the creator's own parameters). */
 export function offeredSetup(offer: Offer, seats: number): OfferedSetup {
-  const params: Record<string, JsonValue> = { timeoutMs: offer.timeoutMs };
+  const params: Record<string, JsonValue> = { timeoutMs: offer.timeoutMs, ...(offer.press === undefined ? {} : { press: { ...offer.press } }) };
   switch (offer.protocol) {
     case 'diplomacy':
       // Powers by the seed's weighted lottery, commitments sealed by the relay (docs/spec/diplomacy.md §10.10).
@@ -133,6 +136,7 @@ const PARAM_WORDS: Readonly<Record<string, string>> = {
   maxRounds: 'the most rounds',
   years: 'the number of game years',
   N: 'the number of states',
+  press: 'the press rules',
 };
 
 function valueWords(name: string, value: JsonValue | undefined): string {

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { LobbyLimits } from './lobby.js';
 import type { Metrics } from './metrics.js';
 import type { QuotaLimits } from './quotas.js';
+import type { TalkLimits } from './talk.js';
 import type { ReadLimits } from './reads.js';
 import type { LeaseKeeper } from './leases.js';
 import type { DiskReading, StorageLimits, StorageWatch } from './storage-watch.js';
@@ -111,6 +112,8 @@ export interface RelayOptions {
    * one of them is limited under the client its `X-Forwarded-For` names; from any other peer the header is ignored.
    */
   readonly trustProxy?: readonly string[];
+  /** Table talk's rates and caps (docs/spec/press.md §6). */
+  readonly talk?: Partial<TalkLimits>;
 }
 
 export interface Relay {

@@ -39,6 +39,7 @@ import { DEFAULT_LIMITS, type Relay, type RelayCore, type RelayLimits, type Rela
 import { DEFAULT_STORAGE_LIMITS, readDisk, StorageWatch, type DiskReading } from './storage-watch.js';
 import { DEFAULT_LEASE_MS, PostgresStore } from './postgres-store.js';
 import type { Store } from './store.js';
+import { talkRoutes } from './talk.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
 import { MemoryWitnessStore, SqliteWitnessStore } from './witness.js';
 import { webSocketWire } from './ws-wire.js';
@@ -122,6 +123,9 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     loaded: games.loaded,
     closing: wire.closing,
   });
+
+  // Table talk beside each game's log (docs/spec/press.md §6), pushed over the game's WebSocket.
+  app.route('/', talkRoutes({ core, loadGame, send: (c, value) => send(c, value) }));
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   // Before the routes see a request: its client, where a trusted reverse proxy names one.

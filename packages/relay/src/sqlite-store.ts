@@ -14,7 +14,7 @@ import { fromHex, isHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
-import type { GameSummary, HeldLine, LineToStore, Store, StoredLine, StoredLobby } from './store.js';
+import type { GameSummary, HeldLine, LineToStore, Store, StoredLine, StoredLobby, StoredTalk } from './store.js';
 
 export class SqliteStore implements Store {
   private readonly db: Database.Database;
@@ -52,6 +52,10 @@ export class SqliteStore implements Store {
     `);
     // Lobbies in a table of their own, apart from the lines: written on the caller's thread, never by the append thread.
     this.db.exec('CREATE TABLE IF NOT EXISTS lobbies (id TEXT PRIMARY KEY, created INTEGER NOT NULL, body TEXT NOT NULL) WITHOUT ROWID');
+    // Table talk beside the lines (docs/spec/press.md §6): its own table, written on the caller's thread.
+    this.db.exec(
+      'CREATE TABLE IF NOT EXISTS talk (game TEXT NOT NULL, idx INTEGER NOT NULL, at INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (game, idx))',
+    );
     this.insertGame = this.db.prepare('INSERT INTO games (game, protocol, created) VALUES (?, ?, ?)');
     this.insertLine = this.db.prepare('INSERT INTO lines (game, line, text, receipt) VALUES (?, ?, ?, ?)');
     this.selectLines = this.db.prepare('SELECT line, text, receipt FROM lines WHERE game = ? AND line >= ? ORDER BY line LIMIT ?');
@@ -148,6 +152,30 @@ export class SqliteStore implements Store {
 
   listLobbies(): Promise<StoredLobby[]> {
     return Promise.resolve(this.db.prepare('SELECT id, created, body FROM lobbies ORDER BY created, id').all() as StoredLobby[]);
+  }
+
+  appendTalk(game: string, at: number, text: string): Promise<number> {
+    try {
+      const row = this.db
+        .prepare('INSERT INTO talk (game, idx, at, text) VALUES (?, (SELECT coalesce(max(idx) + 1, 0) FROM talk WHERE game = ?), ?, ?) RETURNING idx')
+        .get(game, game, at, text) as { idx: number };
+      return Promise.resolve(row.idx);
+    } catch (e) {
+      return Promise.reject(e as Error);
+    }
+  }
+
+  readTalk(game: string, from: number, limit: number): Promise<StoredTalk[]> {
+    const rows = this.db.prepare('SELECT idx AS "index", at, text FROM talk WHERE game = ? AND idx >= ? ORDER BY idx LIMIT ?').all(game, from, limit);
+    return Promise.resolve(rows as StoredTalk[]);
+  }
+
+  talkUsage(game: string): Promise<{ count: number; bytes: number }> {
+    const row = this.db.prepare('SELECT count(*) AS count, coalesce(sum(length(CAST(text AS BLOB))), 0) AS bytes FROM talk WHERE game = ?').get(game) as {
+      count: number;
+      bytes: number;
+    };
+    return Promise.resolve(row);
   }
 
   relayKey(): Promise<Uint8Array> {

@@ -55,6 +55,13 @@ export interface StoredLobby {
   readonly body: string;
 }
 
+/** A talk message as a store keeps it (docs/spec/press.md §6): its place in the game's talk, the relay's time, its text. */
+export interface StoredTalk {
+  readonly index: number;
+  readonly at: number;
+  readonly text: string;
+}
+
 export interface Store {
   /** Stores a new game with its setup line as line 0; false (and nothing written) when the game exists. */
   createGame(game: string, protocol: string, setup: LineToStore): Promise<boolean>;
@@ -95,6 +102,14 @@ export interface Store {
    * without it gets signed receipts through `append`.
    */
   appendSigning?(lines: readonly LineToSign[], secretKey: Uint8Array): Promise<BatchSignature>;
+  /**
+   * Table talk (docs/spec/press.md §6), kept beside a game's lines and never among them: append one message
+   * (resolves with its index, 0 first), read from an index on, and what a game's talk holds. A store without
+   * these hosts no talk.
+   */
+  appendTalk?(game: string, at: number, text: string): Promise<number>;
+  readTalk?(game: string, from: number, limit: number): Promise<StoredTalk[]>;
+  talkUsage?(game: string): Promise<{ readonly count: number; readonly bytes: number }>;
   /** The relay's Ed25519 secret key (32 bytes), created on first use and kept from then on. */
   relayKey(): Promise<Uint8Array>;
   close(): Promise<void>;

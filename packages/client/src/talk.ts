@@ -1,0 +1,176 @@
+/**
+ * Table talk through a relay (docs/spec/press.md): a seat's or an observer's view of one game's talk. Messages
+ * are written (signed, or MACed, and sealed when private) here, posted to the relay, read back from it a page at
+ * a time and as the relay pushes them, and each is checked by core's `TalkReader` before it is shown. Unread
+ * counts are the messages from others shown since the reader last looked.
+ *
+ * Isomorphic: no `node:` import; fetch is injected or the platform's.
+ */
+import { randomBytes } from '@fairtable/core/bytes.js';
+import { FairtableError } from '@fairtable/core/errors.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
+import {
+  pressRulesOf,
+  TalkReader,
+  talkText,
+  writeTalk,
+  type PressRules,
+  type ShownTalk,
+  type TalkFinding,
+  type TalkMessage,
+  type TalkTo,
+} from '@fairtable/core/press/index.js';
+import type { PlayerEntry } from '@fairtable/core/setup.js';
+import type { FetchLike } from './relay-http.js';
+
+export interface TableTalkOptions {
+  readonly relayUrl: string;
+  readonly gameId: string;
+  readonly players: readonly PlayerEntry[];
+  /** The setup's params (its press rules: `params.press`, table chat when absent). */
+  readonly params: { readonly [key: string]: JsonValue };
+  /** The reading seat; absent for an observer (who reads and cannot write). */
+  readonly me?: { readonly id: string; readonly secretKey: Uint8Array };
+  readonly fetch?: FetchLike;
+  readonly clock?: () => number;
+  readonly random?: (n: number) => Uint8Array;
+}
+
+/** One message of the talk as the relay ordered it: shown, or refused with a finding. */
+export type TalkEntry =
+  | { readonly index: number; readonly at: number; readonly kind: 'shown'; readonly talk: ShownTalk }
+  | { readonly index: number; readonly at: number; readonly kind: 'refused'; readonly finding: TalkFinding };
+
+interface Page {
+  readonly talk: readonly { readonly index: number; readonly at: number; readonly text: string }[];
+  readonly next: number;
+}
+
+export class TableTalk {
+  readonly rules: PressRules | null;
+  private readonly reader: TalkReader | null;
+  private readonly list: TalkEntry[] = [];
+  private nextIndex = 0;
+  private readUpTo = 0;
+  private lastSeq = 0;
+  private loading: Promise<void> | null = null;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private readonly o: TableTalkOptions) {
+    this.rules = pressRulesOf(o.params);
+    this.reader =
+      this.rules === null ? null : new TalkReader({ game: o.gameId, players: o.players, rules: this.rules, ...(o.me === undefined ? {} : { me: o.me }) });
+  }
+
+  /** Whether this reader may write at all, and privately. */
+  get canWrite(): boolean {
+    return this.o.me !== undefined && this.rules !== null && this.rules.rule !== 'none';
+  }
+  get canWritePrivately(): boolean {
+    return this.canWrite && this.rules!.rule === 'full';
+  }
+
+  /** Every message read so far, in the relay's order. */
+  get entries(): readonly TalkEntry[] {
+    return this.list;
+  }
+
+  /** Messages from others this reader can read, shown since `markRead` (another's private press to others is not counted). */
+  get unread(): number {
+    let n = 0;
+    for (const e of this.list) if (e.index >= this.readUpTo && e.kind === 'shown' && !e.talk.mine && e.talk.body !== null) n++;
+    return n;
+  }
+
+  markRead(): void {
+    if (this.readUpTo === this.nextIndex) return;
+    this.readUpTo = this.nextIndex;
+    this.changed();
+  }
+
+  /** Called after every change (a message read, sent, or marked read). */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Reads what the relay holds beyond what this reader has. */
+  load(): Promise<void> {
+    this.loading ??= this.loadAll().finally(() => (this.loading = null));
+    return this.loading;
+  }
+
+  /** A message the relay pushed (the client's `talk` event): read now when it is the next, else fetched in order. */
+  take(frame: { readonly index: number; readonly at: number; readonly text: string }): void {
+    if (frame.index < this.nextIndex) return;
+    if (frame.index === this.nextIndex && this.loading === null) {
+      this.add(frame);
+      this.changed();
+    } else void this.load().catch(() => {});
+  }
+
+  /** Writes and posts a message from this seat; resolves once the relay kept it. */
+  async send(to: TalkTo, body: string): Promise<TalkMessage> {
+    const me = this.o.me;
+    if (me === undefined || this.rules === null) throw new FairtableError('refused', 'an observer cannot write');
+    if (this.rules.rule === 'none') throw new FairtableError('refused', 'this game has no press');
+    if (Array.isArray(to) && this.rules.rule !== 'full') throw new FairtableError('refused', 'this game has public press only');
+    await this.load();
+    const random = this.o.random ?? randomBytes;
+    const at = (this.o.clock ?? Date.now)();
+    // Above every message of this seat read so far, and otherwise from the clock with three random digits: two
+    // devices of one seat writing at once (a second tab, the command line) do not take the same number, which
+    // every reader would take for equivocation.
+    const r = random(2);
+    const seq = Math.max(this.lastSeq + 1, at * 1000 + (((r[0]! << 8) | r[1]!) % 1000));
+    this.lastSeq = seq;
+    const m = writeTalk(
+      { game: this.o.gameId, from: me.id, to, seq, at, body },
+      { mode: this.rules.mode, secretKey: me.secretKey, players: this.o.players, random },
+    );
+    const res = await this.fetcher()(`${this.base()}/talk`, { method: 'POST', body: talkText(m), headers: { 'content-type': 'application/json' } });
+    const answer = JSON.parse(await res.text()) as { error?: { code?: string; message?: string } };
+    if (!res.ok) throw new FairtableError('refused', `the relay did not keep the message: ${answer.error?.code ?? res.status}: ${answer.error?.message ?? ''}`);
+    await this.load();
+    return m;
+  }
+
+  private async loadAll(): Promise<void> {
+    for (;;) {
+      const res = await this.fetcher()(`${this.base()}/talk?from=${this.nextIndex}`);
+      if (!res.ok) throw new FairtableError('connection_failed', `the relay's talk could not be read (${res.status})`);
+      const page = JSON.parse(await res.text()) as Page;
+      let added = 0;
+      for (const t of page.talk) {
+        if (t.index !== this.nextIndex) continue;
+        this.add(t);
+        added++;
+      }
+      if (added > 0) this.changed();
+      if (added === 0 || page.talk.length === 0) return;
+    }
+  }
+
+  private add(t: { readonly index: number; readonly at: number; readonly text: string }): void {
+    this.nextIndex = t.index + 1;
+    if (this.reader === null) return;
+    const r = this.reader.read(t.text);
+    if (r.kind === 'duplicate') return;
+    if (r.kind === 'shown') {
+      if (r.talk.mine) this.lastSeq = Math.max(this.lastSeq, r.talk.seq);
+      this.list.push({ index: t.index, at: t.at, kind: 'shown', talk: r.talk });
+    } else this.list.push({ index: t.index, at: t.at, kind: 'refused', finding: r.finding });
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+
+  private base(): string {
+    return `${this.o.relayUrl.replace(/\/$/, '')}/games/${this.o.gameId}`;
+  }
+
+  private fetcher(): FetchLike {
+    return this.o.fetch ?? (globalThis.fetch as unknown as FetchLike);
+  }
+}

@@ -1,0 +1,4 @@
+export * from './rules.js';
+export * from './message.js';
+export * from './seal.js';
+export * from './reader.js';

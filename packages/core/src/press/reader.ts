@@ -1,0 +1,190 @@
+/**
+ * Reading a table's talk (docs/spec/press.md §5): every reader, seat or observer, runs the same checks on each
+ * message the relay hands over, in the relay's order, and either shows it or refuses it with a coded finding.
+ *
+ * A finding names a player only where the player's own signature (or, in a deniable game, the MAC only the author
+ * and this reader share) stands on what was wrong. A forged signature, a message for another game, a replayed
+ * copy or a box a recipient says it cannot open name nobody: the relay or anyone else could have made them, and a
+ * recipient's word alone never names an author.
+ */
+import { fromHex, toHex } from '../bytes.js';
+import type { PlayerEntry } from '../setup.js';
+import { parseTalk, talkId, type TalkMessage } from './message.js';
+import { openBox, unwrapContentKey, verifyTalkMac, verifyTalkSignature } from './seal.js';
+import type { PressRules } from './rules.js';
+
+export type TalkCode =
+  /** Not a talk message (its shape): names nobody. */
+  | 'talk_malformed'
+  /** For another game: names nobody (anyone can copy a message from one game to another). */
+  | 'talk_wrong_game'
+  /** Its author is not a seat of the game: names nobody. */
+  | 'talk_unknown_author'
+  /** A signed game's message whose signature is not its author's: names nobody. */
+  | 'talk_bad_signature'
+  /** A deniable game's message whose MAC for this reader is wrong or missing: names nobody. */
+  | 'talk_bad_mac'
+  /** Press the game's rules forbid (private press in a public-only game, any in a game without press, a signature in a deniable game): names the author. */
+  | 'talk_rule'
+  /** A private message to someone not seated: names the author. */
+  | 'talk_bad_recipients'
+  /** Two different messages with one author and seq: names the author, with both. */
+  | 'talk_equivocation'
+  /** The same message again: names nobody, and is not shown twice. */
+  | 'talk_duplicate'
+  /** A sealed message whose wrap does not open for this reader: a flag that names nobody (only this reader can see it). */
+  | 'talk_unreadable'
+  /** A sealed box that opens to no message (or, signed, to one without its author's inner signature): names the author. */
+  | 'talk_bad_box';
+
+export interface TalkFinding {
+  readonly code: TalkCode;
+  /** The author named, or null. */
+  readonly player: string | null;
+  readonly message: string;
+  /** What a third party checks: the messages, and for a bad box the content key. */
+  readonly evidence: readonly unknown[];
+  /** Whether the evidence convinces a third party (signed games), or this reader only (deniable games). */
+  readonly provable: boolean;
+}
+
+/** How a shown message's author is known: by signature, by this reader's MAC, or not at all (a deniable message not addressed to this reader). */
+export type TalkProof = 'signed' | 'deniable' | 'unverified';
+
+export interface ShownTalk {
+  readonly id: string;
+  readonly message: TalkMessage;
+  readonly from: string;
+  readonly to: TalkMessage['to'];
+  readonly seq: number;
+  readonly at: number;
+  /** The text; null for a private message this reader is not among the readers of. */
+  readonly body: string | null;
+  readonly private: boolean;
+  readonly proof: TalkProof;
+  /** Written by this reader. */
+  readonly mine: boolean;
+}
+
+export type TalkRead =
+  { readonly kind: 'shown'; readonly talk: ShownTalk } | { readonly kind: 'duplicate' } | { readonly kind: 'refused'; readonly finding: TalkFinding };
+
+export interface TalkReaderOptions {
+  readonly game: string;
+  readonly players: readonly PlayerEntry[];
+  readonly rules: PressRules;
+  /** The reading seat and its secret key; absent for an observer. */
+  readonly me?: { readonly id: string; readonly secretKey: Uint8Array };
+}
+
+const refuse = (code: TalkCode, player: string | null, message: string, evidence: readonly unknown[], provable: boolean): TalkRead => ({
+  kind: 'refused',
+  finding: { code, player, message, evidence, provable },
+});
+
+export class TalkReader {
+  private readonly keys = new Map<string, Uint8Array>();
+  /** The authenticated messages by author and seq: id and message. */
+  private readonly seen = new Map<string, Map<number, { id: string; message: TalkMessage }>>();
+  /** Ids of every message shown or refused after authentication, and of unverified ones. */
+  private readonly ids = new Set<string>();
+
+  constructor(private readonly o: TalkReaderOptions) {
+    for (const p of o.players) this.keys.set(p.id, fromHex(p.key, 'key', 32));
+  }
+
+  /** Reads one message (its text as the relay gave it, or already parsed). */
+  read(input: string | TalkMessage): TalkRead {
+    let m: TalkMessage;
+    try {
+      m = typeof input === 'string' ? parseTalk(input) : parseTalk(JSON.stringify(input));
+    } catch (e) {
+      return refuse('talk_malformed', null, (e as Error).message, [typeof input === 'string' ? input : input], false);
+    }
+    const id = talkId(m);
+    if (this.ids.has(id)) return { kind: 'duplicate' };
+    const { game, rules, me } = this.o;
+    if (m.game !== game) return refuse('talk_wrong_game', null, `a message for game ${m.game.slice(0, 12)}…, not this one`, [m], false);
+    const authorKey = this.keys.get(m.from);
+    if (authorKey === undefined) return refuse('talk_unknown_author', null, `${m.from} is not a seat of this game`, [m], false);
+
+    let proof: TalkProof;
+    if (rules.mode === 'signed' || m.sig !== undefined) {
+      if (!verifyTalkSignature(m, authorKey)) return refuse('talk_bad_signature', null, `the signature is not ${m.from}'s`, [m], false);
+      proof = 'signed';
+    } else if (
+      me !== undefined &&
+      (me.id === m.from || m.macs?.[me.id] !== undefined || (Array.isArray(m.to) && m.to.includes(me.id)) || !Array.isArray(m.to))
+    ) {
+      if (me.id === m.from) {
+        // The author's own message: it checks one of its MACs with its own key and a recipient's public key.
+        const first = Object.keys(m.macs ?? {})[0];
+        const key = first === undefined ? undefined : this.keys.get(first);
+        if (key === undefined || !verifyTalkMac(m, first!, me.secretKey, key)) return refuse('talk_bad_mac', null, 'not a message this seat wrote', [m], false);
+      } else if (!verifyTalkMac(m, me.id, me.secretKey, authorKey)) {
+        return refuse('talk_bad_mac', null, `the MAC for ${me.id} is missing or wrong: who wrote this cannot be told`, [m], false);
+      }
+      proof = 'deniable';
+    } else {
+      proof = 'unverified';
+    }
+    const provable = proof === 'signed';
+    const named = proof === 'unverified' ? null : m.from;
+    const isPrivate = Array.isArray(m.to);
+
+    if (proof === 'unverified') {
+      this.ids.add(id);
+    } else {
+      if (rules.mode === 'deniable' && m.sig !== undefined)
+        return this.named(id, refuse('talk_rule', m.from, 'a signed message in a deniable game', [m], true));
+      if (rules.rule === 'none') return this.named(id, refuse('talk_rule', named, 'this game has no press', [m], provable));
+      if (rules.rule === 'public' && isPrivate)
+        return this.named(id, refuse('talk_rule', named, 'private press in a game with public press only', [m], provable));
+      if (isPrivate && (m.to as string[]).some((r) => !this.keys.has(r))) {
+        return this.named(id, refuse('talk_bad_recipients', named, 'a private message to someone not seated', [m], provable));
+      }
+      let bySeq = this.seen.get(m.from);
+      if (bySeq === undefined) this.seen.set(m.from, (bySeq = new Map()));
+      const earlier = bySeq.get(m.seq);
+      if (earlier !== undefined) {
+        this.ids.add(id);
+        return refuse('talk_equivocation', named, `${m.from} wrote two different messages numbered ${m.seq}`, [earlier.message, m], provable);
+      }
+      bySeq.set(m.seq, { id, message: m });
+      this.ids.add(id);
+    }
+
+    let body: string | null = m.body ?? null;
+    if (isPrivate && me !== undefined && m.sealed?.wraps[me.id] !== undefined && proof !== 'unverified') {
+      let contentKey: Uint8Array;
+      try {
+        contentKey = unwrapContentKey(m, me.id, me.secretKey);
+      } catch {
+        return refuse('talk_unreadable', null, `the box does not open for ${me.id}; only ${me.id} can see that, so it names nobody`, [m], false);
+      }
+      const opened = openBox(m, contentKey, rules.mode, authorKey);
+      if (!opened.ok) {
+        return refuse(
+          'talk_bad_box',
+          m.from,
+          `${m.from} sealed a box that holds no message: ${opened.reason}`,
+          [m, { contentKey: toHex(contentKey) }],
+          provable,
+        );
+      }
+      body = opened.body;
+    }
+    return {
+      kind: 'shown',
+      talk: { id, message: m, from: m.from, to: m.to, seq: m.seq, at: m.at, body, private: isPrivate, proof, mine: me?.id === m.from },
+    };
+  }
+
+  private named(id: string, r: TalkRead): TalkRead {
+    this.ids.add(id);
+    return r;
+  }
+}
+
+/** The seats a reader shows as able to read a message: everyone for the table and observers, else the author and its recipients. */
+export const talkReaders = (m: Pick<TalkMessage, 'from' | 'to'>): 'everyone' | string[] => (Array.isArray(m.to) ? [m.from, ...m.to].sort() : 'everyone');
