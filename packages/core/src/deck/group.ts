@@ -56,10 +56,16 @@ export function pointFromHex(hex: string, field: string): RPoint {
 
 export const pointHex = (p: RPoint): string => p.toHex();
 
-/** k·P for a public or secret scalar (constant time; 0 gives the identity). */
-export const mul = (p: RPoint, k: bigint): RPoint => (k === 0n ? Point.ZERO : p.multiply(k));
+/** k·P for a public or secret scalar (constant time; k is reduced modulo ℓ, 0 gives the identity). */
+export function mul(p: RPoint, k: bigint): RPoint {
+  const x = Fn.create(k);
+  return x === 0n ? Point.ZERO : p.multiply(x);
+}
 /** k·P for public scalars (variable time). */
-export const mulPublic = (p: RPoint, k: bigint): RPoint => (k === 0n || p.is0() ? Point.ZERO : p.multiplyUnsafe(k));
+export function mulPublic(p: RPoint, k: bigint): RPoint {
+  const x = Fn.create(k);
+  return x === 0n || p.is0() ? Point.ZERO : p.multiplyUnsafe(x);
+}
 /** k·G. */
 export const mulBase = (k: bigint): RPoint => mul(Point.BASE, k);
 
