@@ -59,7 +59,9 @@ function run(players: number): { prove: number; verify: number; proofBytes: numb
 run(2);
 const base = scalarMulMs();
 const results: Record<string, { proveMs: number; verifyMs: number; proveRatio: number; verifyRatio: number; proofJsonBytes: number }> = {};
-process.stdout.write(`one shuffle of ${CARDS} cards with its proof, CPU time, median of ${RUNS} runs (baseline: one scalar multiplication, ${base.toFixed(3)} ms):\n`);
+process.stdout.write(
+  `one shuffle of ${CARDS} cards with its proof, CPU time, median of ${RUNS} runs (baseline: one scalar multiplication, ${base.toFixed(3)} ms):\n`,
+);
 for (const players of [2, 6, 9]) {
   const r = run(players);
   results[`${players}`] = { proveMs: r.prove, verifyMs: r.verify, proveRatio: r.prove / base, verifyRatio: r.verify / base, proofJsonBytes: r.proofBytes };

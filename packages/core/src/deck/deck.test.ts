@@ -9,7 +9,7 @@ import type { Violation } from '../errors.js';
 import { combineKeyShares, keyShareValid, makeKeyShare, type KeyShare } from './joint-key.js';
 import { cardOf, newDeck, type Ciphertext } from './elgamal.js';
 import { BASE, ZERO, mulBase, randomScalar, type DeckTable } from './group.js';
-import { shuffle, verifyShuffle } from './shuffle-proof.js';
+import { checkShuffle, shuffle, verifyShuffle } from './shuffle-proof.js';
 import { checkPlay, checkShares, decryptionShare, openFaceUp, openOwnCard, type DecryptionShare } from './decrypt.js';
 
 const rng = (label: string) => {
@@ -38,7 +38,8 @@ function honestDeck() {
     deck = output;
   });
   const keys = made.map((m) => m.share.key);
-  const share = (seat: number, position: number): DecryptionShare => decryptionShare(table, players[seat]!, made[seat]!.secret, position, deck[position]!, random);
+  const share = (seat: number, position: number): DecryptionShare =>
+    decryptionShare(table, players[seat]!, made[seat]!.secret, position, deck[position]!, random);
   return { random, made, key, keys, deck, share };
 }
 
@@ -89,6 +90,15 @@ describe('the joint key', () => {
     expect(named(joint.violations)).toEqual(['bad_key_share:p3']);
   });
 
+  it('two different key shares from one player (equivocation on keys) name it, and no joint key is made', () => {
+    const random = rng('equivocate');
+    const made = players.map((p) => makeKeyShare(table, p, random));
+    const second = makeKeyShare(table, 'p0', random).share;
+    const joint = combineKeyShares(table, [...made.map((m) => m.share), second, made[1]!.share]);
+    expect(named(joint.violations)).toEqual(['equivocation:p0']);
+    expect(joint.key).toBeNull();
+  });
+
   it('the same key at two seats (colluders sharing a secret) is reused_key for both', () => {
     const random = rng('reuse');
     const made = players.map((p) => makeKeyShare(table, p, random));
@@ -130,7 +140,14 @@ describe('a hand', () => {
     // Without p1's share nobody else can say which card it is: the others' shares alone open to no card.
     expect(openOwnCard(deck[0]!, 0n, checked.valid, SIZE)).toBeNull();
     // Position 5 face up.
-    const up = openFaceUp(table, keys, deck[5]!, 5, [0, 1, 2, 3].map((seat) => share(seat, 5)), SIZE);
+    const up = openFaceUp(
+      table,
+      keys,
+      deck[5]!,
+      5,
+      [0, 1, 2, 3].map((seat) => share(seat, 5)),
+      SIZE,
+    );
     expect(up.violations).toEqual([]);
     expect(up.card).not.toBeNull();
     expect(up.card).not.toBe(card);
@@ -142,7 +159,17 @@ describe('a hand', () => {
 
   it('every card of the shuffled deck is a different card of the deck (a permutation)', () => {
     const { deck, keys, share } = honestDeck();
-    const opened = deck.map((c, position) => openFaceUp(table, keys, c, position, [0, 1, 2, 3].map((seat) => share(seat, position)), SIZE).card);
+    const opened = deck.map(
+      (c, position) =>
+        openFaceUp(
+          table,
+          keys,
+          c,
+          position,
+          [0, 1, 2, 3].map((seat) => share(seat, position)),
+          SIZE,
+        ).card,
+    );
     expect(new Set(opened).size).toBe(SIZE);
     expect(opened.every((c) => c !== null && c >= 0 && c < SIZE)).toBe(true);
   });
@@ -176,10 +203,12 @@ describe('a hand', () => {
     const forged = checkPlay(table, keys, deck, dealtTo, others0, { player: 'p1', position: 0, card: card0, share: { ...share(1, 0), share: BASE.toHex() } });
     expect(named(forged.violations)).toEqual(['bad_decryption_share:p1']);
     // A position off the deck.
-    expect(named(checkPlay(table, keys, deck, dealtTo, others0, { player: 'p1', position: 99, card: 0, share: share(1, 0) }).violations)).toEqual(['card_not_dealt:p1']);
+    expect(named(checkPlay(table, keys, deck, dealtTo, others0, { player: 'p1', position: 99, card: 0, share: share(1, 0) }).violations)).toEqual([
+      'card_not_dealt:p1',
+    ]);
   });
 
-  it('a shuffle that replaces a card, or is proved for other inputs, fails verification (the shuffler is named by the caller)', () => {
+  it('a shuffle that replaces a card, or is proved for other inputs, is bad_shuffle naming the shuffler', () => {
     const { random, key, deck } = honestDeck();
     const { output, proof } = shuffle({ table, shuffler: 'p2', index: 4, key, input: deck }, random);
     const st = { table, shuffler: 'p2', index: 4, key, input: deck, output };
@@ -187,6 +216,8 @@ describe('a hand', () => {
     // The unproved shuffle other toolkits accepted: a deck with one card replaced by a copy of another, no valid proof.
     const replaced = output.map((c, i) => (i === 3 ? output[4]! : c));
     expect(verifyShuffle({ ...st, output: replaced }, proof)).toBe(false);
+    expect(named(checkShuffle({ ...st, output: replaced }, proof, 12))).toEqual(['bad_shuffle:p2']);
+    expect(checkShuffle(st, proof)).toEqual([]);
     // Ciphertexts from a deck encrypted to another key (the shuffler's own), "re-encrypting" nothing.
     const foreign = newDeck(SIZE).map((c) => ({ a: mulBase(3n).toHex(), b: c.b }));
     expect(verifyShuffle({ ...st, output: foreign }, proof)).toBe(false);

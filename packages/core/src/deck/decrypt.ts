@@ -95,7 +95,10 @@ export function checkShares(
     const seat = table.players.indexOf(s.player);
     const key = seat < 0 ? undefined : keys[seat];
     if (s.position === position && key !== undefined && decryptionShareValid(table, key, card, s)) valid.push(s);
-    else if (seat >= 0) violations.push(finding('bad_decryption_share', s.player, `${s.player}'s decryption share for position ${position} does not check against its key share`, seq));
+    else if (seat >= 0)
+      violations.push(
+        finding('bad_decryption_share', s.player, `${s.player}'s decryption share for position ${position} does not check against its key share`, seq),
+      );
   }
   return { valid, violations };
 }
@@ -151,14 +154,19 @@ export function checkPlay(
 ): { card: number | null; violations: Violation[] } {
   const ciphertext = deck[play.position];
   if (ciphertext === undefined || dealtTo(play.position) !== play.player || play.share.player !== play.player) {
-    return { card: null, violations: [finding('card_not_dealt', play.player, `${play.player} showed position ${play.position}, which was not dealt to its hand`, seq)] };
+    return {
+      card: null,
+      violations: [finding('card_not_dealt', play.player, `${play.player} showed position ${play.position}, which was not dealt to its hand`, seq)],
+    };
   }
   const opened = openFaceUp(table, keys, ciphertext, play.position, [...dealShares.filter((s) => s.player !== play.player), play.share], deck.length, [], seq);
   if (opened.violations.length > 0 || opened.card === null) return opened;
   if (opened.card !== play.card) {
     return {
       card: opened.card,
-      violations: [finding('card_not_dealt', play.player, `${play.player} named card ${play.card} at position ${play.position}, which holds card ${opened.card}`, seq)],
+      violations: [
+        finding('card_not_dealt', play.player, `${play.player} named card ${play.card} at position ${play.position}, which holds card ${opened.card}`, seq),
+      ],
     };
   }
   return opened;

@@ -7,7 +7,7 @@
  * (O, M_i) of each card in order; the first shuffle hides it.
  */
 import { FairtableError } from '../errors.js';
-import { BASE, ZERO, labelPoint, mul, mulBase, pointFromHex, type RPoint } from './group.js';
+import { ZERO, labelPoint, mul, mulBase, pointFromHex, type RPoint } from './group.js';
 
 /** A ciphertext on the wire: two points, hex. */
 export interface Ciphertext {
@@ -25,7 +25,8 @@ export const MAX_CARDS = 1024;
 
 /** The point of card i. */
 export function cardPoint(i: number): RPoint {
-  if (!Number.isSafeInteger(i) || i < 0 || i >= MAX_CARDS) throw new FairtableError('out_of_range', `card ${i}: cards are 0..${MAX_CARDS - 1}`, { field: 'card' });
+  if (!Number.isSafeInteger(i) || i < 0 || i >= MAX_CARDS)
+    throw new FairtableError('out_of_range', `card ${i}: cards are 0..${MAX_CARDS - 1}`, { field: 'card' });
   return labelPoint(`fairtable/deck/card/${i}`);
 }
 
@@ -42,7 +43,8 @@ export function cardOf(m: RPoint, size: number): number | null {
 
 /** The deck as made: card i at position i, encrypted with randomness 0 (public). */
 export function newDeck(size: number): Ciphertext[] {
-  if (!Number.isSafeInteger(size) || size < 2 || size > MAX_CARDS) throw new FairtableError('out_of_range', `a deck of ${size}: 2..${MAX_CARDS} cards`, { field: 'size' });
+  if (!Number.isSafeInteger(size) || size < 2 || size > MAX_CARDS)
+    throw new FairtableError('out_of_range', `a deck of ${size}: 2..${MAX_CARDS} cards`, { field: 'size' });
   return Array.from({ length: size }, (_, i) => ({ a: ZERO.toHex(), b: cardPoint(i).toHex() }));
 }
 

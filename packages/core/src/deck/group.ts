@@ -73,7 +73,11 @@ export const mulBase = (k: bigint): RPoint => mul(Point.BASE, k);
 export function msm(points: readonly RPoint[], scalars: readonly bigint[]): RPoint {
   if (points.length !== scalars.length) throw new FairtableError('bad_input', 'msm: as many scalars as points', { field: 'scalars' });
   if (points.length === 0) return Point.ZERO;
-  return pippenger(Point, points as NoblePoint[], scalars.map((k) => Fn.create(k)));
+  return pippenger(
+    Point,
+    points as NoblePoint[],
+    scalars.map((k) => Fn.create(k)),
+  );
 }
 
 const derived = new Map<string, RPoint>();

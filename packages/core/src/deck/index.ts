@@ -2,7 +2,7 @@
 export { DECK_DST, Transcript, randomScalar, type DeckTable, type RPoint } from './group.js';
 export { combineKeyShares, keyShareValid, makeKeyShare, type JointKey, type KeyShare } from './joint-key.js';
 export { MAX_CARDS, cardOf, cardPoint, newDeck, type Ciphertext } from './elgamal.js';
-export { proveShuffle, randomPermutation, shuffle, verifyShuffle, type ShuffleProof, type ShuffleStatement } from './shuffle-proof.js';
+export { checkShuffle, proveShuffle, randomPermutation, shuffle, verifyShuffle, type ShuffleProof, type ShuffleStatement } from './shuffle-proof.js';
 export {
   cardUnder,
   checkPlay,

@@ -11,7 +11,7 @@
  */
 import type { Violation } from '../errors.js';
 import { FairtableError } from '../errors.js';
-import { BASE, ZERO, Transcript, mulBase, pointFromHex, randomScalar, seatOf, type DeckTable, type RPoint } from './group.js';
+import { ZERO, Transcript, mulBase, pointFromHex, randomScalar, seatOf, type DeckTable, type RPoint } from './group.js';
 import { checkKnowledge, proveKnowledge } from './proofs.js';
 
 /** A player's published share of the deck key. */
@@ -67,20 +67,28 @@ const violation = (code: Violation['code'], player: string, message: string, seq
  * Checks every seat's key share and sums them. A seat that published an invalid share is named
  * `bad_key_share`; a share published at two seats names each seat holding it with a valid proof
  * `reused_key` (a valid proof means the seat knows the secret, so every such seat took part). A missing
- * share names nobody here: the caller's deadline decides. `seq` is the transcript line the findings cite.
+ * share names nobody here: the caller's deadline decides. Two different shares from one player are
+ * `equivocation` (the first one stands for the sum, and the key is not made). `seq` is the transcript line the findings cite.
  */
 export function combineKeyShares(table: DeckTable, shares: readonly KeyShare[], seq = 0): JointKey {
   const bySeat: (KeyShare | null)[] = table.players.map(() => null);
   const violations: Violation[] = [];
+  const equivocators = new Set<string>();
   for (const share of shares) {
-    if (!table.players.includes(share.player)) throw new FairtableError('bad_input', `a key share from a player not at this table: ${share.player}`, { field: 'player' });
+    if (!table.players.includes(share.player))
+      throw new FairtableError('bad_input', `a key share from a player not at this table: ${share.player}`, { field: 'player' });
     const seat = seatOf(table, share.player);
-    if (bySeat[seat] !== null) throw new FairtableError('bad_input', `two key shares for seat ${seat}`, { field: 'shares' });
-    bySeat[seat] = share;
+    const first = bySeat[seat] ?? null;
+    if (first === null) bySeat[seat] = share;
+    else if (first.key !== share.key || first.proof !== share.proof) equivocators.add(share.player);
+  }
+  for (const player of equivocators) {
+    violations.push(violation('equivocation', player, `${player} published two different key shares for seat ${seatOf(table, player)}`, seq));
   }
   const valid = bySeat.map((s) => s !== null && keyShareValid(table, s));
   bySeat.forEach((s, seat) => {
-    if (s !== null && !valid[seat]) violations.push(violation('bad_key_share', s.player, `seat ${seat}'s key share is not a valid key with a proof bound to this game and seat`, seq));
+    if (s !== null && !valid[seat])
+      violations.push(violation('bad_key_share', s.player, `seat ${seat}'s key share is not a valid key with a proof bound to this game and seat`, seq));
   });
   const holders = new Map<string, number[]>();
   bySeat.forEach((s, seat) => {
@@ -92,7 +100,7 @@ export function combineKeyShares(table: DeckTable, shares: readonly KeyShare[], 
     if (seats.length < 2) continue;
     for (const seat of seats) violations.push(violation('reused_key', table.players[seat]!, `key share ${key} is published at seats ${seats.join(', ')}`, seq));
   }
-  const complete = violations.length === 0 && valid.every(Boolean);
+  const complete = violations.length === 0 && bySeat.every((s, seat) => s !== null && valid[seat]);
   const key = complete ? bySeat.reduce((sum, s) => sum.add(pointFromHex(s!.key, 'key')), ZERO) : null;
   return { key: key === null || key.is0() ? null : key.toHex(), shares: bySeat.map((s) => s?.key ?? null), violations };
 }

@@ -11,7 +11,7 @@
 import { sha512 } from '@noble/hashes/sha2.js';
 import { bytesToNumberLE } from '@noble/curves/utils.js';
 import { concatBytes, fromHex, toHex, utf8 } from '../bytes.js';
-import { BASE, Fn, ZERO, mul, mulPublic, type RPoint, type Transcript } from './group.js';
+import { BASE, Fn, mul, mulPublic, type RPoint, type Transcript } from './group.js';
 
 function nonce(secret: bigint, t: Transcript, random: (n: number) => Uint8Array): bigint {
   const r = Fn.create(bytesToNumberLE(sha512(concatBytes(utf8('fairtable/deck/nonce/v1'), Fn.toBytes(Fn.create(secret)), random(32), t.bytes()))));

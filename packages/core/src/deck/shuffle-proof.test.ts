@@ -68,6 +68,16 @@ describe('proof of a shuffle', () => {
     expect(verifyShuffle({ ...st, input: otherInput }, proof)).toBe(false);
   });
 
+  it('unvalidated parameters: a ciphertext or key that is not a canonical group element fails', () => {
+    const { st, proof } = setup(4, 13);
+    const bad = 'ff'.repeat(32);
+    expect(verifyShuffle({ ...st, output: [{ a: bad, b: st.output[0]!.b }, ...st.output.slice(1)] }, proof)).toBe(false);
+    expect(verifyShuffle({ ...st, key: bad }, proof)).toBe(false);
+    // A small-order Edwards point's encoding is not a ristretto255 element either.
+    const torsion = '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05';
+    expect(verifyShuffle({ ...st, output: [{ a: st.output[0]!.a, b: torsion }, ...st.output.slice(1)] }, proof)).toBe(false);
+  });
+
   it('every field of the proof matters: changing any one fails', () => {
     const { st, proof, random } = setup(4, 9);
     const p = mulBase(randomScalar(random)).toHex();

@@ -12,7 +12,7 @@
  * Verification folds every equation into one multi-scalar multiplication with weights hashed from the
  * whole proof, so each seat and the auditor reach the same answer.
  */
-import { FairtableError } from '../errors.js';
+import { FairtableError, type Violation } from '../errors.js';
 import { decodeDeck, encodePair, reEncrypt, type Ciphertext, type Pair } from './elgamal.js';
 import {
   Fn,
@@ -114,7 +114,13 @@ export function proveShuffle(
   random: (n: number) => Uint8Array,
 ): { output: Ciphertext[]; proof: ShuffleProof } {
   const n = st.input.length;
-  if (n < 2 || permutation.length !== n || rho.length !== n || new Set(permutation).size !== n || permutation.some((j) => !Number.isInteger(j) || j < 0 || j >= n)) {
+  if (
+    n < 2 ||
+    permutation.length !== n ||
+    rho.length !== n ||
+    new Set(permutation).size !== n ||
+    permutation.some((j) => !Number.isInteger(j) || j < 0 || j >= n)
+  ) {
     throw new FairtableError('bad_input', 'a shuffle needs a permutation of the whole deck and one randomness per card', { field: 'permutation' });
   }
   const key = pointFromHex(st.key, 'key');
@@ -184,7 +190,12 @@ export function proveShuffle(
 /** The shuffler's move: a fresh random permutation and randomness, the shuffled deck and its proof. */
 export function shuffle(st: Omit<ShuffleStatement, 'output'>, random: (n: number) => Uint8Array): { output: Ciphertext[]; proof: ShuffleProof } {
   const n = st.input.length;
-  return proveShuffle(st, randomPermutation(n, random), Array.from({ length: n }, () => randomScalar(random)), random);
+  return proveShuffle(
+    st,
+    randomPermutation(n, random),
+    Array.from({ length: n }, () => randomScalar(random)),
+    random,
+  );
 }
 
 /** Whether `proof` shows that `st.output` is a permutation of re-encryptions of `st.input` under `st.key`. */
@@ -195,6 +206,13 @@ export function verifyShuffle(st: ShuffleStatement, proof: ShuffleProof): boolea
     // An undecodable point or scalar, or a list of the wrong length: the proof does not verify.
     return false;
   }
+}
+
+/** The finding for a shuffle: none when its proof verifies, else `bad_shuffle` naming the shuffler. */
+export function checkShuffle(st: ShuffleStatement, proof: ShuffleProof, seq = 0): Violation[] {
+  if (verifyShuffle(st, proof)) return [];
+  const message = `${st.shuffler}'s shuffle ${st.index} does not come with a valid proof that it permutes and re-encrypts its input`;
+  return [{ code: 'bad_shuffle', player: st.shuffler, seq, message, evidence: [{ note: message }] }];
 }
 
 function check(st: ShuffleStatement, proof: ShuffleProof): boolean {
@@ -208,7 +226,13 @@ function check(st: ShuffleStatement, proof: ShuffleProof): boolean {
   const commitments = pts(proof.commitments, 'commitments');
   const chain = pts(proof.chain, 'chain');
   const tHat = pts(proof.tHat, 'tHat');
-  const [t1, t2, t3, t4a, t4b] = [proof.t1, proof.t2, proof.t3, proof.t4a, proof.t4b].map((x) => pointFromHex(x, 't')) as [RPoint, RPoint, RPoint, RPoint, RPoint];
+  const [t1, t2, t3, t4a, t4b] = [proof.t1, proof.t2, proof.t3, proof.t4a, proof.t4b].map((x) => pointFromHex(x, 't')) as [
+    RPoint,
+    RPoint,
+    RPoint,
+    RPoint,
+    RPoint,
+  ];
   const [s1, s2, s3, s4] = [proof.s1, proof.s2, proof.s3, proof.s4].map((x) => scalarFromHex(x, 's')) as [bigint, bigint, bigint, bigint];
   const sHat = proof.sHat.map((x) => scalarFromHex(x, 'sHat'));
   const sPrime = proof.sPrime.map((x) => scalarFromHex(x, 'sPrime'));

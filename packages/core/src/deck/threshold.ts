@@ -180,4 +180,3 @@ export function leftTheHand(player: string, seq = 0): Violation {
   const message = `${player} left during the hand; the others finished it with stand-in shares`;
   return { code: 'withheld', kind: 'absence', player, seq, message, evidence: [{ note: message }] };
 }
-

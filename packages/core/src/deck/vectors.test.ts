@@ -96,7 +96,8 @@ describe('deck vectors', () => {
     expect(verifyShuffle({ table, shuffler: sh.shuffler, index: sh.index, key: sh.jointKey, input: sh.input, output: sh.output }, sh.proof)).toBe(true);
     expect(verifyShuffle({ table, shuffler: 'ann', index: sh.index, key: sh.jointKey, input: sh.input, output: sh.output }, sh.proof)).toBe(false);
     const d = JSON.parse(readFileSync(path(files.deal), 'utf8')) as typeof built.deal;
-    for (const s of [...d.private.shares, ...d.faceUp.shares]) expect(decryptionShareValid(table, d.keys[table.players.indexOf(s.player)]!, d.deck[s.position]!, s)).toBe(true);
+    for (const s of [...d.private.shares, ...d.faceUp.shares])
+      expect(decryptionShareValid(table, d.keys[table.players.indexOf(s.player)]!, d.deck[s.position]!, s)).toBe(true);
     // The private card is the permutation's: output 0 holds input permutation[0], which is that card.
     expect(d.private.card).toBe(sh.permutation[0]);
     expect(d.faceUp.card).toBe(sh.permutation[1]);
