@@ -5,7 +5,11 @@
  * WRITE_DECK_VECTORS=1 (only when the encoding is meant to change).
  */
 import { describe, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { RandomStream } from '../stream.js';
 import { taggedHash } from '../hash.js';
 import { utf8 } from '../bytes.js';
@@ -102,4 +106,37 @@ describe('deck vectors', () => {
     expect(d.private.card).toBe(sh.permutation[0]);
     expect(d.faceUp.card).toBe(sh.permutation[1]);
   });
+});
+
+// An independent implementation (test/python/deck_check.py: ristretto255, hashing to the group, the
+// transcripts and the shuffle's equations one by one, from the spec and the RFCs) checks the files too.
+const CHECKER = fileURLToPath(new URL('../../../../test/python/deck_check.py', import.meta.url));
+const hasPython = spawnSync('python3', ['--version']).status === 0;
+const runChecker = (folder: string): { ok: boolean; failures: string[] } => {
+  const run = spawnSync('python3', [CHECKER, folder], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (run.stderr) throw new Error(run.stderr);
+  return JSON.parse(run.stdout) as { ok: boolean; failures: string[] };
+};
+
+// Skipped only where no python3 is installed: the checker is a second implementation, not part of the build.
+describe.skipIf(!hasPython)('deck vectors, checked by an independent implementation', () => {
+  it('accepts the files as they are', () => {
+    expect(runChecker(fileURLToPath(new URL('../vectors/', import.meta.url)))).toEqual({ ok: true, failures: [] });
+  }, 120_000);
+
+  it('rejects a shuffle proof with one response changed and a decryption share of another player', () => {
+    const folder = mkdtempSync(join(tmpdir(), 'deck-vectors-'));
+    const read = (name: string): Record<string, unknown> => JSON.parse(readFileSync(path(name), 'utf8')) as Record<string, unknown>;
+    writeFileSync(join(folder, files.jointKey), JSON.stringify(read(files.jointKey)));
+    const sh = read(files.shuffle) as { proof: { s3: string } };
+    sh.proof.s3 = `01${sh.proof.s3.slice(2)}`;
+    writeFileSync(join(folder, files.shuffle), JSON.stringify(sh));
+    const d = read(files.deal) as { faceUp: { shares: { player: string }[] } };
+    d.faceUp.shares[0]!.player = 'bob';
+    writeFileSync(join(folder, files.deal), JSON.stringify(d));
+    const verdict = runChecker(folder);
+    expect(verdict.ok).toBe(false);
+    expect(verdict.failures).toContain('shuffle proof');
+    expect(verdict.failures).toContain('decryption share of bob at 1');
+  }, 120_000);
 });
