@@ -37,7 +37,7 @@ describe('proof of a shuffle', () => {
         const tampered: Ciphertext[] = output.map((c, k) => (k !== i ? c : half ? { a: c.a, b: other.toHex() } : { a: other.toHex(), b: c.b }));
         expect(verifyShuffle({ ...st, output: tampered }, proof)).toBe(false);
       }),
-      { numRuns: 12 },
+      { numRuns: 8 },
     );
   });
 
