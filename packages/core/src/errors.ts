@@ -139,7 +139,13 @@ export type ViolationCode =
   | 'relay_clock'
   /** With the relay's clock not trusted, the players' times and the receipt times disagree about a deadline: names nobody (time.md §3). */
   | 'clock_disagreement'
-  | 'receipt_mismatch';
+  | 'receipt_mismatch'
+  // a deck nobody controls (docs/spec/deck.md §6)
+  | 'bad_key_share'
+  | 'reused_key'
+  | 'bad_shuffle'
+  | 'bad_decryption_share'
+  | 'card_not_dealt';
 
 export interface Evidence {
   /** 0-based line of the transcript the envelope stands on, when known. */

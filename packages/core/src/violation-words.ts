@@ -47,6 +47,11 @@ const MEANING: Partial<Record<ViolationCode, string>> = {
     "the relay's clock went backwards: it receipted a line at a time before its receipt of an earlier line, so no deadline is judged on its times from there.",
   clock_disagreement: "the players' own clocks and the relay's receipt times disagree about who missed a deadline, so nobody is named for it.",
   receipt_mismatch: "the relay's signed receipt does not match the line it stands for.",
+  bad_key_share: "the player's share of the deck's key is not a valid key, or comes without a proof that the player knows its secret.",
+  reused_key: 'the player published a share of the deck key that another seat also published: shares must be fresh and its own.',
+  bad_shuffle: "the player's shuffle of the deck does not come with a valid proof that it only reordered and re-encrypted the same cards.",
+  bad_decryption_share: "the player's part in turning a card face up does not check against its key: it tried to show a card other than the one dealt.",
+  card_not_dealt: 'the player showed a card that was not dealt to its hand.',
 };
 
 /** A missed deadline that steered nothing (a finding of kind `absence`, docs/SPEC.md §12): not rule breaking. */
