@@ -23,6 +23,8 @@ export const MIGRATIONS: readonly string[] = [
    CREATE TABLE relay_key (id integer PRIMARY KEY CHECK (id = 1), secret_key text NOT NULL, created bigint NOT NULL);`,
   // 2: leases (relay.md §4, "Leases"): who orders each game, with a fencing token that only grows.
   `CREATE TABLE game_leases (game text PRIMARY KEY, holder text NOT NULL, token bigint NOT NULL, expires bigint NOT NULL);`,
+  // 3: table talk beside the lines (docs/spec/press.md §6), as the SQLite store keeps it.
+  `CREATE TABLE talk (game text NOT NULL, idx integer NOT NULL, at bigint NOT NULL, text text NOT NULL, PRIMARY KEY (game, idx));`,
 ];
 
 /** An SQL identifier fairtable makes or accepts for a schema: lower-case letters, digits, underscores. */

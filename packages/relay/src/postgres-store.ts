@@ -21,7 +21,7 @@ import { FairtableError } from '@fairtable/core/errors.js';
 import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 import { checkSchemaName, migrate } from './postgres-schema.js';
-import type { GameSummary, HeldLine, LineToStore, Store, StoredLine, StoredLobby } from './store.js';
+import type { GameSummary, HeldLine, LineToStore, Store, StoredLine, StoredLobby, StoredTalk } from './store.js';
 
 export interface PostgresLeaseOptions {
   /** This process's name (`--node`), unique in the service. */
@@ -333,6 +333,37 @@ export class PostgresStore implements Store {
   async listLobbies(): Promise<StoredLobby[]> {
     const rows = await this.query<{ id: string; created: string; body: string }>('SELECT id, created, body FROM lobbies ORDER BY created, id');
     return rows.map((r) => ({ id: r.id, created: Number(r.created), body: r.body }));
+  }
+
+  /**
+   * Table talk (docs/spec/press.md §6): one message appended under a per-game advisory lock, so that two
+   * processes (or two connections) never give two messages one index.
+   */
+  async appendTalk(game: string, at: number, text: string): Promise<number> {
+    return this.transaction(async (c) => {
+      await c.query("SELECT pg_advisory_xact_lock(hashtext('talk/' || $1))", [game]);
+      const { rows } = await c.query<{ idx: number }>(
+        'INSERT INTO talk (game, idx, at, text) VALUES ($1, (SELECT coalesce(max(idx) + 1, 0) FROM talk WHERE game = $1), $2, $3) RETURNING idx',
+        [game, at, text],
+      );
+      return rows[0]!.idx;
+    });
+  }
+
+  async readTalk(game: string, from: number, limit: number): Promise<StoredTalk[]> {
+    const rows = await this.query<{ index: number; at: string; text: string }>(
+      'SELECT idx AS "index", at, text FROM talk WHERE game = $1 AND idx >= $2 ORDER BY idx LIMIT $3',
+      [game, from, limit],
+    );
+    return rows.map((r) => ({ index: r.index, at: Number(r.at), text: r.text }));
+  }
+
+  async talkUsage(game: string): Promise<{ count: number; bytes: number }> {
+    const rows = await this.query<{ count: string; bytes: string }>(
+      'SELECT count(*) AS count, coalesce(sum(octet_length(text)), 0) AS bytes FROM talk WHERE game = $1',
+      [game],
+    );
+    return { count: Number(rows[0]?.count ?? 0), bytes: Number(rows[0]?.bytes ?? 0) };
   }
 
   /** The one key of every process of the service: made by the first to ask, read by the others. */

@@ -141,6 +141,23 @@ export function describeStoreContract(name: string, makePlace: () => Promise<Sto
       expect((await store.listLobbies()).map((l) => l.id)).toEqual(['l2']);
     });
 
+    it('keeps table talk beside the lines: indexes from 0 per game, even when appended at once; reads from an index; counts bytes', async () => {
+      const store = opened(await fresh());
+      const [setup] = linesOf(gameA, 0, 1);
+      await store.createGame(gameA, 'chain', setup!);
+      const texts = Array.from({ length: 6 }, (_, i) => `{"n":${i},"word":"héllo"}`);
+      const indexes = await Promise.all(texts.map((t, i) => store.appendTalk!(gameA, 1000 + i, t)));
+      expect([...indexes].sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(await store.appendTalk!(gameB, 5, 'other')).toBe(0);
+      const read = await store.readTalk!(gameA, 2, 3);
+      expect(read.map((t) => t.index)).toEqual([2, 3, 4]);
+      for (const t of read) expect(t.text).toBe(texts[indexes.indexOf(t.index)]);
+      expect(typeof read[0]!.at).toBe('number');
+      expect(await store.talkUsage!(gameA)).toEqual({ count: 6, bytes: texts.reduce((n, t) => n + Buffer.byteLength(t), 0) });
+      // Talk never enters the log.
+      expect(await store.lineCount(gameA)).toBe(1);
+    });
+
     it('keeps everything, and the same relay key, across a close and a reopen', async () => {
       const place = await fresh();
       const first = place.open();
