@@ -29,6 +29,7 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import { beaconSeed } from '@fairtable/core/protocols/beacon.js';
 import {
   decideBy,
+  awaitingOf,
   deadlineTick,
   intParam,
   isDeadlineBody,
@@ -1000,6 +1001,8 @@ export const diplomacy: Machine<DiplomacyState> = {
     }
     return st.result(s);
   },
+
+  awaiting: (state: DiplomacyState) => awaitingOf(state, missing(state)),
 
   tick(state: DiplomacyState, ctx: Ctx): StepResult<DiplomacyState> {
     return deadlineTick(
