@@ -77,6 +77,43 @@ async function startGame(s: Setup): Promise<Page[]> {
   return pages;
 }
 
+/** The first element of the page's main column (its test id, else its tag). */
+async function firstInMain(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = document.querySelector('main')?.firstElementChild;
+    return el === null || el === undefined ? '' : (el.getAttribute('data-testid') ?? el.tagName);
+  });
+}
+
+/**
+ * Monopoly's square names and prices, word by word: each word must lie on one line (not broken inside it) and
+ * wholly inside its square (not cut off). Returns the words that do not.
+ */
+async function brokenWords(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const out: string[] = [];
+    for (const li of document.querySelectorAll('li.msq')) {
+      const box = li.getBoundingClientRect();
+      for (const span of li.querySelectorAll('.n, .price')) {
+        const text = span.firstChild;
+        if (text === null || text.nodeType !== Node.TEXT_NODE) continue;
+        const whole = text.textContent ?? '';
+        let at = 0;
+        for (const word of whole.split(' ')) {
+          const range = document.createRange();
+          range.setStart(text, at);
+          range.setEnd(text, at + word.length);
+          at += word.length + 1;
+          const rects = [...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0);
+          const inside = rects.every((r) => r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5);
+          if (rects.length !== 1 || !inside) out.push(`${whole}: "${word}" in ${rects.length} pieces${inside ? '' : ', cut off'}`);
+        }
+      }
+    }
+    return out;
+  });
+}
+
 /** The page is no wider than its screen: nothing to scroll sideways. */
 async function fitsWidth(page: Page): Promise<void> {
   expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
@@ -192,12 +229,41 @@ describe('the web app in Chromium', () => {
     await close(pages);
   }, 150_000);
 
-  it('shows the Monopoly board on a phone-sized screen with nothing to scroll sideways', async () => {
+  it('shows the Monopoly board on a phone-sized screen with nothing to scroll sideways, what now first, every name whole', async () => {
     const pages = await startGame({ game: 'monopoly', rounds: 1, others: ['bob'], phone: 'bob' });
-    await pages[1]!.getByRole('region', { name: 'Monopoly board' }).waitFor();
-    await fitsWidth(pages[1]!);
+    const [ann, bob] = pages as [Page, Page];
+    await ann.setViewportSize({ width: 1280, height: 900 });
+    await bob.getByRole('region', { name: 'Monopoly board' }).waitFor();
+    await fitsWidth(bob);
+    // ann moves first: her page says it is her turn (and its tab says so); bob's names her as the one awaited.
+    await ann.getByRole('form', { name: 'Your decision' }).waitFor();
+    await expect.poll(() => firstInMain(bob)).toBe('now-bar');
+    await expect.poll(async () => (await bob.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Waiting for ann — \d+:\d\d left/);
+    expect((await ann.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Your turn:/);
+    expect(await ann.title()).toBe('(●) Your turn — fairtable');
+    expect(await bob.title()).toBe('fairtable');
+    // No square's name is broken inside a word or cut off, at 1280 px and at 390 px.
+    expect(await bob.locator('li.msq .n').count()).toBe(40);
+    expect(await brokenWords(ann)).toEqual([]);
+    expect(await brokenWords(bob)).toEqual([]);
+    // When bob's turn comes, his decision is on his phone's first screen, under the bar.
+    const form = bob.getByRole('form', { name: 'Your decision' });
+    for (let i = 0; i < 40 && !(await form.isVisible()); i++) {
+      const mine = ann.getByRole('form', { name: 'Your decision' });
+      if (await mine.isVisible())
+        await mine
+          .locator('.buttons button')
+          .first()
+          .click({ timeout: 3_000 })
+          .catch(() => undefined);
+      await ann.waitForTimeout(250);
+    }
+    await form.waitFor();
+    const first = (await form.locator('button').first().boundingBox())!;
+    expect(first.y + first.height).toBeLessThanOrEqual(844);
+    expect((await bob.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Your turn:/);
     await close(pages);
-  }, 60_000);
+  }, 90_000);
 
   it('carries a choice on when the page reloads the moment its player made it: no second hand', async () => {
     const pages = await startGame({ game: 'rochambeau', states: 7, others: ['bob'] });
