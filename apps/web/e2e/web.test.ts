@@ -392,12 +392,23 @@ describe('the web app in Chromium', () => {
     const board = (await pages[1]!.getByRole('region', { name: 'Monopoly board' }).textContent()) ?? '';
     expect(board).toMatch(/Chance pile: \d+ cards left/);
     expect(board).toContain('Players at the end, after 5 rounds');
-    const history = (await pages[1]!.getByRole('list', { name: 'History' }).textContent()) ?? '';
+    // The whole history is collapsed: its list is read without opening it.
+    const history = (await pages[1]!.getByRole('list', { name: 'History', includeHidden: true }).textContent()) ?? '';
     expect(history).toContain('ann chose trade with bob');
     expect(history).toMatch(/bob chose (accept|decline)/);
     expect(declined).not.toBeNull();
     expect(history).toMatch(new RegExp(`(ann|bob) chose decline`));
     expect(history).toContain(`the auction of ${declined!} went to ann for $10; bob did not bid`);
+    // The history is collapsed under its latest steps; the ending says who won and why, in Monopoly's terms.
+    expect(await pages[1]!.locator('.history details').getAttribute('open')).toBeNull();
+    expect(await pages[1]!.getByRole('list', { name: 'Just now' }).locator('li').count()).toBe(3);
+    for (const p of pages) {
+      expect(await firstInMain(p)).toBe('now-bar');
+      expect((await p.getByTestId('outcome').textContent()) ?? '').toMatch(/^Game over: (ann|bob) won|^Game over: a tie/);
+      expect((await p.getByTestId('ending-why').textContent()) ?? '').toMatch(
+        /^The richest after 5 rounds wins: net worth (ann|bob) \$[\d,]+, (ann|bob) \$[\d,]+\.$/,
+      );
+    }
     await pages[1]!.screenshot({ path: join(SHOTS, 'web-monopoly.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
     // Every roll's origin, checked in the page.

@@ -12,7 +12,7 @@ export function History({ items, label, title }: { items: readonly ComponentChil
   const latest = items.slice(-LATEST);
   return (
     <div class="history">
-      <ol class="rolls latest" aria-label={`Latest ${label.toLowerCase()}`} start={items.length - latest.length + 1}>
+      <ol class="rolls latest" aria-label="Just now" start={items.length - latest.length + 1}>
         {latest.map((item, i) => (
           <li key={i}>{item}</li>
         ))}

@@ -139,7 +139,7 @@ export function MonopolyBoard({ state, players, events }: { state: MonopolyState
                 key={n}
                 style={ringCell(n)}
                 class={`msq ${sq.kind} ${sideOf(n)}${h?.mortgaged ? ' mortgaged' : ''}`}
-                aria-label={`${sq.name}${price === null ? '' : `, ${money(price)}`}${about === '' ? '' : `, ${about}`}${here.length ? `: ${here.join(', ')}` : ''}`}
+                aria-label={`${sq.name}${about === '' ? '' : `, ${about}`}${price === null ? '' : `, ${sq.kind === 'tax' ? 'pay' : 'price'} ${money(price)}`}${here.length ? `: ${here.join(', ')}` : ''}`}
                 title={sq.name}
               >
                 {group === undefined ? null : <span class="band" style={{ background: group }} />}
