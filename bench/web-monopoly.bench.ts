@@ -51,7 +51,7 @@ function game(): { lines: string[]; at: number } {
   let at = 1;
   for (; at < lines.length; at++) {
     referee.feedText(at, lines[at]!);
-    if ((referee.state as { game: { round: number } }).game.round >= ROUND) break;
+    if ((referee.state as { game: { round: number } }).game.round >= ROUND - 1) break;
   }
   return { lines, at: at + 1 };
 }

@@ -392,16 +392,17 @@ describe('the web app in Chromium', () => {
     const board = (await pages[1]!.getByRole('region', { name: 'Monopoly board' }).textContent()) ?? '';
     expect(board).toMatch(/Chance pile: \d+ cards left/);
     expect(board).toContain('Players at the end, after 5 rounds');
-    // The whole history is collapsed: its list is read without opening it.
-    const history = (await pages[1]!.getByRole('list', { name: 'History', includeHidden: true }).textContent()) ?? '';
+    // The history is collapsed under its latest steps; opened, it says every step in words.
+    expect(await pages[1]!.locator('.history details').getAttribute('open')).toBeNull();
+    expect(await pages[1]!.getByRole('list', { name: 'Just now' }).locator('li').count()).toBe(3);
+    await pages[1]!.locator('.history details summary').click();
+    const history = (await pages[1]!.getByRole('list', { name: 'History' }).textContent()) ?? '';
     expect(history).toContain('ann chose trade with bob');
     expect(history).toMatch(/bob chose (accept|decline)/);
     expect(declined).not.toBeNull();
     expect(history).toMatch(new RegExp(`(ann|bob) chose decline`));
     expect(history).toContain(`the auction of ${declined!} went to ann for $10; bob did not bid`);
-    // The history is collapsed under its latest steps; the ending says who won and why, in Monopoly's terms.
-    expect(await pages[1]!.locator('.history details').getAttribute('open')).toBeNull();
-    expect(await pages[1]!.getByRole('list', { name: 'Just now' }).locator('li').count()).toBe(3);
+    // The ending says who won and why, in Monopoly's terms.
     for (const p of pages) {
       expect(await firstInMain(p)).toBe('now-bar');
       expect((await p.getByTestId('outcome').textContent()) ?? '').toMatch(/^Game over: (ann|bob) won|^Game over: a tie/);

@@ -54,7 +54,9 @@ function Dice({ view }: { view: TableView }) {
       <History
         label="Rolls"
         title="Every roll"
-        items={list.map((t) => {
+        count={list.length}
+        item={(i) => {
+          const t = list[i]!;
           const roll = (t.summary.roll ?? []) as number[];
           return (
             <>
@@ -65,7 +67,7 @@ function Dice({ view }: { view: TableView }) {
               = {String(t.summary.sum)}
             </>
           );
-        })}
+        }}
       />
     </section>
   );
@@ -184,6 +186,7 @@ function Rochambeau({ view }: { view: TableView }) {
   const reveals = Object.keys(s.reveals ?? {});
   const over = view.events.find((e) => e.type === 'game-over');
   const judged = rounds(s);
+  const notes = view.events.filter((e) => e.type !== 'game-over');
   return (
     <section aria-label="Rochambeau table" class="board">
       <p>
@@ -208,7 +211,7 @@ function Rochambeau({ view }: { view: TableView }) {
           ))}
         </tbody>
       </table>
-      <History label="Events" title="Every event" items={view.events.filter((e) => e.type !== 'game-over').map(rochambeauEventText)} />
+      <History label="Events" title="Every event" count={notes.length} item={(i) => rochambeauEventText(notes[i]!)} />
       {judged === null
         ? null
         : judged.verdict.rounds.map((r) => (
@@ -284,10 +287,11 @@ function Signidice({ view }: { view: TableView }) {
       <History
         label="Spins"
         title="Every spin"
-        items={spins.map(
-          (s) =>
-            `Round ${s.round}: ${s.player} bet ${s.bet.amount} on ${s.bet.kind}${s.bet.pick === null ? '' : ` ${s.bet.pick}`}, the wheel gave ${s.lucky}: ${s.won >= 0 ? `${s.player} won ${s.won}` : `${s.player} lost ${-s.won}`}`,
-        )}
+        count={spins.length}
+        item={(i) => {
+          const s = spins[i]!;
+          return `Round ${s.round}: ${s.player} bet ${s.bet.amount} on ${s.bet.kind}${s.bet.pick === null ? '' : ` ${s.bet.pick}`}, the wheel gave ${s.lucky}: ${s.won >= 0 ? `${s.player} won ${s.won}` : `${s.player} lost ${-s.won}`}`;
+        }}
       />
     </section>
   );

@@ -235,11 +235,12 @@ export function MonopolyBoard({ state, players, events }: { state: MonopolyState
       <History
         label="History"
         title="The whole history"
-        items={history.map((t) => (
+        count={history.length}
+        item={(i) => (
           <>
-            <span class="turn">Turn {t.turn}:</span> {t.summary!.events!.map(eventText).join('; ')}
+            <span class="turn">Turn {history[i]!.turn}:</span> {history[i]!.summary!.events!.map(eventText).join('; ')}
           </>
-        ))}
+        )}
       />
       {history.length === 0 ? null : <p class="hint">Where each roll came from is below, under “Where did each outcome come from?”</p>}
     </section>
