@@ -121,7 +121,9 @@ try {
     }
     print(`headless Chromium ${browser.version()}, ${width} px wide, the table at round ${round + 1}:`);
     print(`  first render (and layout): ${ms(first)}`);
-    print(`  a move, median of ${MOVES}: ${ms(median(moves))} (its line fed to the referee ${ms(median(feeds))}, the table drawn again ${ms(median(renders))}); slowest ${ms(Math.max(...moves))}`);
+    print(
+      `  a move, median of ${MOVES}: ${ms(median(moves))} (its line fed to the referee ${ms(median(feeds))}, the table drawn again ${ms(median(renders))}); slowest ${ms(Math.max(...moves))}`,
+    );
     await page.close();
   }
 } finally {
