@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Referee } from '../referee.js';
-import { simulate, type SimOptions } from '../testing.js';
+import { frozenRegistry, simulate, type SimOptions } from '../testing.js';
+import { DEFAULT_REGISTRY } from '../registry.js';
 import { taggedHash } from '../hash.js';
 import { utf8 } from '../bytes.js';
 
@@ -21,7 +22,8 @@ interface Seen {
 
 /** Replays a transcript as an observer, recording what `awaiting` said just before each line. */
 function replay(lines: readonly string[]): { seen: Seen[]; last: Referee } {
-  const ref = new Referee(lines[0]!, null);
+  // Frozen states: `awaiting` only reads (a write would throw a Mutation).
+  const ref = new Referee(lines[0]!, null, undefined, { registry: frozenRegistry(DEFAULT_REGISTRY) });
   expect(ref.machine.awaiting).toBeTypeOf('function');
   const seen: Seen[] = [];
   for (let i = 1; i < lines.length; i++) {
