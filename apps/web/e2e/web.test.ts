@@ -181,6 +181,15 @@ describe('the web app in Chromium', () => {
     await bob.reload();
     await bob.getByTestId('status').waitFor();
     await playToEnd(pages);
+    // The ending, first on the page, says who won and why in dice's terms: the totals, the winner's first.
+    for (const p of pages) {
+      expect(await firstInMain(p)).toBe('now-bar');
+      const headline = (await p.getByTestId('outcome').locator('h3').textContent()) ?? '';
+      const why = (await p.getByTestId('ending-why').textContent()) ?? '';
+      expect(why).toMatch(/^The highest total wins: (ann|bob) \d+, (ann|bob) \d+\.$/);
+      const winner = /^Game over: (ann|bob) won$/.exec(headline)?.[1];
+      if (winner !== undefined) expect(why).toMatch(new RegExp(`^The highest total wins: ${winner} `));
+    }
     mkdirSync(SHOTS, { recursive: true });
     await ann.screenshot({ path: join(SHOTS, 'web-game.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
