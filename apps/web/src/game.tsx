@@ -251,6 +251,11 @@ export function GamePage({ gameId }: { gameId: string }) {
   const myTurn = decision !== null && outcome === null;
   const alert = useTurnAlert(myTurn, myTurn ? JSON.stringify([decision.kind, decision.deadline]) : null);
   const clock = () => Date.now() + (game.current?.clockOffset ?? 0);
+  // Whom the game waits for, until the deadline in force: an agreed extension's (SPEC §7.4.1), else on this
+  // player's turn its decision's, else the phase's as the machine gives it.
+  const waitingOn = observer.current.awaiting();
+  const agreed = g?.extension().agreed?.until;
+  const awaiting = waitingOn === null ? null : { players: waitingOn.players, deadline: agreed ?? (myTurn ? decision.deadline : waitingOn.deadline) };
   if (record === undefined) return <p>Loading…</p>;
   if (unknown)
     return (
@@ -269,7 +274,7 @@ export function GamePage({ gameId }: { gameId: string }) {
       <NowBar
         me={record?.me ?? null}
         decision={myTurn ? decision : null}
-        awaiting={observer.current.awaiting()}
+        awaiting={awaiting}
         outcome={outcome}
         ending={
           outcome === null
