@@ -84,7 +84,7 @@ function Chart({ d }: { d: Distribution }) {
   if (!worthCharting(d))
     return (
       <p class="hint chart-none">
-        {d.label}: {total} so far, too few to compare with fair play's {d.categories.length} expected shares (the chart is drawn from {d.categories.length}).
+        {d.label}: {total} so far. The chart is drawn once there are {d.categories.length}, as many as its bars: fewer say nothing about fair play.
       </p>
     );
   const numbered = d.categories.some((c) => c.name.length > SHORT);
