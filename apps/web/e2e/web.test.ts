@@ -214,9 +214,22 @@ describe('the web app in Chromium', () => {
 
   it('plays Rochambeau between three browsers, each choosing its state, one on a phone-sized screen', async () => {
     const pages = await startGame({ game: 'rochambeau', states: 5, others: ['bob', 'cy'], phone: 'cy', lobbyShot: 'web-lobby.png' });
+    // ann chooses first; what now on her page then names both players the game waits for, with their time left.
+    const ann = pages[0]!;
+    await ann.getByRole('form', { name: 'Your decision' }).waitFor();
+    expect((await ann.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Your turn:/);
+    // She plays from the keyboard alone: into the state's radio group, one state on, Enter sends the form.
+    await ann.getByRole('radio', { name: '1' }).focus();
+    await ann.keyboard.press('ArrowRight');
+    expect(await ann.getByRole('radio', { name: '2' }).isChecked()).toBe(true);
+    await ann.keyboard.press('Enter');
+    await expect.poll(async () => (await ann.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Waiting for bob and cy — \d+:\d\d left/);
+    // On the phone, what now stays at the top of the screen as the page scrolls.
+    expect(await pages[2]!.getByTestId('now-bar').evaluate((e) => getComputedStyle(e).position)).toBe('sticky');
+    expect(await ann.getByTestId('now-bar').evaluate((e) => getComputedStyle(e).position)).toBe('static');
     await playToEnd(pages, async (page, i) => {
       if (i === 0) {
-        // ann plays from the keyboard alone: into the state's radio group, one state on, Enter sends the form.
+        // ann again (a later attempt), from the keyboard alone as before.
         await page.getByRole('radio', { name: '1' }).focus();
         await page.keyboard.press('ArrowRight');
         expect(await page.getByRole('radio', { name: '2' }).isChecked()).toBe(true);
