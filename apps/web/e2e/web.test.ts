@@ -264,6 +264,9 @@ describe('the web app in Chromium', () => {
     expect((await ann.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Your turn:/);
     expect(await ann.title()).toBe('(●) Your turn — fairtable');
     expect(await bob.title()).toBe('fairtable');
+    // The badge clears once the page gets the focus.
+    await ann.evaluate(() => dispatchEvent(new FocusEvent('focus')));
+    await expect.poll(() => ann.title()).toBe('fairtable');
     // No square's name is broken inside a word or cut off, at 1280 px and at 390 px.
     expect(await bob.locator('li.msq .n').count()).toBe(40);
     expect(await brokenWords(ann)).toEqual([]);
@@ -284,6 +287,11 @@ describe('the web app in Chromium', () => {
     const first = (await form.locator('button').first().boundingBox())!;
     expect(first.y + first.height).toBeLessThanOrEqual(844);
     expect((await bob.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Your turn:/);
+    // bob's tab says it is his turn until he turns the badge off, a choice his browser keeps.
+    await expect.poll(() => bob.title()).toBe('(●) Your turn — fairtable');
+    await bob.getByRole('button', { name: 'Tab badge: on' }).click();
+    await expect.poll(() => bob.title()).toBe('fairtable');
+    expect(await bob.evaluate(() => localStorage.getItem('fairtable/turn-badge'))).toBe('0');
     await close(pages);
   }, 90_000);
 
