@@ -80,6 +80,43 @@ async function startGame(s: Setup): Promise<Page[]> {
   return pages;
 }
 
+/** The first element of the page's main column (its test id, else its tag). */
+async function firstInMain(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const el = document.querySelector('main')?.firstElementChild;
+    return el === null || el === undefined ? '' : (el.getAttribute('data-testid') ?? el.tagName);
+  });
+}
+
+/**
+ * Monopoly's square names and prices, word by word: each word must lie on one line (not broken inside it) and
+ * wholly inside its square (not cut off). Returns the words that do not.
+ */
+async function brokenWords(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const out: string[] = [];
+    for (const li of document.querySelectorAll('li.msq')) {
+      const box = li.getBoundingClientRect();
+      for (const span of li.querySelectorAll('.n, .price')) {
+        const text = span.firstChild;
+        if (text === null || text.nodeType !== Node.TEXT_NODE) continue;
+        const whole = text.textContent ?? '';
+        let at = 0;
+        for (const word of whole.split(' ')) {
+          const range = document.createRange();
+          range.setStart(text, at);
+          range.setEnd(text, at + word.length);
+          at += word.length + 1;
+          const rects = [...range.getClientRects()].filter((r) => r.width > 0 && r.height > 0);
+          const inside = rects.every((r) => r.left >= box.left - 0.5 && r.right <= box.right + 0.5 && r.top >= box.top - 0.5 && r.bottom <= box.bottom + 0.5);
+          if (rects.length !== 1 || !inside) out.push(`${whole}: "${word}" in ${rects.length} pieces${inside ? '' : ', cut off'}`);
+        }
+      }
+    }
+    return out;
+  });
+}
+
 /** The page is no wider than its screen: nothing to scroll sideways. */
 async function fitsWidth(page: Page): Promise<void> {
   expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
@@ -147,6 +184,15 @@ describe('the web app in Chromium', () => {
     await bob.reload();
     await bob.getByTestId('status').waitFor();
     await playToEnd(pages);
+    // The ending, first on the page, says who won and why in dice's terms: the totals, the winner's first.
+    for (const p of pages) {
+      expect(await firstInMain(p)).toBe('now-bar');
+      const headline = (await p.getByTestId('outcome').locator('h3').textContent()) ?? '';
+      const why = (await p.getByTestId('ending-why').textContent()) ?? '';
+      expect(why).toMatch(/^The highest total wins: (ann|bob) \d+, (ann|bob) \d+\.$/);
+      const winner = /^Game over: (ann|bob) won$/.exec(headline)?.[1];
+      if (winner !== undefined) expect(why).toMatch(new RegExp(`^The highest total wins: ${winner} `));
+    }
     mkdirSync(SHOTS, { recursive: true });
     await ann.screenshot({ path: join(SHOTS, 'web-game.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
@@ -209,9 +255,22 @@ describe('the web app in Chromium', () => {
 
   it('plays Rochambeau between three browsers, each choosing its state, one on a phone-sized screen', async () => {
     const pages = await startGame({ game: 'rochambeau', states: 5, others: ['bob', 'cy'], phone: 'cy', lobbyShot: 'web-lobby.png' });
+    // ann chooses first; what now on her page then names both players the game waits for, with their time left.
+    const ann = pages[0]!;
+    await ann.getByRole('form', { name: 'Your decision' }).waitFor();
+    expect((await ann.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Your turn:/);
+    // She plays from the keyboard alone: into the state's radio group, one state on, Enter sends the form.
+    await ann.getByRole('radio', { name: '1' }).focus();
+    await ann.keyboard.press('ArrowRight');
+    expect(await ann.getByRole('radio', { name: '2' }).isChecked()).toBe(true);
+    await ann.keyboard.press('Enter');
+    await expect.poll(async () => (await ann.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Waiting for bob and cy — \d+:\d\d left/);
+    // On the phone, what now stays at the top of the screen as the page scrolls.
+    expect(await pages[2]!.getByTestId('now-bar').evaluate((e) => getComputedStyle(e).position)).toBe('sticky');
+    expect(await ann.getByTestId('now-bar').evaluate((e) => getComputedStyle(e).position)).toBe('static');
     await playToEnd(pages, async (page, i) => {
       if (i === 0) {
-        // ann plays from the keyboard alone: into the state's radio group, one state on, Enter sends the form.
+        // ann again (a later attempt), from the keyboard alone as before.
         await page.getByRole('radio', { name: '1' }).focus();
         await page.keyboard.press('ArrowRight');
         expect(await page.getByRole('radio', { name: '2' }).isChecked()).toBe(true);
@@ -233,12 +292,49 @@ describe('the web app in Chromium', () => {
     await close(pages);
   }, 150_000);
 
-  it('shows the Monopoly board on a phone-sized screen with nothing to scroll sideways', async () => {
+  it('shows the Monopoly board on a phone-sized screen with nothing to scroll sideways, what now first, every name whole', async () => {
     const pages = await startGame({ game: 'monopoly', rounds: 1, others: ['bob'], phone: 'bob' });
-    await pages[1]!.getByRole('region', { name: 'Monopoly board' }).waitFor();
-    await fitsWidth(pages[1]!);
+    const [ann, bob] = pages as [Page, Page];
+    await ann.setViewportSize({ width: 1280, height: 900 });
+    await bob.getByRole('region', { name: 'Monopoly board' }).waitFor();
+    await fitsWidth(bob);
+    // ann moves first: her page says it is her turn (and its tab says so); bob's names her as the one awaited.
+    await ann.getByRole('form', { name: 'Your decision' }).waitFor();
+    await expect.poll(() => firstInMain(bob)).toBe('now-bar');
+    await expect.poll(async () => (await bob.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Waiting for ann — \d+:\d\d left/);
+    expect((await ann.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Your turn:/);
+    expect(await ann.title()).toBe('(●) Your turn — fairtable');
+    expect(await bob.title()).toBe('fairtable');
+    // The badge clears once the page gets the focus.
+    await ann.evaluate(() => dispatchEvent(new FocusEvent('focus')));
+    await expect.poll(() => ann.title()).toBe('fairtable');
+    // No square's name is broken inside a word or cut off, at 1280 px and at 390 px.
+    expect(await bob.locator('li.msq .n').count()).toBe(40);
+    expect(await brokenWords(ann)).toEqual([]);
+    expect(await brokenWords(bob)).toEqual([]);
+    // When bob's turn comes, his decision is on his phone's first screen, under the bar.
+    const form = bob.getByRole('form', { name: 'Your decision' });
+    for (let i = 0; i < 40 && !(await form.isVisible()); i++) {
+      const mine = ann.getByRole('form', { name: 'Your decision' });
+      if (await mine.isVisible())
+        await mine
+          .locator('.buttons button')
+          .first()
+          .click({ timeout: 3_000 })
+          .catch(() => undefined);
+      await ann.waitForTimeout(250);
+    }
+    await form.waitFor();
+    const first = (await form.locator('button').first().boundingBox())!;
+    expect(first.y + first.height).toBeLessThanOrEqual(844);
+    expect((await bob.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Your turn:/);
+    // bob's tab says it is his turn until he turns the badge off, a choice his browser keeps.
+    await expect.poll(() => bob.title()).toBe('(●) Your turn — fairtable');
+    await bob.getByRole('button', { name: 'Tab badge: on' }).click();
+    await expect.poll(() => bob.title()).toBe('fairtable');
+    expect(await bob.evaluate(() => localStorage.getItem('fairtable/turn-badge'))).toBe('0');
     await close(pages);
-  }, 60_000);
+  }, 90_000);
 
   it('carries a choice on when the page reloads the moment its player made it: no second hand', async () => {
     const pages = await startGame({ game: 'rochambeau', states: 7, others: ['bob'] });
@@ -367,12 +463,24 @@ describe('the web app in Chromium', () => {
     const board = (await pages[1]!.getByRole('region', { name: 'Monopoly board' }).textContent()) ?? '';
     expect(board).toMatch(/Chance pile: \d+ cards left/);
     expect(board).toContain('Players at the end, after 5 rounds');
+    // The history is collapsed under its latest steps; opened, it says every step in words.
+    expect(await pages[1]!.locator('.history details').getAttribute('open')).toBeNull();
+    expect(await pages[1]!.getByRole('list', { name: 'Just now' }).locator('li').count()).toBe(3);
+    await pages[1]!.locator('.history details summary').click();
     const history = (await pages[1]!.getByRole('list', { name: 'History' }).textContent()) ?? '';
     expect(history).toContain('ann chose trade with bob');
     expect(history).toMatch(/bob chose (accept|decline)/);
     expect(declined).not.toBeNull();
     expect(history).toMatch(new RegExp(`(ann|bob) chose decline`));
     expect(history).toContain(`the auction of ${declined!} went to ann for $10; bob did not bid`);
+    // The ending says who won and why, in Monopoly's terms.
+    for (const p of pages) {
+      expect(await firstInMain(p)).toBe('now-bar');
+      expect((await p.getByTestId('outcome').textContent()) ?? '').toMatch(/^Game over: (ann|bob) won|^Game over: a tie/);
+      expect((await p.getByTestId('ending-why').textContent()) ?? '').toMatch(
+        /^The richest after 5 rounds wins: net worth (ann|bob) \$[\d,]+, (ann|bob) \$[\d,]+\.$/,
+      );
+    }
     await pages[1]!.screenshot({ path: join(SHOTS, 'web-monopoly.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
     // Every roll's origin, checked in the page.

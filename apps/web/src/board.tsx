@@ -9,6 +9,7 @@ import { judge, type Verdict as JudgeVerdict } from '@fairtable/core/rochambeau/
 import { useEffect, useState } from 'preact/hooks';
 import type { FunctionComponent } from 'preact';
 import { MonopolyBoard } from './monopoly.js';
+import { History } from './history.js';
 
 export interface TableView {
   readonly protocol: string;
@@ -50,20 +51,24 @@ function Dice({ view }: { view: TableView }) {
           ))}
         </tbody>
       </table>
-      <ol class="rolls" aria-label="Rolls">
-        {list.map((t) => {
+      <History
+        label="Rolls"
+        title="Every roll"
+        count={list.length}
+        item={(i) => {
+          const t = list[i]!;
           const roll = (t.summary.roll ?? []) as number[];
           return (
-            <li key={t.turn}>
-              <strong>{t.player}</strong>{' '}
-              <span class="dice" aria-label={`rolled ${roll.join(' and ')}`}>
+            <>
+              <strong>{t.player}</strong> rolled{' '}
+              <span class="dice" aria-label={roll.join(' and ')}>
                 {roll.map(face).join(' ')}
               </span>{' '}
               = {String(t.summary.sum)}
-            </li>
+            </>
           );
-        })}
-      </ol>
+        }}
+      />
     </section>
   );
 }
@@ -161,12 +166,27 @@ function chosen(state: number | bigint, tweak: number | bigint, N: string): stri
   return String((((BigInt(state) - BigInt(tweak)) % n) + n) % n);
 }
 
+/** One of Rochambeau's events in words (docs/spec/rochambeau.md). */
+export function rochambeauEventText(e: GameEvent): string {
+  const who = String(e.player);
+  if (e.type === 'forfeit') return `${who} left the game: ${e.code === 'withheld' ? 'out of time' : `broke a rule (${String(e.code)})`}`;
+  if (e.type === 'no-winner') return `attempt ${String(e.attempt)} had no winner: everyone still in chooses again`;
+  if (e.type === 'escrow-opened')
+    return `${who} did not reveal in attempt ${String(e.attempt)}: the other players opened ${who}'s choice from the escrow shares`;
+  const rest = Object.entries(e)
+    .filter(([k]) => k !== 'type')
+    .map(([k, v]) => `${k} ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(', ');
+  return `${e.type.replace(/-/g, ' ')}${rest === '' ? '' : `: ${rest}`}`;
+}
+
 function Rochambeau({ view }: { view: TableView }) {
   const s = view.state ?? {};
   const commits = Object.keys(s.commits ?? {});
   const reveals = Object.keys(s.reveals ?? {});
   const over = view.events.find((e) => e.type === 'game-over');
   const judged = rounds(s);
+  const notes = view.events.filter((e) => e.type !== 'game-over');
   return (
     <section aria-label="Rochambeau table" class="board">
       <p>
@@ -191,13 +211,7 @@ function Rochambeau({ view }: { view: TableView }) {
           ))}
         </tbody>
       </table>
-      {view.events
-        .filter((e) => e.type !== 'game-over')
-        .map((e, i) => (
-          <p key={i} class="event">
-            {e.type}: {JSON.stringify(e)}
-          </p>
-        ))}
+      <History label="Events" title="Every event" count={notes.length} item={(i) => rochambeauEventText(notes[i]!)} />
       {judged === null
         ? null
         : judged.verdict.rounds.map((r) => (
@@ -270,14 +284,15 @@ function Signidice({ view }: { view: TableView }) {
           ))}
         </tbody>
       </table>
-      <ol class="rolls" aria-label="Spins">
-        {spins.map((s, i) => (
-          <li key={i}>
-            Round {s.round}: {s.player} bet {s.bet.amount} on {s.bet.kind}
-            {s.bet.pick === null ? '' : ` ${s.bet.pick}`}, the wheel gave {s.lucky}: {s.won >= 0 ? `won ${s.won}` : `lost ${-s.won}`}
-          </li>
-        ))}
-      </ol>
+      <History
+        label="Spins"
+        title="Every spin"
+        count={spins.length}
+        item={(i) => {
+          const s = spins[i]!;
+          return `Round ${s.round}: ${s.player} bet ${s.bet.amount} on ${s.bet.kind}${s.bet.pick === null ? '' : ` ${s.bet.pick}`}, the wheel gave ${s.lucky}: ${s.won >= 0 ? `${s.player} won ${s.won}` : `${s.player} lost ${-s.won}`}`;
+        }}
+      />
     </section>
   );
 }

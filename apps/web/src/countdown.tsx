@@ -4,6 +4,7 @@
  * plays once, unless the player muted it (the choice is kept in localStorage).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
+import { setWarningTitle } from './turn-alert.js';
 
 const MUTE = 'fairtable/mute';
 
@@ -66,11 +67,8 @@ export function Countdown({ deadline, timeoutMs, clock }: { deadline: number; ti
   const shown = left > 0 ? clockWords(left) : null;
   useEffect(() => {
     if (!warning) return;
-    const before = document.title;
-    document.title = shown === null ? '⏰ Time is up: fairtable' : `⏰ ${shown} left to decide: fairtable`;
-    return () => {
-      document.title = before;
-    };
+    setWarningTitle(shown === null ? '⏰ Time is up: fairtable' : `⏰ ${shown} left to decide: fairtable`);
+    return () => setWarningTitle(null);
   }, [warning, shown]);
   useEffect(() => {
     if (!warning || sounded.current) return;

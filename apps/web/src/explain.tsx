@@ -70,7 +70,24 @@ export function ProvenancePanel({ lines }: { lines: readonly string[] }) {
   );
 }
 
+/** A chart says something once there are, on average, at least as many outcomes as bars. */
+export function worthCharting(d: Distribution): boolean {
+  const total = d.categories.reduce((a, c) => a + c.observed, 0);
+  return total >= d.categories.length;
+}
+
+/** Bars are named by their category where the names are short (faces, numbers), else numbered, with a key below. */
+const SHORT = 3;
+
 function Chart({ d }: { d: Distribution }) {
+  const total = d.categories.reduce((a, c) => a + c.observed, 0);
+  if (!worthCharting(d))
+    return (
+      <p class="hint chart-none">
+        {d.label}: {total} so far. The chart is drawn once there are {d.categories.length}, as many as its bars: fewer say nothing about fair play.
+      </p>
+    );
+  const numbered = d.categories.some((c) => c.name.length > SHORT);
   const max = Math.max(1, ...d.categories.map((c) => Math.max(c.observed, c.expected)));
   const width = 28;
   const height = 120;
@@ -97,12 +114,21 @@ function Chart({ d }: { d: Distribution }) {
               </rect>
               <line x1={i * width + 2} x2={(i + 1) * width - 2} y1={height - exp} y2={height - exp} stroke="#e6a100" stroke-width="3" />
               <text x={i * width + width / 2} y={height + 14} font-size="10" text-anchor="middle" fill="#1a1a1a">
-                {c.name}
+                {numbered ? i + 1 : c.name}
               </text>
             </g>
           );
         })}
       </svg>
+      {numbered ? (
+        <ol class="chart-key" aria-label={`${d.label}: the bars`}>
+          {d.categories.map((c) => (
+            <li key={c.name}>
+              {c.name}: {c.observed} drawn, {c.expected.toFixed(1)} expected
+            </li>
+          ))}
+        </ol>
+      ) : null}
       <figcaption>
         {d.label}: bars observed, orange marks expected. χ² = {d.chiSquare.toFixed(2)} with {d.degreesOfFreedom} degrees of freedom (fair play gives about{' '}
         {d.degreesOfFreedom} on average; only a value far above it, over many outcomes, hints at bias).

@@ -8,7 +8,7 @@ import type { RelayGame } from '@fairtable/client';
 import { randomBytes } from '@fairtable/core/bytes.js';
 import type { Violation } from '@fairtable/core/errors.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import type { Decision, Outcome } from '@fairtable/core/protocols/machine.js';
+import type { Awaiting, Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
 import type { Registry } from '@fairtable/core/registry.js';
 import type { GameSetup } from '@fairtable/core/setup.js';
@@ -26,6 +26,9 @@ import { MonopolyDecision } from './monopoly.js';
 import { HOUSE, keyFor, newRecord, registryFor, startSeat } from './session.js';
 import { allKeys, getGame, type GameRecord } from './store.js';
 import { outcomeHeadline, setupLabel } from './labels.js';
+import { endingWhy } from './ending.js';
+import { NowBar } from './now-bar.js';
+import { useTurnAlert } from './turn-alert.js';
 
 /** The observer's replay of a log, fed line by line as the seat receives them. */
 class Observer {
@@ -61,6 +64,11 @@ class Observer {
   /** The setup, or null before its line. */
   setup(): GameSetup | null {
     return this.referee?.checker.setup ?? null;
+  }
+  /** Whom the game waits for now and until when (the machine's `awaiting`), or null. */
+  awaiting(): Awaiting | null {
+    const r = this.referee;
+    return r === null ? null : (r.machine.awaiting?.(r.state) ?? null);
   }
   /** The game's name as the lobby offered it, or null before the setup line. */
   label(): string | null {
@@ -247,6 +255,14 @@ export function GamePage({ gameId }: { gameId: string }) {
     setAudit(run);
   };
 
+  const myTurn = decision !== null && outcome === null;
+  const alert = useTurnAlert(myTurn, myTurn ? JSON.stringify([decision.kind, decision.deadline]) : null);
+  const clock = () => Date.now() + (game.current?.clockOffset ?? 0);
+  // Whom the game waits for, until the deadline in force: an agreed extension's (SPEC §7.4.1), else on this
+  // player's turn its decision's, else the phase's as the machine gives it.
+  const waitingOn = observer.current.awaiting();
+  const agreed = g?.extension().agreed?.until;
+  const awaiting = waitingOn === null ? null : { players: waitingOn.players, deadline: agreed ?? (myTurn ? decision.deadline : waitingOn.deadline) };
   if (record === undefined) return <p>Loading…</p>;
   if (unknown)
     return (
@@ -261,7 +277,23 @@ export function GamePage({ gameId }: { gameId: string }) {
       </main>
     );
   return (
-    <main>
+    <main class="game-page">
+      <NowBar
+        me={record?.me ?? null}
+        decision={myTurn ? decision : null}
+        awaiting={awaiting}
+        outcome={outcome}
+        ending={
+          outcome === null
+            ? null
+            : {
+                headline: outcomeHeadline(outcome.winners, view?.protocol ?? null),
+                why: endingWhy(view?.protocol ?? '', view?.game ?? null, outcome, view?.state),
+              }
+        }
+        clock={clock}
+        alert={record === null ? null : alert}
+      />
       <h2>
         {observer.current.label() ?? 'Game'} <small>game {gameId.slice(0, 12)}…</small>
       </h2>
@@ -282,8 +314,6 @@ export function GamePage({ gameId }: { gameId: string }) {
           {problem}
         </p>
       )}
-      {view === null ? null : <Table view={{ ...view, pending: pending.current }} />}
-      {setup === null ? null : <Chat gameId={gameId} players={setup.players} params={setup.params} me={record?.me ?? null} game={g} />}
       {decision !== null && outcome === null ? (
         <Countdown
           key={g?.extension().agreed?.until ?? decision.deadline}
@@ -291,24 +321,22 @@ export function GamePage({ gameId }: { gameId: string }) {
           deadline={g?.extension().agreed?.until ?? decision.deadline}
           timeoutMs={observer.current.timeoutMs()}
           // The seat's clock: the page's, moved to the relay's as the seat estimated it from receipts.
-          clock={() => Date.now() + (game.current?.clockOffset ?? 0)}
+          clock={clock}
         />
       ) : null}
-      {g !== null && record !== null && outcome === null ? <MoreTime game={g} me={record.me} timeoutMs={observer.current.timeoutMs()} /> : null}
       {decision !== null && outcome === null ? (
-        view?.game === 'monopoly' && decision.view !== undefined && record !== null ? (
-          <MonopolyDecision key={JSON.stringify([lines.length, decision])} decision={decision} me={record.me} onDecide={decide} />
-        ) : (
-          <DecisionForm key={JSON.stringify([lines.length, decision])} decision={decision} onDecide={decide} />
-        )
+        // The decision sits directly above the board, right under the bar that points to it.
+        <div id="decision" class="decision-slot">
+          {view?.game === 'monopoly' && decision.view !== undefined && record !== null ? (
+            <MonopolyDecision key={JSON.stringify([lines.length, decision])} decision={decision} me={record.me} onDecide={decide} />
+          ) : (
+            <DecisionForm key={JSON.stringify([lines.length, decision])} decision={decision} onDecide={decide} />
+          )}
+        </div>
       ) : null}
-      {decision === null && outcome === null && record !== null ? <p class="waiting">Waiting for the other players…</p> : null}
-      {outcome === null ? null : (
-        <section class="outcome" aria-label="Outcome" data-testid="outcome">
-          <h3>{outcomeHeadline(outcome.winners, view?.protocol ?? null)}</h3>
-          {outcome.forfeits.length > 0 ? <p>Forfeits: {outcome.forfeits.map((f) => `${f.player} (${f.code})`).join(', ')}</p> : null}
-        </section>
-      )}
+      {view === null ? null : <Table view={{ ...view, pending: pending.current }} />}
+      {setup === null ? null : <Chat gameId={gameId} players={setup.players} params={setup.params} me={record?.me ?? null} game={g} />}
+      {g !== null && record !== null && outcome === null ? <MoreTime game={g} me={record.me} timeoutMs={observer.current.timeoutMs()} /> : null}
       <LiveFindings violations={violations} />
       <div class="actions">
         <button type="button" class="primary" onClick={() => void runIt()} disabled={lines.length === 0 || progress !== null}>

@@ -30,7 +30,7 @@ export function setupLabel(protocol: string, game: string | null, params: { read
 }
 
 /** "ann", "ann and bob", "ann, bob and cy". */
-function names(list: readonly string[]): string {
+export function names(list: readonly string[]): string {
   return list.length <= 1 ? (list[0] ?? '') : `${list.slice(0, -1).join(', ')} and ${list[list.length - 1]!}`;
 }
 

@@ -9,6 +9,7 @@ import { BOARD, describeOffer, legalDecisions, netWorth, type Legal, type Monopo
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { checkChoice, type Decision, type GameEvent } from '@fairtable/core/protocols/machine.js';
 import { ChoiceInput, DecisionForm, initial } from './decision.js';
+import { History } from './history.js';
 
 const COLORS = ['#1b5e20', '#0d47a1', '#b71c1c', '#4a148c', '#e65100', '#006064'];
 const GROUP: Record<string, string> = {
@@ -37,6 +38,30 @@ function ringCell(n: number): { gridRow: number; gridColumn: number } {
   if (n <= 20) return { gridRow: 21 - n, gridColumn: 1 };
   if (n <= 30) return { gridRow: 1, gridColumn: n - 19 };
   return { gridRow: n - 29, gridColumn: 11 };
+}
+
+/** Which side of the board a square is on: its name runs along the square's long side. */
+function sideOf(n: number): string {
+  if (n % 10 === 0) return 'corner';
+  return n < 10 || (n > 20 && n < 30) ? 'across' : 'along';
+}
+
+const FACES = ['⚀', '⚁', '⚂', '⚃', '⚄', '⚅'];
+const face = (n: number): string => FACES[n - 1] ?? String(n);
+
+/** The game's last roll of the dice and the last card drawn, from its history. */
+function lastRollAndCard(history: readonly Step[]): { roll: { player: string; dice: number[] } | null; card: { pile: string; text: string } | null } {
+  let roll: { player: string; dice: number[] } | null = null;
+  let card: { pile: string; text: string } | null = null;
+  for (let i = history.length - 1; i >= 0 && (roll === null || card === null); i--) {
+    const events = history[i]!.summary?.events ?? [];
+    for (let j = events.length - 1; j >= 0; j--) {
+      const e = events[j]!;
+      if (roll === null && Array.isArray(e.roll)) roll = { player: String(e.player), dice: e.roll.map(Number) };
+      if (card === null && typeof e.card === 'string') card = { pile: pileName(e.pile), text: e.card };
+    }
+  }
+  return { roll, card };
 }
 
 function buildings(houses: number): string {
@@ -96,42 +121,72 @@ export function MonopolyBoard({ state, players, events }: { state: MonopolyState
       : Object.keys(s.deeds)
           .map(Number)
           .sort((a, b) => a - b);
+  const { roll, card } = lastRollAndCard(history);
   return (
     <section aria-label="Monopoly board" class="board">
-      <ol class="monopoly" aria-label="The 40 squares">
-        {BOARD.map((sq, n) => {
-          const here = players.filter((p) => s?.players.includes(p) && s.position[p] === n);
-          const h = s?.deeds[n];
-          const group = 'group' in sq ? GROUP[sq.group] : undefined;
-          const about = [h === undefined ? '' : `owned by ${h.owner}`, h === undefined ? '' : buildings(h.houses), h?.mortgaged ? 'mortgaged' : '']
-            .filter((x) => x !== '')
-            .join(', ');
-          return (
-            <li
-              key={n}
-              style={ringCell(n)}
-              class={`msq ${sq.kind}${h?.mortgaged ? ' mortgaged' : ''}`}
-              aria-label={`${sq.name}${about === '' ? '' : `, ${about}`}${here.length ? `: ${here.join(', ')}` : ''}`}
-              title={sq.name}
-            >
-              {group === undefined ? null : <span class="band" style={{ background: group }} />}
-              <span class="n">{sq.name.replace(/ (Avenue|Place|Gardens)$/, '').replace(/ Railroad$/, ' RR')}</span>
-              {h === undefined ? null : (
-                <span class="owner" style={{ borderColor: COLORS[players.indexOf(h.owner) % COLORS.length] }}>
-                  {h.owner.slice(0, 1).toUpperCase()}
-                  {h.houses === HOTEL ? ' ■' : ' ' + '▪'.repeat(h.houses)}
-                  {h.mortgaged ? ' (m)' : ''}
+      <div class="monopoly-frame">
+        <ol class="monopoly" aria-label="The 40 squares">
+          {BOARD.map((sq, n) => {
+            const here = players.filter((p) => s?.players.includes(p) && s.position[p] === n);
+            const h = s?.deeds[n];
+            const group = 'group' in sq ? GROUP[sq.group] : undefined;
+            const price = 'price' in sq ? sq.price : sq.kind === 'tax' ? sq.amount : null;
+            const about = [h === undefined ? '' : `owned by ${h.owner}`, h === undefined ? '' : buildings(h.houses), h?.mortgaged ? 'mortgaged' : '']
+              .filter((x) => x !== '')
+              .join(', ');
+            return (
+              <li
+                key={n}
+                style={ringCell(n)}
+                class={`msq ${sq.kind} ${sideOf(n)}${h?.mortgaged ? ' mortgaged' : ''}`}
+                aria-label={`${sq.name}${about === '' ? '' : `, ${about}`}${price === null ? '' : `, ${sq.kind === 'tax' ? 'pay' : 'price'} ${money(price)}`}${here.length ? `: ${here.join(', ')}` : ''}`}
+                title={sq.name}
+              >
+                {group === undefined ? null : <span class="band" style={{ background: group }} />}
+                <span class="label">
+                  <span class="n">{sq.name}</span>
+                  {price === null ? null : <span class="price">{money(price)}</span>}
+                  {h === undefined ? null : (
+                    <span class="owner" style={{ borderColor: COLORS[players.indexOf(h.owner) % COLORS.length] }}>
+                      {h.owner.slice(0, 1).toUpperCase()}
+                      {h.houses === HOTEL ? ' ■' : h.houses > 0 ? ' ' + '▪'.repeat(h.houses) : ''}
+                      {h.mortgaged ? ' (m)' : ''}
+                    </span>
+                  )}
                 </span>
-              )}
-              {here.map((p) => (
-                <span key={p} class="token" style={{ background: COLORS[players.indexOf(p) % COLORS.length] }} title={p}>
-                  {p.slice(0, 1).toUpperCase()}
+                {here.length === 0 ? null : (
+                  <span class="tokens">
+                    {here.map((p) => (
+                      <span key={p} class="token" style={{ background: COLORS[players.indexOf(p) % COLORS.length] }} title={p}>
+                        {p.slice(0, 1).toUpperCase()}
+                      </span>
+                    ))}
+                  </span>
+                )}
+              </li>
+            );
+          })}
+          <li class="centre" aria-label="The last roll and card" data-testid="monopoly-centre">
+            {roll === null ? (
+              <p class="centre-roll">No roll yet</p>
+            ) : (
+              <p class="centre-roll">
+                <span class="dice" aria-hidden="true">
+                  {roll.dice.map(face).join(' ')}
                 </span>
-              ))}
-            </li>
-          );
-        })}
-      </ol>
+                <span>
+                  {roll.player} rolled {roll.dice.join(' + ')} = {roll.dice.reduce((a, b) => a + b, 0)}
+                </span>
+              </p>
+            )}
+            {card === null ? null : (
+              <p class="centre-card">
+                <strong>{card.pile}</strong> “{card.text}”
+              </p>
+            )}
+          </li>
+        </ol>
+      </div>
       {s === undefined ? null : (
         <>
           <table class="scores">
@@ -177,18 +232,17 @@ export function MonopolyBoard({ state, players, events }: { state: MonopolyState
           </p>
         </>
       )}
-      {history.length === 0 ? null : (
-        <details class="history" open>
-          <summary>History ({history.length} steps; where each roll came from is below, under “Where did each outcome come from?”)</summary>
-          <ol class="rolls" aria-label="History">
-            {history.map((t, i) => (
-              <li key={i}>
-                <span class="turn">Turn {t.turn}:</span> {t.summary!.events!.map(eventText).join('; ')}
-              </li>
-            ))}
-          </ol>
-        </details>
-      )}
+      <History
+        label="History"
+        title="The whole history"
+        count={history.length}
+        item={(i) => (
+          <>
+            <span class="turn">Turn {history[i]!.turn}:</span> {history[i]!.summary!.events!.map(eventText).join('; ')}
+          </>
+        )}
+      />
+      {history.length === 0 ? null : <p class="hint">Where each roll came from is below, under “Where did each outcome come from?”</p>}
     </section>
   );
 }

@@ -108,6 +108,12 @@ export function askMissing(rules: DecisionGame<unknown>, s: AskingState): string
   return a.players.filter((p) => k.seals[p] !== undefined && !done(p));
 }
 
+/** Who the current ask round waits for and its deadline, or null when nobody is asked. */
+export function askAwaiting(rules: DecisionGame<unknown>, s: AskingState): { players: string[]; deadline: number } | null {
+  const players = askMissing(rules, s);
+  return players.length === 0 ? null : { players, deadline: s.phaseStart + roundMs(rules, s) };
+}
+
 /** The local player's pending question, as a machine's Decision. */
 export function askDecision(rules: DecisionGame<unknown>, s: AskingState, timeoutMs: number): Decision | null {
   const phase = askPhase(rules, s);

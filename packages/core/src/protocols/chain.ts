@@ -36,6 +36,7 @@ import {
   askDecide,
   completeAsk,
   askDecision,
+  askAwaiting,
   askMissing,
   askTick,
   autoUnseal,
@@ -48,12 +49,14 @@ import {
 import { forfeitSeat, turnsOutcome } from './rotation.js';
 import {
   decideBy,
+  awaitingOf,
   deadlineTick,
   intParam,
   isDeadlineBody,
   refuseDecision,
   settleClaim,
   Stepper,
+  type Awaiting,
   type Ctx,
   type Decision,
   type Machine,
@@ -550,6 +553,12 @@ export function chainMachine(book: GameBook = BUILTIN_GAMES): Machine<ChainState
         st.violation('unexpected_message', from, msg, `${from} sent a "${body.type}", which the chain protocol does not know`);
       }
       return st.result(s);
+    },
+
+    awaiting(state: ChainState): Awaiting | null {
+      if (!isDecisionGame(state.rules) || state.phase !== 'play') return awaitingOf(state, missing(state));
+      const asked = askAwaiting(state.rules, state);
+      return asked ?? awaitingOf(state, missingRoll(state.rules, state));
     },
 
     tick(state: ChainState, ctx: Ctx): StepResult<ChainState> {

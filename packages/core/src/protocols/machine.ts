@@ -117,6 +117,12 @@ export interface Machine<S> {
   step(state: S, msg: Accepted, ctx: Ctx): StepResult<S>;
   /** Deadlines: what the local player should send now that time has passed. Observers get nothing. */
   tick(state: S, ctx: Ctx): StepResult<S>;
+  /**
+   * Whom the game waits for now and until when (the players a deadline claim would name once it passed, and
+   * that deadline), or null when it waits for nobody: what a page shows as "waiting for bob". Any seat's view,
+   * an observer's included.
+   */
+  awaiting?(state: S): Awaiting | null;
   outcome(state: S): Outcome | null;
   /**
    * A rule broken at the envelope layer (equivocation, a replay, a bad
@@ -196,6 +202,17 @@ export function intParam(params: { readonly [key: string]: JsonValue }, name: st
     throw new FairtableError('out_of_range', `parameter ${name} must be an integer in [${min}, ${max}]`, { field: name });
   }
   return value;
+}
+
+/** Whom a game waits for and the deadline (local clock, ms) after which the others may claim it. */
+export interface Awaiting {
+  readonly players: readonly string[];
+  readonly deadline: number;
+}
+
+/** `awaiting` from a deadline state and the players it misses: null when nobody is missing or the game is over. */
+export function awaitingOf(state: DeadlineState, players: readonly string[]): Awaiting | null {
+  return state.phase === 'done' || players.length === 0 ? null : { players, deadline: state.phaseStart + state.timeoutMs };
 }
 
 /** What deadlines need of a machine's state (docs/SPEC.md §7.4). */

@@ -31,6 +31,7 @@ import { gameSize } from '../rochambeau/codec.js';
 import { prepareMove } from '../rochambeau/player.js';
 import {
   decideBy,
+  awaitingOf,
   deadlineTick,
   intParam,
   type Decision,
@@ -214,6 +215,8 @@ export const rochambeauMachine: Machine<RochambeauState> = {
     }
     return st.result(s);
   },
+
+  awaiting: (state: RochambeauState) => awaitingOf(state, missing(state)),
 
   tick(state: RochambeauState, ctx: Ctx): StepResult<RochambeauState> {
     return deadlineTick(

@@ -26,6 +26,7 @@ import type { JsonValue } from '../jcs.js';
 import { SIGNIDICE_MESSAGES } from '../protocols/messages.js';
 import {
   decideBy,
+  awaitingOf,
   deadlineTick,
   intParam,
   type Choices,
@@ -463,6 +464,8 @@ export const signidice: Machine<SignidiceState> = {
     }
     return st.result(s);
   },
+
+  awaiting: (state: SignidiceState) => awaitingOf(state, missing(state)),
 
   tick(state: SignidiceState, ctx: Ctx): StepResult<SignidiceState> {
     return deadlineTick(

@@ -38,6 +38,7 @@ export function frozenMachine(m: AnyMachine): AnyMachine {
     decision: (s) => strict(() => m.decision(deepFreeze(s))),
     decide: (s, choice, ctx) => strict(() => m.decide(deepFreeze(s), choice, ctx)),
     outcome: (s) => strict(() => m.outcome(deepFreeze(s))),
+    ...(m.awaiting === undefined ? {} : { awaiting: (s: unknown) => strict(() => m.awaiting!(deepFreeze(s))) }),
   };
 }
 

@@ -27,6 +27,7 @@ import { fromHex } from '@fairtable/core/bytes.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import {
   decideBy,
+  awaitingOf,
   deadlineTick,
   intParam,
   isDeadlineBody,
@@ -618,6 +619,8 @@ export const diplomacy: Machine<DiplomacyState> = {
     }
     return st.result(s);
   },
+
+  awaiting: (state: DiplomacyState) => awaitingOf(state, missing(state)),
 
   tick(state: DiplomacyState, ctx: Ctx): StepResult<DiplomacyState> {
     return deadlineTick(
