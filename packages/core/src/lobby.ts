@@ -14,6 +14,7 @@ import { domainPrefix, taggedHash } from './hash.js';
 import { canonicalBytes, canonicalize, type JsonValue } from './jcs.js';
 import { sign, verify } from './identity.js';
 import { setupError, type GameSetup, type PlayerEntry } from './setup.js';
+import { parseDice } from './games/dice-expr.js';
 
 /** The games a lobby offers (the web app's list). */
 export const OFFER_GAMES = ['dice', 'snakes', 'monopoly', 'rochambeau', 'signidice', 'diplomacy'] as const;
@@ -31,6 +32,8 @@ export const offerSchema = z.strictObject({
   /** Rochambeau: the number of states N (odd). */
   states: count(3, 999),
   timeoutMs: count(MIN_OFFER_TIMEOUT_MS, MAX_OFFER_TIMEOUT_MS),
+  /** Dice: the dice expression each turn rolls (`3d6+2`, docs/spec/dice.md); absent: 2d6. */
+  roll: z.optional(z.string().check(z.maxLength(200))),
 });
 
 export type Offer = z.infer<typeof offerSchema>;
@@ -58,6 +61,14 @@ export function offerError(value: unknown): string | null {
     return issue === undefined ? 'not an offer' : `offer${issue.path.map((p) => `.${String(p)}`).join('')}: ${issue.message}`;
   }
   if (r.data.protocol === 'rochambeau' && r.data.states % 2 === 0) return 'offer.states: the number of states must be odd';
+  if (r.data.roll !== undefined) {
+    if (r.data.protocol !== 'dice') return 'offer.roll: only the dice game rolls a dice expression';
+    try {
+      parseDice(r.data.roll);
+    } catch (e) {
+      return `offer.roll: ${(e as Error).message}`;
+    }
+  }
   return null;
 }
 
@@ -115,7 +126,11 @@ export function offeredSetup(offer: Offer, seats: number): OfferedSetup {
     case 'snakes':
       return { protocol: 'chain', game: 'snakes', params: { ...params, maxRounds: offer.rounds } };
     default:
-      return { protocol: 'chain', game: offer.protocol, params: { ...params, rounds: offer.rounds } };
+      return {
+        protocol: 'chain',
+        game: offer.protocol,
+        params: { ...params, rounds: offer.rounds, ...(offer.roll === undefined ? {} : { roll: parseDice(offer.roll).text }) },
+      };
   }
 }
 
@@ -133,6 +148,7 @@ const PARAM_WORDS: Readonly<Record<string, string>> = {
   maxRounds: 'the most rounds',
   years: 'the number of game years',
   N: 'the number of states',
+  roll: 'the dice rolled each turn',
 };
 
 function valueWords(name: string, value: JsonValue | undefined): string {
