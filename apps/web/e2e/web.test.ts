@@ -168,6 +168,11 @@ describe('the web app in Chromium', () => {
 
   it('plays Rochambeau between three browsers, each choosing its state, one on a phone-sized screen', async () => {
     const pages = await startGame({ game: 'rochambeau', states: 5, others: ['bob', 'cy'], phone: 'cy', lobbyShot: 'web-lobby.png' });
+    // The form says in one sentence that the hand is a fair draw nobody can aim, and names the five hands.
+    const first = pages[0]!.getByRole('form', { name: 'Your decision' });
+    await first.waitFor();
+    expect(await first.getByTestId('fair-draw').textContent()).toMatch(/^Your hand is a fair draw that nobody, you included, can aim/);
+    expect(await first.getByTestId('hand-names').textContent()).toMatch(/^The 5 hands: rock, lizard, Spock, scissors, paper\./);
     await playToEnd(pages, async (page, i) => {
       if (i === 0) {
         // ann plays from the keyboard alone: into the state's radio group, one state on, Enter sends the form.
@@ -186,6 +191,8 @@ describe('the web app in Chromium', () => {
     expect(await round1.isVisible()).toBe(true);
     // Beside the state played, what each player chose (ann: 2) and the tweak that moved it.
     expect(await round1.getByRole('row', { name: /^ann / }).getByRole('cell').first().textContent()).toBe('2');
+    // The state played by its name.
+    expect(await round1.getByRole('row', { name: /^ann / }).getByRole('cell').nth(2).textContent()).toMatch(/^[0-4] \((rock|lizard|Spock|scissors|paper)\)$/);
     await fitsWidth(pages[2]!);
     await pages[2]!.screenshot({ path: join(SHOTS, 'web-phone.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
@@ -216,12 +223,26 @@ describe('the web app in Chromium', () => {
 
   it('plays Signidice roulette against a house in a browser: bets chosen on the page, every spin proved', async () => {
     const pages = await startGame({ game: 'signidice', rounds: 3, others: ['ann', 'bob'] });
+    let refused = false;
     const bets = async (page: Page, i: number) => {
-      if (i !== 1) return; // bob keeps the first option (red, 1); ann bets 5 on black
+      if (i === 0) return; // the house has no bet to make
       const form = page.getByRole('form', { name: 'Your decision' });
-      await form.getByRole('radio', { name: 'red / black / odd / even' }).check();
-      await form.getByLabel('kind').selectOption('"black"');
-      await form.getByLabel(/amount/).fill('5');
+      if (i === 2) {
+        // bob first switches to one number and sends without choosing it: refused in words, nothing sent.
+        if (!refused) {
+          await form.getByRole('radio', { name: 'One number' }).check();
+          await form.getByLabel(/Amount/).fill('2');
+          await form.getByRole('button', { name: 'Place the bet' }).click();
+          expect(await form.getByRole('alert').textContent()).toBe('Choose the number to bet on, 0 to 36.');
+          refused = true;
+        }
+        await form.getByRole('radio', { name: 'Red', exact: true }).check();
+        await form.getByLabel(/Amount/).fill('1');
+        return;
+      }
+      await form.getByRole('radio', { name: 'Black', exact: true }).check();
+      await form.getByLabel(/Amount/).fill('5');
+      expect(await form.getByTestId('bet-summary').textContent()).toMatch(/^You bet 5 on black: if it wins you get 5 more/);
     };
     // Once round 1 has been spun, the house's page reloads: its wheel's key comes back from the page's store.
     const house = pages[0]!;
@@ -235,6 +256,8 @@ describe('the web app in Chromium', () => {
     for (const p of pages) expect((await p.getByRole('heading', { level: 2 }).textContent()) ?? '').toMatch(/^Roulette against a house \(Signidice\) game /);
     expect(text).toContain('ann bet 5 on black');
     expect(text).toContain('bob bet 1 on red');
+    expect(refused).toBe(true);
+    expect(text).not.toContain('on straight');
     await pages[0]!.screenshot({ path: join(SHOTS, 'web-roulette.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
     await close(pages);
@@ -293,14 +316,20 @@ describe('the web app in Chromium', () => {
           }
           return true;
         }
-        // Once ann holds a deed, she offers it to bob for $1 from the trade form (deeds as a list of checkboxes).
+        // Once ann holds a deed, she offers it to bob for $1 from the trade form: "You give" and "bob gives", the
+        // offer in words, then a confirm step before it is sent.
         const trades = form.locator('details.trades');
         if (!offered && i === 0 && (await trades.count()) > 0) {
           if ((await trades.getAttribute('open')) === null) await form.getByText('Offer a trade').click();
         }
         const trade = form.getByRole('form', { name: 'Offer bob a trade' });
-        if (!offered && i === 0 && (await trade.count()) > 0 && (await trade.getByRole('checkbox').count()) > 0) {
-          await trade.getByRole('checkbox').first().check();
+        const gives = trade.getByRole('group', { name: 'You give' });
+        if (!offered && i === 0 && (await trade.count()) > 0 && (await gives.getByRole('checkbox').count()) > 0) {
+          const deed = ((await gives.locator('label.square').first().textContent()) ?? '').replace(/\s*\(.*$/, '').trim();
+          await gives.getByRole('checkbox').first().check();
+          await trade.getByRole('group', { name: 'bob gives' }).getByLabel(/Cash/).fill('1');
+          await trade.getByRole('button', { name: 'Review the offer' }).click();
+          expect(await trade.getByTestId('trade-summary-bob').textContent()).toBe(`You give ${deed}; bob gives $1.`);
           offered = true;
           await trade.getByRole('button', { name: 'Send the offer' }).click();
           return true;
@@ -429,8 +458,9 @@ describe('the web app in Chromium', () => {
     await page.getByRole('button', { name: 'Play as ann' }).click();
     await playToEnd([page], async () => {
       const form = page.getByRole('form', { name: 'Your decision' });
-      await form.getByRole('radio', { name: 'dozen' }).check();
-      await form.getByLabel(/amount/).fill('3');
+      await form.getByRole('radio', { name: 'A dozen' }).check();
+      await form.getByRole('radio', { name: /^1st dozen/ }).check();
+      await form.getByLabel(/Amount/).fill('3');
     });
     expect(await exited).toBe(0);
     const outcome = JSON.parse(out.trim().split('\n').at(-1)!) as { game: string; violations: unknown[] };
