@@ -42,6 +42,8 @@ interface Setup {
   readonly phone?: string;
   readonly rounds?: number;
   readonly states?: number;
+  /** Dice: the dice expression each turn rolls. */
+  readonly roll?: string;
   readonly creator?: string;
   readonly others: readonly string[];
   /** Where the pages load the app from (default: the relay's loopback address). */
@@ -58,6 +60,7 @@ async function startGame(s: Setup): Promise<Page[]> {
   await page.getByLabel('Game').selectOption(s.game);
   if (s.states !== undefined) await page.getByLabel('Number of states').fill(String(s.states));
   if (s.rounds !== undefined) await page.getByLabel(/Rounds|Most rounds|Game years/).fill(String(s.rounds));
+  if (s.roll !== undefined) await page.getByLabel(/Dice rolled each turn/).fill(s.roll);
   if (s.creator !== undefined) await page.getByLabel('Your name').fill(s.creator);
   await page.getByLabel('The other seats').fill(s.others.join(' '));
   await page.getByRole('button', { name: 'Create the game' }).click();
@@ -132,7 +135,7 @@ async function close(pages: readonly Page[]): Promise<void> {
 
 describe('the web app in Chromium', () => {
   it('plays a game of dice between two browsers to a valid audit, one of them reloading mid-game', async () => {
-    const pages = await startGame({ game: 'dice', rounds: 3, others: ['bob'] });
+    const pages = await startGame({ game: 'dice', rounds: 3, roll: '3d6+2', others: ['bob'] });
     // A few turns, then bob's page reloads and carries on from its stored copy.
     const [ann, bob] = pages as [Page, Page];
     await ann.getByRole('button', { name: 'Roll the dice' }).click();
@@ -144,6 +147,9 @@ describe('the web app in Chromium', () => {
     await bob.reload();
     await bob.getByTestId('status').waitFor();
     await playToEnd(pages);
+    // Each turn rolls the expression and says so in its own words.
+    const rolled = (await ann.getByRole('list', { name: 'Rolls' }).textContent()) ?? '';
+    expect(rolled).toMatch(/(ann|bob) 3d6\+2: \d\+\d\+\d\+2 = \d+/);
     mkdirSync(SHOTS, { recursive: true });
     await ann.screenshot({ path: join(SHOTS, 'web-game.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
@@ -159,10 +165,22 @@ describe('the web app in Chromium', () => {
     expect(first).toContain('✓ checked');
     expect(first).not.toContain('✗');
     await ann.screenshot({ path: join(SHOTS, 'web-audit.png'), fullPage: true });
-    // The home page lists the game (and no longer its lobby).
+    // The home page lists the game (and no longer its lobby): the opponent by name beside a key fingerprint, and
+    // the result; its Rematch opens a lobby for the same players and options.
     await ann.goto(relay.url + '/#/');
-    await ann.getByRole('link', { name: 'dice as ann' }).waitFor();
+    const listed = ann.getByRole('list', { name: 'Your games' }).getByRole('listitem');
+    await listed.getByRole('link', { name: 'Dice (highest total wins)' }).waitFor();
+    await expect
+      .poll(async () => (await listed.getByTestId('game-state').textContent()) ?? '', { timeout: 10_000 })
+      .toMatch(/^(You won|bob won|A tie: you and bob share the win)$/);
+    expect(await listed.textContent()).toMatch(/as ann, against bob [0-9a-f]{8}…/);
     expect(await ann.getByText('Lobbies you opened').count()).toBe(0);
+    await ann.screenshot({ path: join(SHOTS, 'web-home.png'), fullPage: true });
+    await listed.getByRole('button', { name: 'Rematch' }).click();
+    await ann.waitForURL(/#\/lobby\//);
+    expect(await ann.getByRole('heading', { level: 2 }).textContent()).toBe('Lobby: Dice (highest total wins)');
+    expect(await ann.locator('main').textContent()).toContain('3 rounds, rolling 3d6+2 each turn');
+    expect(await ann.getByTestId('invite-bob').inputValue()).toMatch(/#\/lobby\/[0-9a-f]+\/bob\//);
     await close(pages);
   }, 120_000);
 

@@ -34,6 +34,7 @@ function Dice({ view }: { view: TableView }) {
   const list = turns(view.events);
   return (
     <section aria-label="Dice table" class="board">
+      {typeof view.state?.game?.roll === 'string' ? <p>Each turn rolls {String(view.state.game.roll)}.</p> : null}
       <table class="scores">
         <caption>Scores</caption>
         <thead>
@@ -54,6 +55,13 @@ function Dice({ view }: { view: TableView }) {
       <ol class="rolls" aria-label="Rolls">
         {list.map((t) => {
           const roll = (t.summary.roll ?? []) as number[];
+          // A dice expression's turn in its own words: "3d6+2: 4+1+6+2 = 13" (docs/spec/dice.md §5).
+          if (typeof t.summary.text === 'string')
+            return (
+              <li key={t.turn}>
+                <strong>{t.player}</strong> <span class="dice-text">{t.summary.text}</span>
+              </li>
+            );
           return (
             <li key={t.turn}>
               <strong>{t.player}</strong>{' '}
@@ -229,7 +237,12 @@ function Rochambeau({ view }: { view: TableView }) {
       {judged === null ? null : (
         <p class="hint">
           The state played is the pick plus a tweak, modulo {String(s.N)}: the tweak comes from the other players' commitments, so the hand is a fair draw
-          nobody can aim.{handNames(s.N ?? '') === null ? '' : ` The hands by state: ${handNames(s.N!)!.map((n, i) => `${i} ${n}`).join(', ')}.`}
+          nobody can aim.
+          {handNames(s.N ?? '') === null
+            ? ''
+            : ` The hands by state: ${handNames(s.N!)!
+                .map((n, i) => `${i} ${n}`)
+                .join(', ')}.`}
         </p>
       )}
       {over ? <p>Decided after {String(over.rounds ?? 1)} round(s).</p> : null}
@@ -275,7 +288,8 @@ function Signidice({ view }: { view: TableView }) {
         {spins.map((s, i) => (
           <li key={i}>
             Round {s.round}: {s.player} bet {s.bet.amount} on {s.bet.kind}
-            {s.bet.pick === null ? '' : ` ${s.bet.pick}`}, the wheel gave <span class={`lucky ${s.lucky === 0 ? 'green' : RED.has(s.lucky) ? 'red' : 'black'}`}>{s.lucky}</span>:{' '}
+            {s.bet.pick === null ? '' : ` ${s.bet.pick}`}, the wheel gave{' '}
+            <span class={`lucky ${s.lucky === 0 ? 'green' : RED.has(s.lucky) ? 'red' : 'black'}`}>{s.lucky}</span>:{' '}
             {s.won >= 0 ? `won ${s.won}` : `lost ${-s.won}`}
           </li>
         ))}

@@ -107,7 +107,13 @@ export function CreatePage() {
     if (protocol === 'dice' && !rolled.ok) return setError(`The dice rolled each turn: ${rolled.words}`);
     setBusy(true);
     try {
-      const offer: Offer = { protocol, rounds, states, timeoutMs: chosen, ...(protocol === 'dice' && roll.trim() !== '' ? { roll: parseDice(roll).text } : {}) };
+      const offer: Offer = {
+        protocol,
+        rounds,
+        states,
+        timeoutMs: chosen,
+        ...(protocol === 'dice' && roll.trim() !== '' ? { roll: parseDice(roll).text } : {}),
+      };
       go(`#/lobby/${await openNewLobby(offer, seats, myName)}`);
     } catch (err) {
       setError((err as Error).message);

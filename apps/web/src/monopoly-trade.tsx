@@ -125,7 +125,8 @@ export function TradeForm({ legal, onDecide }: { legal: Legal; onDecide: (choice
   const summary = tradeSummary(to, give, get);
   const why = (): string | null => {
     if (!Number.isSafeInteger(give.cash) || give.cash < 0 || give.cash > mine.cash) return `Your cash must be a whole number from $0 to ${money(mine.cash)}.`;
-    if (!Number.isSafeInteger(get.cash) || get.cash < 0 || get.cash > theirs.cash) return `${to}'s cash must be a whole number from $0 to ${money(theirs.cash)}.`;
+    if (!Number.isSafeInteger(get.cash) || get.cash < 0 || get.cash > theirs.cash)
+      return `${to}'s cash must be a whole number from $0 to ${money(theirs.cash)}.`;
     if (sideWords(give) === 'nothing' && sideWords(get) === 'nothing') return 'Choose something for either side: an offer of nothing for nothing is no trade.';
     try {
       checkChoice(form, choice());

@@ -75,7 +75,14 @@ export function betFromDraft(draft: BetDraft, kinds: readonly BetKindInfo[], max
   const info = kinds.find((k) => k.kind === draft.kind);
   if (info === undefined) return { why: 'Choose what to bet on, or pass this round.' };
   if (info.picks !== null && (draft.pick === null || !info.picks.includes(draft.pick)))
-    return { why: info.kind === 'dozen' ? 'Choose which dozen to bet on.' : info.kind === 'face' ? 'Choose the face to bet on, 1 to 6.' : 'Choose the number to bet on, 0 to 36.' };
+    return {
+      why:
+        info.kind === 'dozen'
+          ? 'Choose which dozen to bet on.'
+          : info.kind === 'face'
+            ? 'Choose the face to bet on, 1 to 6.'
+            : 'Choose the number to bet on, 0 to 36.',
+    };
   const amount = draft.amount.trim();
   if (!/^\d+$/.test(amount) || Number(amount) < 1 || Number(amount) > max) return { why: `Say how much to bet: a whole number from 1 to ${max}.` };
   return { bet: { kind: info.kind, pick: info.picks === null ? null : draft.pick, amount: Number(amount) } };
@@ -146,8 +153,8 @@ export function BetForm(props: { decision: Decision; onDecide: (choice: JsonValu
         ))}
         {shape.pass ? (
           <label class="pill">
-            <input type="radio" name="bet-kind" checked={draft.kind === 'pass'} onChange={() => setDraft({ ...draft, kind: 'pass', pick: null })} /> No bet:
-            sit this round out
+            <input type="radio" name="bet-kind" checked={draft.kind === 'pass'} onChange={() => setDraft({ ...draft, kind: 'pass', pick: null })} /> No bet: sit
+            this round out
           </label>
         ) : null}
       </fieldset>
@@ -239,7 +246,9 @@ export function HandForm(props: { decision: Decision; onDecide: (choice: JsonVal
       {names === null ? null : (
         <p class="hint" data-testid="hand-names">
           The {N} hands: {names.join(', ')}.{' '}
-          {N === '3' ? 'Rock beats scissors, scissors beats paper, paper beats rock.' : 'Each beats two: rock crushes scissors and lizard, paper covers rock and disproves Spock, scissors cut paper and decapitate lizard, lizard eats paper and poisons Spock, Spock smashes scissors and vaporizes rock.'}
+          {N === '3'
+            ? 'Rock beats scissors, scissors beats paper, paper beats rock.'
+            : 'Each beats two: rock crushes scissors and lizard, paper covers rock and disproves Spock, scissors cut paper and decapitate lizard, lizard eats paper and poisons Spock, Spock smashes scissors and vaporizes rock.'}
         </p>
       )}
       {small ? (
