@@ -124,6 +124,10 @@ export function BetForm(props: { decision: Decision; onDecide: (choice: JsonValu
   const shape = betShape(props.decision.choices)!;
   const [draft, setDraft] = useState<BetDraft>({ kind: null, pick: null, amount: '' });
   const [error, setError] = useState<string | null>(null);
+  const change = (d: BetDraft): void => {
+    setDraft(d);
+    setError(null);
+  };
   const info = shape.kinds.find((k) => k.kind === draft.kind);
   const ready = betFromDraft(draft, shape.kinds, shape.max);
   return (
@@ -148,12 +152,12 @@ export function BetForm(props: { decision: Decision; onDecide: (choice: JsonValu
         <legend>Bet on</legend>
         {shape.kinds.map((k) => (
           <label key={k.kind} class="pill">
-            <input type="radio" name="bet-kind" checked={draft.kind === k.kind} onChange={() => setDraft({ ...draft, kind: k.kind, pick: null })} /> {k.label}
+            <input type="radio" name="bet-kind" checked={draft.kind === k.kind} onChange={() => change({ ...draft, kind: k.kind, pick: null })} /> {k.label}
           </label>
         ))}
         {shape.pass ? (
           <label class="pill">
-            <input type="radio" name="bet-kind" checked={draft.kind === 'pass'} onChange={() => setDraft({ ...draft, kind: 'pass', pick: null })} /> No bet: sit
+            <input type="radio" name="bet-kind" checked={draft.kind === 'pass'} onChange={() => change({ ...draft, kind: 'pass', pick: null })} /> No bet: sit
             this round out
           </label>
         ) : null}
@@ -164,7 +168,7 @@ export function BetForm(props: { decision: Decision; onDecide: (choice: JsonValu
           <div class={info.kind === 'straight' ? 'numbers' : undefined}>
             {info.picks.map((n) => (
               <label key={n} class={`pill${info.kind === 'straight' ? ` number ${wheelColour(n)}` : ''}`}>
-                <input type="radio" name="bet-pick" checked={draft.pick === n} onChange={() => setDraft({ ...draft, pick: n })} />{' '}
+                <input type="radio" name="bet-pick" checked={draft.pick === n} onChange={() => change({ ...draft, pick: n })} />{' '}
                 {info.kind === 'dozen' ? DOZEN[n - 1] : String(n)}
               </label>
             ))}
@@ -180,7 +184,7 @@ export function BetForm(props: { decision: Decision; onDecide: (choice: JsonValu
             min={1}
             max={shape.max}
             value={draft.amount}
-            onInput={(e) => setDraft({ ...draft, amount: (e.target as HTMLInputElement).value })}
+            onInput={(e) => change({ ...draft, amount: (e.target as HTMLInputElement).value })}
           />
         </label>
       )}
@@ -193,7 +197,9 @@ export function BetForm(props: { decision: Decision; onDecide: (choice: JsonValu
                 const pays = BET_KINDS.find((k) => k.kind === b.kind)!.pays.split(' ')[0]!;
                 return `You bet ${b.amount} on ${betWords(b.kind, b.pick)}: if it wins you get ${b.amount * Number(pays)} more and your stake back; if not you lose ${b.amount}.`;
               })()
-          : ready.why}
+          : error === null
+            ? ready.why
+            : null}
       </p>
       <button type="submit" class="primary">
         {draft.kind === 'pass' ? 'Pass this round' : 'Place the bet'}
