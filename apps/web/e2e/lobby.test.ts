@@ -111,8 +111,14 @@ describe('lobbies in Chromium', () => {
     // Cy's own link still works.
     const cy = await browserPage();
     await cy.goto(cyInvite);
+    // Before joining, cy's page calls her own seat "you", never "missing"; the others by name with their keys.
+    await cy.getByRole('button', { name: 'Join as cy' }).waitFor();
+    expect(await cy.getByTestId('seat-cy').getByRole('cell').first().textContent()).toBe('you: not joined yet');
+    expect(await cy.getByTestId('seat-ann').getByRole('cell').first().textContent()).toMatch(/^ann joined, key [0-9a-f]{8}…$/);
+    expect(await cy.locator('main').textContent()).not.toContain('missing');
     await cy.getByRole('button', { name: 'Join as cy' }).click();
     await expect.poll(async () => (await call('GET', `${relay.url}/lobbies/${lobby}`)).body.seats[2].key, { timeout: 10_000 }).not.toBe(null);
+    await expect.poll(() => cy.getByTestId('seat-cy').getByRole('cell').first().textContent(), { timeout: 10_000 }).toMatch(/^you \(cy\) joined, key /);
     for (const p of [creator, bob, cy]) await p.context().close();
     expect(errors).toEqual([]);
   });

@@ -42,6 +42,8 @@ interface Setup {
   readonly phone?: string;
   readonly rounds?: number;
   readonly states?: number;
+  /** Dice: the dice expression each turn rolls. */
+  readonly roll?: string;
   readonly creator?: string;
   readonly others: readonly string[];
   /** Where the pages load the app from (default: the relay's loopback address). */
@@ -60,6 +62,7 @@ async function startGame(s: Setup): Promise<Page[]> {
   await page.getByLabel('Game').selectOption(s.game);
   if (s.states !== undefined) await page.getByLabel('Number of states').fill(String(s.states));
   if (s.rounds !== undefined) await page.getByLabel(/Rounds|Most rounds|Game years/).fill(String(s.rounds));
+  if (s.roll !== undefined) await page.getByLabel(/Dice rolled each turn/).fill(s.roll);
   if (s.creator !== undefined) await page.getByLabel('Your name').fill(s.creator);
   if (s.press !== undefined) await page.getByLabel(/^Press/).selectOption(s.press);
   await page.getByLabel('The other seats').fill(s.others.join(' '));
@@ -172,7 +175,7 @@ async function close(pages: readonly Page[]): Promise<void> {
 
 describe('the web app in Chromium', () => {
   it('plays a game of dice between two browsers to a valid audit, one of them reloading mid-game', async () => {
-    const pages = await startGame({ game: 'dice', rounds: 3, others: ['bob'] });
+    const pages = await startGame({ game: 'dice', rounds: 3, roll: '3d6+2', others: ['bob'] });
     // A few turns, then bob's page reloads and carries on from its stored copy.
     const [ann, bob] = pages as [Page, Page];
     await ann.getByRole('button', { name: 'Roll the dice' }).click();
@@ -193,6 +196,9 @@ describe('the web app in Chromium', () => {
       const winner = /^Game over: (ann|bob) won$/.exec(headline)?.[1];
       if (winner !== undefined) expect(why).toMatch(new RegExp(`^The highest total wins: ${winner} `));
     }
+    // Each turn rolls the expression and says so in its own words.
+    const rolled = (await ann.getByRole('list', { name: 'Just now' }).textContent()) ?? '';
+    expect(rolled).toMatch(/(ann|bob) 3d6\+2: \d\+\d\+\d\+2 = \d+/);
     mkdirSync(SHOTS, { recursive: true });
     await ann.screenshot({ path: join(SHOTS, 'web-game.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
@@ -208,10 +214,22 @@ describe('the web app in Chromium', () => {
     expect(first).toContain('✓ checked');
     expect(first).not.toContain('✗');
     await ann.screenshot({ path: join(SHOTS, 'web-audit.png'), fullPage: true });
-    // The home page lists the game (and no longer its lobby).
+    // The home page lists the game (and no longer its lobby): the opponent by name beside a key fingerprint, and
+    // the result; its Rematch opens a lobby for the same players and options.
     await ann.goto(relay.url + '/#/');
-    await ann.getByRole('link', { name: 'dice as ann' }).waitFor();
+    const listed = ann.getByRole('list', { name: 'Your games' }).getByRole('listitem');
+    await listed.getByRole('link', { name: 'Dice (highest total wins)' }).waitFor();
+    await expect
+      .poll(async () => (await listed.getByTestId('game-state').textContent()) ?? '', { timeout: 10_000 })
+      .toMatch(/^(You won|bob won|A tie: you and bob share the win)$/);
+    expect(await listed.textContent()).toMatch(/as ann, against bob [0-9a-f]{8}…/);
     expect(await ann.getByText('Lobbies you opened').count()).toBe(0);
+    await ann.screenshot({ path: join(SHOTS, 'web-home.png'), fullPage: true });
+    await listed.getByRole('button', { name: 'Rematch' }).click();
+    await ann.waitForURL(/#\/lobby\//);
+    expect(await ann.getByRole('heading', { level: 2 }).textContent()).toBe('Lobby: Dice (highest total wins)');
+    expect(await ann.locator('main').textContent()).toContain('3 rounds, rolling 3d6+2 each turn');
+    expect(await ann.getByTestId('invite-bob').inputValue()).toMatch(/#\/lobby\/[0-9a-f]+\/bob\//);
     await close(pages);
   }, 120_000);
 
@@ -255,15 +273,20 @@ describe('the web app in Chromium', () => {
 
   it('plays Rochambeau between three browsers, each choosing its state, one on a phone-sized screen', async () => {
     const pages = await startGame({ game: 'rochambeau', states: 5, others: ['bob', 'cy'], phone: 'cy', lobbyShot: 'web-lobby.png' });
-    // ann chooses first; what now on her page then names both players the game waits for, with their time left.
+    // ann chooses first. The form says in one sentence that the hand is a fair draw nobody can aim, and names the five hands.
     const ann = pages[0]!;
-    await ann.getByRole('form', { name: 'Your decision' }).waitFor();
+    const first = ann.getByRole('form', { name: 'Your decision' });
+    await first.waitFor();
+    expect(await first.getByTestId('fair-draw').textContent()).toMatch(/^Your hand is a fair draw that nobody, you included, can aim/);
+    expect(await first.getByTestId('hand-names').textContent()).toMatch(/^The 5 hands: rock, lizard, Spock, scissors, paper\./);
     expect((await ann.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Your turn:/);
     // She plays from the keyboard alone: into the state's radio group, one state on, Enter sends the form.
-    await ann.getByRole('radio', { name: '1' }).focus();
+    const radios = first.getByRole('radio');
+    await radios.nth(0).focus();
     await ann.keyboard.press('ArrowRight');
-    expect(await ann.getByRole('radio', { name: '2' }).isChecked()).toBe(true);
+    expect(await radios.nth(1).isChecked()).toBe(true);
     await ann.keyboard.press('Enter');
+    // What now on her page then names both players the game waits for, with their time left.
     await expect.poll(async () => (await ann.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Waiting for bob and cy — \d+:\d\d left/);
     // On the phone, what now stays at the top of the screen as the page scrolls.
     expect(await pages[2]!.getByTestId('now-bar').evaluate((e) => getComputedStyle(e).position)).toBe('sticky');
@@ -286,6 +309,8 @@ describe('the web app in Chromium', () => {
     expect(await round1.isVisible()).toBe(true);
     // Beside the state played, what each player chose (ann: 2) and the tweak that moved it.
     expect(await round1.getByRole('row', { name: /^ann / }).getByRole('cell').first().textContent()).toBe('2');
+    // The state played by its name.
+    expect(await round1.getByRole('row', { name: /^ann / }).getByRole('cell').nth(2).textContent()).toMatch(/^[0-4] \((rock|lizard|Spock|scissors|paper)\)$/);
     await fitsWidth(pages[2]!);
     await pages[2]!.screenshot({ path: join(SHOTS, 'web-phone.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
@@ -353,12 +378,26 @@ describe('the web app in Chromium', () => {
 
   it('plays Signidice roulette against a house in a browser: bets chosen on the page, every spin proved', async () => {
     const pages = await startGame({ game: 'signidice', rounds: 3, others: ['ann', 'bob'] });
+    let refused = false;
     const bets = async (page: Page, i: number) => {
-      if (i !== 1) return; // bob keeps the first option (red, 1); ann bets 5 on black
+      if (i === 0) return; // the house has no bet to make
       const form = page.getByRole('form', { name: 'Your decision' });
-      await form.getByRole('radio', { name: 'red / black / odd / even' }).check();
-      await form.getByLabel('kind').selectOption('"black"');
-      await form.getByLabel(/amount/).fill('5');
+      if (i === 2) {
+        // bob first switches to one number and sends without choosing it: refused in words, nothing sent.
+        if (!refused) {
+          await form.getByRole('radio', { name: 'One number' }).check();
+          await form.getByLabel(/Amount/).fill('2');
+          await form.getByRole('button', { name: 'Place the bet' }).click();
+          expect(await form.getByRole('alert').textContent()).toBe('Choose the number to bet on, 0 to 36.');
+          refused = true;
+        }
+        await form.getByRole('radio', { name: 'Red', exact: true }).check();
+        await form.getByLabel(/Amount/).fill('1');
+        return;
+      }
+      await form.getByRole('radio', { name: 'Black', exact: true }).check();
+      await form.getByLabel(/Amount/).fill('5');
+      expect(await form.getByTestId('bet-summary').textContent()).toMatch(/^You bet 5 on black: if it wins you get 5 more/);
     };
     // Once round 1 has been spun, the house's page reloads: its wheel's key comes back from the page's store.
     const house = pages[0]!;
@@ -372,6 +411,8 @@ describe('the web app in Chromium', () => {
     for (const p of pages) expect((await p.getByRole('heading', { level: 2 }).textContent()) ?? '').toMatch(/^Roulette against a house \(Signidice\) game /);
     expect(text).toContain('ann bet 5 on black');
     expect(text).toContain('bob bet 1 on red');
+    expect(refused).toBe(true);
+    expect(text).not.toContain('on straight');
     await pages[0]!.screenshot({ path: join(SHOTS, 'web-roulette.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
     await close(pages);
@@ -430,14 +471,20 @@ describe('the web app in Chromium', () => {
           }
           return true;
         }
-        // Once ann holds a deed, she offers it to bob for $1 from the trade form (deeds as a list of checkboxes).
+        // Once ann holds a deed, she offers it to bob for $1 from the trade form: "You give" and "bob gives", the
+        // offer in words, then a confirm step before it is sent.
         const trades = form.locator('details.trades');
         if (!offered && i === 0 && (await trades.count()) > 0) {
           if ((await trades.getAttribute('open')) === null) await form.getByText('Offer a trade').click();
         }
         const trade = form.getByRole('form', { name: 'Offer bob a trade' });
-        if (!offered && i === 0 && (await trade.count()) > 0 && (await trade.getByRole('checkbox').count()) > 0) {
-          await trade.getByRole('checkbox').first().check();
+        const gives = trade.getByRole('group', { name: 'You give' });
+        if (!offered && i === 0 && (await trade.count()) > 0 && (await gives.getByRole('checkbox').count()) > 0) {
+          const deed = ((await gives.locator('label.square').first().textContent()) ?? '').replace(/\s*\(.*$/, '').trim();
+          await gives.getByRole('checkbox').first().check();
+          await trade.getByRole('group', { name: 'bob gives' }).getByLabel(/Cash/).fill('1');
+          await trade.getByRole('button', { name: 'Review the offer' }).click();
+          expect(await trade.getByTestId('trade-summary-bob').textContent()).toBe(`You give ${deed}; bob gives $1.`);
           offered = true;
           await trade.getByRole('button', { name: 'Send the offer' }).click();
           return true;
@@ -578,8 +625,9 @@ describe('the web app in Chromium', () => {
     await page.getByRole('button', { name: 'Play as ann' }).click();
     await playToEnd([page], async () => {
       const form = page.getByRole('form', { name: 'Your decision' });
-      await form.getByRole('radio', { name: 'dozen' }).check();
-      await form.getByLabel(/amount/).fill('3');
+      await form.getByRole('radio', { name: 'A dozen' }).check();
+      await form.getByRole('radio', { name: /^1st dozen/ }).check();
+      await form.getByLabel(/Amount/).fill('3');
     });
     expect(await exited).toBe(0);
     const outcome = JSON.parse(out.trim().split('\n').at(-1)!) as { game: string; violations: unknown[] };

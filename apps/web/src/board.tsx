@@ -6,6 +6,7 @@ import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 import { LADDERS, SNAKES } from '@fairtable/core/games/snakes.js';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { judge, type Verdict as JudgeVerdict } from '@fairtable/core/rochambeau/judge.js';
+import { handName, handNames } from '@fairtable/core/rochambeau/hand-names.js';
 import { useEffect, useState } from 'preact/hooks';
 import type { FunctionComponent } from 'preact';
 import { MonopolyBoard } from './monopoly.js';
@@ -34,6 +35,7 @@ function Dice({ view }: { view: TableView }) {
   const list = turns(view.events);
   return (
     <section aria-label="Dice table" class="board">
+      {typeof view.state?.game?.roll === 'string' ? <p>Each turn rolls {String(view.state.game.roll)}.</p> : null}
       <table class="scores">
         <caption>Scores</caption>
         <thead>
@@ -58,6 +60,13 @@ function Dice({ view }: { view: TableView }) {
         item={(i) => {
           const t = list[i]!;
           const roll = (t.summary.roll ?? []) as number[];
+          // A dice expression's turn in its own words: "3d6+2: 4+1+6+2 = 13" (docs/spec/dice.md §5).
+          if (typeof t.summary.text === 'string')
+            return (
+              <>
+                <strong>{t.player}</strong> <span class="dice-text">{t.summary.text}</span>
+              </>
+            );
           return (
             <>
               <strong>{t.player}</strong> rolled{' '}
@@ -220,7 +229,7 @@ function Rochambeau({ view }: { view: TableView }) {
               <thead>
                 <tr>
                   <th scope="col">Player</th>
-                  <th scope="col">Chose</th>
+                  <th scope="col">Picked</th>
                   <th scope="col">Tweak</th>
                   <th scope="col">State</th>
                   <th scope="col">Score</th>
@@ -232,7 +241,7 @@ function Rochambeau({ view }: { view: TableView }) {
                     <th scope="row">{judged.ids[at]}</th>
                     <td>{chosen(r.states[i]!, r.tweaks[i]!, s.N!)}</td>
                     <td>{String(r.tweaks[i])}</td>
-                    <td>{String(r.states[i])}</td>
+                    <td>{handName(r.states[i]!, s.N!)}</td>
                     <td>{String(r.scores[i])}</td>
                   </tr>
                 ))}
@@ -241,8 +250,13 @@ function Rochambeau({ view }: { view: TableView }) {
           ))}
       {judged === null ? null : (
         <p class="hint">
-          The state played is the state chosen plus a tweak, modulo {String(s.N)}: the tweak comes from the other players' commitments, so nobody can aim at
-          another's choice.
+          The state played is the pick plus a tweak, modulo {String(s.N)}: the tweak comes from the other players' commitments, so the hand is a fair draw
+          nobody can aim.
+          {handNames(s.N ?? '') === null
+            ? ''
+            : ` The hands by state: ${handNames(s.N!)!
+                .map((n, i) => `${i} ${n}`)
+                .join(', ')}.`}
         </p>
       )}
       {over ? <p>Decided after {String(over.rounds ?? 1)} round(s).</p> : null}
@@ -290,7 +304,14 @@ function Signidice({ view }: { view: TableView }) {
         count={spins.length}
         item={(i) => {
           const s = spins[i]!;
-          return `Round ${s.round}: ${s.player} bet ${s.bet.amount} on ${s.bet.kind}${s.bet.pick === null ? '' : ` ${s.bet.pick}`}, the wheel gave ${s.lucky}: ${s.won >= 0 ? `${s.player} won ${s.won}` : `${s.player} lost ${-s.won}`}`;
+          return (
+            <>
+              Round {s.round}: {s.player} bet {s.bet.amount} on {s.bet.kind}
+              {s.bet.pick === null ? '' : ` ${s.bet.pick}`}, the wheel gave{' '}
+              <span class={`lucky ${s.lucky === 0 ? 'green' : RED.has(s.lucky) ? 'red' : 'black'}`}>{s.lucky}</span>:{' '}
+              {s.won >= 0 ? `${s.player} won ${s.won}` : `${s.player} lost ${-s.won}`}
+            </>
+          );
         }}
       />
     </section>

@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { checkChoice, type Choices, type Decision } from '@fairtable/core/protocols/machine.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { orderMenu } from '@fairtable/diplomacy/order-menu.js';
+import { BetForm, HandForm, isBetDecision } from './table-forms.js';
 
 /** A first answer for a choice: the smallest integer, the first value, each field's first, the first option's, an empty list. */
 export function initial(c: Choices): JsonValue {
@@ -224,7 +225,14 @@ const VERB: Record<string, string> = {
   bid: 'Seal the bid',
 };
 
+/** The decision's form: roulette's bet and Rochambeau's hand have their own (table-forms.tsx), the rest the generic one. */
 export function DecisionForm(props: { decision: Decision; onDecide: (choice: JsonValue) => string | null }) {
+  if (isBetDecision(props.decision)) return <BetForm {...props} />;
+  if (props.decision.kind === 'hand' && props.decision.choices.type === 'integer') return <HandForm {...props} />;
+  return <ChoicesForm {...props} />;
+}
+
+function ChoicesForm(props: { decision: Decision; onDecide: (choice: JsonValue) => string | null }) {
   const { decision } = props;
   const [value, setValue] = useState<JsonValue>(() => initial(decision.choices));
   const [error, setError] = useState<string | null>(null);

@@ -17,6 +17,7 @@ import { allGames, allKeys, getGame, noteLobby } from './store.js';
 import { GAMES, offerLabel } from './labels.js';
 import type { PressRules } from '@fairtable/core/press/index.js';
 import { defaultPressFor, offerPress, PressChoice } from './chat.js';
+import { diceRange, parseDice } from '@fairtable/core/games/dice-expr.js';
 
 export const go = (hash: string): void => {
   location.hash = hash;
@@ -56,10 +57,39 @@ function recall(key: string): unknown {
   }
 }
 
+/**
+ * Opens a lobby for `offer` with `seats` (the creator's first), this page holding the creator's seat and the invite
+ * secrets; returns the lobby's id. The create form and a finished game's "Rematch" both open lobbies here.
+ */
+export async function openNewLobby(offer: Offer, seats: readonly string[], myName: string): Promise<string> {
+  const mine = await keyFor(myName);
+  // One secret per invite: the lobby keeps only its hash, and takes the seat only with it.
+  const secrets = Object.fromEntries(seats.filter((s) => s !== myName).map((s) => [s, toHex(randomBytes(16))]));
+  const invites = Object.fromEntries(Object.entries(secrets).map(([s, secret]) => [s, seatSecretHash(secret)]));
+  const lobby = await openLobby(offer, seats, myName, toHex(mine.keys.publicKey), invites);
+  remember(INVITES(lobby.lobby), secrets);
+  remember(ACCEPTED(lobby.lobby), offer);
+  noteLobby({ lobby: lobby.lobby, protocol: offer.protocol, created: Date.now() });
+  return lobby.lobby;
+}
+
+/** The dice expression field's verdict: its range, or what is wrong and where. */
+function rollWords(text: string): { ok: boolean; words: string } {
+  if (text.trim() === '') return { ok: true, words: 'Empty: two six-sided dice (2d6).' };
+  try {
+    const e = parseDice(text);
+    const { min, max } = diceRange(e);
+    return { ok: true, words: `${e.text}: ${min} to ${max} a turn.` };
+  } catch (err) {
+    return { ok: false, words: (err as Error).message };
+  }
+}
+
 export function CreatePage() {
   const [protocol, setProtocol] = useState<Offer['protocol']>('dice');
   const [rounds, setRounds] = useState(3);
   const [states, setStates] = useState(3);
+  const [roll, setRoll] = useState('');
   const [timeoutMs, setTimeoutMs] = useState(defaultDeadline('dice'));
   const [me, setMe] = useState('ann');
   const [others, setOthers] = useState('bob');
@@ -70,6 +100,7 @@ export function CreatePage() {
   const myName = protocol === 'signidice' ? HOUSE : me.trim();
   const deadlines = deadlinesFor(protocol);
   const chosen = deadlines.includes(timeoutMs) ? timeoutMs : defaultDeadline(protocol);
+  const rolled = rollWords(roll);
   const submit = async (e: Event) => {
     e.preventDefault();
     const seats = [myName, ...others.split(/[\s,]+/).filter((s) => s !== '')];
@@ -77,18 +108,18 @@ export function CreatePage() {
     if (bad !== undefined) return setError(`"${bad}" cannot be a player's name: use letters, digits, - and _`);
     if (new Set(seats).size !== seats.length) return setError('every seat needs its own name');
     if (seats.length < 2) return setError('a game needs at least two seats');
+    if (protocol === 'dice' && !rolled.ok) return setError(`The dice rolled each turn: ${rolled.words}`);
     setBusy(true);
     try {
-      const mine = await keyFor(myName);
-      const offer: Offer = { protocol, rounds, states, timeoutMs: chosen, ...offerPress(press) };
-      // One secret per invite: the lobby keeps only its hash, and takes the seat only with it.
-      const secrets = Object.fromEntries(seats.filter((s) => s !== myName).map((s) => [s, toHex(randomBytes(16))]));
-      const invites = Object.fromEntries(Object.entries(secrets).map(([s, secret]) => [s, seatSecretHash(secret)]));
-      const lobby = await openLobby(offer, seats, myName, toHex(mine.keys.publicKey), invites);
-      remember(INVITES(lobby.lobby), secrets);
-      remember(ACCEPTED(lobby.lobby), offer);
-      noteLobby({ lobby: lobby.lobby, protocol, created: Date.now() });
-      go(`#/lobby/${lobby.lobby}`);
+      const offer: Offer = {
+        protocol,
+        rounds,
+        states,
+        timeoutMs: chosen,
+        ...(protocol === 'dice' && roll.trim() !== '' ? { roll: parseDice(roll).text } : {}),
+        ...offerPress(press),
+      };
+      go(`#/lobby/${await openNewLobby(offer, seats, myName)}`);
     } catch (err) {
       setError((err as Error).message);
       setBusy(false);
@@ -119,6 +150,15 @@ export function CreatePage() {
             <input type="number" min={1} max={100} value={rounds} onInput={(e) => setRounds(Number((e.target as HTMLInputElement).value))} />
           </label>
         )}
+        {protocol === 'dice' ? (
+          <label class="field">
+            Dice rolled each turn (e.g. 3d6+2, 2d20kh1, 4d6kh3; empty: 2d6)
+            <input value={roll} placeholder="2d6" spellcheck={false} autoComplete="off" onInput={(e) => setRoll((e.target as HTMLInputElement).value)} />
+            <small class={rolled.ok ? 'hint' : 'error'} data-testid="roll-words">
+              {rolled.words}
+            </small>
+          </label>
+        ) : null}
         <label class="field">
           Time each player has to act
           <select value={String(chosen)} onChange={(e) => setTimeoutMs(Number((e.target as HTMLSelectElement).value))}>
@@ -150,6 +190,16 @@ export function CreatePage() {
       </form>
     </main>
   );
+}
+
+/**
+ * A seat's line in the lobby: who holds it, by name beside its key's fingerprint; the seat this page holds or was
+ * invited to is "you", never "missing".
+ */
+function seatWords(s: { id: string; key: string | null }, mine: string | null, invitedTo: string | null): string {
+  if (s.key !== null) return `${s.id === mine ? `you (${s.id})` : s.id} joined, key ${s.key.slice(0, 8)}…`;
+  if (s.id === invitedTo && mine === null) return 'you: not joined yet';
+  return 'not joined yet';
 }
 
 /** A game this page will not follow, for a reason that polling again does not change. */
@@ -306,6 +356,7 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
       <h2>Lobby: {offerLabel(offer.protocol)}</h2>
       <p>
         {offer.protocol === 'rochambeau' ? `${offer.states} states` : `${offer.rounds} ${offer.protocol === 'diplomacy' ? 'game years' : 'rounds'}`},{' '}
+        {offer.roll === undefined ? '' : `rolling ${offer.roll} each turn, `}
         {deadlineWords(offer.timeoutMs)} to act. Created by {lobby.creator}.
       </p>
       {mine === null && invited !== undefined && invited.key === null && secret !== null ? (
@@ -334,7 +385,7 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
             return (
               <tr key={s.id} data-testid={`seat-${s.id}`}>
                 <th scope="row">{s.id}</th>
-                <td>{s.key === null ? 'missing' : `joined (key ${s.key.slice(0, 8)}…)`}</td>
+                <td>{seatWords(s, mine, seat)}</td>
                 <td>
                   {link !== null ? (
                     <span class="invite">
@@ -364,7 +415,9 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
         </tbody>
       </table>
       <p role="status" aria-live="polite">
-        {missing.length === 0 ? 'Everyone is here: starting the game…' : `Waiting for ${missing.map((s) => s.id).join(', ')}.`}
+        {missing.length === 0
+          ? 'Everyone is here: starting the game…'
+          : `Waiting for ${missing.map((s) => (s.id === seat && mine === null ? `you (${s.id}: press "Join as ${s.id}")` : s.id)).join(', ')}.`}
       </p>
       {alert(error)}
       {alert(pollError)}

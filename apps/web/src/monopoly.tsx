@@ -10,6 +10,7 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import { checkChoice, type Decision, type GameEvent } from '@fairtable/core/protocols/machine.js';
 import { ChoiceInput, DecisionForm, initial } from './decision.js';
 import { History } from './history.js';
+import { TradeForm } from './monopoly-trade.js';
 
 const COLORS = ['#1b5e20', '#0d47a1', '#b71c1c', '#4a148c', '#e65100', '#006064'];
 const GROUP: Record<string, string> = {
@@ -328,7 +329,7 @@ export function MonopolyDecision(props: { decision: Decision; me: string; onDeci
         <details class="trades">
           <summary>Offer a trade</summary>
           {trades.map((l) => (
-            <FormChoice key={l.label} legal={l} onDecide={send} />
+            <TradeForm key={l.label} legal={l} onDecide={send} />
           ))}
         </details>
       )}

@@ -85,6 +85,10 @@ export const EXAMPLES: Readonly<Record<string, readonly (readonly [string, strin
       'creates the game: prints GAME_ID INVITE_URL',
     ],
     ['fairtable play --relay http://localhost:8080 --key bob.json --join GAME_ID', 'bob takes his seat'],
+    [
+      'fairtable play dice --roll 4d6kh3+1 --relay http://localhost:8080 --key alice.json --players alice.pub.json,bob.pub.json',
+      'each turn rolls four d6, keeps the highest three, adds 1',
+    ],
   ],
   fetch: [['fairtable fetch --relay http://localhost:8080 --game GAME_ID --out game.jsonl', 'and game.jsonl.receipts.jsonl']],
   talk: [

@@ -240,6 +240,29 @@ describe('fairtable play and fetch through a relay', () => {
     expect(j.stderr).toMatch(/\[connection_closed\]/);
   });
 
+  it('play dice --roll: every turn rolls the dice expression, each player sees it in words, the audit recomputes it; a bad one is refused with its position', async () => {
+    relay = await startMiniRelay();
+    const [a, b] = [keys('r1'), keys('r2')];
+    const create = ['play', 'dice', '--roll', '2d20kh1 + 1', '--relay', relay.url, '--key', a.key, '--players', `${a.pub},${b.pub}`, '--turns', '2'];
+    const { creator, others, gameId } = await game([...create, '--timeout-ms', '5000'], [{ key: b.key }]);
+    expect(creator.status, creator.stderr).toBe(0);
+    const rolls = [creator, ...others].map((r) => r.stderr.split('\n').filter((l) => /rolled 2d20kh1\+1: \d+ \(dropped \d+\)\+1 = \d+$/.test(l)));
+    expect(rolls[0], creator.stderr).toHaveLength(4);
+    expect(rolls[1]!.map((l) => l.slice(l.indexOf('turn ')))).toEqual(rolls[0]!.map((l) => l.slice(l.indexOf('turn '))));
+    const lines = relay.games.get(gameId)!.lines;
+    expect(JSON.parse(lines[0]!).body.setup.params.roll).toBe('2d20kh1+1');
+    const verdict = auditLines(lines);
+    expect(verdict.valid).toBe(true);
+    expect(verdict.violations).toEqual([]);
+
+    const bad = await start(['play', 'dice', '--roll', '3d6+', '--relay', relay.url, '--key', a.key, '--players', `${a.pub},${b.pub}`]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/\[bad_dice_expression\] --roll "3d6\+": expected dice or a number at the end at position 5/);
+    const snakes = await start(['play', 'snakes', '--roll', '1d6', '--relay', relay.url, '--key', a.key, '--players', `${a.pub},${b.pub}`]);
+    expect(snakes.status).toBe(2);
+    expect(snakes.stderr).toMatch(/--roll is for the dice game/);
+  });
+
   it('refuses a creator who is not among the players, and a --join with a protocol', async () => {
     relay = await startMiniRelay();
     const [a, b, c] = [keys('x1'), keys('x2'), keys('x3')];

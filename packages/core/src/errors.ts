@@ -78,7 +78,9 @@ export type ErrorCode =
   | 'bad_pgp_signature'
   | 'pgp_wrong_signer'
   | 'pgp_key_unusable'
-  | 'bad_binding';
+  | 'bad_binding'
+  // a dice expression (3d6+2, 4d6kh3) that cannot be read or is over the limits (docs/spec/dice.md)
+  | 'bad_dice_expression';
 
 export class FairtableError extends Error {
   readonly code: ErrorCode;

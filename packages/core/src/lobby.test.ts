@@ -65,6 +65,20 @@ describe('offers', () => {
     expect(offerError({ ...offer, protocol: 'rochambeau', states: 4 })).toBe('offer.states: the number of states must be odd');
     expect(offerError(null)).toMatch(/^offer/);
   });
+
+  it('a dice offer may name a dice expression: read, made canonical in the setup, and a setup rolling other dice is told apart', () => {
+    const rolled: Offer = { ...offer, roll: '3d6 + 2' };
+    expect(offerError(rolled)).toBe(null);
+    expect(offeredSetup(rolled, 2).params.roll).toBe('3d6+2');
+    expect(offeredSetup(offer, 2).params.roll).toBeUndefined();
+    expect(offerError({ ...offer, roll: '3d6+' })).toMatch(/^offer\.roll: expected dice or a number at the end at position 5$/);
+    expect(offerError({ ...offer, protocol: 'snakes', roll: '1d6' })).toBe('offer.roll: only the dice game rolls a dice expression');
+    const s = setupOf(rolled);
+    expect(setupDifferences(s, rolled, players, null)).toEqual([]);
+    expect(setupDifferences({ ...s, params: { ...s.params, roll: '3d6+20' } }, rolled, players, null)).toEqual([
+      'the dice rolled each turn is 3d6+20, the offer said 3d6+2',
+    ]);
+  });
 });
 
 describe('a lobby as served', () => {

@@ -15,6 +15,7 @@ import { canonicalBytes, canonicalize, type JsonValue } from './jcs.js';
 import { sign, verify } from './identity.js';
 import { setupError, type GameSetup, type PlayerEntry } from './setup.js';
 import { pressRulesSchema } from './press/rules.js';
+import { parseDice } from './games/dice-expr.js';
 
 /** The games a lobby offers (the web app's list). */
 export const OFFER_GAMES = ['dice', 'snakes', 'monopoly', 'rochambeau', 'signidice', 'diplomacy'] as const;
@@ -34,6 +35,8 @@ export const offerSchema = z.strictObject({
   timeoutMs: count(MIN_OFFER_TIMEOUT_MS, MAX_OFFER_TIMEOUT_MS),
   /** The game's press rules (docs/spec/press.md §2), when not table chat, signed; they go to the setup's `params.press`. */
   press: z.optional(pressRulesSchema),
+  /** Dice: the dice expression each turn rolls (`3d6+2`, docs/spec/dice.md); absent: 2d6. */
+  roll: z.optional(z.string().check(z.maxLength(200))),
 });
 
 export type Offer = z.infer<typeof offerSchema>;
@@ -61,6 +64,14 @@ export function offerError(value: unknown): string | null {
     return issue === undefined ? 'not an offer' : `offer${issue.path.map((p) => `.${String(p)}`).join('')}: ${issue.message}`;
   }
   if (r.data.protocol === 'rochambeau' && r.data.states % 2 === 0) return 'offer.states: the number of states must be odd';
+  if (r.data.roll !== undefined) {
+    if (r.data.protocol !== 'dice') return 'offer.roll: only the dice game rolls a dice expression';
+    try {
+      parseDice(r.data.roll);
+    } catch (e) {
+      return `offer.roll: ${(e as Error).message}`;
+    }
+  }
   return null;
 }
 
@@ -118,7 +129,11 @@ export function offeredSetup(offer: Offer, seats: number): OfferedSetup {
     case 'snakes':
       return { protocol: 'chain', game: 'snakes', params: { ...params, maxRounds: offer.rounds } };
     default:
-      return { protocol: 'chain', game: offer.protocol, params: { ...params, rounds: offer.rounds } };
+      return {
+        protocol: 'chain',
+        game: offer.protocol,
+        params: { ...params, rounds: offer.rounds, ...(offer.roll === undefined ? {} : { roll: parseDice(offer.roll).text }) },
+      };
   }
 }
 
@@ -137,6 +152,7 @@ const PARAM_WORDS: Readonly<Record<string, string>> = {
   years: 'the number of game years',
   N: 'the number of states',
   press: 'the press rules',
+  roll: 'the dice rolled each turn',
 };
 
 function valueWords(name: string, value: JsonValue | undefined): string {

@@ -95,6 +95,7 @@ export function register(program: Command): void {
     .option('--timeout <duration>', 'how long each phase waits for a player: 3d, 12h, 90m, 30s, 1d12h', DEFAULT_TIMEOUT)
     .option('--recorder <id>', 'who orders the lines: a participant of --players who does not play (default: you)')
     .option('--game <name>', 'chain, keyed-stream: the game played (dice, snakes, monopoly)')
+    .option('--roll <dice>', 'dice: the dice expression each turn rolls, e.g. 3d6+2, 2d20kh1, 4d6kh3 (default 2d6)')
     .option(
       '--sealed <types>',
       'message types the recorder collects sealed, comma-separated (e.g. commit; diplomacy: commit unless "none"): held until all are in',
@@ -139,6 +140,7 @@ export function register(program: Command): void {
           ...(turns === undefined ? {} : { turns }),
           ...(o.recorder === undefined ? {} : { recorder: o.recorder as string }),
           ...(o.game === undefined ? {} : { game: o.game as string }),
+          ...(o.roll === undefined ? {} : { roll: o.roll as string }),
           ...(o.sealed === undefined ? {} : { sealed: (o.sealed as string).split(',').filter((t) => t.length > 0) }),
           ...(bindings.length === 0 ? {} : { bindings }),
           ...(Object.keys(diplomacy).length === 0 ? {} : { diplomacy }),

@@ -32,6 +32,7 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { checkChoice, type Decision } from '@fairtable/core';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
+import { parseDice } from '@fairtable/core/games/dice-expr.js';
 import { DEFAULT_SKIP_LIMIT } from '@fairtable/core/protocols/keyed-stream.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
@@ -61,6 +62,15 @@ function integer(value: string | undefined, name: string, min: number, max: numb
   return n;
 }
 
+/** `--roll`'s dice expression, canonical (docs/spec/dice.md), or the reader's coded refusal with its position. */
+function diceExpression(text: string): string {
+  try {
+    return parseDice(text).text;
+  } catch (e) {
+    return fail(`[bad_dice_expression] --roll ${JSON.stringify(text)}: ${(e as Error).message}`);
+  }
+}
+
 /** The setup of a new game, as `fairtable simulate` would build it for the same protocol and options. */
 function setupFor(
   protocol: string,
@@ -75,6 +85,8 @@ function setupFor(
   if (opts.game !== undefined && protocol !== 'chain' && protocol !== 'keyed-stream') fail('[bad_input] --game is for chain and keyed-stream');
   if (opts.game !== undefined && !BUILTIN_GAMES.has(opts.game))
     fail(`[bad_input] unknown game "${opts.game}": choose one of ${[...BUILTIN_GAMES.keys()].join(', ')}`);
+  const rollable = protocol === 'dice' || ((protocol === 'chain' || protocol === 'keyed-stream') && (opts.game ?? 'dice') === 'dice');
+  if (opts.roll !== undefined && !rollable) fail('[bad_input] --roll is for the dice game (play dice, or --game dice)');
   const diplomacyOnly = ['years', 'assign', 'typos', 'escrow', 'threshold'].filter((k) => opts[k] !== undefined);
   if (protocol !== 'diplomacy' && diplomacyOnly.length > 0) fail(`[bad_input] --${diplomacyOnly[0]} is for diplomacy`);
   if (protocol === 'diplomacy') {
@@ -116,6 +128,7 @@ function setupFor(
     }
     game ??= 'dice';
     if (turns !== undefined) params[game === 'snakes' ? 'maxRounds' : 'rounds'] = turns;
+    if (opts.roll !== undefined) params.roll = diceExpression(opts.roll);
     if (name === 'keyed-stream') params.skipLimit = DEFAULT_SKIP_LIMIT;
   }
   // Sealed mode (docs/spec/sealed.md): the relay holds these message types until every player's is in.
@@ -296,6 +309,7 @@ export function register(program: Command): void {
     )
     .option('--turns <n>', 'rounds of the game (beacon: how many joint numbers; signidice: rounds)')
     .option('--game <name>', `chain, keyed-stream: the game played (${[...BUILTIN_GAMES.keys()].join(', ')}; default dice)`)
+    .option('--roll <dice>', 'dice: the dice expression each turn rolls, e.g. 3d6+2, 2d20kh1, 4d6kh3, 1d20+1d4-1 (default 2d6)')
     .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')
     .option('--hash <name>', 'rochambeau: sha-256, sha-384, sha-512 or sha3-256', 'sha-256')
     .option('--timeout-ms <ms>', 'deadline of each phase', '30000')

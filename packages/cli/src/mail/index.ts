@@ -3,6 +3,7 @@
  * tests and the benchmark run the same code. Each takes a game folder and the clock; each returns what it
  * wrote to the outbox and plain words saying what happens next.
  */
+import { parseDice } from '@fairtable/core/games/dice-expr.js';
 import { join, resolve } from 'node:path';
 import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
@@ -54,6 +55,8 @@ export interface MailNewOptions {
   readonly recorder?: string;
   /** chain, keyed-stream: the game played. */
   readonly game?: string;
+  /** The dice game: the dice expression each turn rolls (docs/spec/dice.md), e.g. `3d6+2`. */
+  readonly roll?: string;
   /** Message types the recorder collects sealed (docs/spec/sealed.md): held until every player's is in. */
   readonly sealed?: readonly string[];
   /** OpenPGP bindings for the setup (docs/spec/pgp.md §3.2): `{player, publicKey, binding, signature}` each, as `fairtable pgp bind` prints. */
@@ -91,9 +94,12 @@ function paramsFor(
   turns: number | undefined,
   game: string | undefined,
   diplomacy: DiplomacyOptions | undefined,
+  roll?: string,
 ): { protocol: string; game: string | null; params: Record<string, JsonValue> } {
   if (!(MAIL_PROTOCOLS as readonly string[]).includes(protocol))
     throw new FairtableError('unknown_protocol', `"${protocol}": choose one of ${MAIL_PROTOCOLS.join(', ')}`, { field: 'protocol' });
+  const rollable = protocol === 'dice' || ((protocol === 'chain' || protocol === 'keyed-stream') && (game ?? 'dice') === 'dice');
+  if (roll !== undefined && !rollable) throw new FairtableError('bad_input', '--roll is for the dice game', { field: 'roll' });
   if (diplomacy !== undefined && protocol !== 'diplomacy') {
     const given = Object.keys(diplomacy).find((k) => diplomacy[k as keyof DiplomacyOptions] !== undefined);
     if (given !== undefined) throw new FairtableError('bad_input', `--${given} is for diplomacy`, { field: given });
@@ -115,6 +121,10 @@ function paramsFor(
   if (protocol === 'rochambeau') return { protocol, game: null, params: { N: '3' } };
   const g = protocol === 'dice' || protocol === 'snakes' || protocol === 'monopoly' ? protocol : (game ?? 'dice');
   if (turns !== undefined) params[g === 'snakes' ? 'maxRounds' : 'rounds'] = turns;
+  if (roll !== undefined) {
+    if (g !== 'dice') throw new FairtableError('bad_input', '--roll is for the dice game', { field: 'roll' });
+    params.roll = parseDice(roll).text;
+  }
   if (protocol === 'keyed-stream') params.skipLimit = DEFAULT_SKIP_LIMIT;
   return { protocol: protocol === 'keyed-stream' ? 'keyed-stream' : 'chain', game: g, params };
 }
@@ -215,7 +225,7 @@ function newGame(o: MailNewOptions): NewGame {
   }
   if (players.length < 2) throw new FairtableError('out_of_range', 'a game by mail needs at least two players', { field: 'players' });
   const timeoutMs = parseDuration(o.timeout ?? DEFAULT_TIMEOUT);
-  const shape = paramsFor(o.protocol, o.turns, o.game, o.diplomacy);
+  const shape = paramsFor(o.protocol, o.turns, o.game, o.diplomacy, o.roll);
   // Diplomacy's commitments are collected sealed unless told otherwise: the recorder is seed 003's third party
   // that collects the hashes and publishes them when all are in (docs/spec/mail.md §11).
   const sealed = (o.sealed ?? (o.protocol === 'diplomacy' ? ['commit'] : [])).filter((t) => t !== 'none');

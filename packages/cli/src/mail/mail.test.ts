@@ -86,6 +86,26 @@ describe('dice by mail among three folders', () => {
   });
 });
 
+describe('dice by mail with a dice expression', () => {
+  it('mail new --roll: every turn rolls the expression, the status says it in words, the audit recomputes it; a bad one is refused', () => {
+    const tag = 'roll';
+    const ps = people(tag, ['ann', 'bob']);
+    mailNew({ protocol: 'dice', dir: ps[0]!.dir, key: ps[0]!.key, players: ps.map((p) => pub(tag, p)), turns: 2, roll: '4d6kh3 + 1' });
+    const last = new PostOffice(ps).play(strategy(3));
+    expect(last.map((r) => r.status.done)).toEqual([true, true]);
+    const notes = mailStatus(ps[1]!.dir).notes;
+    expect(notes).toContain('Dice: 4d6kh3+1 a turn, 2 rounds; 4 of 4 turns played.');
+    expect(notes.filter((n) => /^ {2}turn \d+: (ann|bob) rolled 4d6kh3\+1: \d\+\d\+\d \(dropped \d\)\+1 = \d+$/.test(n))).toHaveLength(4);
+    const verdict = auditLines(transcripts([ps[0]!])[0]!.trimEnd().split('\n'));
+    expect([verdict.valid, verdict.violations]).toEqual([true, []]);
+    const other = people('roll-bad', ['ann', 'bob']);
+    const make = (protocol: string, roll: string) => () =>
+      mailNew({ protocol, dir: other[0]!.dir, key: other[0]!.key, players: other.map((p) => pub('roll-bad', p)), roll });
+    expect(make('dice', '3d6+')).toThrow(/at the end at position 5/);
+    expect(make('snakes', '1d6')).toThrow(/--roll is for the dice game/);
+  });
+});
+
 describe('a game of chance in words, mid-game (docs/spec/mail.md §3.2)', () => {
   /** `turn N: ann rolled …` lines of a status, and the standing lines before them. */
   const turnLines = (notes: readonly string[]): string[] => notes.filter((n) => /^ {2}turn \d+: /.test(n)).map((n) => n.trim());

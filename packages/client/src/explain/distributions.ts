@@ -6,6 +6,7 @@
  * beacon seeds and Rochambeau's assigned states; the samples come from the
  * same walk that explains each outcome (provenance.ts).
  */
+import { parseDice } from '@fairtable/core/games/dice-expr.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import * as chanceOnly from '@fairtable/core/games/monopoly-chance.js';
 import * as whole from '@fairtable/core/games/monopoly/index.js';
@@ -76,7 +77,32 @@ function turnDistributions(samples: Samples): Distribution[] {
     else list.push(t);
   }
   const dice = byGame.get('dice');
-  if (dice !== undefined) {
+  const expression = dice?.[0]?.params.roll;
+  if (dice !== undefined && typeof expression === 'string') {
+    // A dice expression (docs/spec/dice.md): every face drawn, charted per die size; each face is uniform on its
+    // die whatever is kept. The sums of an expression with keep rules and constants are not charted.
+    const bySides = new Map<number, number[]>();
+    const terms = (() => {
+      try {
+        return parseDice(expression).terms;
+      } catch {
+        return []; // a setup whose expression does not read is no game: nothing to chart
+      }
+    })();
+    for (const t of dice) {
+      const faces = (t.summary as { roll?: number[] }).roll ?? [];
+      let at = 0;
+      for (const term of terms) {
+        if (term.kind !== 'dice') continue;
+        const list = bySides.get(term.sides) ?? [];
+        list.push(...faces.slice(at, at + term.count));
+        bySides.set(term.sides, list);
+        at += term.count;
+      }
+    }
+    for (const [sides, faces] of [...bySides].sort((a, b) => a[0] - b[0]))
+      if (sides <= MAX_CATEGORIES) out.push(uniform(`Die faces (d${sides}, ${expression})`, sides, faces, String, 1));
+  } else if (dice !== undefined) {
     const n = num(dice[0]!.params.dice, 2);
     const sides = num(dice[0]!.params.sides, 6);
     const faces: number[] = [];

@@ -224,6 +224,19 @@ describe('outcomeDistributions', () => {
     });
   }
 
+  it('dice with an expression: each turn explained in its words, every face charted on its own die', () => {
+    const sim = simulate({ protocol: 'dice', players: 2, seed: utf8('explain-dice-expr'), turns: 5, params: { roll: '2d20kh1+1d4-1' } });
+    const entries = explainOutcomes(sim.lines);
+    expect(entries).toHaveLength(10);
+    for (const e of entries) {
+      expect(e.ok).toBe(true);
+      expect(e.outcome).toMatch(/^rolled 2d20kh1\+1d4-1: \d+ \(dropped \d+\)\+\d-1 = \d+$/);
+    }
+    const ds = outcomeDistributions(sim.lines);
+    expect(ds.map((d) => d.label)).toEqual(['Die faces (d4, 2d20kh1+1d4-1)', 'Die faces (d20, 2d20kh1+1d4-1)']);
+    expect(ds.map((d) => d.categories.reduce((a, c) => a + c.observed, 0))).toEqual([10, 20]);
+  });
+
   it('a long fair game stays near its expectation', () => {
     const sim = game('dice', 'explain-dist-long', { turns: 150, players: 2 });
     const [faces] = outcomeDistributions(sim.lines);

@@ -74,6 +74,8 @@ function entry(
 export function describeTurn(game: string, summary: JsonValue): string {
   const s = summary as Record<string, JsonValue> | null;
   if (s === null || typeof s !== 'object') return json(summary);
+  // A dice expression's turn (docs/spec/dice.md §5): "rolled 3d6+2: 4+1+6+2 = 13".
+  if (game === 'dice' && typeof s.text === 'string') return `rolled ${s.text}`;
   if (game === 'dice' && Array.isArray(s.roll)) return `rolled ${s.roll.join(' + ')} = ${String(s.sum)}`;
   if (game === 'snakes') {
     const via = s.via === 'ladder' ? ', up a ladder' : s.via === 'snake' ? ', down a snake' : '';
