@@ -10,15 +10,15 @@ import { randomChoice } from '@fairtable/core/testing';
 import { Auditor } from '@fairtable/core/audit.js';
 import type { Body } from '@fairtable/core/envelope.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import type { OutgoingHook, Seat } from '@fairtable/core/seat/seat.js';
+import { Seat, type OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import { diplomacyRegistry as registry } from './index.js';
 import { diplomacyTable, seed } from './test-table.js';
 
 type Answer = Record<string, JsonValue>;
 
-function game(params: Readonly<Record<string, JsonValue>>, hooks: Readonly<Record<string, OutgoingHook>> = {}) {
-  const table = diplomacyTable({ params: { revisable: true, ...params }, hooks, keySeed: 91, randomSeed: 100 });
+function game(params: Readonly<Record<string, JsonValue>>, hooks: Readonly<Record<string, OutgoingHook>> = {}, followKey = false) {
+  const table = diplomacyTable({ params: { revisable: true, ...params }, hooks, keySeed: 91, randomSeed: 100, followKey });
   table.flush();
   const random = new RandomStream(seed(110), 'strategy');
   const seat = (id: string): Seat => table.seats.find((s) => s.id === id)!;
@@ -141,11 +141,9 @@ describe('revising orders until the deadline, and ready', () => {
     const g = game({ timeoutMs: 60_000 }, { p2: { body: (b) => ((final ??= b.type === 'commit' ? b : null), b) } });
     const orders = g.pick('p2');
     g.decide('p2', orders);
-    const other = g.pick('p4');
-    g.seat('p2').sendUnasked({ ...final!, label: 'S1901M' });
+    g.seat('p2').sendUnasked(final!);
     g.table.flush();
     g.othersFinal([]);
-    void other;
     expect(g.audit().named).toEqual([['duplicate_commit', 'p2']]);
     expect(g.adjudicated('france')).toEqual(ordersOf(orders));
   });
@@ -201,6 +199,25 @@ describe('revising orders until the deadline, and ready', () => {
     expect(g.adjudicated('england')).toEqual(ordersOf(kept));
     expect(named).toEqual([]);
     expect(events.some((e) => e.type === 'forfeit')).toBe(false);
+  });
+
+  it('a seat rebuilt from its key and the log reads back each draft and the ready, and plays on', () => {
+    const g = game({ timeoutMs: 60_000 }, {}, true);
+    g.decide('p0', { ...g.pick('p0'), ready: false });
+    const kept = g.pick('p0');
+    g.decide('p0', { ...kept, ready: false });
+    // Rebuilt while its orders are a draft: it is offered them again.
+    const rebuilt = Seat.follow(g.table.options(0), g.table.log);
+    expect(rebuilt.journal.map((j) => (j.choice as Answer).ready)).toEqual([false, false]);
+    expect(rebuilt.decision()).not.toBeNull();
+    g.table.seats[0] = rebuilt;
+    g.decide('p0', kept);
+    expect(g.lines('ready', 'p0').length).toBe(1);
+    // Rebuilt again after the ready: nothing more to answer in this phase.
+    expect(Seat.follow(g.table.options(0), g.table.log).journal.map((j) => (j.choice as Answer).ready)).toEqual([false, false, true]);
+    g.othersFinal(['p0']);
+    expect(g.adjudicated('austria')).toEqual(ordersOf(kept));
+    expect(g.audit().named).toEqual([]);
   });
 
   it('a draft in a game that takes none is named; revisable is refused with sealed commits and must be a boolean', () => {
