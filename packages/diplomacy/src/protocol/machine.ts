@@ -92,7 +92,7 @@ import {
   commitMs,
   enter,
 } from './state.js';
-import { draftTick, isDraft, keepEarlier, lateRevision, mayRevise, READY_CHOICE, readyProblem, recordCommit, revisableParam, settleDrafts, stepReady } from './revise.js';
+import * as revise from './revise.js';
 import { forfeit, phaseDeadlines, handOnAbsent, advance, ownContext, rerunAssignment, stepPeel, settlePeel } from './rounds.js';
 
 export * from './state.js';
@@ -111,7 +111,7 @@ function preferenceExamples(seat: number): string[] {
 
 function decision(s: DiplomacyState): Decision | null {
   if (s.me === null || s.phase !== 'commit') return null;
-  if (!mayRevise(s) && (s.commits[s.me] !== undefined || (s.mine !== null && s.mine.round === s.round))) return null;
+  if (!revise.mayRevise(s) && (s.commits[s.me] !== undefined || (s.mine !== null && s.mine.round === s.round))) return null;
   if (!required(s).includes(s.me)) return null;
   const deadline = s.phaseStart + s.timeoutMs;
   if (s.stage === 'assign') {
@@ -128,10 +128,7 @@ function decision(s: DiplomacyState): Decision | null {
   return {
     kind: 'orders',
     prompt: `Your orders for ${power}, ${phaseName(s.position)} (${phaseLabel(s.position)}): one per unit${s.position.phase.type === 'adjustment' ? ' (or build, removal, waive)' : ''}, and a vote to end the game if you wish`,
-    choices: {
-      ...orderChoices(map, s.position, power),
-      optional: { vote: { type: 'one-of', values: voteValues(power, onBoard) }, ...(s.revisable ? { ready: READY_CHOICE } : {}) },
-    },
+    choices: { ...orderChoices(map, s.position, power), optional: { vote: { type: 'one-of', values: voteValues(power, onBoard) }, ...revise.readyMember(s) } },
     deadline,
   };
 }
@@ -294,7 +291,7 @@ export const diplomacy: Machine<DiplomacyState> = {
       contests: [],
       orders: {},
       excused: {},
-      revisable: revisableParam(setup.params),
+      revisable: revise.revisableParam(setup.params),
       drafts: {},
       forfeits: [],
       me,
@@ -331,16 +328,9 @@ export const diplomacy: Machine<DiplomacyState> = {
         value = ordersFile([...fields.map((f) => chosen[f] as string), ...(vote === null ? [] : [voteLine(vote)])]);
       }
       const draft = s.revisable && (answer as Record<string, JsonValue>).ready === false;
-      // The draft's own orders confirmed: a ready, not a new commitment (§10.14).
-      if (!draft && mayRevise(s) && s.mine!.opening.value === value) {
-        s.mine = { ...s.mine!, draft: false };
-        st.send({ type: 'ready', round: s.round, commitment: s.mine.commitment! });
-        return;
-      }
+      if (revise.confirmDraft(s, st, value, draft)) return;
       const c = commit({ game: s.gameId, player: s.me!, purpose: purpose(s.round) }, value, ctx.random);
-      s.mine = s.revisable
-        ? { round: s.round, opening: c.opening, commitment: c.commitment, answer, draft, earlier: keepEarlier(s) }
-        : { round: s.round, opening: c.opening };
+      s.mine = revise.mineAfter(s, c, answer, draft);
       // Escrow covers the assignment round's values as it does orders (§10.5.1).
       const escrow = s.escrow !== null ? escrowOf(s, c.opening, ctx) : null;
       let onion: OnionHead | null = null;
@@ -369,9 +359,7 @@ export const diplomacy: Machine<DiplomacyState> = {
   },
 
   readBack(state: DiplomacyState, body: Body, ctx: Ctx): JsonValue | null {
-    // A ready confirms the draft's answer (§10.14).
-    if (body.type === 'ready' && state.mine?.answer !== undefined && state.mine.answer !== null && typeof state.mine.answer === 'object')
-      return { ...(state.mine.answer as Record<string, JsonValue>), ready: true };
+    if (body.type === 'ready') return revise.readyAnswer(state);
     if (state.me === null || body.type !== 'commit' || typeof body.round !== 'number' || ctx.openShare === undefined) return null;
     return openOwnAnswer(body.own, ownContext(state, body.round, state.me), ctx.openShare);
   },
@@ -385,7 +373,7 @@ export const diplomacy: Machine<DiplomacyState> = {
     if ((body.type === 'pgp-commit' || body.type === 'pgp-reveal') && state.keys[from] !== undefined && state.phase !== 'done') return carried(state, msg);
     if (body.type === 'setup' || !state.active.includes(from) || state.phase === 'done') return st.result(state);
     if (typeof body.round === 'number' && body.round < state.round) return st.result(state); // overtaken: stale, not a fault
-    if (lateRevision(state, msg)) return st.result(state);
+    if (revise.lateRevision(state, msg)) return st.result(state);
     // A player the deadline already named for this round takes no further part in it: what it sends late changes nothing.
     if (
       body.round === state.round &&
@@ -410,8 +398,9 @@ export const diplomacy: Machine<DiplomacyState> = {
         const label = s.stage === 'assign' ? 'powers' : phaseLabel(s.position);
         if (s.phase !== 'commit') st.violation('out_of_turn', from, msg, `${from} committed in round ${round} after the commit set was fixed`);
         else if (!required(s).includes(from)) st.violation('unexpected_message', from, msg, `${from} has no power to order in ${label}`);
-        else if (s.commits[from] !== undefined && !isDraft(s, from)) st.violation('duplicate_commit', from, msg, `${from} committed twice in round ${round}`);
-        else if (readyProblem(s, body) !== null) st.violation('unexpected_message', from, msg, `${from}'s commit: ${readyProblem(s, body)!}`);
+        else if (s.commits[from] !== undefined && !revise.isDraft(s, from))
+          st.violation('duplicate_commit', from, msg, `${from} committed twice in round ${round}`);
+        else if (revise.readyProblem(s, body) !== null) st.violation('unexpected_message', from, msg, `${from}'s commit: ${revise.readyProblem(s, body)!}`);
         else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment) || body.label !== label)
           st.violation('unexpected_message', from, msg, `${from}'s commitment is not 32 bytes of hex for ${label}`);
         else if (s.escrow !== null && !isEscrowBody(body.escrow, s.escrow.k, s.players.length - 1))
@@ -425,7 +414,7 @@ export const diplomacy: Machine<DiplomacyState> = {
         else if (Object.values(s.commits).includes(body.commitment)) {
           st.violation('copied_commitment', from, msg, `${from} copied another player's commitment in round ${round}`);
         } else {
-          recordCommit(s, st, from, body);
+          revise.recordCommit(s, st, from, body);
           s.commits[from] = body.commitment;
           if (s.stage === 'play') s.missed[from] = 0;
           if (s.escrow !== null) s.escrows[from] = body.escrow as unknown as EscrowBody;
@@ -435,7 +424,7 @@ export const diplomacy: Machine<DiplomacyState> = {
         break;
       }
       case 'ready': {
-        if (!wrongRound() && stepReady(s, st, msg)) advance(s, st, time, ctx, msg);
+        if (!wrongRound() && revise.stepReady(s, st, msg)) advance(s, st, time, ctx, msg);
         break;
       }
       case 'share': {
@@ -558,7 +547,7 @@ export const diplomacy: Machine<DiplomacyState> = {
         if (isDeadlineBody(body)) {
           const settled = settleClaim(st, msg, body, s, { round, late: missing(s), isOut: (p) => !s.active.includes(p) });
           if (settled === null) break;
-          let late = settleDrafts(s, st, s.phase, settled);
+          let late = revise.settleDrafts(s, st, s.phase, settled);
           const step = s.phase;
           // A gpg-only player for whom only files that are not its commitment were carried sent orders that do not
           // match (§11.5): commit_mismatch, the units take the defaults, and it plays on, as any player would.
@@ -638,7 +627,7 @@ export const diplomacy: Machine<DiplomacyState> = {
   },
 
   tick(state: DiplomacyState, ctx: Ctx): StepResult<DiplomacyState> {
-    const drafting = draftTick(state, ctx, copy);
+    const drafting = revise.draftTick(state, ctx, copy);
     if (drafting !== null) return drafting;
     return deadlineTick(
       state,

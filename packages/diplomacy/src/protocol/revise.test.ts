@@ -54,7 +54,12 @@ function game(params: Readonly<Record<string, JsonValue>>, hooks: Readonly<Recor
   /** The orders adjudicated for `power` in the first phase, sorted. */
   const adjudicated = (power: string): string[] | undefined => {
     const e = audit().events.find((x) => x.type === 'adjudicated');
-    return e === undefined ? undefined : (e.results as { power: string; order: string }[]).filter((r) => r.power === power).map((r) => r.order).sort();
+    return e === undefined
+      ? undefined
+      : (e.results as { power: string; order: string }[])
+          .filter((r) => r.power === power)
+          .map((r) => r.order)
+          .sort();
   };
   const lines = (type: string, from: string): Body[] =>
     table.log
@@ -199,6 +204,23 @@ describe('revising orders until the deadline, and ready', () => {
     expect(g.adjudicated('england')).toEqual(ordersOf(kept));
     expect(named).toEqual([]);
     expect(events.some((e) => e.type === 'forfeit')).toBe(false);
+  });
+
+  it('a revision or ready that lands after the commit set is fixed is a race with the deadline: ignored, nobody named', () => {
+    // p3 holds the round in its claim step (it claims nothing), so the late messages meet the same round.
+    const g = game({ timeoutMs: 2000 }, { p3: { body: (b) => (b.type === 'claim' || b.type === 'deadline' ? null : b) } });
+    const a = g.pick('p0');
+    g.decide('p0', { ...a, ready: false });
+    g.othersFinal(['p0']);
+    g.tick(3);
+    expect(g.audit().events.find((e) => e.type === 'draft-final')).toMatchObject({ player: 'p0' });
+    const first = g.lines('commit', 'p0')[0]!;
+    g.seat('p0').sendUnasked({ type: 'ready', round: 1, commitment: first.commitment as string });
+    g.seat('p0').sendUnasked(first);
+    g.table.flush();
+    expect(g.lines('ready', 'p0').length).toBe(1);
+    expect(g.audit().named).toEqual([]);
+    for (const s of g.table.seats) expect(s.referee.violations).toEqual([]);
   });
 
   it('a seat rebuilt from its key and the log reads back each draft and the ready, and plays on', () => {

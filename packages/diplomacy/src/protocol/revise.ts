@@ -18,6 +18,9 @@ import { missing, type DiplomacyState } from './state.js';
 /** The orders decision's optional member: `false` commits a draft; absent or `true`, final orders. */
 export const READY_CHOICE: Choices = { type: 'one-of', values: [true, false] };
 
+/** The orders decision's `ready` member, in a revisable game. */
+export const readyMember = (s: DiplomacyState): { ready?: Choices } => (s.revisable ? { ready: READY_CHOICE } : {});
+
 /** The setup's `revisable`: false unless given; refused with sealed commitments (§10.14: why). */
 export function revisableParam(params: Readonly<Record<string, JsonValue>>): boolean {
   const given = params.revisable ?? false;
@@ -64,9 +67,7 @@ export function recordCommit(s: DiplomacyState, st: Stepper, from: string, body:
 export function lateRevision(s: DiplomacyState, msg: Accepted): boolean {
   const body = msg.envelope.body;
   const from = msg.envelope.from;
-  return (
-    s.revisable && body.round === s.round && s.phase !== 'commit' && s.commits[from] !== undefined && (body.type === 'ready' || body.type === 'commit')
-  );
+  return s.revisable && body.round === s.round && s.phase !== 'commit' && s.commits[from] !== undefined && (body.type === 'ready' || body.type === 'commit');
 }
 
 /** `{type: "ready", round, commitment}`: the author's current draft is final. */
@@ -129,6 +130,35 @@ export function draftTick(state: DiplomacyState, ctx: Ctx, copy: (s: DiplomacySt
   s.claimed = key;
   st.send({ type: 'deadline', phase: state.phase, round: state.round, missing: missing(state) });
   return st.result(s);
+}
+
+/**
+ * An answer whose orders file is the current draft's, not itself a draft: sends a ready instead of a new
+ * commitment (true), and the seat is not offered the orders again.
+ */
+export function confirmDraft(s: DiplomacyState, st: Stepper, value: JsonValue, draft: boolean): boolean {
+  if (draft || !mayRevise(s) || s.mine!.opening.value !== value) return false;
+  s.mine = { ...s.mine!, draft: false };
+  st.send({ type: 'ready', round: s.round, commitment: s.mine.commitment! });
+  return true;
+}
+
+/** The local player's `mine` after a new commitment (with `revisable`: what a later revision or ready needs). */
+export function mineAfter(
+  s: DiplomacyState,
+  c: { commitment: string; opening: Opening },
+  answer: JsonValue,
+  draft: boolean,
+): NonNullable<DiplomacyState['mine']> {
+  if (!s.revisable) return { round: s.round, opening: c.opening };
+  return { round: s.round, opening: c.opening, commitment: c.commitment, answer, draft, earlier: keepEarlier(s) };
+}
+
+/** The answer a `ready` of the local player's stands for: its draft's, with `ready: true` (a seat rebuilt from its key reads it back). */
+export function readyAnswer(s: DiplomacyState): JsonValue | null {
+  const answer = s.mine?.answer;
+  if (answer === undefined || answer === null || typeof answer !== 'object' || Array.isArray(answer)) return null;
+  return { ...answer, ready: true };
 }
 
 /** The opening of the local player's commitment the set was fixed on (a revision that came too late does not count). */
