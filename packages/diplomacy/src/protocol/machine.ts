@@ -93,6 +93,7 @@ import {
   commitMs,
   enter,
 } from './state.js';
+import * as revise from './revise.js';
 import { forfeit, phaseDeadlines, handOnAbsent, advance, ownContext, rerunAssignment, stepPeel, settlePeel } from './rounds.js';
 
 export * from './state.js';
@@ -110,7 +111,8 @@ function preferenceExamples(seat: number): string[] {
 }
 
 function decision(s: DiplomacyState): Decision | null {
-  if (s.me === null || s.phase !== 'commit' || s.commits[s.me] !== undefined || (s.mine !== null && s.mine.round === s.round)) return null;
+  if (s.me === null || s.phase !== 'commit') return null;
+  if (!revise.mayRevise(s) && (s.commits[s.me] !== undefined || (s.mine !== null && s.mine.round === s.round))) return null;
   if (!required(s).includes(s.me)) return null;
   const deadline = s.phaseStart + s.timeoutMs;
   if (s.stage === 'assign') {
@@ -127,7 +129,7 @@ function decision(s: DiplomacyState): Decision | null {
   return {
     kind: 'orders',
     prompt: `Your orders for ${power}, ${phaseName(s.position)} (${phaseLabel(s.position)}): one per unit${s.position.phase.type === 'adjustment' ? ' (or build, removal, waive)' : ''}, and a vote to end the game if you wish`,
-    choices: { ...orderChoices(map, s.position, power), optional: { vote: { type: 'one-of', values: voteValues(power, onBoard) } } },
+    choices: { ...orderChoices(map, s.position, power), optional: { vote: { type: 'one-of', values: voteValues(power, onBoard) }, ...revise.readyMember(s) } },
     deadline,
   };
 }
@@ -292,6 +294,8 @@ export const diplomacy: Machine<DiplomacyState> = {
       contests: [],
       orders: {},
       excused: {},
+      revisable: revise.revisableParam(setup.params),
+      drafts: {},
       forfeits: [],
       me,
       mine: null,
@@ -326,8 +330,10 @@ export const diplomacy: Machine<DiplomacyState> = {
         const vote = typeof chosen.vote === 'string' ? voteFromAnswer(chosen.vote, map.powers) : null;
         value = ordersFile([...fields.map((f) => chosen[f] as string), ...(vote === null ? [] : [voteLine(vote)])]);
       }
+      const draft = s.revisable && (answer as Record<string, JsonValue>).ready === false;
+      if (revise.confirmDraft(s, st, value, draft)) return;
       const c = commit({ game: s.gameId, player: s.me!, purpose: purpose(s.round) }, value, ctx.random);
-      s.mine = { round: s.round, opening: c.opening };
+      s.mine = revise.mineAfter(s, c, answer, draft);
       // Escrow covers the assignment round's values as it does orders (§10.5.1).
       const escrow = s.escrow !== null ? escrowOf(s, c.opening, ctx) : null;
       let onion: OnionHead | null = null;
@@ -350,11 +356,13 @@ export const diplomacy: Machine<DiplomacyState> = {
         ...(escrow === null ? {} : { escrow: escrow as unknown as JsonValue }),
         ...(onion === null ? {} : { onion: onion as unknown as JsonValue }),
         own: own as unknown as JsonValue,
+        ...(draft ? { ready: false } : {}),
       });
     });
   },
 
   readBack(state: DiplomacyState, body: Body, ctx: Ctx): JsonValue | null {
+    if (body.type === 'ready') return revise.readyAnswer(state);
     if (state.me === null || body.type !== 'commit' || typeof body.round !== 'number' || ctx.openShare === undefined) return null;
     return openOwnAnswer(body.own, ownContext(state, body.round, state.me), ctx.openShare);
   },
@@ -368,6 +376,7 @@ export const diplomacy: Machine<DiplomacyState> = {
     if ((body.type === 'pgp-commit' || body.type === 'pgp-reveal') && state.keys[from] !== undefined && state.phase !== 'done') return carried(state, msg);
     if (body.type === 'setup' || !state.active.includes(from) || state.phase === 'done') return st.result(state);
     if (typeof body.round === 'number' && body.round < state.round) return st.result(state); // overtaken: stale, not a fault
+    if (revise.lateRevision(state, msg)) return st.result(state);
     // A player the deadline already named for this round takes no further part in it: what it sends late changes nothing.
     if (
       body.round === state.round &&
@@ -392,7 +401,9 @@ export const diplomacy: Machine<DiplomacyState> = {
         const label = s.stage === 'assign' ? 'powers' : phaseLabel(s.position);
         if (s.phase !== 'commit') st.violation('out_of_turn', from, msg, `${from} committed in round ${round} after the commit set was fixed`);
         else if (!required(s).includes(from)) st.violation('unexpected_message', from, msg, `${from} has no power to order in ${label}`);
-        else if (s.commits[from] !== undefined) st.violation('duplicate_commit', from, msg, `${from} committed twice in round ${round}`);
+        else if (s.commits[from] !== undefined && !revise.isDraft(s, from))
+          st.violation('duplicate_commit', from, msg, `${from} committed twice in round ${round}`);
+        else if (revise.readyProblem(s, body) !== null) st.violation('unexpected_message', from, msg, `${from}'s commit: ${revise.readyProblem(s, body)!}`);
         else if (typeof body.commitment !== 'string' || !/^[0-9a-f]{64}$/.test(body.commitment) || body.label !== label)
           st.violation('unexpected_message', from, msg, `${from}'s commitment is not 32 bytes of hex for ${label}`);
         else if (s.escrow !== null && !isEscrowBody(body.escrow, s.escrow.k, s.players.length - 1))
@@ -406,6 +417,7 @@ export const diplomacy: Machine<DiplomacyState> = {
         else if (Object.values(s.commits).includes(body.commitment)) {
           st.violation('copied_commitment', from, msg, `${from} copied another player's commitment in round ${round}`);
         } else {
+          revise.recordCommit(s, st, from, body);
           s.commits[from] = body.commitment;
           if (s.stage === 'play') s.missed[from] = 0;
           if (s.paused) {
@@ -419,6 +431,10 @@ export const diplomacy: Machine<DiplomacyState> = {
           if (s.layered) s.onions[from] = { head: body.onion as unknown as OnionHead, line: msg.line };
           advance(s, st, time, ctx, msg);
         }
+        break;
+      }
+      case 'ready': {
+        if (!wrongRound() && revise.stepReady(s, st, msg)) advance(s, st, time, ctx, msg);
         break;
       }
       case 'share': {
@@ -541,7 +557,7 @@ export const diplomacy: Machine<DiplomacyState> = {
         if (isDeadlineBody(body)) {
           const settled = settleClaim(st, msg, body, s, { round, late: missing(s), isOut: (p) => !s.active.includes(p) });
           if (settled === null) break;
-          let late = [...settled];
+          let late = revise.settleDrafts(s, st, s.phase, settled);
           const step = s.phase;
           // A gpg-only player for whom only files that are not its commitment were carried sent orders that do not
           // match (§11.5): commit_mismatch, the units take the defaults, and it plays on, as any player would.
@@ -623,6 +639,8 @@ export const diplomacy: Machine<DiplomacyState> = {
   awaiting: (state: DiplomacyState) => awaitingOf(state, missing(state)),
 
   tick(state: DiplomacyState, ctx: Ctx): StepResult<DiplomacyState> {
+    const drafting = revise.draftTick(state, ctx, copy);
+    if (drafting !== null) return drafting;
     return deadlineTick(
       state,
       ctx,

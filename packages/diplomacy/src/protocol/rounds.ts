@@ -18,6 +18,7 @@ import { layerPlan, peelOn, recordExchange, startPeel } from '@fairtable/core/es
 import { ableToPeel, askedToPeel, layerContext, openThreshold, othersOf, purpose, readOpening, sendPeels, sendShares } from './escrow.js';
 import { takeOpened, unrevealed } from './assign-escrow.js';
 import { agreedEnding, endingWords, splitVotes, voteAnswer, type Vote } from './endings.js';
+import { myOpening } from './revise.js';
 import { isPeel, type DiplomacyState, map, phaseLabel, ordersIn, alive, missing, commitSetHash, startRound, enter } from './state.js';
 
 export function forfeit(s: DiplomacyState, st: Stepper, player: string, code: ViolationCode): void {
@@ -96,12 +97,13 @@ export function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx,
         st.send({ type: 'claim', round: s.round, commitment: s.commits[s.me]!, commitSet: s.commitSet });
     } else if (s.phase === 'claim') {
       enter(s, 'reveal', time);
-      if (s.me !== null && s.claims[s.me] !== undefined && s.mine !== null && s.mine.round === s.round)
+      const mine = myOpening(s);
+      if (s.me !== null && s.claims[s.me] !== undefined && mine !== null)
         st.send({
           type: 'reveal',
           round: s.round,
-          opening: s.mine.opening as unknown as JsonValue,
-          ...(s.mine.seed === undefined ? {} : { seed: s.mine.seed }),
+          opening: mine.opening as unknown as JsonValue,
+          ...(mine.seed === undefined ? {} : { seed: mine.seed }),
         });
     } else if (isPeel(s)) {
       settlePeel(s, st, ctx, msg ?? { line: -1 }, time);

@@ -106,8 +106,24 @@ export interface DiplomacyState {
   unwilling: string[];
   contests: Contest[];
   forfeits: { player: string; code: ViolationCode }[];
+  /** Orders may be committed again until they are final or the deadline comes (§10.14). */
+  readonly revisable: boolean;
+  /** This round: players whose current commitment is a draft (§10.14). */
+  drafts: Record<string, true>;
   me: string | null;
-  mine: { round: number; opening: Opening; seed?: string } | null;
+  /**
+   * The local player's latest commitment this round, its opening (and layers seed); with `revisable`, its
+   * commitment, the answer it came from, whether it is a draft, and the openings of the ones it replaced.
+   */
+  mine: {
+    round: number;
+    opening: Opening;
+    seed?: string;
+    commitment?: string;
+    answer?: JsonValue;
+    draft?: boolean;
+    earlier?: Record<string, { opening: Opening; seed?: string }>;
+  } | null;
 }
 
 export const map: GameMap = standardMap;
@@ -123,6 +139,7 @@ export function copy(s: DiplomacyState): DiplomacyState {
     reveals: { ...s.reveals },
     orders: { ...s.orders },
     excused: { ...s.excused },
+    drafts: { ...s.drafts },
     signs: { ...s.signs },
     escrows: { ...s.escrows },
     pgpCommits: { ...s.pgpCommits },
@@ -182,7 +199,8 @@ export function required(s: DiplomacyState): string[] {
 export function missing(s: DiplomacyState): string[] {
   switch (s.phase) {
     case 'commit':
-      return required(s).filter((p) => s.commits[p] === undefined && !s.excused[p]);
+      // A draft is not yet orders: the step waits for it to be made final, or for the deadline (§10.14).
+      return required(s).filter((p) => (s.commits[p] === undefined || s.drafts[p] === true) && !s.excused[p]);
     case 'claim':
       return s.active.filter((p) => s.commits[p] !== undefined && s.claims[p] === undefined && !s.excused[p]);
     case 'reveal':
@@ -235,6 +253,7 @@ export function startRound(s: DiplomacyState, time: number): void {
   s.reveals = {};
   s.orders = {};
   s.excused = {};
+  s.drafts = {};
   s.signs = {};
   s.escrows = {};
   s.opening = {};

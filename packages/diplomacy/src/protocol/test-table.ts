@@ -7,7 +7,7 @@ import { toHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope } from '@fairtable/core/setup.js';
-import { Seat, type OutgoingHook } from '@fairtable/core/seat/seat.js';
+import { Seat, type OutgoingHook, type SeatOptions } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import { diplomacyRegistry as registry } from './index.js';
 
@@ -24,6 +24,8 @@ export interface TableOptions {
   readonly created?: number;
   /** What a seat sends, rewritten (by player id). */
   readonly hooks?: Readonly<Record<string, OutgoingHook>>;
+  /** Seats with no random source of their own: each follows its key (every secret derived from it), so it can be rebuilt from the log. */
+  readonly followKey?: boolean;
 }
 
 /** A 32-byte seed of `n`s. */
@@ -50,20 +52,23 @@ export function diplomacyTable(o: TableOptions) {
   );
   const log = [setupLine];
   const pending: string[] = [];
-  const seats = ids.map((id, i) => {
-    const stream = new RandomStream(seed(o.randomSeed + i), 'player');
+  const streams = ids.map((_, i) => new RandomStream(seed(o.randomSeed + i), 'player'));
+  /** Seat i's options (a seat rebuilt on another device takes the same). */
+  const options = (i: number): SeatOptions => {
+    const id = ids[i]!;
     const hook = o.hooks?.[id];
-    return new Seat({
+    return {
       id,
       keys: keys[i]!,
       setupLine,
       registry,
-      random: (n) => stream.bytes(n),
+      ...(o.followKey === true ? {} : { random: (n: number) => streams[i]!.bytes(n) }),
       clock: () => clock.now,
       transport: { submit: (t) => pending.push(t), sync: () => undefined },
       ...(hook === undefined ? {} : { outgoing: hook }),
-    });
-  });
+    };
+  };
+  const seats = ids.map((_, i) => new Seat(options(i)));
   /** Appends and delivers everything sent so far, and what that makes the seats send, until nothing is left. */
   const flush = (): void => {
     while (pending.length > 0) {
@@ -73,5 +78,5 @@ export function diplomacyTable(o: TableOptions) {
       for (const s of seats) s.receive(log.length - 1, t);
     }
   };
-  return { ids, keys, setupLine, seats, log, flush, clock };
+  return { ids, keys, setupLine, seats, log, flush, clock, options };
 }
