@@ -702,6 +702,7 @@ describe('the web app in Chromium', () => {
     // Once ann has committed a movement phase's orders and bob has not: ann's board draws them as pending arrows.
     let pendingSeen = 0;
     let movesGrouped = 0;
+    let votesOffered = 0;
     await playToEnd(
       pages,
       async (page, i) => {
@@ -719,9 +720,13 @@ describe('the web app in Chromium', () => {
           pendingSeen += await pending.count();
         }
         // Orders: each unit's second legal order (its first move) where it has one; the first is its hold.
-        const selects = form.locator('select');
+        // (Not the vote beside them: a vote for a draw from both would end the year early.)
+        const selects = form.locator('div.record > label > select');
         // A unit's orders come under headings (docs/spec/web.md §4): its moves under "Move".
         movesGrouped += await form.locator('select optgroup[label="Move"] option').count();
+        // Beside the orders, a vote to end the game, offered in words and left at "no vote" (docs/spec/diplomacy.md §10.12).
+        const vote = form.getByRole('combobox', { name: /^Vote to end the game/ });
+        if ((await vote.count()) > 0 && (await vote.locator('option', { hasText: /^a draw$/ }).count()) === 1) votesOffered++;
         for (let k = 0; k < (await selects.count()); k++) {
           const values = await selects
             .nth(k)
@@ -742,6 +747,7 @@ describe('the web app in Chromium', () => {
     // The board: the last movement phase's orders drawn as arrows, their results in the table, the units on their provinces.
     expect(await ann.locator('svg.diplomacy-map line.order').count()).toBeGreaterThan(0);
     expect(movesGrouped).toBeGreaterThan(0);
+    expect(votesOffered).toBeGreaterThan(0);
     expect(await ann.locator('svg.diplomacy-map text.unit').count()).toBeGreaterThan(20);
     expect(await ann.getByTestId('results').getByRole('row').count()).toBeGreaterThan(1);
     expect(await ann.getByTestId('diplomacy-phase').textContent()).toContain('Spring 1902, movement');

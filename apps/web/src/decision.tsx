@@ -26,6 +26,19 @@ export function initial(c: Choices): JsonValue {
   }
 }
 
+/** The labels of the optional members the machines offer (docs/spec/diplomacy.md §10.12, §10.14). */
+const OPTIONAL_LABELS: Readonly<Record<string, string>> = { vote: 'Vote to end the game (sealed with your orders)', ready: 'Send as' };
+
+/** An optional member's values in words: a vote, a draft or final orders. */
+function optionalWords(v: JsonValue): string {
+  if (v === true) return 'final orders';
+  if (v === false) return 'a draft (I may change it until the deadline)';
+  if (typeof v !== 'string') return String(v);
+  if (v === 'none') return 'no vote';
+  if (v.startsWith('concede:')) return `concede to ${v.slice('concede:'.length).replace(/^./, (c) => c.toUpperCase())}`;
+  return { draw: 'a draw', cancel: 'cancel the game', pause: 'pause the game' }[v] ?? v;
+}
+
 /** A few words naming one option of an any-of, for its radio button. */
 function optionName(c: Choices): string {
   if (c.type === 'one-of') return c.values.length === 1 && c.values[0] === null ? 'pass' : c.values.map((v) => String(v)).join(' / ');
@@ -143,7 +156,7 @@ export function ChoiceInput(props: { choices: Choices; value: JsonValue; onChang
             {(orderMenu(c.values)?.map((g) => ({ label: g.label, values: g.orders as JsonValue[] })) ?? [{ label: null, values: c.values }]).map((g) => {
               const options = g.values.map((v) => (
                 <option key={JSON.stringify(v)} value={JSON.stringify(v)}>
-                  {v === null ? '—' : String(v)}
+                  {v === null ? '—' : nameOf(v)}
                 </option>
               ));
               return g.label === null ? (
@@ -172,6 +185,23 @@ export function ChoiceInput(props: { choices: Choices; value: JsonValue; onChang
               {...(props.nameOf === undefined ? {} : { nameOf: props.nameOf })}
             />
           ))}
+          {c.optional === undefined ? null : (
+            // Members the player may leave out (a Diplomacy vote to end the game, a draft): absent until chosen.
+            <fieldset class="optional">
+              <legend>Beside your answer</legend>
+              {Object.entries(c.optional).map(([name, f]) => (
+                <ChoiceInput
+                  key={name}
+                  id={`${id}-${name}`}
+                  label={OPTIONAL_LABELS[name] ?? `${name} (may be left out)`}
+                  choices={f}
+                  value={record[name] ?? (f.type === 'one-of' ? (f.values[0] ?? null) : null)}
+                  onChange={(v) => onChange({ ...record, [name]: v })}
+                  nameOf={optionalWords}
+                />
+              ))}
+            </fieldset>
+          )}
         </div>
       );
     }
