@@ -6,16 +6,14 @@
  * diplomacy-390-zoomed.png), for a person to look at. The game is seeded random orders for Austria and France
  * from the standard opening (bench/lib/diplomacy-fixture.ts).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM, launchChromium, servePage } from './lib/page-server.ts';
 import { diplomacyFixture } from './lib/diplomacy-fixture.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const RUNS = 5;
 const tmp = tmpdir();
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -27,51 +25,14 @@ const fixture = diplomacyFixture(12);
 const lastMovement = fixture.events.findLastIndex((e, i) => i < 9 && e.phase.endsWith('M')) + 1;
 print(`game: ${fixture.events.length} phases adjudicated (${fixture.events.map((e) => e.phase).join(' ')}); drawn after ${lastMovement}`);
 
-const { build } = await import('esbuild');
-const src = (pkg: string, path: string): string => join(root, 'packages', pkg, 'src', `${path}.ts`);
-const bundle = await build({
-  entryPoints: [join(root, 'apps/web/e2e/diplomacy-page.tsx')],
-  bundle: true,
-  format: 'iife',
-  platform: 'browser',
-  target: 'es2022',
-  minify: true,
-  write: false,
-  jsx: 'automatic',
-  jsxImportSource: 'preact',
-  plugins: [
-    {
-      name: 'fairtable-src',
-      setup(b) {
-        b.onResolve({ filter: /^@fairtable\/[a-z-]+\/.+\.js$/ }, (a) => {
-          const m = /^@fairtable\/([a-z-]+)\/(.+)\.js$/.exec(a.path)!;
-          return { path: src(m[1]!, m[2]!) };
-        });
-        b.onResolve({ filter: /^@fairtable\/[a-z-]+$/ }, (a) => ({ path: src(a.path.slice('@fairtable/'.length), 'index') }));
-      },
-    },
-  ],
-});
-const script = bundle.outputFiles[0]!.text;
-const css = readFileSync(join(root, 'apps/web/src/styles.css'), 'utf8');
-const html = `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Diplomacy board</title><link rel="stylesheet" href="/styles.css"><main><div id="root"></div></main><script>globalThis.fixture = ${JSON.stringify(fixture)};</script><script src="/page.js"></script></html>`;
-const server = createServer((req, res) => {
-  if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-  else if (req.url === '/styles.css') res.writeHead(200, { 'content-type': 'text/css' }).end(css);
-  else res.writeHead(200, { 'content-type': 'text/html' }).end(html);
-});
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-
-if (!existsSync(CHROMIUM)) {
+const { url, server } = await servePage('apps/web/e2e/diplomacy-page.tsx', 'Diplomacy board', 'fixture', fixture);
+const launched = await launchChromium();
+if (launched === null) {
   print(`${CHROMIUM} is missing: nothing measured`);
   server.close();
   process.exit(0);
 }
-// Named through a variable: playwright-core is the web app's dependency, and this file must typecheck without it.
-const name = 'playwright-core';
-const { chromium } = (await import(name)) as typeof import('playwright-core');
-const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+const browser = launched;
 try {
   const modules: number[] = [];
   const first: number[] = [];

@@ -7,10 +7,9 @@
  * (signature checked with noble) and drawing the table again with its layout (medians). Target: a move under 50 ms.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CHROMIUM, launchChromium, servePage } from './lib/page-server.ts';
 import { simulate, monopolyStrategy } from '@fairtable/core/testing';
 import { Referee } from '@fairtable/core/referee.js';
 import { taggedHash } from '@fairtable/core/hash.js';
@@ -18,7 +17,6 @@ import { u32be, utf8 } from '@fairtable/core/bytes.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 const ROUND = 100;
 const MOVES = 21;
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -59,51 +57,14 @@ function game(): { lines: string[]; at: number } {
 const { lines, at } = game();
 print(`game: ${lines.length} lines; round ${ROUND} begins after line ${at - 1}`);
 
-const { build } = await import('esbuild');
-const src = (pkg: string, path: string): string => join(root, 'packages', pkg, 'src', `${path}.ts`);
-const bundle = await build({
-  entryPoints: [join(root, 'apps/web/e2e/monopoly-page.tsx')],
-  bundle: true,
-  format: 'iife',
-  platform: 'browser',
-  target: 'es2022',
-  minify: true,
-  write: false,
-  jsx: 'automatic',
-  jsxImportSource: 'preact',
-  plugins: [
-    {
-      name: 'fairtable-src',
-      setup(b) {
-        b.onResolve({ filter: /^@fairtable\/[a-z-]+\/.+\.js$/ }, (a) => {
-          const m = /^@fairtable\/([a-z-]+)\/(.+)\.js$/.exec(a.path)!;
-          return { path: src(m[1]!, m[2]!) };
-        });
-        b.onResolve({ filter: /^@fairtable\/[a-z-]+$/ }, (a) => ({ path: src(a.path.slice('@fairtable/'.length), 'index') }));
-      },
-    },
-  ],
-});
-const script = bundle.outputFiles[0]!.text;
-const css = readFileSync(join(root, 'apps/web/src/styles.css'), 'utf8');
-const html = `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Monopoly table</title><link rel="stylesheet" href="/styles.css"><main><div id="root"></div></main><script>globalThis.lines = ${JSON.stringify(lines)};</script><script src="/page.js"></script></html>`;
-const server = createServer((req, res) => {
-  if (req.url === '/page.js') res.writeHead(200, { 'content-type': 'text/javascript' }).end(script);
-  else if (req.url === '/styles.css') res.writeHead(200, { 'content-type': 'text/css' }).end(css);
-  else res.writeHead(200, { 'content-type': 'text/html' }).end(html);
-});
-await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-
-if (!existsSync(CHROMIUM)) {
+const { url, server } = await servePage('apps/web/e2e/monopoly-page.tsx', 'Monopoly table', 'lines', lines);
+const launched = await launchChromium();
+if (launched === null) {
   print(`${CHROMIUM} is missing: nothing measured`);
   server.close();
   process.exit(0);
 }
-// Named through a variable: playwright-core is the web app's dependency, and this file must typecheck without it.
-const name = 'playwright-core';
-const { chromium } = (await import(name)) as typeof import('playwright-core');
-const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+const browser = launched;
 try {
   for (const width of [1280, 390]) {
     const page = await browser.newPage({ viewport: { width, height: width === 390 ? 844 : 900 }, deviceScaleFactor: 1 });
