@@ -9,7 +9,8 @@ import { BOARD, type Legal } from '@fairtable/core/games/monopoly/index.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { checkChoice, type Choices } from '@fairtable/core/protocols/machine.js';
 
-const GROUP_COLOUR: Record<string, string> = {
+/** Each colour group's colour on the board and in the trade form (railroads and utilities too). */
+export const GROUP_COLOUR: Readonly<Record<string, string>> = {
   brown: '#8b4513',
   'light-blue': '#87ceeb',
   pink: '#d63384',
@@ -46,12 +47,12 @@ function sideOptions(c: Choices | undefined): SideOptions {
   };
 }
 
-const squareName = (n: number): string => BOARD[n]?.name ?? `square ${n}`;
+export const squareName = (n: number): string => BOARD[n]?.name ?? `square ${n}`;
 const groupOf = (n: number): string => {
   const sq = BOARD[n] as { group?: string } | undefined;
   return sq?.group ?? '';
 };
-const money = (n: number): string => `$${n.toLocaleString('en-US')}`;
+export const money = (n: number): string => `$${n.toLocaleString('en-US')}`;
 
 /** "Baltic Avenue, Reading Railroad and $50"; "nothing". */
 export function sideWords(side: Side): string {

@@ -10,23 +10,12 @@ import type { JsonValue } from '@fairtable/core/jcs.js';
 import { checkChoice, type Decision, type GameEvent } from '@fairtable/core/protocols/machine.js';
 import { ChoiceInput, DecisionForm, initial } from './decision.js';
 import { History } from './history.js';
-import { TradeForm } from './monopoly-trade.js';
+import { GROUP_COLOUR, money, squareName as nameOf, TradeForm } from './monopoly-trade.js';
 
 const COLORS = ['#1b5e20', '#0d47a1', '#b71c1c', '#4a148c', '#e65100', '#006064'];
-const GROUP: Record<string, string> = {
-  brown: '#8b4513',
-  'light-blue': '#87ceeb',
-  pink: '#d63384',
-  orange: '#f39c12',
-  red: '#d32f2f',
-  yellow: '#f1c40f',
-  green: '#2e7d32',
-  'dark-blue': '#1a237e',
-};
+// The board's colour bands: the streets' groups only (railroads and utilities have none).
+const GROUP: Readonly<Record<string, string>> = Object.fromEntries(Object.entries(GROUP_COLOUR).filter(([g]) => g !== 'railroad' && g !== 'utility'));
 const HOTEL = 5;
-
-const nameOf = (n: number): string => BOARD[n]?.name ?? `square ${n}`;
-const money = (n: number): string => `$${n.toLocaleString('en-US')}`;
 
 /** "1 round", "5 rounds". */
 function plural(n: number, word: string): string {
