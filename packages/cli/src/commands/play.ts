@@ -49,7 +49,7 @@ import { TurnNarrator } from '../mail/chance-text.js';
 import { followDiplomacy } from './diplomacy-progress.js';
 
 /** What `play` creates: the simulator's protocols and Diplomacy. */
-const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy'];
+const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy', 'holdem'];
 
 const loadKey = (path: string): { name: string; keys: KeyPair } => readKeyFile(path);
 const loadPublic = (path: string): { id: string; key: string } => readPublicKeyFile(path);
@@ -90,6 +90,10 @@ function setupFor(
     params.escrow = opts.escrow ?? (players.length >= 2 ? 'threshold' : 'none');
     const k = integer(opts.threshold, '--threshold', 1, 15);
     if (k !== undefined) params.threshold = k;
+    game = null;
+  } else if (protocol === 'holdem') {
+    // No-limit Hold'em on the deck (docs/spec/holdem.md §9): --turns hands, 10,000 chips, blinds 50/100.
+    params.hands = turns ?? 1;
     game = null;
   } else if (protocol === 'beacon') {
     if (turns !== undefined) params.rounds = turns;
@@ -294,7 +298,7 @@ export function register(program: Command): void {
       '--resume <file>',
       "continue this player's seat from its copy (--out FILE, with FILE.receipts.jsonl), here or on another machine; the copy goes on growing",
     )
-    .option('--turns <n>', 'rounds of the game (beacon: how many joint numbers; signidice: rounds)')
+    .option('--turns <n>', 'rounds of the game (beacon: how many joint numbers; signidice: rounds; holdem: hands)')
     .option('--game <name>', `chain, keyed-stream: the game played (${[...BUILTIN_GAMES.keys()].join(', ')}; default dice)`)
     .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')
     .option('--hash <name>', 'rochambeau: sha-256, sha-384, sha-512 or sha3-256', 'sha-256')

@@ -9,16 +9,20 @@ import { auditLines } from '../../audit.js';
 import { taggedHash } from '../../hash.js';
 import type { Envelope } from '../../envelope.js';
 import { simulate, type SimResult } from '../../sim/simulate.js';
+import { cardUnder } from '../../deck/decrypt.js';
+import type { Ciphertext } from '../../deck/elgamal.js';
+import { pointFromHex } from '../../deck/group.js';
 import { holdemSim, holdemStrategy, type HoldemCheat } from './sim.js';
 
-function play(players: number, seed: number, cheat?: HoldemCheat | 'equivocate', cheater = 'p1', params: Record<string, number> = {}): SimResult {
+/** p0 folds at once when `folder` is set; everyone else never folds. */
+function play(players: number, seed: number, cheat?: HoldemCheat | 'equivocate', cheater = 'p1', folder: string | null = null): SimResult {
   return simulate({
     protocol: 'holdem',
     extension: holdemSim,
     players,
     seed: new Uint8Array(32).fill(seed),
-    strategy: (id) => holdemStrategy(taggedHash('holdem-test-strategy', utf8(`${id} ${seed}`))),
-    params: { hands: 1, ...params },
+    strategy: (id) => (id === folder ? () => ({ do: 'fold' }) : holdemStrategy(taggedHash('holdem-test-strategy', utf8(`${id} ${seed}`)))),
+    params: { hands: 1 },
     ...(cheat === undefined ? {} : { cheat, cheater }),
   });
 }
@@ -42,4 +46,108 @@ describe("Hold'em on the deck", () => {
     expect(summary.stacks.p0! + summary.stacks.p1!).toBe(2 * 10_000);
     expect(verdict.outcome).toEqual(r.outcome);
   }, 120_000);
+
+  // Each cheat on a heads-up table: the cheater alone is named, with the deck's code. A cheat at the keys
+  // or the shuffle leaves one player, and the game ends with the cheater's chips forfeited.
+  it.each([
+    ['bad-key-share', 'bad_key_share'],
+    ['reused-key', 'bad_key_share'],
+    ['bad-shuffle', 'bad_shuffle'],
+    ['substituted-card', 'card_not_dealt'],
+    ['card-not-dealt', 'card_not_dealt'],
+    ['equivocate', 'equivocation'],
+  ] as const)('%s: the cheater is named %s, and nobody else', (cheat, code) => {
+    const r = play(2, 3, cheat, 'p1');
+    const verdict = auditLines(r.lines);
+    const found = [...r.violations, ...verdict.violations, ...r.refusals.map((x) => ({ player: x.player, code: x.code }))];
+    expect(found.some((v) => v.player === 'p1' && v.code === code)).toBe(true);
+    expect(named(r).filter((p) => p !== 'p1')).toEqual([]);
+    expect(r.refusals.every((x) => x.player === 'p1')).toBe(true);
+    if (cheat === 'equivocate') return; // refused at the table's door: the game goes on with the envelope it kept
+    expect(r.outcome?.forfeits.map((f) => f.player)).toEqual(['p1']);
+    expect(r.outcome?.winners).toEqual(['p0']);
+  }, 120_000);
+});
+
+/** The deck of hand 1 as its last shuffle left it, and every published decryption share point by position. */
+function published(lines: readonly string[]): { deck: Ciphertext[]; parts: Map<number, { from: string; share: string }[]> } {
+  let deck: Ciphertext[] = [];
+  const parts = new Map<number, { from: string; share: string }[]>();
+  for (const e of bodies(lines)) {
+    if (e.body.hand !== 1) continue;
+    if (e.body.type === 'shuffle') deck = e.body.deck as unknown as Ciphertext[];
+    const list =
+      e.body.type === 'shares'
+        ? (e.body.shares as unknown as { position: number; share: string }[])
+        : e.body.type === 'show'
+          ? (e.body.cards as unknown as { share: { position: number; share: string } }[]).map((c) => c.share)
+          : e.body.type === 'standin'
+            ? (e.body.shares as unknown as { position: number; share: string }[])
+            : [];
+    for (const x of list) parts.set(x.position, [...(parts.get(x.position) ?? []), { from: e.from, share: x.share }]);
+  }
+  return { deck, parts };
+}
+
+/** `owner`'s hole cards at `positions`: no share of its own in the transcript, and every published share together opens no card. */
+function hiddenHole(lines: readonly string[], owner: string, positions: readonly number[]): void {
+  const { deck, parts } = published(lines);
+  for (const position of positions) {
+    const got = parts.get(position) ?? [];
+    expect(got.some((x) => x.from === owner)).toBe(false);
+    expect(got.length).toBeGreaterThan(0);
+    expect(
+      cardUnder(
+        deck[position]!,
+        got.map((x) => pointFromHex(x.share, 'share')),
+        52,
+      ),
+    ).toBeNull();
+  }
+}
+
+describe("Hold'em on the deck: a seat that breaks a deal step or leaves, and what stays hidden", () => {
+  it('a wrong decryption share names its sender; the others stand in for it from its backup and the hand finishes; its folded hand stays hidden', () => {
+    const r = play(3, 5, 'bad-decryption-share', 'p1');
+    const verdict = auditLines(r.lines);
+    expect(verdict.violations.map((v) => [v.player, v.code])).toEqual([['p1', 'bad_decryption_share']]);
+    expect(named(r)).toEqual(['p1']);
+    const summary = r.outcome!.summary as { hands: number; gone: string[]; results: { shown: Record<string, number[]>; board: number[] }[] };
+    expect(summary.gone).toEqual(['p1']);
+    expect(summary.results[0]!.board).toHaveLength(5);
+    expect(Object.keys(summary.results[0]!.shown).sort()).toEqual(['p0', 'p2']);
+    expect(bodies(r.lines).some((e) => e.body.type === 'standin' && e.body.leaver === 'p1')).toBe(true);
+    // p1 folded (its turn came when it was gone): positions 2 and 3 have no share of its own, and what is published opens no card.
+    hiddenHole(r.lines, 'p1', [2, 3]);
+    // p2 showed: its positions open, with every published share, to the cards it is credited with.
+    const { deck, parts } = published(r.lines);
+    const opened = [4, 5].map((p) => cardUnder(deck[p]!, (parts.get(p) ?? []).map((x) => pointFromHex(x.share, 'share')), 52));
+    expect(opened).toEqual(summary.results[0]!.shown.p2);
+  }, 240_000);
+
+  it('heads-up, a player folds before the flop: neither hand is ever opened in the transcript', () => {
+    const r = play(2, 9, undefined, 'p1', 'p0');
+    expect(named(r)).toEqual([]);
+    const summary = r.outcome!.summary as { results: { shown: Record<string, number[]>; board: number[] }[] };
+    expect(summary.results[0]!.shown).toEqual({});
+    hiddenHole(r.lines, 'p0', [0, 1]);
+    hiddenHole(r.lines, 'p1', [2, 3]);
+  }, 120_000);
+
+  it('a player who leaves mid-hand is named absent, not a cheat; the others finish the hand without it and its cards stay hidden', () => {
+    const r = play(3, 7, 'leave', 'p2');
+    const verdict = auditLines(r.lines);
+    expect(verdict.violations.every((v) => v.player === 'p2' && v.kind === 'absence')).toBe(true);
+    expect(verdict.violations.length).toBeGreaterThan(0);
+    expect(named(r)).toEqual(['p2']);
+    const summary = r.outcome!.summary as { gone: string[]; stacks: Record<string, number>; results: { shown: Record<string, number[]> }[] };
+    expect(summary.gone).toEqual(['p2']);
+    expect(summary.stacks.p2).toBe(0);
+    expect(Object.keys(summary.results[0]!.shown).sort()).toEqual(['p0', 'p1']);
+    expect(r.outcome!.forfeits).toEqual([{ player: 'p2', code: 'withheld' }]);
+    // Nobody ever published a share, or a stand-in, for the leaver's own hole cards (positions 4 and 5).
+    const { parts } = published(r.lines);
+    for (const position of [4, 5]) expect((parts.get(position) ?? []).some((x) => x.from === 'p2')).toBe(false);
+    expect(bodies(r.lines).some((e) => e.body.type === 'standin' && (e.body.shares as unknown as { position: number }[]).some((x) => x.position >= 4 && x.position <= 5))).toBe(false);
+  }, 240_000);
 });
