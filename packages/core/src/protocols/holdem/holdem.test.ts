@@ -43,6 +43,11 @@ describe("Hold'em on the deck", () => {
     const result = (r.outcome!.summary as { results: { shown: Record<string, number[]>; board: number[] }[] }).results[0]!;
     expect(Object.keys(result.shown).sort()).toEqual(['p0', 'p1']);
     expect(result.board).toHaveLength(5);
+    // Anyone opens a shown hand from the transcript alone: the other's share from the deal, the owner's from its show.
+    const { deck, parts } = published(r.lines);
+    const opened = (positions: number[]) => positions.map((p) => cardUnder(deck[p]!, (parts.get(p) ?? []).map((x) => pointFromHex(x.share, 'share')), 52));
+    expect(opened([0, 1])).toEqual(result.shown.p0);
+    expect(opened([2, 3])).toEqual(result.shown.p1);
     expect(summary.stacks.p0! + summary.stacks.p1!).toBe(2 * 10_000);
     expect(verdict.outcome).toEqual(r.outcome);
   }, 120_000);
@@ -119,10 +124,6 @@ describe("Hold'em on the deck: a seat that breaks a deal step or leaves, and wha
     expect(bodies(r.lines).some((e) => e.body.type === 'standin' && e.body.leaver === 'p1')).toBe(true);
     // p1 folded (its turn came when it was gone): positions 2 and 3 have no share of its own, and what is published opens no card.
     hiddenHole(r.lines, 'p1', [2, 3]);
-    // p2 showed: its positions open, with every published share, to the cards it is credited with.
-    const { deck, parts } = published(r.lines);
-    const opened = [4, 5].map((p) => cardUnder(deck[p]!, (parts.get(p) ?? []).map((x) => pointFromHex(x.share, 'share')), 52));
-    expect(opened).toEqual(summary.results[0]!.shown.p2);
   }, 240_000);
 
   it('heads-up, a player folds before the flop: neither hand is ever opened in the transcript', () => {
