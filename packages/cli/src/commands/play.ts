@@ -36,6 +36,7 @@ import { DEFAULT_SKIP_LIMIT } from '@fairtable/core/protocols/keyed-stream.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { SIM_PROTOCOLS, monopolyStrategy, simStrategy, type Strategy } from '@fairtable/core/testing';
+import { holdemStrategy } from '@fairtable/core/protocols/holdem/sim.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { fail, failWith } from '../io.js';
 import { readKeptCopy } from '../kept-copy.js';
@@ -92,7 +93,7 @@ function setupFor(
     if (k !== undefined) params.threshold = k;
     game = null;
   } else if (protocol === 'holdem') {
-    // No-limit Hold'em on the deck (docs/spec/holdem.md §9): --turns hands, 10,000 chips, blinds 50/100.
+    // No-limit Hold'em on the deck (docs/spec/holdem.md §11): --turns hands, 10,000 chips, blinds 50/100.
     params.hands = turns ?? 1;
     game = null;
   } else if (protocol === 'beacon') {
@@ -137,9 +138,13 @@ function setupFor(
 function strategyFor(opts: Record<string, string | undefined>, id: string): Strategy {
   const random = simStrategy(randomBytes(32));
   const monopoly = monopolyStrategy(id, randomBytes(32));
+  // Hold'em's automatic player never folds, so a hand reaches its showdown.
+  const holdem = holdemStrategy(randomBytes(32));
   const automatic = (decision: Decision): JsonValue => {
     const v = decision.view;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) && 'deeds' in v && 'stage' in v ? monopoly(decision) : random(decision);
+    const record = v !== null && typeof v === 'object' && !Array.isArray(v);
+    if (record && 'deeds' in v && 'stage' in v) return monopoly(decision);
+    return record && 'board' in v && 'cards' in v ? holdem(decision) : random(decision);
   };
   const bet = opts.bet === undefined ? null : betStrategy(opts.bet, id);
   const hand = opts.hand;

@@ -1,6 +1,6 @@
 /**
  * `fairtable simulate holdem` with a cheat and `fairtable audit` on its transcript, end to end
- * (docs/spec/holdem.md §9.6): the cheater is named, with the deck's code, by the audit.
+ * (docs/spec/holdem.md §11.6): the cheater is named, with the deck's code, by the audit.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';

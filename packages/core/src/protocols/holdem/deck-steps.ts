@@ -1,5 +1,5 @@
 /**
- * The deck's messages in a Hold'em game (docs/spec/holdem.md §9): key shares with backups, shuffles,
+ * The deck's messages in a Hold'em game (docs/spec/holdem.md §11): key shares with backups, shuffles,
  * decryption shares per deal step, stand-in shares for a player who is gone, and hole cards shown. Each
  * handler checks a message and records it; what a message starts next is the machine's (machine.ts).
  */

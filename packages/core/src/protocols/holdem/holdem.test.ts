@@ -1,5 +1,5 @@
 /**
- * Hold'em on the deck (docs/spec/holdem.md §9): honest hands to the showdown, every deck rule broken by a
+ * Hold'em on the deck (docs/spec/holdem.md §11): honest hands to the showdown, every deck rule broken by a
  * cheater who is named while the honest players never are, a player who leaves mid-hand, and hidden cards
  * that stay hidden in the transcript.
  */

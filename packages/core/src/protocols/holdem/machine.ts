@@ -1,5 +1,5 @@
 /**
- * Texas Hold'em played for real (docs/spec/holdem.md §9): the no-limit rules of games/holdem on the deck
+ * Texas Hold'em played for real (docs/spec/holdem.md §11): the no-limit rules of games/holdem on the deck
  * nobody controls (deck/). Once per game every seat publishes its key share, with its proof, and a k-of-n
  * backup of its secret; each hand every present seat shuffles a fresh deck in seat order, the hole cards
  * are dealt (every other seat's decryption shares, one message per seat), the players bet, the board is

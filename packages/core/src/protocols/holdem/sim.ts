@@ -1,5 +1,5 @@
 /**
- * Hold'em in the simulator (docs/spec/holdem.md §9.6): a cheat for each of the deck's rules, each a hook
+ * Hold'em in the simulator (docs/spec/holdem.md §11.6): a cheat for each of the deck's rules, each a hook
  * on what the cheater's seat sends, and its out-of-turn message. The generic cheats (equivocation, a
  * replay, a forgery, a rewritten log) apply as to every protocol.
  */

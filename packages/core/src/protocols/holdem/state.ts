@@ -1,5 +1,5 @@
 /**
- * Hold'em on the cryptographic deck (docs/spec/holdem.md §9): the protocol's state, plain JSON, and the
+ * Hold'em on the cryptographic deck (docs/spec/holdem.md §11): the protocol's state, plain JSON, and the
  * positions each hand's cards take in the shuffled deck.
  */
 import type { ViolationCode } from '../../errors.js';
