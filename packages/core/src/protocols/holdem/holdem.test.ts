@@ -9,6 +9,8 @@ import { auditLines } from '../../audit.js';
 import { taggedHash } from '../../hash.js';
 import type { Envelope } from '../../envelope.js';
 import { simulate, type SimResult } from '../../sim/simulate.js';
+import { frozenRegistry } from '../../sim/frozen.js';
+import { DEFAULT_REGISTRY } from '../../registry.js';
 import { cardUnder } from '../../deck/decrypt.js';
 import type { Ciphertext } from '../../deck/elgamal.js';
 import { pointFromHex } from '../../deck/group.js';
@@ -50,6 +52,24 @@ describe("Hold'em on the deck", () => {
     expect(opened([2, 3])).toEqual(result.shown.p1);
     expect(summary.stacks.p0! + summary.stacks.p1!).toBe(2 * 10_000);
     expect(verdict.outcome).toEqual(r.outcome);
+  }, 120_000);
+
+  it('on frozen states (a step never writes into the state it is given), over a network that loses and repeats messages', () => {
+    const registry = frozenRegistry(DEFAULT_REGISTRY);
+    const r = simulate({
+      protocol: 'holdem',
+      extension: holdemSim,
+      players: 2,
+      seed: new Uint8Array(32).fill(13),
+      strategy: (id) => holdemStrategy(taggedHash('holdem-test-strategy', utf8(id))),
+      params: { hands: 1 },
+      drop: 0.05,
+      duplicate: 0.05,
+      registry,
+    });
+    expect(r.outcome).not.toBeNull();
+    expect(named(r)).toEqual([]);
+    expect(auditLines(r.lines, { registry }).valid).toBe(true);
   }, 120_000);
 
   // Each cheat on a heads-up table: the cheater alone is named, with the deck's code. A cheat at the keys
