@@ -114,7 +114,22 @@ async function relayRun(): Promise<void> {
   const start = performance.now();
   let joiners: Promise<{ status: number | null; cpu: number; stderr: string }[]> = Promise.resolve([]);
   const creator = await seat(
-    ['play', 'holdem', '--relay', url, '--key', files[0]!.key, '--players', files.map((f) => f.pub).join(','), '--turns', '1', '--timeout-ms', '600000', '--out', out],
+    [
+      'play',
+      'holdem',
+      '--relay',
+      url,
+      '--key',
+      files[0]!.key,
+      '--players',
+      files.map((f) => f.pub).join(','),
+      '--turns',
+      '1',
+      '--timeout-ms',
+      '600000',
+      '--out',
+      out,
+    ],
     (first) => {
       const gameId = first.split(' ')[0]!;
       joiners = Promise.all(files.slice(1).map((f) => seat(['play', '--relay', url, '--key', f.key, '--join', gameId])));

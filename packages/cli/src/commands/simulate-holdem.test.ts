@@ -36,7 +36,7 @@ describe('fairtable simulate holdem', () => {
     expect(verdict.violations.map((v) => [v.player, v.code])).toEqual([['p1', 'card_not_dealt']]);
   }, 120_000);
 
-  it('a Hold\'em cheat is refused for another protocol', () => {
+  it("a Hold'em cheat is refused for another protocol", () => {
     const r = cli(['simulate', 'beacon', '--players', '2', '--cheat', 'bad-shuffle', '--out', join(scratch, 'x.jsonl')]);
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain('bad_cheater');

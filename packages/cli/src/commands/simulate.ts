@@ -88,10 +88,7 @@ export function register(program: Command): void {
     )
     .option('--threshold <k>', 'with --escrow threshold or vss: shares needed to open (diplomacy: default a majority of the others; beacon: default 2)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)', 'ignore-unit-letter')
-    .option(
-      '--cheat <kind>',
-      `one of: ${ALL_CHEATS.join(', ')} (diplomacy only: ${DIPLOMACY_CHEATS.join(', ')}; holdem only: ${HOLDEM_CHEATS.join(', ')})`,
-    )
+    .option('--cheat <kind>', `one of: ${ALL_CHEATS.join(', ')} (diplomacy only: ${DIPLOMACY_CHEATS.join(', ')}; holdem only: ${HOLDEM_CHEATS.join(', ')})`)
     .option('--cheater <id>', `which player cheats (default p1; the house for the house's cheats)`)
     .option(
       '--accomplice <id=cheat>',

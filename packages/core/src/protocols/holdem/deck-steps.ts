@@ -13,9 +13,18 @@ import { newDeck, type Ciphertext } from '../../deck/elgamal.js';
 import { mul, pointFromHex, scalarFromHex, scalarHex } from '../../deck/group.js';
 import { checkShuffle, shuffle, type ShuffleProof } from '../../deck/shuffle-proof.js';
 import { cardUnder, decryptionShare, decryptionShareValid, type DecryptionShare } from '../../deck/decrypt.js';
-import { backUpKey, backupContext, backupMatchesKey, combineStandIns, standInShare, standInShareValid, type KeyBackup, type StandInShare } from '../../deck/threshold.js';
+import {
+  backUpKey,
+  backupContext,
+  backupMatchesKey,
+  combineStandIns,
+  standInShare,
+  standInShareValid,
+  type KeyBackup,
+  type StandInShare,
+} from '../../deck/threshold.js';
 import type { Ctx, Stepper } from '../machine.js';
-import { DECK_SIZE, deckTable, holePositions, needStandIn, present, sharePositions, shuffler, type HoldemState, type Step } from './state.js';
+import { DECK_SIZE, deckTable, holePositions, needStandIn, present, sharePositions, shuffler, type HoldemState } from './state.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 const sameNumbers = (a: readonly number[], b: readonly number[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -55,7 +64,12 @@ export function stepKey(s: HoldemState, st: Stepper, msg: Accepted): void {
     good = false;
   }
   if (!good) {
-    st.violation('bad_key_share', from, msg, `${from}'s key share is not a valid key with a proof bound to this game and seat, or its backup is not bound to it`);
+    st.violation(
+      'bad_key_share',
+      from,
+      msg,
+      `${from}'s key share is not a valid key with a proof bound to this game and seat, or its backup is not bound to it`,
+    );
     goneFor(s, st, from, 'bad_key_share');
     return;
   }
@@ -102,7 +116,10 @@ export function stepShuffle(s: HoldemState, st: Stepper, msg: Accepted): void {
     if (!Array.isArray(output) || output.length !== DECK_SIZE) found = `${from}'s shuffled deck has not ${DECK_SIZE} cards`;
     else if (from !== s.me) {
       // A seat does not check the shuffle it made itself; everyone else, and the auditor, does.
-      const v = checkShuffle({ table: deckTable(s), shuffler: from, index: s.shuffles, key: s.jointKey!, input, output }, body.proof as unknown as ShuffleProof);
+      const v = checkShuffle(
+        { table: deckTable(s), shuffler: from, index: s.shuffles, key: s.jointKey!, input, output },
+        body.proof as unknown as ShuffleProof,
+      );
       if (v.length > 0) found = v[0]!.message;
     }
   } catch (e) {
@@ -139,7 +156,13 @@ export function stepShares(s: HoldemState, st: Stepper, msg: Accepted): void {
   const table = deckTable(s);
   const key = s.keyShares[from]!;
   let bad: string | null = null;
-  if (!Array.isArray(shares) || !sameNumbers(shares.map((x) => (isRecord(x) ? Number(x.position) : -1)), want))
+  if (
+    !Array.isArray(shares) ||
+    !sameNumbers(
+      shares.map((x) => (isRecord(x) ? Number(x.position) : -1)),
+      want,
+    )
+  )
     bad = `${from}'s decryption shares for the ${s.step} are not for positions [${want.join(', ')}]`;
   else {
     const wrong = shares.find((x) => x.player !== from || !decryptionShareValid(table, key, s.deck[x.position]!, x));
@@ -261,14 +284,23 @@ export function stepShow(s: HoldemState, st: Stepper, msg: Accepted): void {
   };
   if (!Array.isArray(cards) || cards.length !== 2 || !cards.every(isRecord)) return fail('card_not_dealt', `${from} did not show two cards`);
   const positions = cards.map((c) => Number(c.position));
-  if (!sameNumbers([...positions].sort((a, b) => a - b), mine))
+  if (
+    !sameNumbers(
+      [...positions].sort((a, b) => a - b),
+      mine,
+    )
+  )
     return fail('card_not_dealt', `${from} showed positions [${positions.join(', ')}]; its hand was dealt [${mine.join(', ')}]`);
   const opened: number[] = [];
   for (const c of cards) {
     const share = c.share;
     let valid = false;
     try {
-      valid = isRecord(share) && share.player === from && share.position === c.position && decryptionShareValid(deckTable(s), s.keyShares[from]!, s.deck[c.position]!, share);
+      valid =
+        isRecord(share) &&
+        share.player === from &&
+        share.position === c.position &&
+        decryptionShareValid(deckTable(s), s.keyShares[from]!, s.deck[c.position]!, share);
     } catch {
       valid = false;
     }

@@ -47,7 +47,14 @@ describe("Hold'em on the deck", () => {
     expect(result.board).toHaveLength(5);
     // Anyone opens a shown hand from the transcript alone: the other's share from the deal, the owner's from its show.
     const { deck, parts } = published(r.lines);
-    const opened = (positions: number[]) => positions.map((p) => cardUnder(deck[p]!, (parts.get(p) ?? []).map((x) => pointFromHex(x.share, 'share')), 52));
+    const opened = (positions: number[]) =>
+      positions.map((p) =>
+        cardUnder(
+          deck[p]!,
+          (parts.get(p) ?? []).map((x) => pointFromHex(x.share, 'share')),
+          52,
+        ),
+      );
     expect(opened([0, 1])).toEqual(result.shown.p0);
     expect(opened([2, 3])).toEqual(result.shown.p1);
     expect(summary.stacks.p0! + summary.stacks.p1!).toBe(2 * 10_000);
@@ -81,17 +88,21 @@ describe("Hold'em on the deck", () => {
     ['substituted-card', 'card_not_dealt'],
     ['card-not-dealt', 'card_not_dealt'],
     ['equivocate', 'equivocation'],
-  ] as const)('%s: the cheater is named %s, and nobody else', (cheat, code) => {
-    const r = play(2, 3, cheat, 'p1');
-    const verdict = auditLines(r.lines);
-    const found = [...r.violations, ...verdict.violations, ...r.refusals.map((x) => ({ player: x.player, code: x.code }))];
-    expect(found.some((v) => v.player === 'p1' && v.code === code)).toBe(true);
-    expect(named(r).filter((p) => p !== 'p1')).toEqual([]);
-    expect(r.refusals.every((x) => x.player === 'p1')).toBe(true);
-    if (cheat === 'equivocate') return; // refused at the table's door: the game goes on with the envelope it kept
-    expect(r.outcome?.forfeits.map((f) => f.player)).toEqual(['p1']);
-    expect(r.outcome?.winners).toEqual(['p0']);
-  }, 120_000);
+  ] as const)(
+    '%s: the cheater is named %s, and nobody else',
+    (cheat, code) => {
+      const r = play(2, 3, cheat, 'p1');
+      const verdict = auditLines(r.lines);
+      const found = [...r.violations, ...verdict.violations, ...r.refusals.map((x) => ({ player: x.player, code: x.code }))];
+      expect(found.some((v) => v.player === 'p1' && v.code === code)).toBe(true);
+      expect(named(r).filter((p) => p !== 'p1')).toEqual([]);
+      expect(r.refusals.every((x) => x.player === 'p1')).toBe(true);
+      if (cheat === 'equivocate') return; // refused at the table's door: the game goes on with the envelope it kept
+      expect(r.outcome?.forfeits.map((f) => f.player)).toEqual(['p1']);
+      expect(r.outcome?.winners).toEqual(['p0']);
+    },
+    120_000,
+  );
 });
 
 /** The deck of hand 1 as its last shuffle left it, and every published decryption share point by position. */
@@ -169,6 +180,10 @@ describe("Hold'em on the deck: a seat that breaks a deal step or leaves, and wha
     // Nobody ever published a share, or a stand-in, for the leaver's own hole cards (positions 4 and 5).
     const { parts } = published(r.lines);
     for (const position of [4, 5]) expect((parts.get(position) ?? []).some((x) => x.from === 'p2')).toBe(false);
-    expect(bodies(r.lines).some((e) => e.body.type === 'standin' && (e.body.shares as unknown as { position: number }[]).some((x) => x.position >= 4 && x.position <= 5))).toBe(false);
+    expect(
+      bodies(r.lines).some(
+        (e) => e.body.type === 'standin' && (e.body.shares as unknown as { position: number }[]).some((x) => x.position >= 4 && x.position <= 5),
+      ),
+    ).toBe(false);
   }, 240_000);
 });

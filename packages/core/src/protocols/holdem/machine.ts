@@ -19,7 +19,19 @@ import { actionChoices, TIMEOUT } from '../../games/holdem/decisions.js';
 import { waiting } from '../../games/holdem/hand.js';
 import { HoldemError, live, type Action } from '../../games/holdem/state.js';
 import { createTable, nextHand, seated, tableAct, tableDeal, tableOver, tableShowdown } from '../../games/holdem/table.js';
-import { decideBy, deadlineTick, intParam, isDeadlineBody, settleClaim, Stepper, type Ctx, type Decision, type Machine, type Outcome, type StepResult } from '../machine.js';
+import {
+  decideBy,
+  deadlineTick,
+  intParam,
+  isDeadlineBody,
+  settleClaim,
+  Stepper,
+  type Ctx,
+  type Decision,
+  type Machine,
+  type Outcome,
+  type StepResult,
+} from '../machine.js';
 import {
   closeStep,
   goneFor,
@@ -42,7 +54,6 @@ import { boardPositions, copy, needStandIn, present, shuffler, stepMissing, type
 
 export type { HoldemState } from './state.js';
 
-type Where = Accepted | { line: number };
 
 function begin(s: HoldemState, phase: HoldemState['phase'], time: number): void {
   s.phase = phase;
@@ -261,7 +272,11 @@ function applyLate(s: HoldemState, st: Stepper, late: readonly string[], msg: Ac
     s.table = tableAct(s.table, p, TIMEOUT);
   } else {
     for (const p of late) {
-      st.absent(p, msg, `${p} sent nothing for the ${s.phase === 'deal' ? `${s.step} deal` : s.phase} before the deadline; the others stand in for it and it sits out`);
+      st.absent(
+        p,
+        msg,
+        `${p} sent nothing for the ${s.phase === 'deal' ? `${s.step} deal` : s.phase} before the deadline; the others stand in for it and it sits out`,
+      );
       goneFor(s, st, p, 'withheld');
       if (s.phase === 'shuffle') s.shuffled.push(p);
     }
@@ -366,7 +381,12 @@ export const holdemMachine: Machine<HoldemState> = {
   },
 
   tick(state: HoldemState, ctx: Ctx): StepResult<HoldemState> {
-    return deadlineTick(state, ctx, { me: state.me, seated: state.me !== null && !state.gone.includes(state.me), round: state.round, missing: () => missing(state) }, copy);
+    return deadlineTick(
+      state,
+      ctx,
+      { me: state.me, seated: state.me !== null && !state.gone.includes(state.me), round: state.round, missing: () => missing(state) },
+      copy,
+    );
   },
 
   penalize(state: HoldemState, player: string, code: ViolationCode, line: number, ctx: Ctx, time: number): StepResult<HoldemState> {
