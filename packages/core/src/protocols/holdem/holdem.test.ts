@@ -17,7 +17,7 @@ import { pointFromHex } from '../../deck/group.js';
 import { holdemSim, holdemStrategy, type HoldemCheat } from './sim.js';
 
 /** p0 folds at once when `folder` is set; everyone else never folds. */
-function play(players: number, seed: number, cheat?: HoldemCheat | 'equivocate', cheater = 'p1', folder: string | null = null): SimResult {
+function play(players: number, seed: number, cheat?: HoldemCheat | 'equivocate' | 'out-of-turn', cheater = 'p1', folder: string | null = null): SimResult {
   return simulate({
     protocol: 'holdem',
     extension: holdemSim,
@@ -88,6 +88,7 @@ describe("Hold'em on the deck", () => {
     ['substituted-card', 'card_not_dealt'],
     ['card-not-dealt', 'card_not_dealt'],
     ['equivocate', 'equivocation'],
+    ['out-of-turn', 'out_of_turn'],
   ] as const)(
     '%s: the cheater is named %s, and nobody else',
     (cheat, code) => {
@@ -97,7 +98,8 @@ describe("Hold'em on the deck", () => {
       expect(found.some((v) => v.player === 'p1' && v.code === code)).toBe(true);
       expect(named(r).filter((p) => p !== 'p1')).toEqual([]);
       expect(r.refusals.every((x) => x.player === 'p1')).toBe(true);
-      if (cheat === 'equivocate') return; // refused at the table's door: the game goes on with the envelope it kept
+      // Refused at the table's door, or a message out of turn that changes nothing: the game goes on.
+      if (cheat === 'equivocate' || cheat === 'out-of-turn') return;
       expect(r.outcome?.forfeits.map((f) => f.player)).toEqual(['p1']);
       expect(r.outcome?.winners).toEqual(['p0']);
     },

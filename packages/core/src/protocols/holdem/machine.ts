@@ -54,7 +54,6 @@ import { boardPositions, copy, needStandIn, present, shuffler, stepMissing, type
 
 export type { HoldemState } from './state.js';
 
-
 function begin(s: HoldemState, phase: HoldemState['phase'], time: number): void {
   s.phase = phase;
   s.phaseStart = time;

@@ -104,9 +104,9 @@ export const holdemSim: SimExtension = {
   earlyMove(seat: Seat): Body | null {
     if (seat.referee.machine.protocol !== 'holdem') return null;
     const s = seat.referee.state as HoldemState;
-    // Calls while another player is to act.
-    return s.phase === 'act' && s.table.hand !== null && s.table.hand.toAct !== seat.id && !s.table.hand.folded.includes(seat.id)
-      ? { type: 'act', hand: s.hand, action: { do: 'call' } }
+    // Shows its hand while the betting is still on (an early act could land on its own turn and be legal).
+    return s.phase === 'act' && s.mine !== null && s.table.hand !== null && !s.table.hand.folded.includes(seat.id)
+      ? { type: 'show', hand: s.hand, cards: s.mine.map((card) => ({ card })) }
       : null;
   },
 };
