@@ -16,15 +16,22 @@ import type { Ciphertext } from '../../deck/elgamal.js';
 import { pointFromHex } from '../../deck/group.js';
 import { holdemSim, holdemStrategy, type HoldemCheat } from './sim.js';
 
-/** p0 folds at once when `folder` is set; everyone else never folds. */
-function play(players: number, seed: number, cheat?: HoldemCheat | 'equivocate' | 'out-of-turn', cheater = 'p1', folder: string | null = null): SimResult {
+/** `folder` folds at once when set; everyone else never folds. */
+function play(
+  players: number,
+  seed: number,
+  cheat?: HoldemCheat | 'equivocate' | 'out-of-turn',
+  cheater = 'p1',
+  folder: string | null = null,
+  hands = 1,
+): SimResult {
   return simulate({
     protocol: 'holdem',
     extension: holdemSim,
     players,
     seed: new Uint8Array(32).fill(seed),
     strategy: (id) => (id === folder ? () => ({ do: 'fold' }) : holdemStrategy(taggedHash('holdem-test-strategy', utf8(`${id} ${seed}`)))),
-    params: { hands: 1 },
+    params: { hands },
     ...(cheat === undefined ? {} : { cheat, cheater }),
   });
 }
@@ -77,6 +84,33 @@ describe("Hold'em on the deck", () => {
     expect(r.outcome).not.toBeNull();
     expect(named(r)).toEqual([]);
     expect(auditLines(r.lines, { registry }).valid).toBe(true);
+  }, 120_000);
+
+  it('two hands: the button moves, each hand shuffles a fresh deck, the chips carry over', () => {
+    const r = play(2, 15, undefined, 'p1', null, 2);
+    expect(named(r)).toEqual([]);
+    const summary = r.outcome!.summary as { hands: number; stacks: Record<string, number>; results: { won: Record<string, number> }[] };
+    expect(summary.hands).toBe(2);
+    expect(summary.stacks.p0! + summary.stacks.p1!).toBe(20_000);
+    const hands = bodies(r.lines)
+      .filter((e) => e.body.type === 'shuffle')
+      .map((e) => e.body.hand);
+    expect(hands).toEqual([1, 1, 2, 2]);
+    expect(auditLines(r.lines).valid).toBe(true);
+  }, 120_000);
+
+  it('heads-up, a player leaves: late to act it folds, late to the next shuffle it is gone; named absent, its chips forfeited', () => {
+    const r = play(2, 17, 'leave', 'p1', null, 2);
+    // The auditor names nobody for a claim at the log's end that no later envelope vouches for (docs/SPEC.md
+    // §7.4): heads-up, nobody but the claimant is left to write one. p0, the honest player, is never named.
+    expect(named(r).filter((p) => p !== 'nobody')).toEqual(['p1']);
+    expect(r.violations.length).toBe(2);
+    expect(r.violations.every((v) => v.player === 'p1' && v.kind === 'absence')).toBe(true);
+    expect(r.outcome!.forfeits).toEqual([{ player: 'p1', code: 'withheld' }]);
+    expect(r.outcome!.winners).toEqual(['p0']);
+    const summary = r.outcome!.summary as { stacks: Record<string, number>; ended: string | null };
+    expect(summary.stacks.p1).toBe(0);
+    expect(summary.ended).toMatch(/fewer than two players/);
   }, 120_000);
 
   // Each cheat on a heads-up table: the cheater alone is named, with the deck's code. A cheat at the keys

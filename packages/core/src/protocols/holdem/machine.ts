@@ -267,6 +267,7 @@ function applyAct(s: HoldemState, st: Stepper, msg: Accepted, ctx: Ctx): void {
 function applyLate(s: HoldemState, st: Stepper, late: readonly string[], msg: Accepted, ctx: Ctx): void {
   if (s.phase === 'act') {
     const p = late[0]!;
+    st.absent(p, msg, `${p} did not act before the deadline; it folds (the rules' timeout)`);
     st.emit({ type: 'act', hand: s.hand, player: p, action: TIMEOUT as unknown as JsonValue });
     s.table = tableAct(s.table, p, TIMEOUT);
   } else {
