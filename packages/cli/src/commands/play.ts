@@ -37,6 +37,7 @@ import { DEFAULT_SKIP_LIMIT } from '@fairtable/core/protocols/keyed-stream.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { SIM_PROTOCOLS, monopolyStrategy, simStrategy, type Strategy } from '@fairtable/core/testing';
+import { holdemStrategy } from '@fairtable/core/protocols/holdem/sim.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { fail, failWith } from '../io.js';
 import { readKeptCopy } from '../kept-copy.js';
@@ -50,7 +51,7 @@ import { TurnNarrator } from '../mail/chance-text.js';
 import { followDiplomacy } from './diplomacy-progress.js';
 
 /** What `play` creates: the simulator's protocols and Diplomacy. */
-const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy'];
+const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy', 'holdem'];
 
 const loadKey = (path: string): { name: string; keys: KeyPair } => readKeyFile(path);
 const loadPublic = (path: string): { id: string; key: string } => readPublicKeyFile(path);
@@ -103,6 +104,10 @@ function setupFor(
     const k = integer(opts.threshold, '--threshold', 1, 15);
     if (k !== undefined) params.threshold = k;
     game = null;
+  } else if (protocol === 'holdem') {
+    // No-limit Hold'em on the deck (docs/spec/holdem.md §11): --turns hands, 10,000 chips, blinds 50/100.
+    params.hands = turns ?? 1;
+    game = null;
   } else if (protocol === 'beacon') {
     if (turns !== undefined) params.rounds = turns;
     // Threshold escrow on by default (docs/SPEC.md §7.4): a withheld value is opened by the others.
@@ -146,9 +151,13 @@ function setupFor(
 function strategyFor(opts: Record<string, string | undefined>, id: string): Strategy {
   const random = simStrategy(randomBytes(32));
   const monopoly = monopolyStrategy(id, randomBytes(32));
+  // Hold'em's automatic player never folds, so a hand reaches its showdown.
+  const holdem = holdemStrategy(randomBytes(32));
   const automatic = (decision: Decision): JsonValue => {
     const v = decision.view;
-    return v !== null && typeof v === 'object' && !Array.isArray(v) && 'deeds' in v && 'stage' in v ? monopoly(decision) : random(decision);
+    const record = v !== null && typeof v === 'object' && !Array.isArray(v);
+    if (record && 'deeds' in v && 'stage' in v) return monopoly(decision);
+    return record && 'board' in v && 'cards' in v ? holdem(decision) : random(decision);
   };
   const bet = opts.bet === undefined ? null : betStrategy(opts.bet, id);
   const hand = opts.hand;
@@ -307,7 +316,7 @@ export function register(program: Command): void {
       '--resume <file>',
       "continue this player's seat from its copy (--out FILE, with FILE.receipts.jsonl), here or on another machine; the copy goes on growing",
     )
-    .option('--turns <n>', 'rounds of the game (beacon: how many joint numbers; signidice: rounds)')
+    .option('--turns <n>', 'rounds of the game (beacon: how many joint numbers; signidice: rounds; holdem: hands)')
     .option('--game <name>', `chain, keyed-stream: the game played (${[...BUILTIN_GAMES.keys()].join(', ')}; default dice)`)
     .option('--roll <dice>', 'dice: the dice expression each turn rolls, e.g. 3d6+2, 2d20kh1, 4d6kh3, 1d20+1d4-1 (default 2d6)')
     .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')

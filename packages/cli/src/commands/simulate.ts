@@ -14,6 +14,8 @@ import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { simulate, SIM_PROTOCOLS, CHEATS, GENERIC_CHEATS, type Cheat } from '@fairtable/core/testing';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { diplomacySim, DIPLOMACY_CHEATS } from '@fairtable/diplomacy/protocol/sim.js';
+import { holdemSim, holdemStrategy, HOLDEM_CHEATS } from '@fairtable/core/protocols/holdem/sim.js';
+import { taggedHash } from '@fairtable/core/hash.js';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
 import { Auditor, auditLines } from '@fairtable/core/audit.js';
 import type { RefereeOptions } from '@fairtable/core/referee.js';
@@ -25,12 +27,16 @@ import { fail, failWith } from '../io.js';
  * for them), the players' Signidice cheats a player's, and either kind exists
  * only in Signidice. Exits with `bad_cheater` for a cheat its cheater cannot commit.
  */
-const PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy'];
-const ALL_CHEATS: readonly string[] = [...CHEATS, ...DIPLOMACY_CHEATS];
+const PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy', 'holdem'];
+const ALL_CHEATS: readonly string[] = [...CHEATS, ...DIPLOMACY_CHEATS, ...HOLDEM_CHEATS];
 
 function cheaterFor(protocol: string, cheat: string, cheater: string | undefined): string {
   if ((DIPLOMACY_CHEATS as readonly string[]).includes(cheat)) {
     if (protocol !== 'diplomacy') fail(`[bad_cheater] "${cheat}" is a Diplomacy cheat; ${protocol} has no such move`);
+    return cheater ?? 'p1';
+  }
+  if ((HOLDEM_CHEATS as readonly string[]).includes(cheat)) {
+    if (protocol !== 'holdem') fail(`[bad_cheater] "${cheat}" is a Hold'em cheat; ${protocol} has no such move`);
     return cheater ?? 'p1';
   }
   const generic = (GENERIC_CHEATS as readonly string[]).includes(cheat);
@@ -69,7 +75,7 @@ export function register(program: Command): void {
     .requiredOption('--players <n>', 'number of players, named p0 … p{n-1}')
     .requiredOption('--out <file>', 'where to write the transcript (JSON Lines)')
     .option('--seed <hex>', '32-byte seed (64 hex digits) that fixes keys, moves and the network; random if absent')
-    .option('--turns <t>', 'rounds of the game (beacon: how many joint numbers)')
+    .option('--turns <t>', 'rounds of the game (beacon: how many joint numbers; holdem: hands, default 1)')
     .option('--states <n>', 'rochambeau: the number of states N (odd, at least 3)', '3')
     .option('--hash <name>', 'rochambeau: sha-256, sha-384, sha-512 or sha3-256', 'sha-256')
     .option('--game <name>', `keyed-stream, chain: the game played (${[...BUILTIN_GAMES.keys()].join(', ')}; default dice)`)
@@ -82,7 +88,7 @@ export function register(program: Command): void {
     )
     .option('--threshold <k>', 'with --escrow threshold or vss: shares needed to open (diplomacy: default a majority of the others; beacon: default 2)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)', 'ignore-unit-letter')
-    .option('--cheat <kind>', `one of: ${ALL_CHEATS.join(', ')} (the last ${DIPLOMACY_CHEATS.length}: diplomacy only)`)
+    .option('--cheat <kind>', `one of: ${ALL_CHEATS.join(', ')} (diplomacy only: ${DIPLOMACY_CHEATS.join(', ')}; holdem only: ${HOLDEM_CHEATS.join(', ')})`)
     .option('--cheater <id>', `which player cheats (default p1; the house for the house's cheats)`)
     .option(
       '--accomplice <id=cheat>',
@@ -98,6 +104,7 @@ export function register(program: Command): void {
       if (opts.cheat !== undefined && !ALL_CHEATS.includes(opts.cheat))
         fail(`[bad_input] unknown cheat "${opts.cheat}": choose one of ${ALL_CHEATS.join(', ')}`);
       const isDiplomacy = protocol === 'diplomacy';
+      const isHoldem = protocol === 'holdem';
       // Escrow is on by default where a protocol has it (docs/SPEC.md §7.4): withholding gains nothing, an absentee stalls nothing.
       opts.escrow ??= isDiplomacy ? (Number(opts.players ?? 7) >= 2 ? 'threshold' : 'none') : protocol === 'beacon' ? 'vss' : 'none';
       if (!isDiplomacy && opts.years !== undefined) fail('[bad_input] --years is for diplomacy');
@@ -155,7 +162,15 @@ export function register(program: Command): void {
                 },
               }
             : {}),
-          players: num(opts.players, '--players', isDiplomacy ? 1 : 2, isDiplomacy ? 16 : 1000)!,
+          ...(isHoldem
+            ? {
+                extension: holdemSim,
+                // Players who never fold, so that a hand reaches its showdown (where shown cards are checked).
+                strategy: (id: string) => holdemStrategy(taggedHash('holdem-strategy', seed, new TextEncoder().encode(id))),
+                params: { hands: turns ?? 1 },
+              }
+            : {}),
+          players: num(opts.players, '--players', isDiplomacy ? 1 : 2, isDiplomacy ? 16 : isHoldem ? 9 : 1000)!,
           seed,
           ...(turns !== undefined ? { turns } : {}),
           ...(cheat !== undefined ? { cheat, cheater: cheaterFor(protocol, cheat, opts.cheater) } : {}),
