@@ -112,6 +112,13 @@ describe.skipIf(missing.length > 0)(`three relay processes behind HAProxy${missi
     const holdings = await Promise.all(relays.map(leasesOf));
     expect(holdings.flat().sort()).toEqual(games.map((g) => g.id).sort());
 
+    // A process asked directly for a game another holds refuses it with a code (the balancer never sends it there).
+    const someone = games[0]!.id;
+    const other = relays.find((_, i) => !holdings[i]!.includes(someone))!;
+    const refused = await fetch(`${other.url}/games/${someone}`);
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('lease_lost');
+
     // The process holding the most games dies.
     const victim = holdings.reduce((best, h, i) => (h.length > holdings[best]!.length ? i : best), 0);
     const affected = holdings[victim]!;
