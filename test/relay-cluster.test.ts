@@ -14,11 +14,13 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { randomBytes } from '@fairtable/core/bytes.js';
+import { randomBytes, toHex } from '@fairtable/core/bytes.js';
+import { envelopeLine } from '@fairtable/core/envelope.js';
+import { generateKeyPair } from '@fairtable/core/identity.js';
+import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
 import { auditWithReceipts } from '@fairtable/core/order/censorship.js';
 import { randomStrategy } from '@fairtable/core/testing';
 import { createGame, fetchGame, joinGame, type RelayGame } from '@fairtable/client';
-import { diceGame } from '../packages/relay/src/test-helpers.js';
 import { exited, haproxyBinary, startBalancer, startRelayProcess, type Balancer, type RelayProcess } from './relay-cluster.js';
 
 const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
@@ -36,6 +38,21 @@ if (missing.length > 0 && process.env.CI !== undefined && process.env.CI !== '')
       throw new Error(`CI is set but ${missing.join('; and ')}: the relay service behind a balancer would go untested`);
     });
   });
+
+/** Dice on the chain protocol for 4 players, keys from `seed`. */
+function diceGame(seed: number, rounds: number): { id: string; setupLine: string; ids: string[]; keys: ReturnType<typeof generateKeyPair>[] } {
+  const ids = ['p0', 'p1', 'p2', 'p3'];
+  const keys = ids.map((_, i) => generateKeyPair(new Uint8Array(32).fill((seed * 4 + i + 1) % 256)));
+  const setup: GameSetup = {
+    protocol: 'chain',
+    game: 'dice',
+    params: { timeoutMs: 60_000, rounds },
+    players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
+    nonce: toHex(randomBytes(32)),
+    created: Date.now(),
+  };
+  return { id: gameIdOf(setup), setupLine: envelopeLine(createSetupEnvelope(setup, ids[0]!, keys[0]!)), ids, keys };
+}
 
 const until = async (what: string, ms: number, ok: () => boolean | Promise<boolean>): Promise<void> => {
   const end = Date.now() + ms;
@@ -77,7 +94,7 @@ describe.skipIf(missing.length > 0)(`three relay processes behind HAProxy${missi
     const relayKey = relays[0]!.key;
     balancer = await startBalancer(haproxy!, relays);
 
-    const games = Array.from({ length: GAMES }, (_, i) => diceGame(4, 40 + i, 8));
+    const games = Array.from({ length: GAMES }, (_, i) => diceGame(i, 8));
     /** When each line of each game first reached a seat here (ms). */
     const arrived = new Map<string, number[]>();
     for (const g of games) {
