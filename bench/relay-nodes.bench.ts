@@ -103,6 +103,23 @@ function join(url: string, game: Game, p: number, onMessage: (m: Message) => voi
 }
 
 /**
+ * `join`, again after a refusal while the clock is not running: a process the balancer took out a moment
+ * (a late health check on a loaded machine) moves its games, and the one they hash to meanwhile refuses
+ * them `lease_lost` until the route comes back. Counted, and said on stderr.
+ */
+async function joinRetrying(url: string, game: Game, p: number, onMessage: (m: Message) => void): Promise<WebSocket> {
+  for (let tries = 1; ; tries++) {
+    try {
+      return await join(url, game, p, onMessage);
+    } catch (e) {
+      if (tries >= 100) throw e;
+      process.stderr.write(`joining again after: ${(e as Error).message}\n`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+
+/**
  * A load generator (`--worker URL RUN FIRST COUNT`): creates its games, connects every player, says `ready`,
  * waits for `go` on stdin, plays, and prints its latencies and times as one JSON line.
  */
@@ -126,7 +143,7 @@ async function worker(url: string, run: number, first: number, count: number): P
   for (let g = 0; g < games.length; g++) {
     sockets[g] = [];
     for (let p = 0; p < PLAYERS; p++)
-      sockets[g]![p] = await join(url, games[g]!, p, (m) => {
+      sockets[g]![p] = await joinRetrying(url, games[g]!, p, (m) => {
         if (m.kind === 'refused' || m.kind === 'error') throw new Error(`the relay ${m.kind} a line: ${JSON.stringify(m)}`);
         if (m.kind !== 'entry' || m.line === undefined) return;
         const n = m.line;
