@@ -288,10 +288,23 @@ async function main(): Promise<void> {
           ws.terminate();
         }
       };
+      // Refusals before the kill are counted and printed: a game whose last connection closed leaves its
+      // process's memory and gives its lease up, and a connection racing that may be refused `lease_lost`.
+      let refusedBeforeKill = 0;
       await Promise.all(
         played.map(async (g) => {
           await createGame(url, g);
-          for (let line = 1; line <= 4; line++) await submitOne(g, line);
+          for (let line = 1; line <= 4; line++)
+            for (let tries = 1; ; tries++) {
+              try {
+                await submitOne(g, line);
+                break;
+              } catch (e) {
+                refusedBeforeKill++;
+                if (tries >= 50) throw e;
+                await new Promise((r) => setTimeout(r, 50));
+              }
+            }
         }),
       );
       const holdings = await Promise.all(
@@ -324,6 +337,7 @@ async function main(): Promise<void> {
           leaseMs,
           games: failoverGames,
           affected: times.length,
+          refusedBeforeKill,
           allAcceptingAfterMs: Math.round(Math.max(0, ...times)),
         }),
       );
