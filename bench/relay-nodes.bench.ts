@@ -246,7 +246,10 @@ async function main(): Promise<void> {
     const relays: RelayProcess[] = [];
     for (let i = 1; i <= n; i++) relays.push(await startRelayProcess({ databaseUrl, schema, node: `relay${i}`, leaseMs, extra: open }));
     for (const r of relays) children.add(r.child);
-    return { relays, balancer: await startBalancer(haproxy, relays) };
+    const balancer = await startBalancer(haproxy, relays);
+    // HAProxy too is stopped when the bench exits, however it exits.
+    children.add(balancer.child);
+    return { relays, balancer };
   };
   const stop = async (s: { relays: RelayProcess[]; balancer: Balancer }): Promise<void> => {
     await s.balancer.close();
