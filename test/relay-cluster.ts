@@ -121,8 +121,8 @@ export async function startBalancer(binary: string, relays: readonly { readonly 
   writeFileSync(config, balancerConfig(port, relays));
   const check = spawnSync(binary, ['-c', '-q', '-f', config], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`haproxy -c refused the configuration: ${check.stderr}`);
-  // -db: stay in the foreground, no daemon; -W: master-worker, so SIGTERM stops it all.
-  const child = spawn(binary, ['-db', '-W', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // -db: one process in the foreground, no daemon, no master: a signal to it stops it all.
+  const child = spawn(binary, ['-db', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   let said = '';
   child.stderr!.on('data', (d: Buffer) => (said = (said + d.toString()).slice(-4000)));
   const url = `http://127.0.0.1:${port}`;
