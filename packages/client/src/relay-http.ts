@@ -119,7 +119,9 @@ export async function createGame(
   options: { fetch?: FetchLike } = {},
 ): Promise<{ game: string; relay: string; invite: string }> {
   const { gameId } = readSetupLine(setupLine);
-  const response = await fetchOf(options.fetch)(new URL('games', httpBase(relayUrl)).toString(), {
+  // `?game=` lets a balancer in front of several relay processes send the creation to the process that will
+  // order the game (relay.md §4, "Many processes behind a balancer"); the relay itself reads only the body.
+  const response = await fetchOf(options.fetch)(new URL(`games?game=${gameId}`, httpBase(relayUrl)).toString(), {
     method: 'POST',
     body: setupLine,
     headers: { 'content-type': 'application/x-ndjson' },
