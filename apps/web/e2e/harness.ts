@@ -76,3 +76,28 @@ export async function player(browser: Browser, viewport = { width: 900, height: 
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
   return { context, page };
 }
+
+/** One accessibility finding of axe-core, as much of it as a failing test needs to say. */
+export interface AxeFinding {
+  readonly id: string;
+  readonly impact: string | null;
+  readonly help: string;
+  readonly targets: readonly string[];
+}
+
+/**
+ * The serious and critical findings of axe-core (WCAG 2 A and AA rules, colour contrast included) on the page as
+ * it stands (docs/spec/web.md §7, "Accessibility"). axe-core is injected from node_modules; nothing is fetched.
+ */
+export async function axeFindings(page: Page): Promise<AxeFinding[]> {
+  const loaded = await page.evaluate(() => typeof (globalThis as { axe?: unknown }).axe !== 'undefined');
+  if (!loaded) await page.addScriptTag({ path: join(ROOT, 'node_modules/axe-core/axe.min.js') });
+  return page.evaluate(async () => {
+    type Result = { violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[] };
+    const axe = (globalThis as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<Result> } }).axe;
+    const r = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+  });
+}

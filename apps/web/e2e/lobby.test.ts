@@ -16,7 +16,7 @@ import { envelopeLine } from '@fairtable/core/envelope.js';
 import { generateKeyPair, type KeyPair } from '@fairtable/core/identity.js';
 import { seatSecretHash, signLobbyGame } from '@fairtable/core/lobby.js';
 import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
-import { buildApp, launch, player, startRelay, type RunningRelay } from './harness.js';
+import { axeFindings, buildApp, launch, player, startRelay, type RunningRelay } from './harness.js';
 
 let relay: RunningRelay;
 let browser: Browser;
@@ -84,8 +84,12 @@ describe('lobbies in Chromium', () => {
     const creator = await browserPage();
     await creator.goto(relay.url + '/#/new');
     await creator.getByLabel('The other seats').fill('bob cy');
+    // The create form and the lobby pass axe-core's WCAG A and AA rules with no serious finding (docs/spec/web.md §7).
+    expect(await axeFindings(creator), 'the create form').toEqual([]);
     await creator.getByRole('button', { name: 'Create the game' }).click();
     await creator.waitForURL(/#\/lobby\//);
+    await creator.getByTestId('invite-bob').waitFor();
+    expect(await axeFindings(creator), 'the lobby with its invites').toEqual([]);
     const bobInvite = await creator.getByTestId('invite-bob').inputValue();
     const cyInvite = await creator.getByTestId('invite-cy').inputValue();
     const [, lobby, , bobSecret] = /#\/lobby\/([0-9a-f]+)\/([^/]+)\/([0-9a-f]+)$/.exec(bobInvite)!;
@@ -116,6 +120,7 @@ describe('lobbies in Chromium', () => {
     expect(await cy.getByTestId('seat-cy').getByRole('cell').first().textContent()).toBe('you: not joined yet');
     expect(await cy.getByTestId('seat-ann').getByRole('cell').first().textContent()).toMatch(/^ann joined, key [0-9a-f]{8}…$/);
     expect(await cy.locator('main').textContent()).not.toContain('missing');
+    expect(await axeFindings(cy), 'an invitee before joining').toEqual([]);
     await cy.getByRole('button', { name: 'Join as cy' }).click();
     await expect.poll(async () => (await call('GET', `${relay.url}/lobbies/${lobby}`)).body.seats[2].key, { timeout: 10_000 }).not.toBe(null);
     await expect.poll(() => cy.getByTestId('seat-cy').getByRole('cell').first().textContent(), { timeout: 10_000 }).toMatch(/^you \(cy\) joined, key /);

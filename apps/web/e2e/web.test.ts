@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { armor } from '@fairtable/core/armor.js';
-import { buildApp, LAN_HOST, launch, player, ROOT, startRelay, type RunningRelay } from './harness.js';
+import { axeFindings, buildApp, LAN_HOST, launch, player, ROOT, startRelay, type RunningRelay } from './harness.js';
 
 let relay: RunningRelay;
 let browser: Browser;
@@ -162,6 +162,70 @@ async function playToEnd(
   }
 }
 
+/** No serious or critical accessibility finding of axe-core on the page as it stands (docs/spec/web.md §7). */
+async function accessible(page: Page, where: string): Promise<void> {
+  expect(await axeFindings(page), `axe-core on ${where}`).toEqual([]);
+}
+
+/**
+ * Every control on the page is reached by the Tab key, in turn, and shows where the focus is: an outline or a
+ * ring (box-shadow) while focused. Returns how many controls it reached.
+ */
+async function keyboardReaches(page: Page, where: string): Promise<number> {
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  // Each control's path in the page; a radio group is one stop (arrow keys move inside it), named by its first radio.
+  const path = `(e) => { const p = []; for (let n = e; n !== null && n !== document.body; n = n.parentElement) p.unshift(n.tagName + [...(n.parentElement?.children ?? [])].indexOf(n)); return p.join('/'); }`;
+  const expected = await page.evaluate((pathSrc) => {
+    const pathOf = eval(pathSrc) as (e: Element) => string;
+    const groups = new Set<string>();
+    const out: { key: string; name: string }[] = [];
+    for (const e of document.querySelectorAll<HTMLElement>(
+      'main a[href], main button, main input, main select, main textarea, main summary, main [tabindex]',
+    )) {
+      if ((e as HTMLButtonElement).disabled || e.tabIndex < 0 || e.getClientRects().length === 0 || getComputedStyle(e).visibility === 'hidden') continue;
+      // Inside a closed <details>, only its summary can take the focus.
+      const shut = e.closest('details:not([open])');
+      if (shut !== null && !(e.tagName === 'SUMMARY' && e.parentElement === shut)) continue;
+      const radio = e instanceof HTMLInputElement && e.type === 'radio' && e.name !== '';
+      if (radio && groups.has(e.name)) continue;
+      if (radio) groups.add(e.name);
+      out.push({
+        key: radio ? `radio:${e.name}` : pathOf(e),
+        name: `${e.tagName.toLowerCase()} "${(e.getAttribute('aria-label') ?? e.textContent ?? '').trim().slice(0, 30)}"`,
+      });
+    }
+    return out;
+  }, path);
+  const seen = new Set<string>();
+  const unmarked: string[] = [];
+  // Tab goes through the header and the browser too: a generous budget of presses, stopping once every control is seen.
+  for (let i = 0; i < 2 * expected.length + 60 && seen.size < expected.length; i++) {
+    await page.keyboard.press('Tab');
+    const f = await page.evaluate((pathSrc) => {
+      const pathOf = eval(pathSrc) as (e: Element) => string;
+      const e = document.activeElement as HTMLElement | null;
+      if (e === null || e === document.body || e.closest('main') === null) return null;
+      const st = getComputedStyle(e);
+      const marked = (st.outlineStyle !== 'none' && parseFloat(st.outlineWidth) > 0) || st.boxShadow !== 'none';
+      const radio = e instanceof HTMLInputElement && e.type === 'radio' && e.name !== '';
+      return {
+        key: radio ? `radio:${e.name}` : pathOf(e),
+        marked,
+        name: `${e.tagName.toLowerCase()} "${(e.getAttribute('aria-label') ?? e.textContent ?? '').trim().slice(0, 30)}"`,
+      };
+    }, path);
+    if (f === null) continue;
+    if (!f.marked) unmarked.push(f.name);
+    seen.add(f.key);
+  }
+  expect(unmarked, `focus not shown on ${where}`).toEqual([]);
+  expect(
+    expected.filter((x) => !seen.has(x.key)).map((x) => x.name),
+    `controls not reached by Tab on ${where}`,
+  ).toEqual([]);
+  return expected.length;
+}
+
 async function auditOn(page: Page): Promise<string> {
   await page.getByRole('button', { name: 'Audit', exact: true }).click();
   const verdict = page.getByRole('region', { name: 'Audit verdict' });
@@ -202,7 +266,7 @@ describe('the web app in Chromium', () => {
     mkdirSync(SHOTS, { recursive: true });
     await ann.screenshot({ path: join(SHOTS, 'web-game.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
-    // Audited with the relay's receipts: deadlines on the relay's times, every line receipted.
+    await accessible(ann, 'a finished game of dice with its audit');
     for (const p of pages)
       expect(await p.getByTestId('audit-times').textContent()).toMatch(/judged on the relay's receipt times: (\d+) of \1 lines carry a receipt/);
     // The chart of the outcomes, and where each roll came from, every input checked in the page.
@@ -225,6 +289,7 @@ describe('the web app in Chromium', () => {
     expect(await listed.textContent()).toMatch(/as ann, against bob [0-9a-f]{8}…/);
     expect(await ann.getByText('Lobbies you opened').count()).toBe(0);
     await ann.screenshot({ path: join(SHOTS, 'web-home.png'), fullPage: true });
+    await accessible(ann, 'the home page with a game listed');
     await listed.getByRole('button', { name: 'Rematch' }).click();
     await ann.waitForURL(/#\/lobby\//);
     expect(await ann.getByRole('heading', { level: 2 }).textContent()).toBe('Lobby: Dice (highest total wins)');
@@ -268,6 +333,7 @@ describe('the web app in Chromium', () => {
     const served = await (await fetch(`${relay.url}/games/${game}/talk`)).text();
     expect(served).toContain('Good luck');
     expect(served).not.toContain('roll high');
+    await accessible(watcher.page, 'a watcher reading the table talk');
     await close([...pages, watcher.page]);
   }, 120_000);
 
@@ -280,6 +346,8 @@ describe('the web app in Chromium', () => {
     expect(await first.getByTestId('fair-draw').textContent()).toMatch(/^Your hand is a fair draw that nobody, you included, can aim/);
     expect(await first.getByTestId('hand-names').textContent()).toMatch(/^The 5 hands: rock, lizard, Spock, scissors, paper\./);
     expect((await ann.getByTestId('now-bar').textContent()) ?? '').toMatch(/^Your turn:/);
+    await accessible(ann, 'the Rochambeau hand form');
+    await accessible(pages[2]!, 'Rochambeau at 390 px');
     // She plays from the keyboard alone: into the state's radio group, one state on, Enter sends the form.
     const radios = first.getByRole('radio');
     await radios.nth(0).focus();
@@ -314,6 +382,7 @@ describe('the web app in Chromium', () => {
     await fitsWidth(pages[2]!);
     await pages[2]!.screenshot({ path: join(SHOTS, 'web-phone.png'), fullPage: true });
     for (const p of pages) expect(await auditOn(p)).toContain('Valid');
+    await accessible(pages[0]!, 'the house page after an audit');
     await close(pages);
   }, 150_000);
 
@@ -337,6 +406,10 @@ describe('the web app in Chromium', () => {
     expect(await bob.locator('li.msq .n').count()).toBe(40);
     expect(await brokenWords(ann)).toEqual([]);
     expect(await brokenWords(bob)).toEqual([]);
+    // Accessible at both widths, and ann's page is played from the keyboard: every control reached, its focus shown.
+    await accessible(ann, 'Monopoly at 1280 px, ann to move');
+    await accessible(bob, 'Monopoly at 390 px, waiting');
+    expect(await keyboardReaches(ann, 'Monopoly, ann to move')).toBeGreaterThan(3);
     // When bob's turn comes, his decision is on his phone's first screen, under the bar.
     const form = bob.getByRole('form', { name: 'Your decision' });
     for (let i = 0; i < 40 && !(await form.isVisible()); i++) {
@@ -379,6 +452,7 @@ describe('the web app in Chromium', () => {
   it('plays Signidice roulette against a house in a browser: bets chosen on the page, every spin proved', async () => {
     const pages = await startGame({ game: 'signidice', rounds: 3, others: ['ann', 'bob'] });
     let refused = false;
+    let checked = false;
     const bets = async (page: Page, i: number) => {
       if (i === 0) return; // the house has no bet to make
       const form = page.getByRole('form', { name: 'Your decision' });
@@ -394,6 +468,10 @@ describe('the web app in Chromium', () => {
         await form.getByRole('radio', { name: 'Red', exact: true }).check();
         await form.getByLabel(/Amount/).fill('1');
         return;
+      }
+      if (!checked) {
+        checked = true;
+        await accessible(page, 'the roulette bet form');
       }
       await form.getByRole('radio', { name: 'Black', exact: true }).check();
       await form.getByLabel(/Amount/).fill('5');
@@ -703,6 +781,7 @@ describe('the web app in Chromium', () => {
     let pendingSeen = 0;
     let movesGrouped = 0;
     let votesOffered = 0;
+    let ordersChecked = false;
     await playToEnd(
       pages,
       async (page, i) => {
@@ -727,6 +806,10 @@ describe('the web app in Chromium', () => {
         // Beside the orders, a vote to end the game, offered in words and left at "no vote" (docs/spec/diplomacy.md §10.12).
         const vote = form.getByRole('combobox', { name: /^Vote to end the game/ });
         if ((await vote.count()) > 0 && (await vote.locator('option', { hasText: /^a draw$/ }).count()) === 1) votesOffered++;
+        if (votesOffered === 1 && !ordersChecked) {
+          ordersChecked = true;
+          await accessible(page, 'the Diplomacy orders form and board');
+        }
         for (let k = 0; k < (await selects.count()); k++) {
           const values = await selects
             .nth(k)
@@ -768,6 +851,7 @@ describe('the web app in Chromium', () => {
     expect(await ann.locator('svg.diplomacy-map line.order-pending').count()).toBe(0);
     await ann.screenshot({ path: join(SHOTS, 'web-diplomacy.png'), fullPage: true });
     for (const p of [ann, bob]) expect(await auditOn(p)).toContain('Valid');
+    await accessible(ann, 'the Diplomacy board after a year, with its audit');
     await close(pages);
   }, 240_000);
 });

@@ -179,7 +179,8 @@ export function MonopolyBoard({ state, players, events }: { state: MonopolyState
       </div>
       {s === undefined ? null : (
         <>
-          <table class="scores">
+          {/* On a phone the players' table scrolls sideways inside itself: focusable, so the keyboard can scroll it too. */}
+          <table class="scores" tabIndex={0}>
             <caption>
               {s.stage.kind === 'over'
                 ? `Players at the end, after ${plural(Math.min(s.round, s.rules.rounds > 0 ? s.rules.rounds : s.round), 'round')}`
