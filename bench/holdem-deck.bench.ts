@@ -23,6 +23,7 @@ import { taggedHash } from '@fairtable/core/hash.js';
 import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
 import { simulate } from '@fairtable/core/testing';
 import { holdemSim, holdemStrategy } from '@fairtable/core/protocols/holdem/sim.js';
+import { holdemRegistry } from '@fairtable/core/protocols/holdem/registry.js';
 import { newDeck, shuffle, verifyShuffle, makeKeyShare } from '@fairtable/core/deck/index.js';
 
 const args = process.argv.slice(2);
@@ -56,6 +57,7 @@ const cli = join(root, 'packages/cli/dist/main.js');
     seed,
     params: { hands: 1, timeoutMs: 600_000 },
     strategy: (id) => holdemStrategy(taggedHash('holdem-bench-strategy', seed, utf8(id))),
+    registry: holdemRegistry,
     cpuClock: () => performance.now(),
   });
   const wall = performance.now() - start;

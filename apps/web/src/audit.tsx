@@ -6,7 +6,8 @@
  *
  * A game played through this relay is audited with the relay's receipts (`auditWithRelay`, the audit of
  * `fairtable audit --relay-key`): deadlines judged on the times the relay signed, and a relay whose own receipts
- * convict it named as the relay. The verdict says where its times came from.
+ * convict it named as the relay. The verdict says where its times came from. Loaded when first needed (the
+ * Audit button, a dropped file): the page's first load does without it (`lazy.tsx`).
  */
 import { useState } from 'preact/hooks';
 import { registryFor } from './session.js';
@@ -23,8 +24,8 @@ import {
   type Verifier,
 } from '@fairtable/client/explain';
 import { DistributionCharts } from './explain.js';
+import { Progress } from './findings.js';
 import { absenceConsequence, violationMeaning } from '@fairtable/core/violation-words.js';
-import { violationKind, type Violation } from '@fairtable/core/errors.js';
 import { dearmor } from '@fairtable/core/armor.js';
 
 let verifier: Promise<Verifier> | null = null;
@@ -115,16 +116,6 @@ export function AuditRunView({ run }: { run: AuditRun }) {
   );
 }
 
-export function Progress({ fraction }: { fraction: number | null }) {
-  if (fraction === null) return null;
-  return (
-    <label class="field">
-      Auditing…
-      <progress max={1} value={fraction} />
-    </label>
-  );
-}
-
 /** Where the deadlines' times came from: the relay's receipts, or the players' own clocks (and why). */
 function TimesView({ run }: { run: AuditRun }) {
   const r = 'relay' in run.result ? run.result.relay : null;
@@ -154,43 +145,6 @@ const isAbsence = (v: { readonly kind?: string }): boolean => v.kind === 'absenc
 function timedOutText(v: { readonly player: string | null; readonly seq: number }, protocol: string, outcome: AuditVerdict['outcome']): string {
   const forfeited = v.player !== null && (outcome?.forfeits.some((f) => f.player === v.player) ?? false);
   return `${v.player ?? 'a player'} timed out at line ${v.seq}: ${absenceConsequence(protocol, forfeited)}.`;
-}
-
-/**
- * What a seat's referee found while the game runs, split by kind (docs/SPEC.md §12): rules broken under "Rule
- * breaking seen", missed deadlines under "Timed out", never together.
- */
-export function LiveFindings({ violations }: { violations: readonly Violation[] }) {
-  const rules = violations.filter((v) => violationKind(v) === 'rule');
-  const absences = violations.filter((v) => violationKind(v) === 'absence');
-  return (
-    <>
-      {rules.length > 0 ? (
-        <section aria-label="Rule breaking seen" class="violations-live">
-          <h3>Rule breaking seen</h3>
-          <ul>
-            {rules.map((v, i) => (
-              <li key={i}>
-                {v.code} by {v.player ?? 'nobody named'} at line {v.seq}
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
-      {absences.length > 0 ? (
-        <section aria-label="Timed out" class="absences-live">
-          <h3>Timed out</h3>
-          <ul>
-            {absences.map((v, i) => (
-              <li key={i}>
-                {v.player ?? 'a player'} timed out at line {v.seq}: {v.message}
-              </li>
-            ))}
-          </ul>
-        </section>
-      ) : null}
-    </>
-  );
 }
 
 export function VerdictView({ verdict }: { verdict: AuditVerdict | RelayAuditVerdict }) {

@@ -2,21 +2,12 @@
  * Table talk beside the board (docs/spec/press.md, docs/spec/web.md §4): the game's messages in the relay's order,
  * each checked by core's `TalkReader` before it is shown, an unread count while the panel is closed, a box to
  * write to the table or, where the game allows private press, to chosen seats; and the game's press rule and mode,
- * one sentence each. Also the lobby's press choice (`PressChoice`).
+ * one sentence each. Loaded with the game page's first talk panel, not with the app (`LazyChat` in game.tsx).
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { TableTalk, type RelayGame, type TalkEntry } from '@fairtable/client';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import {
-  DEFAULT_PRESS,
-  PRESS_MODES,
-  PRESS_RULES,
-  pressModeWords,
-  pressRuleWords,
-  type PressMode,
-  type PressRule,
-  type PressRules,
-} from '@fairtable/core/press/index.js';
+import { pressModeWords, pressRuleWords } from '@fairtable/core/press/index.js';
 import type { PlayerEntry } from '@fairtable/core/setup.js';
 import { keyFor } from './session.js';
 
@@ -164,44 +155,3 @@ export function Chat({ gameId, players, params, me, game }: ChatProps) {
     </details>
   );
 }
-
-/** The lobby's press choice: rule and mode, each with its one sentence. Diplomacy offers full press by default, other games table chat. */
-export function PressChoice({ value, onChange }: { value: PressRules; onChange: (p: PressRules) => void }) {
-  return (
-    <fieldset class="press">
-      <legend>Table talk</legend>
-      <label class="field">
-        Press
-        <select value={value.rule} onChange={(e) => onChange({ ...value, rule: (e.target as HTMLSelectElement).value as PressRule })}>
-          {PRESS_RULES.map((r) => (
-            <option key={r} value={r}>
-              {r === 'full' ? 'Full press (private messages too)' : r === 'public' ? 'Public press only' : 'No press'}
-            </option>
-          ))}
-        </select>
-      </label>
-      <p class="hint">{pressRuleWords(value.rule)}</p>
-      {value.rule === 'none' ? null : (
-        <>
-          <label class="field">
-            Messages are
-            <select value={value.mode} onChange={(e) => onChange({ ...value, mode: (e.target as HTMLSelectElement).value as PressMode })}>
-              {PRESS_MODES.map((m) => (
-                <option key={m} value={m}>
-                  {m === 'signed' ? 'Signed' : 'Deniable'}
-                </option>
-              ))}
-            </select>
-          </label>
-          <p class="hint">{pressModeWords(value.mode)}</p>
-        </>
-      )}
-    </fieldset>
-  );
-}
-
-/** The press a new game of `protocol` starts with in the lobby form. */
-export const defaultPressFor = (protocol: string): PressRules => (protocol === 'diplomacy' ? { rule: 'full', mode: 'signed' } : DEFAULT_PRESS);
-
-/** The offer's `press` member: absent for table chat, signed (the default every setup without it has). */
-export const offerPress = (p: PressRules): { press?: PressRules } => (p.rule === DEFAULT_PRESS.rule && p.mode === DEFAULT_PRESS.mode ? {} : { press: p });

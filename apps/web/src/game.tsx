@@ -3,6 +3,7 @@
  * after a reload, draws the table from an observer's replay of the log, asks the player's decisions, and audits
  * the game on demand. A page with no seat in the game only watches and audits.
  */
+import type { FunctionComponent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RelayGame } from '@fairtable/client';
 import { randomBytes } from '@fairtable/core/bytes.js';
@@ -15,13 +16,14 @@ import type { GameSetup } from '@fairtable/core/setup.js';
 import type { OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { relayKeyOf, UNKNOWN_GAME } from '@fairtable/client';
 import { ApiError, NO_SUCH_GAME, readGameInfo, readReceipts, readTranscript } from './api.js';
-import { AuditRunView, LiveFindings, Progress, runAudit, type AuditRun, type RelayEvidence } from './audit.js';
+import type { AuditRun, RelayEvidence } from './audit.js';
+import { LiveFindings, Progress } from './findings.js';
+import { LazyAuditRunView, LazyProvenancePanel } from './lazy.js';
 import { Table, type TableView } from './board.js';
-import { Chat } from './chat.js';
+import type { ChatProps } from './chat.js';
 import { Countdown } from './countdown.js';
 import { DecisionForm } from './decision.js';
 import { MoreTime } from './extension.js';
-import { ProvenancePanel } from './explain.js';
 import { MonopolyDecision } from './monopoly.js';
 import { HOUSE, keyFor, newRecord, registryFor, startSeat } from './session.js';
 import { allKeys, getGame, type GameRecord } from './store.js';
@@ -99,6 +101,15 @@ function download(name: string, text: string): void {
   a.download = name;
   a.click();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** The talk panel (chat.tsx), loaded with the first game page that shows it rather than with the app's first load. */
+function LazyChat(props: ChatProps) {
+  const [Chat, setChat] = useState<FunctionComponent<ChatProps> | null>(null);
+  useEffect(() => {
+    void import('./chat.js').then((m) => setChat(() => m.Chat));
+  }, []);
+  return Chat === null ? null : <Chat {...props} />;
 }
 
 export function GamePage({ gameId }: { gameId: string }) {
@@ -250,6 +261,7 @@ export function GamePage({ gameId }: { gameId: string }) {
         return `the relay's receipts could not be fetched (${(e as Error).message})`;
       }
     })();
+    const { runAudit } = await import('./audit.js');
     const run = await runAudit(copy.join('\n'), setProgress, evidence);
     setProgress(null);
     setAudit(run);
@@ -335,7 +347,7 @@ export function GamePage({ gameId }: { gameId: string }) {
         </div>
       ) : null}
       {view === null ? null : <Table view={{ ...view, pending: pending.current }} />}
-      {setup === null ? null : <Chat gameId={gameId} players={setup.players} params={setup.params} me={record?.me ?? null} game={g} />}
+      {setup === null ? null : <LazyChat gameId={gameId} players={setup.players} params={setup.params} me={record?.me ?? null} game={g} />}
       {g !== null && record !== null && outcome === null ? <MoreTime game={g} me={record.me} timeoutMs={observer.current.timeoutMs()} /> : null}
       <LiveFindings violations={violations} />
       <div class="actions">
@@ -347,8 +359,8 @@ export function GamePage({ gameId }: { gameId: string }) {
         </button>
       </div>
       <Progress fraction={progress} />
-      {audit === null ? null : <AuditRunView run={audit} />}
-      <ProvenancePanel lines={lines} />
+      {audit === null ? null : <LazyAuditRunView run={audit} />}
+      <LazyProvenancePanel lines={lines} />
     </main>
   );
 }

@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { fromKeyFile, toKeyFile, type KeyFile } from '@fairtable/core/identity.js';
-import { DropAudit } from './audit.js';
+import { LazyDropAudit } from './lazy.js';
 import { allGames, allKeys, openedLobbies, putKey, type GameRecord } from './store.js';
 import { readReceipts, readTranscript } from './api.js';
 import { offerLabel } from './labels.js';
@@ -184,7 +184,7 @@ export function HomePage() {
           </>
         ) : null}
       </section>
-      <DropAudit />
+      <LazyDropAudit />
       <Keys />
     </main>
   );

@@ -16,7 +16,7 @@ import { HOUSE, keyFor, newRecord, setupLine } from './session.js';
 import { allGames, allKeys, getGame, noteLobby } from './store.js';
 import { GAMES, offerLabel } from './labels.js';
 import type { PressRules } from '@fairtable/core/press/index.js';
-import { defaultPressFor, offerPress, PressChoice } from './chat.js';
+import { defaultPressFor, offerPress, PressChoice } from './press-choice.js';
 import { diceRange, parseDice } from '@fairtable/core/games/dice-expr.js';
 
 export const go = (hash: string): void => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
 import { auditLines } from '@fairtable/core/audit.js';
+import { holdemRegistry } from '@fairtable/core/protocols/holdem/registry.js';
 import { startMiniRelay, type MiniRelay } from '../../../test/mini-relay.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -77,7 +78,7 @@ describe('fairtable play holdem', () => {
     });
     expect(outcomes[1]!.winners).toEqual(outcomes[0]!.winners);
     expect(outcomes[0]!.winners.length).toBeGreaterThan(0);
-    const verdict = auditLines(relay.games.get(gameId)!.lines);
+    const verdict = auditLines(relay.games.get(gameId)!.lines, { registry: holdemRegistry });
     expect(verdict.violations).toEqual([]);
     expect(verdict.outcome?.winners).toEqual(outcomes[0]!.winners);
   }, 180_000);

@@ -15,7 +15,6 @@ import { beacon } from './protocols/beacon.js';
 import { chainMachine } from './protocols/chain.js';
 import { keyedStreamMachine } from './protocols/keyed-stream.js';
 import { rochambeauMachine } from './protocols/rochambeau.js';
-import { holdemMachine } from './protocols/holdem/machine.js';
 import { signidice } from './signidice/arbiter.js';
 
 // Machines are stored with their state type erased: a registry maps names to machines of different states.
@@ -30,7 +29,7 @@ export interface Registry {
 export function createRegistry(options: { readonly games?: readonly ChanceGame<unknown>[]; readonly machines?: readonly AnyMachine[] } = {}): Registry {
   const games = gameBook(...(options.games ?? []));
   const machines = new Map<string, AnyMachine>();
-  for (const m of [beacon, chainMachine(games), keyedStreamMachine(games), signidice, rochambeauMachine, holdemMachine, ...(options.machines ?? [])])
+  for (const m of [beacon, chainMachine(games), keyedStreamMachine(games), signidice, rochambeauMachine, ...(options.machines ?? [])])
     machines.set(m.protocol, m);
   return { machines, games };
 }

@@ -19,7 +19,7 @@ import type { Command } from 'commander';
 import { auditFile } from '@fairtable/node/audit-file.js';
 import { auditText, type Verdict } from '@fairtable/core/audit.js';
 import type { Registry } from '@fairtable/core/registry.js';
-import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
+import { cliRegistry } from '../registry.js';
 import { fail, progressBar } from '../io.js';
 import { byKind, consequence, exitCode, lineNote, meaning, standing, timedOut } from '../verdict-words.js';
 import { violationKind } from '@fairtable/core/errors.js';
@@ -101,9 +101,10 @@ function setupOf(file: string): { protocol?: unknown; params?: { [key: string]: 
   }
 }
 
-/** The registry for a transcript whose setup names a protocol from outside the core, or null. */
+/** The registry for a transcript whose setup names a protocol from outside the core's built-ins, or null. */
 function externalRegistry(file: string): Registry | null {
-  return setupOf(file)?.protocol === 'diplomacy' ? diplomacyRegistry : null;
+  const protocol = setupOf(file)?.protocol;
+  return protocol === 'diplomacy' || protocol === 'holdem' ? cliRegistry : null;
 }
 
 /**

@@ -44,7 +44,7 @@ import { readKeptCopy } from '../kept-copy.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
 import { betStrategy } from './signidice.js';
 import { ALLOW_HTTP_WITNESS_HELP, collect, httpWitnessHosts, witnessesFrom } from '../witnesses.js';
-import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
+import { cliRegistry } from '../registry.js';
 import { personFor } from './diplomacy-orders.js';
 import { progressLine } from '../progress.js';
 import { TurnNarrator } from '../mail/chance-text.js';
@@ -243,7 +243,7 @@ async function playSeat(
     verify: nativeVerify,
     sign: nativeSign,
     ...(person === null ? { strategy: strategyFor(opts, me.name) } : {}),
-    registry: diplomacyRegistry,
+    registry: cliRegistry,
     httpWitnessHosts: httpWitnessHosts(opts.allowHttpWitness),
     giveUpMs: integer(opts.reconnectMs, '--reconnect-ms', 0, 86_400_000)!,
     ...(relayKey === undefined ? {} : { relayKey }),

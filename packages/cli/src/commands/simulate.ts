@@ -12,7 +12,7 @@ import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { fromHex, randomBytes, toHex } from '@fairtable/core/bytes.js';
 import { simulate, SIM_PROTOCOLS, CHEATS, GENERIC_CHEATS, type Cheat } from '@fairtable/core/testing';
-import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
+import { cliRegistry } from '../registry.js';
 import { diplomacySim, DIPLOMACY_CHEATS } from '@fairtable/diplomacy/protocol/sim.js';
 import { holdemSim, holdemStrategy, HOLDEM_CHEATS } from '@fairtable/core/protocols/holdem/sim.js';
 import { taggedHash } from '@fairtable/core/hash.js';
@@ -140,7 +140,7 @@ export function register(program: Command): void {
         fail(`[bad_hex] ${(e as Error).message}`);
       }
       const cheat = opts.cheat as Cheat | undefined;
-      const registry = isDiplomacy ? { registry: diplomacyRegistry } : {};
+      const registry = isDiplomacy || isHoldem ? { registry: cliRegistry } : {};
       let result: ReturnType<typeof simulate>;
       try {
         const turns = num(opts.turns, '--turns', 1, 1_000_000);
@@ -165,6 +165,7 @@ export function register(program: Command): void {
           ...(isHoldem
             ? {
                 extension: holdemSim,
+                ...registry,
                 // Players who never fold, so that a hand reaches its showdown (where shown cards are checked).
                 strategy: (id: string) => holdemStrategy(taggedHash('holdem-strategy', seed, new TextEncoder().encode(id))),
                 params: { hands: turns ?? 1 },

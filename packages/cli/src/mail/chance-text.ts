@@ -8,7 +8,7 @@ import type { ChanceGame } from '@fairtable/core/games/game.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { Referee } from '@fairtable/core/referee.js';
 import type { VerifyFn } from '@fairtable/core/transcript.js';
-import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
+import { cliRegistry } from '../registry.js';
 
 /** The part of a chain or keyed-stream machine's state a game's words are read from. */
 interface ChanceMachineState {
@@ -56,7 +56,7 @@ export class TurnNarrator {
   private readonly referee: Referee | null;
 
   constructor(setupLine: string) {
-    const referee = new Referee(setupLine, null, undefined, { verify: trustAll, registry: diplomacyRegistry });
+    const referee = new Referee(setupLine, null, undefined, { verify: trustAll, registry: cliRegistry });
     this.referee = chanceState(referee.state)?.rules.turnText === undefined ? null : referee;
   }
 

@@ -35,7 +35,7 @@ import { Referee, type RefereeSnapshot } from '@fairtable/core/referee.js';
 import { Seat, seatRandom, type JournalEntry, type SeatSnapshot } from '@fairtable/core/seat/seat.js';
 import { prepareLine, readSetupLine, type CheckerSnapshot, type VerifyFn } from '@fairtable/core/transcript.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
-import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
+import { cliRegistry } from '../registry.js';
 import { linesText, readText, writeAtomic, writeAtomic as writeFile } from './files.js';
 import { boardText, mailText, type MailMessage } from './message.js';
 import { phaseResults, resultsText } from './diplomacy-results.js';
@@ -257,7 +257,7 @@ export class GameFolder {
       verify: this.verify,
       sign: nativeSign,
       // The core's machines and Diplomacy's, as every `play` seat has them (docs/spec/diplomacy.md §10.10).
-      registry: diplomacyRegistry,
+      registry: cliRegistry,
       ...(this.prover === null ? {} : { prover: this.prover }),
       onDecision: (entry) => this.journal.push(entry),
       onSubmit: (text) => {
@@ -296,7 +296,7 @@ export class GameFolder {
       if (seat !== null) this.resendInflight(seat);
       const o = snap.observer ?? null;
       if (o !== null && o.checker.lines <= this.log.length)
-        this.watcher = new Referee(this.setupLine, null, undefined, { verify: trustAll, registry: diplomacyRegistry }, o);
+        this.watcher = new Referee(this.setupLine, null, undefined, { verify: trustAll, registry: cliRegistry }, o);
       return { door, seat };
     } catch (e) {
       if (!(e instanceof FairtableError)) throw e;
@@ -908,7 +908,7 @@ export class GameFolder {
    * the observer does not check them again.
    */
   private observer(): Referee {
-    this.watcher ??= new Referee(this.setupLine, null, undefined, { verify: trustAll, registry: diplomacyRegistry });
+    this.watcher ??= new Referee(this.setupLine, null, undefined, { verify: trustAll, registry: cliRegistry });
     for (let n = this.watcher.checker.lines; n < this.log.length; n++) this.watcher.feedText(n, this.log[n]!);
     return this.watcher;
   }

@@ -10,7 +10,7 @@ import { taggedHash } from '../../hash.js';
 import type { Envelope } from '../../envelope.js';
 import { simulate, type SimResult } from '../../sim/simulate.js';
 import { frozenRegistry } from '../../sim/frozen.js';
-import { DEFAULT_REGISTRY } from '../../registry.js';
+import { holdemRegistry } from './registry.js';
 import { cardUnder } from '../../deck/decrypt.js';
 import type { Ciphertext } from '../../deck/elgamal.js';
 import { pointFromHex } from '../../deck/group.js';
@@ -32,17 +32,18 @@ function play(
     seed: new Uint8Array(32).fill(seed),
     strategy: (id) => (id === folder ? () => ({ do: 'fold' }) : holdemStrategy(taggedHash('holdem-test-strategy', utf8(`${id} ${seed}`)))),
     params: { hands },
+    registry: holdemRegistry,
     ...(cheat === undefined ? {} : { cheat, cheater }),
   });
 }
 
 const bodies = (lines: readonly string[]): Envelope[] => lines.slice(1).map((l) => JSON.parse(l) as Envelope);
-const named = (r: SimResult): string[] => [...new Set([...r.violations, ...auditLines(r.lines).violations].map((v) => v.player ?? 'nobody'))].sort();
+const named = (r: SimResult): string[] => [...new Set([...r.violations, ...auditLines(r.lines, { registry: holdemRegistry }).violations].map((v) => v.player ?? 'nobody'))].sort();
 
 describe("Hold'em on the deck", () => {
   it('an honest heads-up hand goes to its showdown; the audit is valid and names nobody', () => {
     const r = play(2, 1);
-    const verdict = auditLines(r.lines);
+    const verdict = auditLines(r.lines, { registry: holdemRegistry });
     expect(verdict.violations).toEqual([]);
     expect(r.violations).toEqual([]);
     expect(r.outcome).not.toBeNull();
@@ -69,7 +70,7 @@ describe("Hold'em on the deck", () => {
   }, 120_000);
 
   it('on frozen states (a step never writes into the state it is given), over a network that loses and repeats messages', () => {
-    const registry = frozenRegistry(DEFAULT_REGISTRY);
+    const registry = frozenRegistry(holdemRegistry);
     const r = simulate({
       protocol: 'holdem',
       extension: holdemSim,
@@ -96,7 +97,7 @@ describe("Hold'em on the deck", () => {
       .filter((e) => e.body.type === 'shuffle')
       .map((e) => e.body.hand);
     expect(hands).toEqual([1, 1, 2, 2]);
-    expect(auditLines(r.lines).valid).toBe(true);
+    expect(auditLines(r.lines, { registry: holdemRegistry }).valid).toBe(true);
   }, 120_000);
 
   it('heads-up, a player leaves: late to act it folds, late to the next shuffle it is gone; named absent, its chips forfeited', () => {
@@ -127,7 +128,7 @@ describe("Hold'em on the deck", () => {
     '%s: the cheater is named %s, and nobody else',
     (cheat, code) => {
       const r = play(2, 3, cheat, 'p1');
-      const verdict = auditLines(r.lines);
+      const verdict = auditLines(r.lines, { registry: holdemRegistry });
       const found = [...r.violations, ...verdict.violations, ...r.refusals.map((x) => ({ player: x.player, code: x.code }))];
       expect(found.some((v) => v.player === 'p1' && v.code === code)).toBe(true);
       expect(named(r).filter((p) => p !== 'p1')).toEqual([]);
@@ -181,7 +182,7 @@ function hiddenHole(lines: readonly string[], owner: string, positions: readonly
 describe("Hold'em on the deck: a seat that breaks a deal step or leaves, and what stays hidden", () => {
   it('a wrong decryption share names its sender; the others stand in for it from its backup and the hand finishes; its folded hand stays hidden', () => {
     const r = play(3, 5, 'bad-decryption-share', 'p1');
-    const verdict = auditLines(r.lines);
+    const verdict = auditLines(r.lines, { registry: holdemRegistry });
     expect(verdict.violations.map((v) => [v.player, v.code])).toEqual([['p1', 'bad_decryption_share']]);
     expect(named(r)).toEqual(['p1']);
     const summary = r.outcome!.summary as { hands: number; gone: string[]; results: { shown: Record<string, number[]>; board: number[] }[] };
@@ -204,7 +205,7 @@ describe("Hold'em on the deck: a seat that breaks a deal step or leaves, and wha
 
   it('a player who leaves mid-hand is named absent, not a cheat; the others finish the hand without it and its cards stay hidden', () => {
     const r = play(3, 7, 'leave', 'p2');
-    const verdict = auditLines(r.lines);
+    const verdict = auditLines(r.lines, { registry: holdemRegistry });
     expect(verdict.violations.every((v) => v.player === 'p2' && v.kind === 'absence')).toBe(true);
     expect(verdict.violations.length).toBeGreaterThan(0);
     expect(named(r)).toEqual(['p2']);
