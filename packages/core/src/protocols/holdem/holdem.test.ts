@@ -38,7 +38,8 @@ function play(
 }
 
 const bodies = (lines: readonly string[]): Envelope[] => lines.slice(1).map((l) => JSON.parse(l) as Envelope);
-const named = (r: SimResult): string[] => [...new Set([...r.violations, ...auditLines(r.lines, { registry: holdemRegistry }).violations].map((v) => v.player ?? 'nobody'))].sort();
+const named = (r: SimResult): string[] =>
+  [...new Set([...r.violations, ...auditLines(r.lines, { registry: holdemRegistry }).violations].map((v) => v.player ?? 'nobody'))].sort();
 
 describe("Hold'em on the deck", () => {
   it('an honest heads-up hand goes to its showdown; the audit is valid and names nobody', () => {
