@@ -458,7 +458,7 @@ export class RelayGame {
           return this.caught(lie);
         }
         this.relayKey = m.relay;
-        this.chain ??= new ReceiptChain(this.gameId, m.relay);
+        this.chain ??= new ReceiptChain(this.gameId, m.relay, this.options.verify);
         this.socket?.send(JSON.stringify({ kind: 'hello', id: this.id, sig: signHello(this.gameId, m.nonce, this.options.keys.secretKey, this.options.sign) }));
         return;
       }
@@ -741,7 +741,7 @@ export class RelayGame {
     if (this.relayKey === null) throw new FairtableError('bad_input', "resuming needs the relay's key the receipts were checked under", { field: 'relayKey' });
     if (r.lines.length === 0 || r.receipts.length < r.lines.length)
       throw new FairtableError('bad_input', 'resuming needs the lines held and a receipt for each', { field: 'resume' });
-    const { chain, lie } = ReceiptChain.replay(this.gameId, this.relayKey, r.lines, r.receipts);
+    const { chain, lie } = ReceiptChain.replay(this.gameId, this.relayKey, r.lines, r.receipts, this.options.verify);
     if (lie !== null) throw new ClientError('relay_lied', `the copy kept on disk shows the relay lied: ${lie.message}`, lie);
     this.chain = chain;
     for (let i = 0; i < chain.length; i++) {

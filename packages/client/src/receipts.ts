@@ -12,7 +12,9 @@ import { envelopeHash, type Envelope } from '@fairtable/core/envelope.js';
 import { parseCanonical } from '@fairtable/core/jcs.js';
 import { envelopeShapeError } from '@fairtable/core/envelope.js';
 import { firstLogHash, forkProof, nextLogHash, receiptError, type Receipt } from '@fairtable/core/order/receipt.js';
-import { fromHex } from '@fairtable/core/bytes.js';
+import { fromHex, toHex } from '@fairtable/core/bytes.js';
+import { verify as nobleVerify } from '@fairtable/core/identity.js';
+import type { VerifyFn } from '@fairtable/core/transcript.js';
 import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 
 /** What a relay did that its own receipts (or its own answers) show. */
@@ -77,12 +79,31 @@ export class ReceiptChain {
   /** Receipts for lines not yet held (from `accepted` answers), by line. */
   private readonly promised = new Map<number, Receipt>();
   private readonly relayKey: Uint8Array;
+  /**
+   * Signatures of the relay's already found good, by signature and signed bytes. The relay signs a batch of
+   * receipts once (relay.md §2), and a seat checks the receipt of its own line twice (the `accepted` answer, then
+   * the line): every receipt of a batch carries the same signature over the same bytes, and a signature that
+   * verified once over the same bytes under the same key verifies again, so it is checked once. Bounded: emptied
+   * at 4,096 entries.
+   */
+  private readonly good = new Set<string>();
+  private readonly verifyOnce: VerifyFn;
 
+  /** `verifyFn`: the seat's Ed25519 verification (a native fast path gives noble's answers, docs/SPEC.md §3.2). */
   constructor(
     readonly gameId: string,
     readonly relay: string,
+    verifyFn: VerifyFn = nobleVerify,
   ) {
     this.relayKey = fromHex(relay, 'relay', 32);
+    this.verifyOnce = (sig, msg, key) => {
+      const id = `${toHex(sig)}:${toHex(msg)}`;
+      if (this.good.has(id)) return true;
+      if (!verifyFn(sig, msg, key)) return false;
+      if (this.good.size >= 4096) this.good.clear();
+      this.good.add(id);
+      return true;
+    };
   }
 
   get length(): number {
@@ -95,7 +116,7 @@ export class ReceiptChain {
 
   /** Checks a receipt's signature and that it is about `line` of this game. */
   private check(value: unknown, line: number, text: string | null): RelayLie | Receipt {
-    const why = receiptError(value, this.relayKey);
+    const why = receiptError(value, this.relayKey, this.verifyOnce);
     if (why !== null)
       return this.lie('bad_receipt', line, `the relay's receipt for line ${line} is not one: ${why}`, [], text === null ? [] : [{ line, text }]);
     const r = value as Receipt;
@@ -198,8 +219,14 @@ export class ReceiptChain {
   }
 
   /** Rebuilds the chain from a copy kept on disk; the first lie found, if any. */
-  static replay(gameId: string, relay: string, lines: readonly string[], receipts: readonly unknown[]): { chain: ReceiptChain; lie: RelayLie | null } {
-    const chain = new ReceiptChain(gameId, relay);
+  static replay(
+    gameId: string,
+    relay: string,
+    lines: readonly string[],
+    receipts: readonly unknown[],
+    verifyFn?: VerifyFn,
+  ): { chain: ReceiptChain; lie: RelayLie | null } {
+    const chain = new ReceiptChain(gameId, relay, verifyFn);
     for (let i = 0; i < lines.length && i < receipts.length; i++) {
       const lie = chain.next(lines[i]!, receipts[i]);
       if (lie !== null) return { chain, lie };

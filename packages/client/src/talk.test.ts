@@ -145,4 +145,52 @@ describe('TableTalk', () => {
     expect(f.entries[0]).toMatchObject({ kind: 'shown', talk: { body: 'Deniably yours.', proof: 'deniable' } });
     expect(relay.talk[0]!.text).not.toContain('"sig"');
   });
+
+  it('tries a post again after a network failure, and a message the relay kept twice is shown once, naming nobody', async () => {
+    const relay = fakeRelay();
+    let failures = 0;
+    // The relay keeps the first post, then the answer is lost on the network: the worst case for a retry.
+    const lossy: FetchLike = async (url, init) => {
+      const answer = await relay.fetch(url, init);
+      if (init?.method === 'POST' && failures++ === 0) throw new TypeError('fetch failed');
+      return answer;
+    };
+    const writer = new TableTalk({
+      relayUrl: 'http://relay.test',
+      gameId: GAME,
+      players,
+      params: { press: { rule: 'full', mode: 'signed' } },
+      me: { id: ids[0]!, secretKey: keys[0]!.secretKey },
+      fetch: lossy,
+      clock: () => 5,
+    });
+    await writer.send('table', 'Once only.');
+    expect(relay.talk).toHaveLength(2);
+    expect(relay.talk[0]!.text).toBe(relay.talk[1]!.text);
+    const reader = seat(relay, 1);
+    await reader.load();
+    expect(reader.entries).toHaveLength(1);
+    expect(reader.entries[0]!.kind).toBe('shown');
+    expect(reader.unread).toBe(1);
+
+    // A failure on every try is the caller's error, after three tries.
+    let tries = 0;
+    const down = new TableTalk({
+      relayUrl: 'http://relay.test',
+      gameId: GAME,
+      players,
+      params: { press: { rule: 'full', mode: 'signed' } },
+      me: { id: ids[0]!, secretKey: keys[0]!.secretKey },
+      fetch: (url, init) => {
+        if (init?.method === 'POST') {
+          tries++;
+          return Promise.reject(new TypeError('fetch failed'));
+        }
+        return relay.fetch(url, init);
+      },
+      clock: () => 5,
+    });
+    await expect(down.send('table', 'Nobody hears this.')).rejects.toThrow('fetch failed');
+    expect(tries).toBe(3);
+  });
 });

@@ -41,6 +41,9 @@ export type TalkEntry =
   | { readonly index: number; readonly at: number; readonly kind: 'shown'; readonly talk: ShownTalk }
   | { readonly index: number; readonly at: number; readonly kind: 'refused'; readonly finding: TalkFinding };
 
+/** Waits before the second and third tries of a request that failed on the network. */
+const RETRY_DELAYS_MS = [100, 400] as const;
+
 interface Page {
   readonly talk: readonly { readonly index: number; readonly at: number; readonly text: string }[];
   readonly next: number;
@@ -128,7 +131,7 @@ export class TableTalk {
       { game: this.o.gameId, from: me.id, to, seq, at, body },
       { mode: this.rules.mode, secretKey: me.secretKey, players: this.o.players, random },
     );
-    const res = await this.fetcher()(`${this.base()}/talk`, { method: 'POST', body: talkText(m), headers: { 'content-type': 'application/json' } });
+    const res = await this.request(`${this.base()}/talk`, { method: 'POST', body: talkText(m), headers: { 'content-type': 'application/json' } });
     const answer = JSON.parse(await res.text()) as { error?: { code?: string; message?: string } };
     if (!res.ok) throw new FairtableError('refused', `the relay did not keep the message: ${answer.error?.code ?? res.status}: ${answer.error?.message ?? ''}`);
     await this.load();
@@ -137,7 +140,7 @@ export class TableTalk {
 
   private async loadAll(): Promise<void> {
     for (;;) {
-      const res = await this.fetcher()(`${this.base()}/talk?from=${this.nextIndex}`);
+      const res = await this.request(`${this.base()}/talk?from=${this.nextIndex}`);
       if (!res.ok) throw new FairtableError('connection_failed', `the relay's talk could not be read (${res.status})`);
       const page = JSON.parse(await res.text()) as Page;
       let added = 0;
@@ -168,6 +171,23 @@ export class TableTalk {
 
   private base(): string {
     return `${this.o.relayUrl.replace(/\/$/, '')}/games/${this.o.gameId}`;
+  }
+
+  /**
+   * One request, tried again after a network failure (a kept-alive connection the relay closed as it was reused,
+   * a reset): up to three tries, 100 ms then 400 ms apart. An answer, even a refusal, is never retried. A message
+   * posted twice this way (its first answer lost after the relay kept it) is the same text, which every reader
+   * counts once (press.md §5), so a retry cannot make its author look like an equivocator.
+   */
+  private async request(url: string, init?: Parameters<FetchLike>[1]): ReturnType<FetchLike> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.fetcher()(url, init);
+      } catch (e) {
+        if (attempt >= RETRY_DELAYS_MS.length) throw e;
+        await new Promise((resolve) => setTimeout(resolve, RETRY_DELAYS_MS[attempt]));
+      }
+    }
   }
 
   private fetcher(): FetchLike {
