@@ -117,8 +117,7 @@ export class TalkReader {
     if (rules.mode === 'signed' || m.sig !== undefined) {
       if (!verifyTalkSignature(m, authorKey)) {
         const writer = this.otherSeats(m.from).find((id) => verifyTalkSignature(m, this.keys.get(id)!));
-        if (writer !== undefined)
-          return this.named(id, refuse('talk_forged', writer, `a message in ${m.from}'s name, signed by ${writer}`, [m], true));
+        if (writer !== undefined) return this.named(id, refuse('talk_forged', writer, `a message in ${m.from}'s name, signed by ${writer}`, [m], true));
         return refuse('talk_bad_signature', null, `the signature is not ${m.from}'s`, [m], false);
       }
       proof = 'signed';
