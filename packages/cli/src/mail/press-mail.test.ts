@@ -5,6 +5,8 @@
  * naming only whoever signed it, the game's press rules are kept, press never enters the log, and in a
  * revisable game a draft is replaced by a later decide and then made final.
  */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { readdirSync, readFileSync, rmSync, mkdtempSync, writeFileSync, existsSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -179,7 +181,6 @@ describe('press by mail', () => {
       { game: gameId, from: 'cat', to: 'table', seq: 7, at: 1_000, body: 'Austria will stab England.' },
       { mode: 'signed', secretKey: catKey, players, random: (n) => new Uint8Array(n).fill(3) },
     );
-    // eslint-disable-next-line @typescript-eslint/no-unused-vars
     const { sig: _, ...unsigned } = { ...own, from: 'ann' };
     const forged = { ...unsigned, sig: toHex(sign(talkSigningBytes(unsigned as TalkMessage), catKey)) } as TalkMessage;
     // ann's own private message with its ciphertext altered (by a carrier, or anyone)
@@ -219,6 +220,7 @@ describe('press by mail', () => {
     expect(() => mailPress(ann.dir, 'england', 'psst')).toThrow(expect.objectContaining({ code: 'no_press' }));
     expect(() => mailPress(ann.dir, 'all,england', 'psst')).toThrow(expect.objectContaining({ code: 'bad_input' }));
     expect(() => mailPress(ann.dir, 'ann', 'me')).toThrow(expect.objectContaining({ code: 'bad_input' }));
+    expect(() => mailPress(ann.dir, 'nowhere', 'x')).toThrow(/--to: "nowhere" is no power or seat/);
     expect(() => mailPress(ps[3]!.dir, 'all', 'the recorder')).toThrow(expect.objectContaining({ code: 'bad_input' }));
     expect(readdirSync(join(ann.dir, 'outbox'))).toEqual([]);
     mailPress(ann.dir, 'observers', 'For the record: Austria holds.');
@@ -298,5 +300,29 @@ describe('draft orders by mail', () => {
     expect(results.orders).toContainEqual(expect.objectContaining({ power: 'austria', order: 'A vie - tyr', status: 'succeeded' }));
     expect(results.orders.some((o) => o.order === 'A vie - gal')).toBe(false);
     expect(existsSync(join(ann.dir, 'press.jsonl'))).toBe(false);
+  });
+});
+
+describe('the commands', () => {
+  const cli = join(fileURLToPath(new URL('../../../..', import.meta.url)), 'packages/cli/dist/main.js');
+  const run = (args: string[]) => spawnSync(process.execPath, [cli, 'mail', ...args], { encoding: 'utf8', cwd: root });
+
+  it('mail press, mail status --json, mail decide --draft and mail ready, as separate processes', () => {
+    const { ps, post } = game('cli', { press: { rule: 'full', mode: 'deniable' }, revisable: true });
+    const [ann, ben] = ps as [Participant, Participant];
+    const press = run(['press', '--dir', ann.dir, '--to', 'england,France', 'Shall', 'we', 'split', 'Germany?']);
+    expect(press.stderr).toBe('');
+    expect(press.stdout).toContain('press written to ben (England), cat (France), sealed to their keys');
+    writeFileSync(join(root, 'cli-orders.txt'), 'A Vie-Gal\n');
+    expect(run(['decide', '--dir', ann.dir, '--orders', join(root, 'cli-orders.txt'), '--draft']).stdout).toContain('sent as a draft');
+    deliver(post, ps);
+    const status = JSON.parse(run(['status', '--dir', ben.dir, '--json']).stdout) as MailResult['status'] & { press: MailResult['press'] };
+    expect(status.press).toMatchObject({ rules: { rule: 'full', mode: 'deniable' }, unread: 1 });
+    expect(status.press!.items.map((i) => [i.from, i.to, i.body, i.proof])).toEqual([['ann', ['ben', 'cat'], 'Shall we split Germany?', 'deniable']]);
+    const mine = run(['status', '--dir', ann.dir]).stdout;
+    expect(mine).toContain('your orders for this phase: a DRAFT');
+    expect(mine).toMatch(/#0 \S+ ann \(Austria\) to ben \(England\), cat \(France\), private, deniable: Shall we split Germany\?/);
+    expect(run(['ready', '--dir', ann.dir]).stdout).toContain('your draft is final');
+    expect(mailStatus(ann.dir).orders).toBe('final');
   });
 });
