@@ -3,8 +3,9 @@
  * message the relay hands over, in the relay's order, and either shows it or refuses it with a coded finding.
  *
  * A finding names a player only where the player's own signature (or, in a deniable game, the MAC only the author
- * and this reader share) stands on what was wrong. A forged signature, a message for another game, a replayed
- * copy or a box a recipient says it cannot open name nobody: the relay or anyone else could have made them, and a
+ * and this reader share) stands on what was wrong: a message in one seat's name that another seat signed names
+ * that other seat (`talk_forged`). A signature that is no seat's, a message for another game, a replayed copy or
+ * a box a recipient says it cannot open name nobody: the relay or anyone else could have made them, and a
  * recipient's word alone never names an author.
  */
 import { fromHex, toHex } from '../bytes.js';
