@@ -140,7 +140,8 @@ describe('press by mail', () => {
       .flatMap((f) => readMail(readFileSync(join(rita.dir, 'sent', f), 'utf8')))
       .filter((m) => m.kind === 'press');
     expect(forwarded.flatMap((m) => (m.kind === 'press' ? m.lines : [])).length).toBeGreaterThanOrEqual(3);
-    const catFiles = folderText(cat.dir) + folderText(rita.dir);
+    // cat's folder, and every mail cat received (what ann, ben and the recorder sent to the list)
+    const catFiles = folderText(cat.dir) + folderText(rita.dir) + folderText(join(ann.dir, 'sent')) + folderText(join(ben.dir, 'sent'));
     for (const words of [secret, reply, 'Galicia', 'Channel']) expect(catFiles).not.toContain(words);
     const privates = readFileSync(join(cat.dir, 'press.jsonl'), 'utf8')
       .trim()
@@ -161,7 +162,7 @@ describe('press by mail', () => {
     const verdict = auditLines(lines, { registry: diplomacyRegistry });
     expect(verdict.violations).toEqual([]);
     expect(mailStatus(ben.dir).results?.orders).toContainEqual(expect.objectContaining({ power: 'austria', order: 'A vie - gal', status: 'succeeded' }));
-  });
+  }, 180_000);
 
   it('forged or altered press is refused; only the seat whose key signed it is named, never the honest author', () => {
     const { ps, post } = game('forge', { press: { rule: 'full', mode: 'signed' } });
@@ -212,7 +213,7 @@ describe('press by mail', () => {
     const verdict = auditLines(transcript(ann), { registry: diplomacyRegistry });
     expect(verdict.violations).toEqual([]);
     expect(mailStatus(ann.dir).results?.label).toBe('S1901M');
-  });
+  }, 180_000);
 
   it('the press rules of the setup: public only refuses private press, none refuses all; a private message made anyway names its author', () => {
     const { ps, post } = game('public', { press: { rule: 'public', mode: 'signed' } });
@@ -237,6 +238,24 @@ describe('press by mail', () => {
 
     const none = game('nopress', { press: { rule: 'none', mode: 'signed' } });
     expect(() => mailPress(none.ps[1]!.dir, 'all', 'hello')).toThrow(expect.objectContaining({ code: 'no_press' }));
+  });
+});
+
+describe('press in other games by mail', () => {
+  it('a recorder who plays sends its own press with its mail; a game without press rules has table chat', () => {
+    const ps = people('dice').slice(0, 2);
+    const [ann, ben] = ps as [Participant, Participant];
+    mailNew({ protocol: 'dice', dir: ann.dir, key: ann.key, players: ps.map((p) => join(root, `dice-${p.id}.pub.json`)), turns: 1 });
+    const post = new PostOffice(ps);
+    deliver(post, ps);
+    expect(() => mailPress(ann.dir, 'ben', 'private')).toThrow(expect.objectContaining({ code: 'no_press' }));
+    const r = mailPress(ann.dir, 'all', 'Good luck, Ben.');
+    expect(r.notes.join('\n')).toContain('it goes out with your next mail');
+    expect(r.written).toEqual([expect.stringMatching(/-press-ann\.txt$/)]);
+    deliver(post, ps);
+    const seen = mailStatus(ben.dir).press!;
+    expect(seen.rules).toEqual({ rule: 'public', mode: 'signed' });
+    expect(seen.items.map((i) => [i.from, i.to, i.body, i.proof, i.unread])).toEqual([['ann', 'table', 'Good luck, Ben.', 'signed', true]]);
   });
 });
 
@@ -300,7 +319,7 @@ describe('draft orders by mail', () => {
     expect(results.orders).toContainEqual(expect.objectContaining({ power: 'austria', order: 'A vie - tyr', status: 'succeeded' }));
     expect(results.orders.some((o) => o.order === 'A vie - gal')).toBe(false);
     expect(existsSync(join(ann.dir, 'press.jsonl'))).toBe(false);
-  });
+  }, 180_000);
 });
 
 describe('the commands', () => {
@@ -324,5 +343,5 @@ describe('the commands', () => {
     expect(mine).toMatch(/#0 \S+ ann \(Austria\) to ben \(England\), cat \(France\), private, deniable: Shall we split Germany\?/);
     expect(run(['ready', '--dir', ann.dir]).stdout).toContain('your draft is final');
     expect(mailStatus(ann.dir).orders).toBe('final');
-  });
+  }, 180_000);
 });
