@@ -77,8 +77,14 @@ export const EXAMPLES: Readonly<Record<string, readonly (readonly [string, strin
   'mail decide': [
     ['fairtable mail decide --dir game-b null', 'roll when ready'],
     ['fairtable mail decide --dir game-b 2', 'a Rochambeau hand'],
+    ['fairtable mail decide --dir game-b --orders orders.txt --draft', 'Diplomacy with --revisable: orders a later decide replaces'],
   ],
-  'mail status': [['fairtable mail status --dir game-b', 'who acts next, your decision and its choices, the deadline']],
+  'mail status': [['fairtable mail status --dir game-b', 'who acts next, your decision and its choices, the deadline, the press to you']],
+  'mail press': [
+    ['fairtable mail press --dir game-b --to england,france "Shall we split the Low Countries?"', 'private press, sealed to England and France'],
+    ['fairtable mail press --dir game-b --to all "Peace in our time."', 'to the whole table (observers read it too)'],
+  ],
+  'mail ready': [['fairtable mail ready --dir game-b', 'a revisable game: your draft orders are final']],
   'mail transcript': [['fairtable mail transcript --dir game-b --out mail-game.jsonl', 'then: fairtable audit mail-game.jsonl']],
   play: [
     [

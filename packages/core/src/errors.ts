@@ -39,6 +39,8 @@ export type ErrorCode =
   | 'non_unique_signature'
   // the table over TCP and its clients (docs/SPEC.md §10.4)
   | 'bad_message'
+  /** Press the game's rules forbid (docs/spec/press.md §2): none at all, or private press in a public-only game. */
+  | 'no_press'
   | 'bad_hello'
   | 'line_too_long'
   | 'rate_limited'

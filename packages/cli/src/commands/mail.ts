@@ -13,6 +13,9 @@ import {
   mailDecide,
   mailOrders,
   mailPrefs,
+  mailPress,
+  mailReady,
+  pressLine,
   mailNew,
   mailNewChecked,
   mailReadChecked,
@@ -108,6 +111,9 @@ export function register(program: Command): void {
       "diplomacy: none | threshold (k of the others open a withheld reveal) | layers (seed 003's onion, peeled by the others); default threshold (none with a gpg-only player)",
     )
     .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
+    .option('--revisable', 'diplomacy: orders may be sent as drafts (decide --draft) that a later decide replaces until ready; commitments are then not sealed')
+    .option('--press <rule>', 'press: full (to all, observers or privately) | public (to all only) | none; default public')
+    .option('--press-mode <mode>', 'press: signed (anyone can check who wrote) | deniable (only the recipients can); default signed')
     .option(
       '--gpg-player <id=key.asc>',
       'diplomacy: a player with only gpg and a mail client, and the file of their OpenPGP public key (gpg --export --armor); repeated',
@@ -129,6 +135,7 @@ export function register(program: Command): void {
           ...(o.typos === undefined ? {} : { typos: o.typos as string }),
           ...(o.escrow === undefined ? {} : { escrow: o.escrow as string }),
           ...(threshold === undefined ? {} : { threshold }),
+          ...(o.revisable === undefined ? {} : { revisable: true }),
           ...(o.gpgPlayer === undefined ? {} : { gpgPlayers: (o.gpgPlayer as string[]).map(gpgPlayer) }),
         };
         const options = {
@@ -143,6 +150,9 @@ export function register(program: Command): void {
           ...(o.roll === undefined ? {} : { roll: o.roll as string }),
           ...(o.sealed === undefined ? {} : { sealed: (o.sealed as string).split(',').filter((t) => t.length > 0) }),
           ...(bindings.length === 0 ? {} : { bindings }),
+          ...(o.press === undefined && o.pressMode === undefined
+            ? {}
+            : { press: { rule: (o.press as string | undefined) ?? 'public', mode: (o.pressMode as string | undefined) ?? 'signed' } }),
           ...(Object.keys(diplomacy).length === 0 ? {} : { diplomacy }),
         };
         if (bindings.length === 0) print(await encrypted(options.dir, mailNew(options), o));
@@ -190,12 +200,14 @@ export function register(program: Command): void {
     .requiredOption('--dir <dir>', 'the game folder')
     .option('--orders <file>', 'diplomacy: your orders file for this phase, one order a line (A Par-Bur, F Bre-MAO, A Mar S A Par-Bur, Build A Par)')
     .option('--prefs <list>', 'diplomacy: your preference list in seed 003\'s notation, e.g. "AE(GI)R", "%REG", or "" for none')
+    .option('--draft', 'diplomacy with --revisable: send the orders as a draft that a later decide replaces (mail ready makes it final)')
     .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
     .option('--pgp-key <file>', 'with --encrypt: your OpenPGP secret key, to sign inside')
     .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
     .action(async (choice: string | undefined, o: Record<string, string | boolean | undefined>) => {
       const given = [choice !== undefined, o.orders !== undefined, o.prefs !== undefined].filter((x) => x).length;
       if (given !== 1) fail('[bad_input] give one answer: CHOICE_JSON, --orders FILE or --prefs LIST');
+      if (o.draft === true && o.orders === undefined) fail('[bad_input] --draft goes with --orders FILE');
       let value: unknown;
       if (choice !== undefined)
         try {
@@ -207,7 +219,7 @@ export function register(program: Command): void {
         const dir = o.dir as string;
         const r =
           o.orders !== undefined
-            ? mailOrders(dir, readFileSync(o.orders as string, 'utf8'))
+            ? mailOrders(dir, readFileSync(o.orders as string, 'utf8'), undefined, { draft: o.draft === true })
             : o.prefs !== undefined
               ? mailPrefs(dir, o.prefs as string)
               : mailDecide(dir, value as never);
@@ -234,6 +246,8 @@ export function register(program: Command): void {
               written: r.written,
               ...(r.board === '' ? {} : { board: r.board }),
               ...(r.results === null ? {} : { results: r.results }),
+              ...(r.orders === null ? {} : { orders: r.orders }),
+              ...(r.press === null ? {} : { press: r.press }),
             }) + '\n',
           );
           if (r.status.problems.some((p) => p.code.startsWith('recorder_'))) process.exitCode = 1;
@@ -244,6 +258,23 @@ export function register(program: Command): void {
           if (board !== '') process.stdout.write(board);
           // The last phase's orders and what came of them (docs/spec/mail.md §11.1).
           if (r.results !== null) process.stdout.write(`\n${resultsText(r.results).join('\n')}\n\n`);
+          if (r.orders !== null)
+            process.stdout.write(
+              r.orders === 'draft'
+                ? 'your orders for this phase: a DRAFT (decide again to replace it; mail ready makes it final; at the deadline it is final)\n'
+                : 'your orders for this phase: final\n',
+            );
+          const press = r.press;
+          if (press !== null && press.rules !== null && (press.items.length > 0 || press.refused.length > 0)) {
+            const shown = press.items.slice(-30);
+            process.stdout.write(
+              `\npress (${press.rules.rule}, ${press.rules.mode}): ${press.items.length} message(s), ${press.unread} unread${press.items.length > shown.length ? `; the last ${shown.length}` : ''}\n`,
+            );
+            for (const i of shown) process.stdout.write(`  ${pressLine(i, press.names)}\n`);
+            for (const f of press.refused)
+              process.stdout.write(`  #${f.index} refused [${f.code}] ${f.player === null ? 'names nobody' : `names ${f.player}`}: ${f.message}\n`);
+            process.stdout.write('\n');
+          }
           if (s.decision !== null)
             process.stdout.write(
               board === ''
@@ -252,6 +283,36 @@ export function register(program: Command): void {
             );
           print(r);
         }
+      } catch (e) {
+        failWith(e);
+      }
+    });
+  mail
+    .command('press')
+    .description("write press (docs/spec/mail.md §13): to all, to observers, or privately to powers or seats, as the game's press rules allow")
+    .argument('<text...>', 'the message')
+    .requiredOption('--dir <dir>', 'the game folder')
+    .requiredOption('--to <list>', 'all | observers | powers or seats, comma-separated (england,france)')
+    .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
+    .option('--pgp-key <file>', 'with --encrypt: your OpenPGP secret key, to sign inside')
+    .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .action(async (text: string[], o: Record<string, string | boolean | undefined>) => {
+      try {
+        print(await encrypted(o.dir as string, mailPress(o.dir as string, o.to as string, text.join(' ')), o));
+      } catch (e) {
+        failWith(e);
+      }
+    });
+  mail
+    .command('ready')
+    .description('diplomacy with --revisable: your draft orders for this phase are final')
+    .requiredOption('--dir <dir>', 'the game folder')
+    .option('--encrypt', "encrypt what goes to the outbox to the other participants' OpenPGP keys (their bindings in the setup)")
+    .option('--pgp-key <file>', 'with --encrypt: your OpenPGP secret key, to sign inside')
+    .option('--passphrase-file <file>', "the OpenPGP key's passphrase (first line)")
+    .action(async (o: Record<string, string | boolean | undefined>) => {
+      try {
+        print(await encrypted(o.dir as string, mailReady(o.dir as string), o));
       } catch (e) {
         failWith(e);
       }

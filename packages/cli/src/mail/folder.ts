@@ -161,6 +161,8 @@ export class GameFolder {
   private readonly verify: VerifyFn = (s, m, k) => this.trusting || nativeVerify(s, m, k);
   /** Envelopes this folder's own seat wants recorded (recorder-player) or mailed (player). */
   private readonly toSubmit: string[] = [];
+  /** Press the recorder forwards with its next mail. */
+  private readonly pressOut: (MailMessage & { kind: 'press' })[] = [];
   private report: Report = { notes: [], written: [] };
   /** True once this folder holds evidence against the recorder: no more lines are taken from it. */
   private recorderFault: boolean;
@@ -426,6 +428,11 @@ export class GameFolder {
     return folder;
   }
 
+  /** This participant's signing key (press is signed or MACed with it: press.ts). */
+  get secretKey(): Uint8Array {
+    return this.keys.secretKey;
+  }
+
   get isRecorder(): boolean {
     return this.config.role !== 'player';
   }
@@ -453,6 +460,9 @@ export class GameFolder {
         return;
       case 'holding':
         if (this.config.role === 'player' && m.to === this.config.me) this.holding(m.receipt);
+        return;
+      case 'press':
+        // Press is kept beside the game (press.ts), never in its log: the folder's seat does not see it.
         return;
     }
   }
@@ -773,14 +783,29 @@ export class GameFolder {
     if (this.isRecorder && (this.held.length > 0 || (this.sealer?.size ?? 0) > 0)) this.submit([]);
   }
 
-  private outbox(m: MailMessage): void {
+  private outbox(m: MailMessage, more: readonly MailMessage[] = []): void {
     const n = ++this.state.outboxCount;
     const detail =
-      m.kind === 'submission' ? `${m.from}` : m.kind === 'entries' ? `${m.first}-${m.first + m.lines.length - 1}` : m.kind === 'holding' ? `for-${m.to}` : '';
+      m.kind === 'submission' || m.kind === 'press'
+        ? `${m.from}`
+        : m.kind === 'entries'
+          ? `${m.first}-${m.first + m.lines.length - 1}`
+          : m.kind === 'holding'
+            ? `for-${m.to}`
+            : '';
     const name = `${String(n).padStart(4, '0')}-${m.kind}${detail === '' ? '' : `-${detail}`}.txt`;
-    const board = boardText(this.setupLine, () => this.seat?.referee ?? this.observer()) + this.resultsIn(m);
-    writeAtomic(join(this.dir, F.outbox, name), mailText(m, board));
+    const board = m.kind === 'press' ? '' : boardText(this.setupLine, () => this.seat?.referee ?? this.observer()) + this.resultsIn(m);
+    writeAtomic(join(this.dir, F.outbox, name), mailText(m, board, more));
     this.report.written.push(join(F.outbox, name));
+  }
+
+  /**
+   * Press to mail (docs/spec/mail.md §13): a player's goes out at once in a small mail of its own; what the
+   * recorder forwards rides in its next entries mail (the phase's mail), or in a press mail when no line is due.
+   */
+  mailPress(m: MailMessage & { kind: 'press' }): void {
+    if (this.isRecorder) this.pressOut.push(m);
+    else this.outbox(m);
   }
 
   /** Diplomacy: the results of every phase the lines of an entries mail adjudicated, as text for the mail (spec/mail.md §11.1). */
@@ -815,9 +840,11 @@ export class GameFolder {
     if (this.isRecorder && this.log.length > this.state.mailed) {
       const first = this.state.mailed;
       const lines = this.log.slice(first);
-      this.outbox({ kind: 'entries', game: this.config.game, first, lines, receipts: lines.map((_, i) => this.receipts.get(first + i)!) });
+      this.outbox({ kind: 'entries', game: this.config.game, first, lines, receipts: lines.map((_, i) => this.receipts.get(first + i)!) }, this.pressOut);
       this.state.mailed = this.log.length;
+      this.pressOut.length = 0;
     }
+    for (const m of this.pressOut.splice(0)) this.outbox(m);
     const d = this.dir;
     const writeAtomic = (name: StateFile, text: string): void => {
       if (this.file(name) === text) return;

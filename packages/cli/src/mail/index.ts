@@ -26,6 +26,9 @@ import { readPgpKey } from '@fairtable/core/pgp/verify.js';
 import { readGpgPlayers } from '@fairtable/diplomacy/protocol/gpg.js';
 import type { DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { writeAtomic } from './files.js';
+import { forwardPress, markPressRead, powerNames, readPress, takePress, writePress, type PressView } from './press.js';
+import { mayRevise, readyAnswer } from '@fairtable/diplomacy/protocol/revise.js';
+import { pressRulesSchema } from '@fairtable/core/press/index.js';
 import { checkBindings, openPgpMail, pgpFingerprint } from './pgp-mail.js';
 import { readSetupLine } from '@fairtable/core/transcript.js';
 import { readKeyFile, readPublicKeyFile } from '../key-files.js';
@@ -37,6 +40,7 @@ export type { FolderStatus, Report, Problem } from './folder.js';
 export { keepFolders, useSnapshots } from './folder.js';
 export { pgpBlocks, openPgpMail, checkBindings } from './pgp-mail.js';
 export { diplomacyText } from './diplomacy.js';
+export { pressLine, readPress, type PressItem, type PressView } from './press.js';
 export { DiplomacyFollower, phaseResults, progressText, resultsText, type PhaseResults } from './diplomacy-results.js';
 
 /** Protocols a game by mail can run (the names `fairtable simulate` takes, Signidice aside: see the spec). */
@@ -63,6 +67,8 @@ export interface MailNewOptions {
   readonly bindings?: readonly JsonValue[];
   /** Diplomacy's parameters (docs/spec/diplomacy.md §10.1), as `fairtable play diplomacy` takes them. */
   readonly diplomacy?: DiplomacyOptions;
+  /** The game's press rules (docs/spec/press.md §2), `params.press`; without it, table chat, signed. */
+  readonly press?: { readonly rule: string; readonly mode: string };
   readonly clock?: () => number;
 }
 
@@ -72,6 +78,8 @@ export interface DiplomacyOptions {
   readonly typos?: string;
   readonly escrow?: string;
   readonly threshold?: number;
+  /** Orders may be sent as drafts a later answer replaces (docs/spec/diplomacy.md §10.14); commitments are then not sealed. */
+  readonly revisable?: boolean;
   /** Players with only gpg and a mail client (docs/spec/diplomacy.md §11): each id and armored OpenPGP public key. */
   readonly gpgPlayers?: readonly { readonly id: string; readonly publicKey: string }[];
 }
@@ -82,6 +90,10 @@ export interface MailResult extends Report {
   readonly board: string;
   /** Diplomacy: the last phase adjudicated, every order with its outcome (docs/spec/mail.md §11.1); null before the first, and for other games. */
   readonly results: PhaseResults | null;
+  /** Diplomacy: this player's orders for the phase as they stand: a `draft` a later answer replaces, `final`, or null (none yet, or not asked). */
+  readonly orders: 'draft' | 'final' | null;
+  /** The game's press as this folder reads it (docs/spec/mail.md §13): `mail status` only; null elsewhere. */
+  readonly press: PressView | null;
 }
 
 const realClock = (): number => Date.now();
@@ -144,6 +156,7 @@ function diplomacyParams(turns: number | undefined, game: string | undefined, d:
   const escrow = d.escrow ?? ((d.gpgPlayers ?? []).length > 0 ? 'none' : 'threshold');
   if (!['none', 'threshold', 'layers'].includes(escrow)) bad('escrow', '--escrow must be none, threshold or layers');
   if (d.threshold !== undefined && escrow !== 'threshold') bad('threshold', '--threshold needs --escrow threshold');
+  if (d.revisable !== undefined && typeof d.revisable !== 'boolean') bad('revisable', '--revisable is on or off');
   // People play by mail until a solo or an agreed ending (docs/spec/diplomacy.md §10.12); --years sets a last year.
   const years = d.years;
   if (years !== undefined && (!Number.isSafeInteger(years) || years < 1 || years > 200))
@@ -166,6 +179,7 @@ function diplomacyParams(turns: number | undefined, game: string | undefined, d:
     typos,
     escrow,
     ...(d.threshold === undefined ? {} : { threshold: d.threshold }),
+    ...(d.revisable === true ? { revisable: true } : {}),
     ...(gpgPlayers.length === 0 ? {} : { gpgPlayers }),
   };
 }
@@ -228,7 +242,17 @@ function newGame(o: MailNewOptions): NewGame {
   const shape = paramsFor(o.protocol, o.turns, o.game, o.diplomacy, o.roll);
   // Diplomacy's commitments are collected sealed unless told otherwise: the recorder is seed 003's third party
   // that collects the hashes and publishes them when all are in (docs/spec/mail.md §11).
-  const sealed = (o.sealed ?? (o.protocol === 'diplomacy' ? ['commit'] : [])).filter((t) => t !== 'none');
+  // A revisable game's drafts are replaced before every commitment is in, which a sealed set cannot do
+  // (docs/spec/diplomacy.md §10.14): its commitments go into the log as they come.
+  const revisable = o.diplomacy?.revisable === true;
+  const sealed = (o.sealed ?? (o.protocol === 'diplomacy' && !revisable ? ['commit'] : [])).filter((t) => t !== 'none');
+  if (revisable && sealed.includes('commit'))
+    throw new FairtableError('bad_input', '--revisable cannot be used with --sealed commit: a sealed set holds one commitment per player until all are in', {
+      field: 'sealed',
+    });
+  const press = o.press === undefined ? undefined : pressRulesSchema.safeParse(o.press);
+  if (press !== undefined && !press.success)
+    throw new FairtableError('bad_input', '--press must be full, public or none, and --press-mode signed or deniable', { field: 'press' });
   let house: HouseSecret | undefined;
   if (o.protocol === 'signidice') {
     // The creator is the house (docs/spec/mail.md §10): its seat is named "house", and the contract's
@@ -250,6 +274,7 @@ function newGame(o: MailNewOptions): NewGame {
       timeoutMs,
       recorder: { id: recorder.id, key: recorder.key },
       ...(sealed.length === 0 ? {} : { sealed: { types: sealed } }),
+      ...(press === undefined ? {} : { press: { rule: press.data!.rule, mode: press.data!.mode } }),
       ...(o.bindings === undefined || o.bindings.length === 0 ? {} : { pgp: [...o.bindings] }),
     },
     players: players.map((p) => ({ id: p.id, key: p.key })),
@@ -336,9 +361,15 @@ export function mailRead(
     folder.note(`joined game ${folder.config.game.slice(0, 16)}… (${folder.config.protocol}) as ${folder.config.me} (${folder.config.role})`);
   }
   // Invitations first, then what the recorder takes (submissions), then the ordered lines.
-  const rank = { invitation: 0, submission: 1, entries: 2, holding: 3 } as const;
+  const rank = { invitation: 0, submission: 1, entries: 2, holding: 3, press: 4 } as const;
   const seen = folder.log.length;
   for (const m of [...messages].sort((a, b) => rank[a.kind] - rank[b.kind])) folder.take(m);
+  // Press beside the game (docs/spec/mail.md §13): kept and read on its own, so nothing in it touches the log.
+  try {
+    takePress(folder, messages);
+  } catch (e) {
+    folder.note(`press not read: ${(e as Error).message}`);
+  }
   if (folder.config.protocol === 'diplomacy')
     for (const g of gpgMail) {
       const added = keepGpgMail(folder.dir, g);
@@ -423,12 +454,52 @@ export function mailDecide(dir: string, choice: JsonValue, clock: () => number =
  * phase's position (a coded error names the line at fault, and nothing is sent), then answered as the
  * decision; notes say what was read differently from what was written, or left to the defaults.
  */
-export function mailOrders(dir: string, text: string, clock: () => number = realClock): MailResult {
+export function mailOrders(dir: string, text: string, clock: () => number = realClock, o: { readonly draft?: boolean } = {}): MailResult {
   const folder = GameFolder.open(dir, loadKey, clock);
   const referee = folder.seat?.referee;
   const { choice, notes } = ordersAnswer(referee?.state ?? null, folder.seat?.decision() ?? null, text);
-  folder.decide(choice);
+  if (o.draft === true) {
+    const s = referee?.state as DiplomacyState | undefined;
+    if (s?.revisable !== true)
+      throw new FairtableError('illegal_choice', 'this game takes no drafts (it was made without --revisable): every orders file sent is final', {
+        field: 'draft',
+      });
+  }
+  folder.decide(o.draft === true ? { ...(choice as Record<string, JsonValue>), ready: false } : choice);
+  if (o.draft === true) folder.note('sent as a draft: decide again to replace it, or mail ready to make it final (at the deadline it is final anyway)');
   for (const n of notes) folder.note(n);
+  folder.tick();
+  return finish(folder);
+}
+
+/**
+ * `fairtable mail ready` (Diplomacy with `revisable`, docs/spec/diplomacy.md §10.14): this player's draft is
+ * final. The seat sends `{type: "ready"}` naming the draft's commitment, and nothing is committed anew.
+ */
+export function mailReady(dir: string, clock: () => number = realClock): MailResult {
+  const folder = GameFolder.open(dir, loadKey, clock);
+  const s = folder.seat?.referee.state as DiplomacyState | undefined;
+  if (s === undefined || !mayRevise(s))
+    throw new FairtableError(
+      'illegal_choice',
+      s?.revisable === true ? 'you have no draft in this phase to make final' : 'this game takes no drafts: every orders file sent is final',
+      { field: 'ready' },
+    );
+  folder.decide(readyAnswer(s)!);
+  folder.note('your draft is final: it counts as your orders for this phase');
+  folder.tick();
+  return finish(folder);
+}
+
+/** `fairtable mail press --to LIST TEXT` (docs/spec/mail.md §13): press written, kept, and mailed. */
+export function mailPress(dir: string, to: string, body: string, clock: () => number = realClock): MailResult {
+  const folder = GameFolder.open(dir, loadKey, clock);
+  const r = writePress(folder, to, body, clock());
+  const names = powerNames(folder);
+  const whom = r.to === 'table' ? 'everyone' : r.to === 'observers' ? 'observers (public)' : r.to.map((id) => names[id] ?? id).join(', ');
+  folder.note(
+    `press written to ${whom}${Array.isArray(r.to) ? ', sealed to their keys' : ''}; ${folder.isRecorder ? 'it goes out with your next mail' : 'mail it with the outbox'}`,
+  );
   folder.tick();
   return finish(folder);
 }
@@ -446,7 +517,10 @@ export function mailStatus(dir: string, clock: () => number = realClock): MailRe
   const folder = GameFolder.open(dir, loadKey, clock);
   folder.tick();
   const r = finish(folder);
-  return { ...r, notes: [...chanceNotes(folder), ...r.notes] };
+  // Every message shown: none is unread after it (the view keeps which were new).
+  const press = readPress(folder);
+  markPressRead(folder.dir);
+  return { ...r, press, notes: [...chanceNotes(folder), ...r.notes] };
 }
 
 /**
@@ -472,6 +546,11 @@ export function mailTranscript(dir: string, out: string, clock: () => number = r
  * Diplomacy phase adjudicated by a line after it has its results told (docs/spec/mail.md §11.1).
  */
 function finish(folder: GameFolder, seen?: number): MailResult {
+  try {
+    forwardPress(folder);
+  } catch (e) {
+    folder.note(`press not forwarded: ${(e as Error).message}`);
+  }
   let report = folder.save();
   if (folder.config.protocol === 'diplomacy' && gpgMailDue(folder)) report = folder.save();
   const status = folder.status();
@@ -486,7 +565,15 @@ function finish(folder: GameFolder, seen?: number): MailResult {
     status,
     board: folder.config.protocol === 'diplomacy' ? folder.board() : '',
     results: phases[phases.length - 1] ?? null,
+    orders: folder.config.protocol === 'diplomacy' ? ordersStanding(folder.seat?.referee.state as DiplomacyState | undefined) : null,
+    press: null,
   };
+}
+
+/** This player's orders in the current phase: a draft a later answer replaces, final, or none sent. */
+function ordersStanding(s: DiplomacyState | undefined): 'draft' | 'final' | null {
+  if (s === undefined || s.me === null || s.stage !== 'play' || s.phase !== 'commit' || s.mine === null || s.mine.round !== s.round) return null;
+  return s.mine.draft === true ? 'draft' : 'final';
 }
 
 /** `; scores: alice 13, bob 15`, or nothing when the game's summary has no such table. */

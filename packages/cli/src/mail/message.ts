@@ -7,6 +7,7 @@
  *   submission  {fairtable: "mail/v1", kind: "submission", game, from}                 + one envelope line
  *   entries     {fairtable: "mail/v1", kind: "entries", game, first, receipts: [...]}  + lines first … first+k−1
  *   holding     {fairtable: "mail/v1", kind: "holding", game, to, receipt}             (no lines; for `to` only: sealed.md §7)
+ *   press       {fairtable: "mail/v1", kind: "press", game, from}                      + talk messages (press.md §1), one a line (mail.md §13)
  */
 import { armor, dearmor } from '@fairtable/core/armor.js';
 import { fromUtf8, isHex, utf8 } from '@fairtable/core/bytes.js';
@@ -23,7 +24,8 @@ export type MailMessage =
   | { readonly kind: 'invitation'; readonly game: string; readonly setupLine: string }
   | { readonly kind: 'submission'; readonly game: string; readonly from: string; readonly line: string }
   | { readonly kind: 'entries'; readonly game: string; readonly first: number; readonly lines: readonly string[]; readonly receipts: readonly Receipt[] }
-  | { readonly kind: 'holding'; readonly game: string; readonly to: string; readonly receipt: HoldingReceipt };
+  | { readonly kind: 'holding'; readonly game: string; readonly to: string; readonly receipt: HoldingReceipt }
+  | { readonly kind: 'press'; readonly game: string; readonly from: string; readonly lines: readonly string[] };
 
 function payloadOf(m: MailMessage): { header: Record<string, unknown>; lines: readonly string[] } {
   switch (m.kind) {
@@ -35,6 +37,8 @@ function payloadOf(m: MailMessage): { header: Record<string, unknown>; lines: re
       return { header: { fairtable: MAIL_VERSION, kind: m.kind, game: m.game, first: m.first, receipts: m.receipts }, lines: m.lines };
     case 'holding':
       return { header: { fairtable: MAIL_VERSION, kind: m.kind, game: m.game, to: m.to, receipt: m.receipt }, lines: [] };
+    case 'press':
+      return { header: { fairtable: MAIL_VERSION, kind: m.kind, game: m.game, from: m.from }, lines: m.lines };
   }
 }
 
@@ -56,12 +60,18 @@ export function describe(m: MailMessage): string {
       return `fairtable: game ${game}…, recorded lines ${m.first} to ${m.first + m.lines.length - 1}`;
     case 'holding':
       return `fairtable: FOR ${m.to} ONLY (do not send to the list): the recorder holds ${m.to}'s sealed move in game ${game}… until all are in`;
+    case 'press':
+      return `fairtable: press in game ${game}…, ${m.lines.length} message(s) sent by ${m.from} (private ones sealed to their readers)`;
   }
 }
 
-/** A whole outbox file: a short plain preface, the board in words when the game has one, and the armored block. */
-export function mailText(m: MailMessage, board = ''): string {
-  return `${describe(m)}\nRead it with: fairtable mail read --dir YOUR-GAME-FOLDER THIS-FILE\n\n${board === '' ? '' : `${board}\n`}${armorMessage(m)}`;
+/**
+ * A whole outbox file: a short plain preface, the board in words when the game has one, and the armored block;
+ * `more` (a phase's press the recorder forwards with its entries) follows as blocks of their own.
+ */
+export function mailText(m: MailMessage, board = '', more: readonly MailMessage[] = []): string {
+  const extra = more.map((x) => `\n${describe(x)}\n${armorMessage(x)}`).join('');
+  return `${describe(m)}\nRead it with: fairtable mail read --dir YOUR-GAME-FOLDER THIS-FILE\n\n${board === '' ? '' : `${board}\n`}${armorMessage(m)}${extra}`;
 }
 
 /**
@@ -136,6 +146,10 @@ function parsePayload(text: string): MailMessage {
       if (typeof header.to !== 'string') throw bad('header.to must be a player id');
       if (header.receipt === null || typeof header.receipt !== 'object') throw bad('header.receipt must be a holding receipt');
       return { kind: 'holding', game, to: header.to, receipt: header.receipt as HoldingReceipt };
+    case 'press':
+      // Each line is a talk message, checked one by one by its readers (press.ts): one bad line refuses only itself.
+      if (typeof header.from !== 'string') throw bad('header.from must be a participant id');
+      return { kind: 'press', game, from: header.from, lines: body };
     default:
       throw bad(`unknown message kind ${JSON.stringify(header.kind)}`);
   }

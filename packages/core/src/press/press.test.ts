@@ -115,9 +115,11 @@ describe('talk, signed', () => {
     const forged = { ...honest, body: 'I attack Venice' };
     const f = refused(readerFor('germany').read(talkText(forged)));
     expect(f).toMatchObject({ code: 'talk_bad_signature', player: null });
-    // a signature by another seat's key on austria's name
+    // a signature by another seat's key on austria's name: only germany could have made it, so germany is named
     const wrongAuthor = resign({ ...forged, sig: undefined } as unknown as TalkMessage, keys.germany!.secretKey);
-    expect(refused(readerFor('france').read(talkText(wrongAuthor)))).toMatchObject({ code: 'talk_bad_signature', player: null });
+    expect(refused(readerFor('france').read(talkText(wrongAuthor)))).toMatchObject({ code: 'talk_forged', player: 'germany', provable: true });
+    // ...and never austria, whose name it bears
+    expect(refused(readerFor('austria').read(talkText(wrongAuthor))).player).toBe('germany');
   });
 
   it('an author who is not seated, or a message for another game, names nobody', () => {
@@ -255,6 +257,15 @@ describe('talk, deniable', () => {
     const m = write('england', ['france'], 1, 'hi', 'deniable');
     const forged = { ...m, macs: { france: '00'.repeat(32) } };
     expect(refused(readerFor('france', FULL_DENIABLE).read(talkText(forged)))).toMatchObject({ code: 'talk_bad_mac', player: null });
+  });
+
+  it("a MAC another seat made, on a message in the author's name, names that seat to the reader only", () => {
+    const m = write('germany', 'table', 5, 'England will attack you.', 'deniable');
+    // eslint-disable-next-line @typescript-eslint/no-unused-vars
+    const { macs, ...rest } = { ...m, from: 'england' };
+    const mac = toHex(hmac(sha256, macKey(keys.germany!.secretKey, keys.france!.publicKey, GAME), concatBytes(domainPrefix('talk-mac'), canonicalBytes(rest))));
+    const forged = { ...rest, macs: { france: mac } };
+    expect(refused(readerFor('france', FULL_DENIABLE).read(talkText(forged)))).toMatchObject({ code: 'talk_forged', player: 'germany', provable: false });
   });
 
   it('equivocation is named to the reader, marked as not provable', () => {

@@ -3,8 +3,9 @@
  * message the relay hands over, in the relay's order, and either shows it or refuses it with a coded finding.
  *
  * A finding names a player only where the player's own signature (or, in a deniable game, the MAC only the author
- * and this reader share) stands on what was wrong. A forged signature, a message for another game, a replayed
- * copy or a box a recipient says it cannot open name nobody: the relay or anyone else could have made them, and a
+ * and this reader share) stands on what was wrong: a message in one seat's name that another seat signed names
+ * that other seat (`talk_forged`). A signature that is no seat's, a message for another game, a replayed copy or
+ * a box a recipient says it cannot open name nobody: the relay or anyone else could have made them, and a
  * recipient's word alone never names an author.
  */
 import { fromHex, toHex } from '../bytes.js';
@@ -24,6 +25,11 @@ export type TalkCode =
   | 'talk_bad_signature'
   /** A deniable game's message whose MAC for this reader is wrong or missing: names nobody. */
   | 'talk_bad_mac'
+  /**
+   * A message in one seat's name whose signature (or, deniable, this reader's MAC) is another seat's: names that
+   * seat, which alone could have made it (an honest seat signs only messages in its own name).
+   */
+  | 'talk_forged'
   /** Press the game's rules forbid (private press in a public-only game, any in a game without press, a signature in a deniable game): names the author. */
   | 'talk_rule'
   /** A private message to someone not seated: names the author. */
@@ -110,7 +116,11 @@ export class TalkReader {
 
     let proof: TalkProof;
     if (rules.mode === 'signed' || m.sig !== undefined) {
-      if (!verifyTalkSignature(m, authorKey)) return refuse('talk_bad_signature', null, `the signature is not ${m.from}'s`, [m], false);
+      if (!verifyTalkSignature(m, authorKey)) {
+        const writer = this.otherSeats(m.from).find((id) => verifyTalkSignature(m, this.keys.get(id)!));
+        if (writer !== undefined) return this.named(id, refuse('talk_forged', writer, `a message in ${m.from}'s name, signed by ${writer}`, [m], true));
+        return refuse('talk_bad_signature', null, `the signature is not ${m.from}'s`, [m], false);
+      }
       proof = 'signed';
     } else if (
       me !== undefined &&
@@ -122,6 +132,9 @@ export class TalkReader {
         const key = first === undefined ? undefined : this.keys.get(first);
         if (key === undefined || !verifyTalkMac(m, first!, me.secretKey, key)) return refuse('talk_bad_mac', null, 'not a message this seat wrote', [m], false);
       } else if (!verifyTalkMac(m, me.id, me.secretKey, authorKey)) {
+        const writer = this.otherSeats(m.from).find((id) => id !== me.id && verifyTalkMac(m, me.id, me.secretKey, this.keys.get(id)!));
+        if (writer !== undefined)
+          return this.named(id, refuse('talk_forged', writer, `a message in ${m.from}'s name, whose MAC for ${me.id} only ${writer} could make`, [m], false));
         return refuse('talk_bad_mac', null, `the MAC for ${me.id} is missing or wrong: who wrote this cannot be told`, [m], false);
       }
       proof = 'deniable';
@@ -178,6 +191,11 @@ export class TalkReader {
       kind: 'shown',
       talk: { id, message: m, from: m.from, to: m.to, seq: m.seq, at: m.at, body, private: isPrivate, proof, mine: me?.id === m.from },
     };
+  }
+
+  /** Every seat but `author`, in the setup's order. */
+  private otherSeats(author: string): string[] {
+    return [...this.keys.keys()].filter((id) => id !== author);
   }
 
   private named(id: string, r: TalkRead): TalkRead {
