@@ -15,9 +15,7 @@ import pg from 'pg';
 import { toHex } from '@fairtable/core/bytes.js';
 import { firstLogHash, nextLogHash, signReceipt } from '@fairtable/core/order/receipt.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
-import { PostgresStore } from '../packages/relay/src/postgres-store.js';
-import { ShardedStore } from '../packages/relay/src/sharded-store.js';
-import type { LineToStore, Store } from '../packages/relay/src/store.js';
+import { PostgresStore, ShardedStore, type LineToStore, type Store } from '@fairtable/relay';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number): number => {
@@ -38,7 +36,10 @@ const hashOf = (n: number): string => (n % 256).toString(16).padStart(2, '0').re
 
 /** Each writer's batches: lines of its games in turn, each game's in log order, receipts signed. */
 function makeBatches(writer: number, lines: number): LineToStore[][] {
-  const games = Array.from({ length: GAMES_PER_WRITER }, (_, g) => toHex(new Uint8Array(32).fill(0)).slice(0, 56) + (writer * GAMES_PER_WRITER + g).toString(16).padStart(8, '0'));
+  const games = Array.from(
+    { length: GAMES_PER_WRITER },
+    (_, g) => toHex(new Uint8Array(32).fill(0)).slice(0, 56) + (writer * GAMES_PER_WRITER + g).toString(16).padStart(8, '0'),
+  );
   const logs = games.map((g) => firstLogHash(g, hashOf(0)));
   const next = games.map(() => 1);
   const out: LineToStore[][] = [];
