@@ -147,6 +147,11 @@ describe.skipIf(missing)(`a relay on two Postgres primaries${missing ? ` (${skip
     expect(swapped.stderr()).toContain('[shard_mismatch]');
     await expect(swapped.listening).rejects.toThrow(/before listening/);
 
+    // DATABASE_URL and DATABASE_URLS both set: refused, as one of them would be ignored.
+    const both = cliRelay([], { DATABASE_URL: url1!, DATABASE_URLS: `${url1!},${url2!}` });
+    expect(await exited(both.child)).not.toBe(0);
+    expect(both.stderr()).toContain('DATABASE_URLS');
+
     // Restarted as `fairtable relay` given the shards in DATABASE_URLS: every log back byte for byte, under the one key.
     const restarted = cliRelay(['--node', 'node-b'], { DATABASE_URLS: `${url1!},${url2!}` });
     const again = await restarted.listening;
