@@ -21,7 +21,7 @@ import { FairtableError } from '@fairtable/core/errors.js';
 import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 import { checkSchemaName, migrate } from './postgres-schema.js';
-import { claimShardPlace, refuseShard, type ShardPlace } from './shard-record.js';
+import { claimShardPlace, readShardPlace, refuseShard, type ShardPlace } from './shard-record.js';
 import type { GameSummary, HeldLine, LineToStore, Store, StoredLine, StoredLobby, StoredTalk } from './store.js';
 
 export interface PostgresLeaseOptions {
@@ -386,6 +386,12 @@ export class PostgresStore implements Store {
   /** Records the database's place in a sharded service unless it has one; the place recorded (shard-record.ts). */
   async claimShard(claim: ShardPlace): Promise<ShardPlace> {
     return this.transaction(async (c) => claimShardPlace(c, claim, Date.now()));
+  }
+
+  /** The database's place in a sharded service, if any, and whether it holds games (shard-record.ts). */
+  async shardPlace(): Promise<{ place: ShardPlace | null; games: boolean }> {
+    await this.start();
+    return readShardPlace(this.pool);
   }
 
   /** Resolves once the database answers (the storage watch's look on a relay on Postgres); `store_failed` when it does not. */

@@ -41,15 +41,27 @@ export async function claimShardPlace(c: Queryable, claim: ShardPlace, now: numb
      WHERE NOT EXISTS (SELECT 1 FROM games) ON CONFLICT (id) DO NOTHING`,
     [claim.service, claim.index, claim.count, now],
   );
-  const { rows } = await c.query<{ service: string; idx: number; count: number }>('SELECT service, idx, count FROM shard WHERE id = 1');
-  const row = rows[0];
-  if (row === undefined)
-    throw new FairtableError(
-      'shard_mismatch',
-      `the database given as shard ${claim.index} of ${claim.count} holds the games of a relay on one database; moving them to the shards their ids name is not built`,
-      { field: 'database' },
-    );
-  return { service: row.service, index: row.idx, count: row.count };
+  const { place } = await readShardPlace(c);
+  if (place === null) throw holdsGames(claim);
+  return place;
+}
+
+/** The database's place, if it has one, and whether it holds any game. */
+export async function readShardPlace(c: Queryable): Promise<{ place: ShardPlace | null; games: boolean }> {
+  const { rows } = await c.query<{ service: string | null; idx: number | null; count: number | null; games: boolean }>(
+    'SELECT s.service, s.idx, s.count, EXISTS (SELECT 1 FROM games) AS games FROM (SELECT 1) AS one LEFT JOIN shard AS s ON s.id = 1',
+  );
+  const row = rows[0]!;
+  return { place: row.service === null ? null : { service: row.service, index: row.idx!, count: row.count! }, games: row.games };
+}
+
+/** The refusal of a database, unplaced, that holds games: those of a relay on it alone. */
+export function holdsGames(claim: Pick<ShardPlace, 'index' | 'count'>): FairtableError {
+  return new FairtableError(
+    'shard_mismatch',
+    `the database given as shard ${claim.index} of ${claim.count} holds the games of a relay on one database; moving them to the shards their ids name is not built`,
+    { field: 'database' },
+  );
 }
 
 /** Refuses (`shard_mismatch`) a database that is a shard of a service, for a store opened on it alone. */

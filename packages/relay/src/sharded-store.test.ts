@@ -269,7 +269,8 @@ describe.skipIf(missing)(`the sharded store over two Postgres servers${missing ?
       code: 'shard_mismatch',
       message: expect.stringMatching(/not built/) as string,
     });
-    // And it still serves as the one database it was.
+    // And it still serves as the one database it was, and so does the other database: nothing was recorded on either.
     expect(await single(url2!, schema).lineCount(g!)).toBe(1);
+    expect(await single(url1!, schema).lineCount(g!)).toBe(0);
   });
 });

@@ -26,7 +26,7 @@ import { concatBytes, randomBytes, toHex, u32be, utf8 } from '@fairtable/core/by
 import { FairtableError } from '@fairtable/core/errors.js';
 import { taggedHash } from '@fairtable/core/hash.js';
 import { PostgresStore, type HeldLease, type PostgresLeaseOptions } from './postgres-store.js';
-import { checkShardPlace } from './shard-record.js';
+import { checkShardPlace, holdsGames } from './shard-record.js';
 import type { GameSummary, HeldLine, LineToStore, Store, StoredLine, StoredLobby, StoredTalk } from './store.js';
 
 /** The routing rule's score of shard `index` for `game` (32 bytes). */
@@ -102,8 +102,10 @@ export class ShardedStore implements Store {
   start(): Promise<void> {
     if (this.ready !== null) return this.ready;
     const ready = (async () => {
-      await Promise.all(this.shards.map((s) => s.start()));
       const count = this.shards.length;
+      // Nothing is recorded while any database of the list would be refused for holding a lone relay's games.
+      const found = await Promise.all(this.shards.map((s) => s.shardPlace()));
+      for (const [index, f] of found.entries()) if (f.place === null && f.games) throw holdsGames({ index, count });
       const first = await this.shards[0]!.claimShard({ service: toHex(randomBytes(16)), index: 0, count });
       checkShardPlace(first, { service: first.service, index: 0, count }, this.urls[0]!);
       for (let index = 1; index < count; index++) {
