@@ -156,7 +156,9 @@ export class ShardedStore implements Store {
       else part.push(l);
     }
     const settled = await Promise.allSettled([...parts].map(([i, part]) => this.shards[i]!.append(part)));
-    throwFirst(settled);
+    // A shard that could not write is reported before a lease lost on another: the relay stops writes for the first only.
+    const failed = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+    if (failed.length > 0) throw failed.find((e) => (e as { code?: unknown } | null)?.code !== 'lease_lost') ?? failed[0];
   }
 
   readLines(game: string, from: number, limit: number): Promise<StoredLine[]> {
