@@ -59,6 +59,8 @@ export type ErrorCode =
   // the relay on Postgres (docs/spec/relay.md §4): a game's lease taken over by another process; a schema newer than the code
   | 'lease_lost'
   | 'schema_too_new'
+  // games partitioned across several Postgres databases (relay.md §4, "Beyond one Postgres"): a process given them in another order
+  | 'shard_mismatch'
   // the command line: a cheat its cheater cannot commit
   | 'bad_cheater'
   // Diplomacy (docs/spec/diplomacy.md)

@@ -5,6 +5,7 @@ export { relayHeapSettings } from './heap.js';
 export { startRelay, DEFAULT_LIMITS, type Relay, type RelayLimits, type RelayOptions } from './relay.js';
 export { SqliteStore } from './sqlite-store.js';
 export { PostgresStore, DEFAULT_LEASE_MS, type PostgresStoreOptions, type PostgresLeaseOptions, type HeldLease } from './postgres-store.js';
+export { ShardedStore, shardIndex, shardScore, type ShardedStoreOptions } from './sharded-store.js';
 export { ThreadedSqliteStore, type ThreadedSqliteOptions } from './threaded-sqlite-store.js';
 export type { Store, StoredLine, LineToStore, LineToSign, BatchSignature, GameSummary, HeldLine, StoredLobby } from './store.js';
 export { Metrics } from './metrics.js';

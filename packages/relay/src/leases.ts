@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { PostgresStore, type HeldLease } from './postgres-store.js';
+import { ShardedStore } from './sharded-store.js';
 import type { Store } from './store.js';
 
 /** What a store that keeps leases offers (postgres-store.ts). */
@@ -21,7 +22,7 @@ export interface GameLeases {
 
 /** The store's leases, or null for a store without them (SQLite; Postgres without a node name). */
 export function leasesOf(store: Store): GameLeases | null {
-  return store instanceof PostgresStore && store.lease !== undefined ? store : null;
+  return (store instanceof PostgresStore || store instanceof ShardedStore) && store.lease !== undefined ? store : null;
 }
 
 export class LeaseKeeper {

@@ -25,6 +25,8 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE game_leases (game text PRIMARY KEY, holder text NOT NULL, token bigint NOT NULL, expires bigint NOT NULL);`,
   // 3: table talk beside the lines (docs/spec/press.md §6), as the SQLite store keeps it.
   `CREATE TABLE talk (game text NOT NULL, idx integer NOT NULL, at bigint NOT NULL, text text NOT NULL, PRIMARY KEY (game, idx));`,
+  // 4: a database's place in a sharded service (relay.md §4, "Beyond one Postgres"): the service, its index, how many.
+  `CREATE TABLE shard (id integer PRIMARY KEY CHECK (id = 1), service text NOT NULL, idx integer NOT NULL, count integer NOT NULL, created bigint NOT NULL);`,
 ];
 
 /** An SQL identifier fairtable makes or accepts for a schema: lower-case letters, digits, underscores. */

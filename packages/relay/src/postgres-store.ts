@@ -21,6 +21,7 @@ import { FairtableError } from '@fairtable/core/errors.js';
 import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
 import { checkSchemaName, migrate } from './postgres-schema.js';
+import { claimShardPlace, readShardPlace, refuseShard, type ShardPlace } from './shard-record.js';
 import type { GameSummary, HeldLine, LineToStore, Store, StoredLine, StoredLobby, StoredTalk } from './store.js';
 
 export interface PostgresLeaseOptions {
@@ -41,6 +42,8 @@ export interface PostgresStoreOptions {
   readonly lease?: PostgresLeaseOptions;
   /** Told of errors of idle connections (a restarted server); the pool replaces them. */
   readonly onError?: (e: Error) => void;
+  /** One shard of a `ShardedStore` (sharded-store.ts), which checks the database's place; alone, a shard's database is refused. */
+  readonly sharded?: boolean;
 }
 
 /** How long a game's lease lasts unrenewed by default: a dead process's games are taken over after this. */
@@ -66,9 +69,11 @@ export class PostgresStore implements Store {
   private ready: Promise<void> | null = null;
   /** The leases this store holds, by game: the token each was given. */
   private readonly tokens = new Map<string, number>();
+  private readonly sharded: boolean;
 
   constructor(options: PostgresStoreOptions) {
     this.schema = checkSchemaName(options.schema ?? 'public');
+    this.sharded = options.sharded === true;
     this.lease = options.lease;
     this.pool = new pg.Pool({
       connectionString: options.url,
@@ -88,6 +93,7 @@ export class PostgresStore implements Store {
       const client = await this.connect();
       try {
         await migrate(client, this.schema);
+        if (!this.sharded) await refuseShard(client, this.schema);
       } finally {
         client.release();
       }
@@ -375,6 +381,17 @@ export class PostgresStore implements Store {
     if (!isHex(key, 32))
       throw new FairtableError('bad_key_file', `the relay key in the database (schema ${this.schema}) is not 64 hex digits`, { field: 'secretKey' });
     return fromHex(key);
+  }
+
+  /** Records the database's place in a sharded service unless it has one; the place recorded (shard-record.ts). */
+  async claimShard(claim: ShardPlace): Promise<ShardPlace> {
+    return this.transaction(async (c) => claimShardPlace(c, claim, Date.now()));
+  }
+
+  /** The database's place in a sharded service, if any, and whether it holds games (shard-record.ts). */
+  async shardPlace(): Promise<{ place: ShardPlace | null; games: boolean }> {
+    await this.start();
+    return readShardPlace(this.pool);
   }
 
   /** Resolves once the database answers (the storage watch's look on a relay on Postgres); `store_failed` when it does not. */

@@ -68,7 +68,17 @@ export interface RelayOptions {
    * its URL, the schema (default `public`), and this process's name for game leases (`--node`; without it, no leases:
    * the relay is the only process writing its games). Ignored when `store` is given.
    */
-  readonly database?: { readonly url: string; readonly schema?: string; readonly node?: string; readonly leaseMs?: number };
+  readonly database?: {
+    readonly url: string;
+    readonly schema?: string;
+    readonly node?: string;
+    readonly leaseMs?: number;
+    /**
+     * More primaries after `url` (relay.md §4, "Beyond one Postgres"): the games are partitioned across `[url, ...shards]`
+     * by game id, every process of the service given the same list in the same order; `url` holds the key and the lobbies.
+     */
+    readonly shards?: readonly string[];
+  };
   /** Where the relay keeps what it witnesses for games other relays order (relay.md §8); in memory when `store` is given. */
   readonly witnessStore?: WitnessStore;
   /** Bounds on what the relay keeps as a witness (relay.md §8, "Limits"). */

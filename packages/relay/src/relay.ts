@@ -38,6 +38,7 @@ import { LeaseKeeper, leasesOf } from './leases.js';
 import { DEFAULT_LIMITS, type Relay, type RelayCore, type RelayLimits, type RelayOptions } from './relay-options.js';
 import { DEFAULT_STORAGE_LIMITS, readDisk, StorageWatch, type DiskReading } from './storage-watch.js';
 import { DEFAULT_LEASE_MS, PostgresStore } from './postgres-store.js';
+import { ShardedStore } from './sharded-store.js';
 import type { Store } from './store.js';
 import { talkRoutes } from './talk.js';
 import { ThreadedSqliteStore } from './threaded-sqlite-store.js';
@@ -50,19 +51,21 @@ export { DEFAULT_LIMITS, type Relay, type RelayLimits, type RelayOptions } from 
 function openStore(options: RelayOptions, log: Logger): Store {
   const db = options.database;
   if (db === undefined) return new ThreadedSqliteStore(options.dataDir ?? './data', { synchronous: options.synchronous ?? 'FULL' });
-  return new PostgresStore({
-    url: db.url,
+  const common = {
     ...(db.schema === undefined ? {} : { schema: db.schema }),
     ...(db.node === undefined ? {} : { lease: { holder: db.node, ttlMs: db.leaseMs ?? DEFAULT_LEASE_MS } }),
-    onError: (e) => log.warn({ err: e }, "an idle connection to the relay's database failed; the pool opens another"),
-  });
+    onError: (e: Error) => log.warn({ err: e }, "an idle connection to the relay's database failed; the pool opens another"),
+  };
+  // More than one database: games partitioned across them by game id (relay.md §4, "Beyond one Postgres").
+  if (db.shards !== undefined && db.shards.length > 0) return new ShardedStore({ urls: [db.url, ...db.shards], ...common });
+  return new PostgresStore({ url: db.url, ...common });
 }
 
 /**
  * The storage watch's look for a relay on Postgres: the database answers, or writes stay refused (`storage_full`)
  * until it does, rather than each batch failing against a server that is down (relay.md §4, "On Postgres").
  */
-const pingDatabase = (store: PostgresStore) => async (): Promise<DiskReading> => {
+const pingDatabase = (store: PostgresStore | ShardedStore) => async (): Promise<DiskReading> => {
   await store.ping();
   return { free: Number.POSITIVE_INFINITY, storeBytes: 0 };
 };
@@ -92,7 +95,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const dataDir = options.dataDir ?? './data';
   const storage = new StorageWatch(
     { ...DEFAULT_STORAGE_LIMITS, ...options.storage },
-    options.storage?.readDisk ?? (options.store !== undefined ? null : store instanceof PostgresStore ? pingDatabase(store) : () => readDisk(dataDir)),
+    options.storage?.readDisk ??
+      (options.store !== undefined ? null : store instanceof PostgresStore || store instanceof ShardedStore ? pingDatabase(store) : () => readDisk(dataDir)),
     (full) => (full === null ? log.warn('storage: writes are let in again') : log.error({ reason: full }, 'storage: writes are refused')),
     clock,
   );

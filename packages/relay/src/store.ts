@@ -65,7 +65,11 @@ export interface StoredTalk {
 export interface Store {
   /** Stores a new game with its setup line as line 0; false (and nothing written) when the game exists. */
   createGame(game: string, protocol: string, setup: LineToStore): Promise<boolean>;
-  /** Appends lines, of any games, all or none (one transaction). Lines of one game come in log order. */
+  /**
+   * Appends lines, of any games, all or none (one transaction) on one database; a `ShardedStore` (several
+   * databases) is all or none for each game, each database's part its own transaction. Lines of one game
+   * come in log order.
+   */
   append(lines: readonly LineToStore[]): Promise<void>;
   /** Lines of `game` from line `from` on, at most `limit` of them, in order. */
   readLines(game: string, from: number, limit: number): Promise<StoredLine[]>;

@@ -1,8 +1,10 @@
 /**
- * `fairtable relay [--port P] [--data DIR] [--host H] [--database URL [--node NAME]]`: runs a relay
+ * `fairtable relay [--port P] [--data DIR] [--host H] [--database URL [--database URL …] [--node NAME]]`: runs a relay
  * (docs/spec/relay.md), what `npm start` runs. The port and the data directory default to the PORT and
  * DATA_DIR environment variables, then to 8080 and ./data. `--database` (or DATABASE_URL) keeps the games in
- * Postgres instead of SQLite; `--node` (or RELAY_NODE) names the process for game leases (relay.md §4). Logs are JSON lines on stdout (pino); SIGTERM and SIGINT stop it
+ * Postgres instead of SQLite; given more than once (or DATABASE_URLS, comma-separated), the games are partitioned across
+ * those databases by game id, every process given them in one order (relay.md §4, "Beyond one Postgres"); `--node` (or
+ * RELAY_NODE) names the process for game leases (relay.md §4). Logs are JSON lines on stdout (pino); SIGTERM and SIGINT stop it
  * gracefully: no new connections, every admitted line stored and acknowledged, then exit.
  * `--games-per-minute` and `--connections-per-address` raise (or lower) the per-address limits of
  * relay.md §5, for a load test or a relay behind one proxy address. `--allow-http-witness HOST` (repeatable,
@@ -32,6 +34,22 @@ function countOf(flag: string, value: string | undefined): number | undefined {
   return n;
 }
 
+/**
+ * The databases, in order: the `--database` flags, else DATABASE_URLS (comma-separated), else DATABASE_URL (one);
+ * both variables set is refused, as one of them would be silently ignored.
+ */
+function databasesOf(flags: string[] | undefined): string[] {
+  if (flags !== undefined) return flags;
+  const one = process.env.DATABASE_URL ?? '';
+  const many = (process.env.DATABASE_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter((u) => u !== '');
+  if (many.length > 0 && one !== '')
+    throw new FairtableError('bad_input', 'DATABASE_URL and DATABASE_URLS are both set: give the databases once', { field: 'database' });
+  return many.length > 0 ? many : one === '' ? [] : [one];
+}
+
 export function register(program: Command): void {
   const command = program
     .command('relay')
@@ -39,7 +57,11 @@ export function register(program: Command): void {
     .option('--port <port>', 'port to listen on (default: $PORT or 8080; 0 for any free port)')
     .option('--host <host>', 'address to listen on', '0.0.0.0')
     .option('--data <dir>', 'where the database and the relay key live (default: $DATA_DIR or ./data)')
-    .option('--database <url>', 'store games in Postgres at this postgres:// URL instead of SQLite in --data (default: $DATABASE_URL)')
+    .option(
+      '--database <url>',
+      'store games in Postgres at this postgres:// URL instead of SQLite in --data (default: $DATABASE_URL); repeated, the games are partitioned across the databases by game id, every process of the service given them in the same order (default: $DATABASE_URLS, comma-separated)',
+      collect,
+    )
     .option('--database-schema <name>', 'the schema in that database the tables live in, made if missing (default: $DATABASE_SCHEMA or public)')
     .option(
       '--lease-ms <ms>',
@@ -66,7 +88,7 @@ export function register(program: Command): void {
         port?: string;
         host: string;
         data?: string;
-        database?: string;
+        database?: string[];
         databaseSchema?: string;
         leaseMs?: string;
         node?: string;
@@ -80,7 +102,8 @@ export function register(program: Command): void {
       // Before the relay starts: V8 settings for a process that is a relay (packages/relay/src/heap.ts).
       relayHeapSettings();
       const dataDir = opts.data ?? process.env.DATA_DIR ?? './data';
-      const databaseUrl = opts.database ?? (process.env.DATABASE_URL === '' ? undefined : process.env.DATABASE_URL);
+      const databaseUrls = databasesOf(opts.database);
+      const databaseUrl = databaseUrls[0];
       const node = opts.node ?? (process.env.RELAY_NODE === '' ? undefined : process.env.RELAY_NODE);
       const leaseMs = countOf('lease-ms', opts.leaseMs ?? (process.env.RELAY_LEASE_MS === '' ? undefined : process.env.RELAY_LEASE_MS));
       const schema = opts.databaseSchema ?? (process.env.DATABASE_SCHEMA === '' ? undefined : process.env.DATABASE_SCHEMA);
@@ -88,8 +111,8 @@ export function register(program: Command): void {
         throw new FairtableError('bad_input', '--node names a process of a relay service on Postgres: give --database (or DATABASE_URL) too', {
           field: 'node',
         });
-      if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(databaseUrl))
-        throw new FairtableError('bad_input', '--database: a postgres:// or postgresql:// URL', { field: 'database' });
+      for (const u of databaseUrls)
+        if (!/^postgres(ql)?:\/\//.test(u)) throw new FairtableError('bad_input', '--database: a postgres:// or postgresql:// URL', { field: 'database' });
       const games = countOf('games-per-minute', opts.gamesPerMinute);
       const connections = countOf('connections-per-address', opts.connectionsPerAddress);
       const settings = relaySettings(opts as Record<string, string | undefined>, process.env);
@@ -117,6 +140,7 @@ export function register(program: Command): void {
           : {
               database: {
                 url: databaseUrl,
+                ...(databaseUrls.length > 1 ? { shards: databaseUrls.slice(1) } : {}),
                 ...(node === undefined ? {} : { node }),
                 ...(leaseMs === undefined ? {} : { leaseMs }),
                 ...(schema === undefined ? {} : { schema }),
@@ -135,7 +159,7 @@ export function register(program: Command): void {
       // The JSON log is for machines; a person who ran `npm start` wants the address and the key.
       const shown = opts.host === '0.0.0.0' || opts.host === '::' ? 'localhost' : opts.host;
       process.stderr.write(
-        `fairtable relay on http://${shown}:${relay.port}/ (open it in a browser to play); its key ${relay.publicKey} (for audit --relay-key); ${databaseUrl === undefined ? `data in ${dataDir}` : `games in Postgres${node === undefined ? '' : ` as node ${node}`}`}; Ctrl-C stops it\n`,
+        `fairtable relay on http://${shown}:${relay.port}/ (open it in a browser to play); its key ${relay.publicKey} (for audit --relay-key); ${databaseUrl === undefined ? `data in ${dataDir}` : `games in Postgres${databaseUrls.length > 1 ? ` (${databaseUrls.length} shards)` : ''}${node === undefined ? '' : ` as node ${node}`}`}; Ctrl-C stops it\n`,
       );
       let stopping = false;
       const stop = (): void => {
