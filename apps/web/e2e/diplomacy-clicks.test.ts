@@ -22,7 +22,7 @@ const position = {
   supplyCenterOwners: null,
 };
 
-/** A point of province `id` on screen, well inside it, where the province itself takes the pointer. */
+/** A point of province `id` on screen, well inside it, where the province (or its unit) takes the pointer. */
 async function pointIn(page: Page, id: string): Promise<{ x: number; y: number }> {
   return page.evaluate((p) => {
     const path = document.querySelector(`svg.diplomacy-map path[data-province="${p}"]`)!;
@@ -32,7 +32,12 @@ async function pointIn(page: Page, id: string): Promise<{ x: number; y: number }
       for (let j = 1; j < 16; j++) {
         const x = r.left + (r.width * i) / 16;
         const y = r.top + (r.height * j) / 16;
-        const inside = (dx: number, dy: number): boolean => document.elementFromPoint(x + dx, y + dy) === path;
+        // The province, or the disc of the unit standing in it (which takes a click as its province does).
+        const inside = (dx: number, dy: number): boolean => {
+          const e = document.elementFromPoint(x + dx, y + dy);
+          const unit = e?.closest('.unit-disc')?.querySelector('text.unit')?.getAttribute('data-unit')?.split(' ')[2]?.split('/')[0];
+          return e === path || unit === p;
+        };
         // Well inside: the province also takes the points 5 px around.
         if (inside(0, 0) && inside(-5, -5) && inside(5, -5) && inside(-5, 5) && inside(5, 5)) return { x, y };
       }

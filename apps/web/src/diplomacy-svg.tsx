@@ -318,7 +318,8 @@ export function DiplomacyMap({ position, results, pending, label, selected, onSe
           const y = y0 + (dislodged ? -15 : 0);
           const colour = POWER_COLOUR[u.power] ?? '#000';
           return (
-            <g key={`${u.at}-${i}`} pointer-events="none">
+            // A unit takes a click as its province does (a dislodged one is drawn beside it, over a neighbour).
+            <g key={`${u.at}-${i}`} class="unit-disc" onClick={() => pick(provinceOf(u.at))}>
               <circle
                 cx={x}
                 cy={y}

@@ -140,41 +140,65 @@ interface Entry {
   readonly clicks: readonly string[];
 }
 
-const entryCache = new WeakMap<ClickMenu, Entry[]>();
+interface Entries {
+  readonly all: readonly Entry[];
+  /** The entries by their first click. */
+  readonly byFirst: ReadonlyMap<string, readonly Entry[]>;
+  /** What `candidates` gives before any click, kept: every page's first prompt. */
+  start?: Candidates;
+}
+
+interface Candidates {
+  readonly ending: string[];
+  readonly going: Entry[];
+  readonly kinds: Set<Parsed['kind']>;
+}
+
+const entryCache = new WeakMap<ClickMenu, Entries>();
 
 /** Each distinct offered order with its clicks. */
-function entries(menu: ClickMenu): Entry[] {
-  let list = entryCache.get(menu);
-  if (list === undefined) {
+function entries(menu: ClickMenu): Entries {
+  let found = entryCache.get(menu);
+  if (found === undefined) {
     const seen = new Set<string>();
-    list = [];
+    const all: Entry[] = [];
+    const byFirst = new Map<string, Entry[]>();
     for (const values of Object.values(menu))
       for (const order of values) {
         if (seen.has(order)) continue;
         seen.add(order);
         const parsed = parse(order);
         const clicks = orderClicks(order);
-        if (parsed !== null && clicks !== null) list.push({ order, kind: parsed.kind, clicks });
+        if (parsed === null || clicks === null) continue;
+        const entry = { order, kind: parsed.kind, clicks };
+        all.push(entry);
+        const first = clicks[0];
+        if (first !== undefined) byFirst.set(first, [...(byFirst.get(first) ?? []), entry]);
       }
-    entryCache.set(menu, list);
+    found = { all, byFirst };
+    entryCache.set(menu, found);
   }
-  return list;
+  return found;
 }
 
 const startsWith = (clicks: readonly string[], prefix: Clicks): boolean => prefix.length <= clicks.length && prefix.every((p, i) => clicks[i] === p);
 
 /** The offered orders whose clicks begin with `clicks`: those that end there, and those that go on. */
-function candidates(menu: ClickMenu, clicks: Clicks): { ending: string[]; going: Entry[]; kinds: Set<Parsed['kind']> } {
+function candidates(menu: ClickMenu, clicks: Clicks): Candidates {
+  const index = entries(menu);
+  if (clicks.length === 0 && index.start !== undefined) return index.start;
   const ending: string[] = [];
   const going: Entry[] = [];
   const kinds = new Set<Parsed['kind']>();
-  for (const e of entries(menu)) {
+  for (const e of clicks.length === 0 ? index.all : (index.byFirst.get(clicks[0]!) ?? [])) {
     if (!startsWith(e.clicks, clicks)) continue;
     kinds.add(e.kind);
     if (e.clicks.length === clicks.length) ending.push(e.order);
     else going.push(e);
   }
-  return { ending, going, kinds };
+  const found = { ending, going, kinds };
+  if (clicks.length === 0) index.start = found;
+  return found;
 }
 
 /** The unit an order is given to, in words (`A Lon`), from any offered order starting at `province`. */
