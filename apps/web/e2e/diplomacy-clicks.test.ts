@@ -2,7 +2,8 @@
  * Diplomacy's orders by clicks in Chromium (docs/spec/web.md §4, "Diplomacy"): on a phone-sized page, England
  * enters a convoy through two fleets (A lon - por via convoy, F eng and F mao convoying) and France's army's
  * support by clicks and taps only, clears and re-enters an order, and the form sends exactly those orders; axe finds
- * nothing serious with a unit selected; a province takes Enter from the keyboard.
+ * nothing serious with a unit selected; a province takes Enter from the keyboard; an order chosen in the form is
+ * drawn on the map.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -137,6 +138,10 @@ describe('Diplomacy orders by clicks', () => {
     expect(await page.getByTestId('click-prompt').textContent()).toContain('A Lon: click where it moves');
     await page.keyboard.press('Enter');
     expect(await page.getByTestId('click-prompt').textContent()).toContain('Entered: A Lon holds.');
+    // An order chosen in the form is drawn on the map and listed under it: one answer for both.
+    await page.locator(`select:has(option[value='"A wal - yor"'])`).selectOption(JSON.stringify('A wal - yor'));
+    expect(await page.locator('svg.diplomacy-map line.order-draft[data-order="A wal - yor"]').count()).toBe(1);
+    expect(await page.getByTestId('written-orders').textContent()).toContain('A Wal → Yor by land');
     // A drag that starts and ends on Wales starts nothing.
     const { x, y } = await pointIn(page, 'wal');
     await page.mouse.move(x, y);
