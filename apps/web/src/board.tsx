@@ -2,7 +2,8 @@
  * The table of each game (docs/spec/web.md §4), drawn from an observer's view of the log: the observer referee's
  * state and events, the same the auditor computes, so what the page shows is what the transcript says.
  */
-import type { GameEvent } from '@fairtable/core/protocols/machine.js';
+import type { Choices, GameEvent } from '@fairtable/core/protocols/machine.js';
+import type { JsonValue } from '@fairtable/core/jcs.js';
 import { LADDERS, SNAKES } from '@fairtable/core/games/snakes.js';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { judge, type Verdict as JudgeVerdict } from '@fairtable/core/rochambeau/judge.js';
@@ -22,6 +23,8 @@ export interface TableView {
   readonly events: readonly GameEvent[];
   /** The seat's own answer committed in `round` and not yet revealed (Diplomacy's orders), for the board to draw as pending. */
   readonly pending?: { readonly round: number; readonly orders: readonly string[] } | null;
+  /** The answer the seat is writing to its decision, which a board may fill too (Diplomacy's orders by clicks). */
+  readonly draft?: { readonly choices: Choices; readonly value: JsonValue; readonly set: (value: JsonValue) => void } | null;
 }
 
 const FACES = ['⚀', '⚁', '⚂', '⚃', '⚄', '⚅'];

@@ -255,16 +255,26 @@ const VERB: Record<string, string> = {
   bid: 'Seal the bid',
 };
 
-/** The decision's form: roulette's bet and Rochambeau's hand have their own (table-forms.tsx), the rest the generic one. */
-export function DecisionForm(props: { decision: Decision; onDecide: (choice: JsonValue) => string | null }) {
+/**
+ * The decision's form: roulette's bet and Rochambeau's hand have their own (table-forms.tsx), the rest the generic one.
+ * `value` and `onChange`, when given, hold the answer outside the form (Diplomacy's board fills the same orders).
+ */
+export function DecisionForm(props: {
+  decision: Decision;
+  onDecide: (choice: JsonValue) => string | null;
+  value?: JsonValue;
+  onChange?: (choice: JsonValue) => void;
+}) {
   if (isBetDecision(props.decision)) return <BetForm {...props} />;
   if (props.decision.kind === 'hand' && props.decision.choices.type === 'integer') return <HandForm {...props} />;
   return <ChoicesForm {...props} />;
 }
 
-function ChoicesForm(props: { decision: Decision; onDecide: (choice: JsonValue) => string | null }) {
+function ChoicesForm(props: { decision: Decision; onDecide: (choice: JsonValue) => string | null; value?: JsonValue; onChange?: (choice: JsonValue) => void }) {
   const { decision } = props;
-  const [value, setValue] = useState<JsonValue>(() => initial(decision.choices));
+  const [own, setOwn] = useState<JsonValue>(() => initial(decision.choices));
+  const value = props.value === undefined ? own : props.value;
+  const setValue = props.onChange ?? setOwn;
   const [error, setError] = useState<string | null>(null);
   const fixed = decision.choices.type === 'one-of' && decision.choices.values.length === 1;
   return (

@@ -3,7 +3,8 @@
  * adjudicated phase's orders as arrows, a legend of the powers' colours (who plays each, and the powers nobody
  * plays, whose units hold), the phase's results in words, earlier phases replayed from the transcript to step
  * through, the power assignment with its lotteries, and the seat's own orders, committed and not yet revealed, as
- * dotted black arrows.
+ * dotted black arrows. While the seat writes its orders, they can be entered by clicks on the map (diplomacy-clicks.tsx)
+ * and are drawn as dashed black arrows.
  */
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 import { phaseCodeName, phaseName } from '@fairtable/diplomacy/phase-names.js';
@@ -13,6 +14,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { TableView } from './board.js';
 import { replay, resultWords, type Adjudicated, type History } from './diplomacy-history.js';
 import { DiplomacyMap } from './diplomacy-svg.js';
+import { clickMenu, ClickOrders, useOrderClicks, writtenOrders } from './diplomacy-clicks.js';
 import { POWER_COLOUR } from './palette.js';
 
 type Assignment = {
@@ -104,6 +106,14 @@ export function Diplomacy({ view }: { view: TableView }) {
   const centres: Record<string, number> = {};
   for (const o of position?.supplyCenterOwners ?? []) centres[o.power] = (centres[o.power] ?? 0) + 1;
 
+  // Orders by clicks, while the seat writes its orders and the board shows the phase now.
+  const draft = step === null ? (view.draft ?? null) : null;
+  // Keyed by the choices' text: a refreshed decision with the same orders keeps the clicks made so far.
+  const choicesKey = draft === null ? null : JSON.stringify(draft.choices);
+  const menu = useMemo(() => clickMenu(draft?.choices), [choicesKey]);
+  const clicking = useOrderClicks(menu, draft);
+  const drafted = menu === null || draft === null ? [] : writtenOrders(menu, draft.value).map((w) => w.order);
+
   const now = s?.position?.phase === undefined ? '' : phaseName(s.position);
   const info = selected === null ? null : describe(selected, position);
   const count = history.steps.length;
@@ -149,7 +159,20 @@ export function Diplomacy({ view }: { view: TableView }) {
         label={`Diplomacy map, ${shown === null ? now : phaseCodeName(shown.phase)}`}
         selected={selected}
         onSelect={setSelected}
+        {...(menu === null
+          ? {}
+          : {
+              onPick: (id: string) => {
+                setSelected(id);
+                clicking.click(id);
+              },
+              drafted,
+              marked: clicking.state?.step.clicks ?? [],
+            })}
       />
+      {menu === null || draft === null || clicking.state === null ? null : (
+        <ClickOrders menu={menu} draft={draft} state={clicking.state} onChoose={clicking.choose} onCancel={clicking.cancel} />
+      )}
       <p class="province-info" aria-live="polite" data-testid="province-info">
         {info ?? 'Tap or hover a province for its name; zoom with the buttons, a wheel or two fingers, and drag to move.'}
       </p>

@@ -3,7 +3,9 @@
  * player can hover or tap for its name and what stands on it; supply centres marked in their owner's colour (a
  * hollow ring when nobody owns one); units as discs in their power's colour with A or F; orders as arrows with a
  * dark casing, so that every power's colour reads on land and sea; failed orders dashed and crossed. Zoom and pan
- * with the buttons, a wheel, a drag, or two fingers.
+ * with the buttons, a wheel, a drag, or two fingers. Provinces take a click, a tap or (focused with Tab) Enter or
+ * Space; a drag or a pinch is not a click. Orders being written are drawn as dashed black arrows, the provinces
+ * clicked towards the next order outlined.
  */
 import { standardMap } from '@fairtable/diplomacy/standard.js';
 import type { Position } from '@fairtable/diplomacy/position.js';
@@ -88,6 +90,12 @@ export interface MapProps {
   readonly label: string;
   readonly selected: string | null;
   readonly onSelect: (province: string | null) => void;
+  /** When given, a click on a province goes here (orders by clicks) instead of toggling the selection. */
+  readonly onPick?: (province: string) => void;
+  /** Orders being written, not yet sent: drawn dashed in black. */
+  readonly drafted?: readonly string[];
+  /** Provinces clicked towards the next order: outlined. */
+  readonly marked?: readonly string[];
 }
 
 type Box = { x: number; y: number; w: number };
@@ -107,11 +115,12 @@ function zoomed(b: Box, factor: number, cx: number, cy: number): Box {
   return bounded({ w, x: cx - (cx - b.x) * k, y: cy - (cy - b.y) * k });
 }
 
-export function DiplomacyMap({ position, results, pending, label, selected, onSelect }: MapProps) {
+export function DiplomacyMap({ position, results, pending, label, selected, onSelect, onPick, drafted = [], marked = [] }: MapProps) {
   const [box, setBox] = useState<Box>(FIT);
   const svg = useRef<SVGSVGElement>(null);
   const pointers = useRef(new Map<number, { x: number; y: number }>());
   const moved = useRef(0);
+  const [focused, setFocused] = useState<string | null>(null);
   const h = (box.w * HEIGHT) / WIDTH;
   const zoomedIn = box.w < WIDTH - 0.5;
 
@@ -130,9 +139,11 @@ export function DiplomacyMap({ position, results, pending, label, selected, onSe
     if (last === undefined) return;
     const all = [...pointers.current.entries()];
     if (all.length === 1) {
+      // A drag is never a click, zoomed in or not.
+      moved.current += Math.abs(e.clientX - last.x) + Math.abs(e.clientY - last.y);
+      pointers.current.set(e.pointerId, { x: e.clientX, y: e.clientY });
       if (!zoomedIn) return;
       const { k } = toMap(e.clientX, e.clientY);
-      moved.current += Math.abs(e.clientX - last.x) + Math.abs(e.clientY - last.y);
       if (moved.current > 6) e.currentTarget.setPointerCapture(e.pointerId);
       setBox((b) => bounded({ w: b.w, x: b.x - (e.clientX - last.x) * k, y: b.y - (e.clientY - last.y) * k }));
     } else if (all.length === 2) {
@@ -156,9 +167,14 @@ export function DiplomacyMap({ position, results, pending, label, selected, onSe
     setBox((b) => zoomed(b, e.deltaY < 0 ? 1.25 : 0.8, p.x, p.y));
   };
   const zoomBy = (factor: number): void => setBox((b) => zoomed(b, factor, b.x + b.w / 2, b.y + (b.w * HEIGHT) / WIDTH / 2));
-  const pick = (id: string): void => {
-    if (moved.current > 6) return;
-    onSelect(selected === id ? null : id);
+  // The regions are drawn once per selection: they reach the latest handlers through a ref.
+  const latest = useRef({ onPick, onSelect, selected });
+  latest.current = { onPick, onSelect, selected };
+  const pick = (id: string, byKey = false): void => {
+    if (!byKey && moved.current > 6) return;
+    const { onPick: toOrder, onSelect: toSelect, selected: now } = latest.current;
+    if (toOrder !== undefined) toOrder(id);
+    else toSelect(now === id ? null : id);
   };
 
   const regions = useMemo(
@@ -176,7 +192,17 @@ export function DiplomacyMap({ position, results, pending, label, selected, onSe
               fill={fill}
               stroke={fill}
               stroke-width="0.8"
+              tabIndex={0}
+              role="button"
+              aria-label={p?.name ?? r.id}
               onClick={() => pick(r.id)}
+              onKeyDown={(e) => {
+                if (e.key !== 'Enter' && e.key !== ' ') return;
+                e.preventDefault();
+                pick(r.id, true);
+              }}
+              onFocus={() => setFocused(r.id)}
+              onBlur={() => setFocused((f) => (f === r.id ? null : f))}
             >
               <title>{p?.name ?? r.id}</title>
             </path>
@@ -213,7 +239,7 @@ export function DiplomacyMap({ position, results, pending, label, selected, onSe
         ref={svg}
         viewBox={`${box.x.toFixed(1)} ${box.y.toFixed(1)} ${box.w.toFixed(1)} ${h.toFixed(1)}`}
         class={`diplomacy-map${zoomedIn ? ' zoomed' : ''}`}
-        role="img"
+        role="group"
         aria-label={label}
         onPointerDown={onPointerDown}
         onPointerMove={onPointerMove}
@@ -233,6 +259,25 @@ export function DiplomacyMap({ position, results, pending, label, selected, onSe
         {regions}
         {BORDERS}
         {selected === null ? null : <path d={drawing.regions.get(selected)?.path} fill="none" stroke="#000" stroke-width="3" pointer-events="none" />}
+        {marked.map((m, i) => (
+          <path
+            key={`mark-${m}-${i}`}
+            class="clicked"
+            d={drawing.regions.get(m)?.path}
+            fill="none"
+            stroke="#000"
+            stroke-width="2"
+            stroke-dasharray="6 3"
+            pointer-events="none"
+          />
+        ))}
+        {focused === null ? null : (
+          // The keyboard's focus: a thick outline in two tones, visible on land and sea.
+          <g class="focus-ring" pointer-events="none" fill="none">
+            <path d={drawing.regions.get(focused)?.path} stroke="#fff" stroke-width="6" />
+            <path d={drawing.regions.get(focused)?.path} stroke="#1a1a1a" stroke-width="3" stroke-dasharray="5 3" />
+          </g>
+        )}
         {LABELS}
         <g class="centres" pointer-events="none">
           {standardMap.supplyCenters.map((id) => {
@@ -273,7 +318,8 @@ export function DiplomacyMap({ position, results, pending, label, selected, onSe
           const y = y0 + (dislodged ? -15 : 0);
           const colour = POWER_COLOUR[u.power] ?? '#000';
           return (
-            <g key={`${u.at}-${i}`} pointer-events="none">
+            // A unit takes a click as its province does (a dislodged one is drawn beside it, over a neighbour).
+            <g key={`${u.at}-${i}`} class="unit-disc" onClick={() => pick(provinceOf(u.at))}>
               <circle
                 cx={x}
                 cy={y}
@@ -329,6 +375,23 @@ export function DiplomacyMap({ position, results, pending, label, selected, onSe
               </g>
             );
           })}
+          {drafted
+            .map((order) => ({ order, a: arrowOf(order) }))
+            .filter((x): x is { order: string; a: Arrow } => x.a !== null)
+            .map(({ order, a }, i) => (
+              <line
+                key={`draft-${i}`}
+                class={`order-draft order-draft-${a.kind}`}
+                data-order={order}
+                {...ends(a)}
+                stroke={PENDING}
+                stroke-width={a.kind === 'move' ? 3.5 : 2.5}
+                stroke-dasharray={a.kind === 'move' ? '10 4' : '4 4'}
+                marker-end="url(#head-pending)"
+              >
+                <title>{`your order, not yet sent: ${order}`}</title>
+              </line>
+            ))}
           {mine.map(({ order, a }, i) => (
             <line
               key={`pending-${i}`}

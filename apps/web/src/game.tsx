@@ -22,7 +22,7 @@ import { LazyAuditRunView, LazyProvenancePanel } from './lazy.js';
 import { Table, type TableView } from './board.js';
 import type { ChatProps } from './chat.js';
 import { Countdown } from './countdown.js';
-import { DecisionForm } from './decision.js';
+import { DecisionForm, initial } from './decision.js';
 import { MoreTime } from './extension.js';
 import { MonopolyDecision } from './monopoly.js';
 import { HOUSE, keyFor, newRecord, registryFor, startSeat } from './session.js';
@@ -132,6 +132,8 @@ export function GamePage({ gameId }: { gameId: string }) {
   const observer = useRef(new Observer((line) => game.current?.receipts[line]?.time));
   /** The orders this page committed and the round they are for: drawn on the board until they are revealed. */
   const pending = useRef<{ round: number; orders: string[] } | null>(null);
+  /** The answer being written for the decision it was begun for: the form and Diplomacy's board both edit it. */
+  const [draft, setDraft] = useState<{ key: string; value: JsonValue } | null>(null);
 
   useEffect(() => {
     let stopped = false;
@@ -268,6 +270,11 @@ export function GamePage({ gameId }: { gameId: string }) {
   };
 
   const myTurn = decision !== null && outcome === null;
+  const decisionKey = decision === null ? null : JSON.stringify(decision);
+  const answer: JsonValue = decision === null ? null : draft !== null && draft.key === decisionKey ? draft.value : initial(decision.choices);
+  const setAnswer = (value: JsonValue): void => {
+    if (decisionKey !== null) setDraft({ key: decisionKey, value });
+  };
   const alert = useTurnAlert(myTurn, myTurn ? JSON.stringify([decision.kind, decision.deadline]) : null);
   const clock = () => Date.now() + (game.current?.clockOffset ?? 0);
   // Whom the game waits for, until the deadline in force: an agreed extension's (SPEC §7.4.1), else on this
@@ -342,11 +349,19 @@ export function GamePage({ gameId }: { gameId: string }) {
           {view?.game === 'monopoly' && decision.view !== undefined && record !== null ? (
             <MonopolyDecision key={JSON.stringify([lines.length, decision])} decision={decision} me={record.me} onDecide={decide} />
           ) : (
-            <DecisionForm key={JSON.stringify([lines.length, decision])} decision={decision} onDecide={decide} />
+            <DecisionForm key={JSON.stringify([lines.length, decision])} decision={decision} onDecide={decide} value={answer} onChange={setAnswer} />
           )}
         </div>
       ) : null}
-      {view === null ? null : <Table view={{ ...view, pending: pending.current }} />}
+      {view === null ? null : (
+        <Table
+          view={{
+            ...view,
+            pending: pending.current,
+            draft: myTurn && decision.kind === 'orders' ? { choices: decision.choices, value: answer, set: setAnswer } : null,
+          }}
+        />
+      )}
       {setup === null ? null : <LazyChat gameId={gameId} players={setup.players} params={setup.params} me={record?.me ?? null} game={g} />}
       {g !== null && record !== null && outcome === null ? <MoreTime game={g} me={record.me} timeoutMs={observer.current.timeoutMs()} /> : null}
       <LiveFindings violations={violations} />
