@@ -226,6 +226,45 @@ describe('hand-over cheats are caught and named', () => {
     expect((a.referee.state as DiplomacyState).powers.n1).toBe('turkey');
   });
 
+  it('a proposal written before the power was taken over is a race: refused, nobody named', () => {
+    const g = handoverGame();
+    g.until(() => turkeyVacant(g.state()));
+    g.join();
+    const proposal = g.propose();
+    for (const p of ['p1', 'p2', 'p3', 'p4', 'p5']) g.send(p, approveBody(proposal));
+    g.until(() => g.state().powers.n1 === 'turkey');
+    const seatedAt = g.state().seatedAt.turkey!;
+    // A player whose last line comes before the seating proposes another newcomer on the view just before it.
+    const lines = g.log.map((l) => JSON.parse(l) as Envelope);
+    const q = ['p0', 'p1', 'p2', 'p3', 'p4', 'p5'].find((p) => lines.findLastIndex((e) => e.from === p) < seatedAt)!;
+    const other = simKeys(seed(78), 0);
+    const n2 = { id: 'n2', key: toHex(other.publicKey), name: 'Olek' };
+    const pos = g.door.checker.authorPosition(q)!;
+    const late = envelopeLine(
+      signEnvelope(
+        {
+          v: 1,
+          game: g.gameId,
+          from: q,
+          seq: pos.count,
+          prev: pos.lastHash,
+          at: seatedAt,
+          head: g.door.checker.hashOfLine(seatedAt - 1)!,
+          time: g.base.clock.now,
+          body: newcomerBody('turkey', n2, newcomerConsent(g.gameId, 'turkey', n2, other.secretKey)),
+        },
+        g.base.keys[Number(q.slice(1))]!.secretKey,
+      ),
+    );
+    expect(g.door.admit(late, q)).toMatchObject({ ok: true });
+    g.log.push(late);
+    for (const s of g.seats) s.receive(g.log.length - 1, late);
+    g.until(() => g.state().phase === 'done');
+    const a = g.audit();
+    expect(a.referee.events.find((e) => e.type === 'newcomer-refused')).toMatchObject({ power: 'turkey', newcomer: 'n2' });
+    expect(g.ruled(a)).toEqual([]);
+  });
+
   it('the departed key acting after the hand-over is named', () => {
     const g = handoverGame();
     g.until(() => turkeyVacant(g.state()));

@@ -139,12 +139,22 @@ function propose(state: DiplomacyState, msg: Accepted): StepResult<DiplomacyStat
   if (!parsed.success) return refuse('in a message without the shape §10.15 gives it');
   const { power } = parsed.data;
   const { consent, ...who } = parsed.data.newcomer;
-  if (!s.active.includes(from)) return refuse(`for ${power}, and ${from} is not a player in the game`);
+  if (!s.active.includes(from)) {
+    // A player put out of the game after it wrote the proposal raced its own forfeit; a newcomer, or the key that left this power, never had a say.
+    if (s.keys[from] !== undefined && s.vacated[power] !== from && s.replaced[from] === undefined) return st.result(s);
+    return refuse(`for ${power}, and ${from} is not a player in the game`);
+  }
   if (s.stage !== 'play') return refuse('before the powers are assigned');
   if (!map.powers.includes(power)) return refuse(`for "${power}", which is not a power of the map`);
   const holder = holderOf(s, power);
+  const lapse = (why: string): StepResult<DiplomacyState> => {
+    st.emit({ type: 'newcomer-refused', power, newcomer: who.id, why });
+    return st.result(s);
+  };
+  // Seated, or off the board, after the proposer's view of the log (`at`): a race with the game, held against nobody.
+  if (holder !== undefined && (s.seatedAt[power] ?? -1) >= msg.envelope.at) return lapse(`${holder} took ${power} over after the proposal was written`);
   if (holder !== undefined) return refuse(`for ${power}, which ${holder} holds: only an absent power (in civil disorder) is handed over`);
-  if (!alive(s.position, power)) return refuse(`for ${power}, which has nothing left on the board`);
+  if (!alive(s.position, power)) return lapse(`${power} has nothing left on the board`);
   if (s.keys[who.id] !== undefined || s.gpgKeys[who.id] !== undefined) return refuse(`with id ${who.id}, which is a player of the game already`);
   let consented = false;
   try {
@@ -188,6 +198,8 @@ function approve(state: DiplomacyState, msg: Accepted): StepResult<DiplomacyStat
   // An approval of a proposal seated or lapsed since it was sent: a race, held against nobody.
   if (h === undefined) return st.result(state);
   if (!state.active.includes(from)) {
+    // As for a proposal: a player put out of the game since it approved raced its forfeit.
+    if (state.keys[from] !== undefined && state.vacated[h.power] !== from && state.replaced[from] === undefined) return st.result(state);
     st.violation(
       'unexpected_message',
       from,
@@ -215,7 +227,7 @@ function settle(s: DiplomacyState, st: Stepper, proposal: string): void {
  * proposals stand in the log; the newcomer holds the power from this round on. A proposal whose power is
  * held by then (an earlier proposal took it) or off the board lapses.
  */
-export function seatNewcomers(s: DiplomacyState, st: Stepper): void {
+export function seatNewcomers(s: DiplomacyState, st: Stepper, line: number): void {
   const ready = Object.entries(s.handovers)
     .filter(([, h]) => approved(s, h))
     .sort(([, a], [, b]) => a.line - b.line);
@@ -231,6 +243,7 @@ export function seatNewcomers(s: DiplomacyState, st: Stepper): void {
     s.active.push(h.id);
     s.powers[h.id] = h.power;
     s.missed[h.id] = 0;
+    s.seatedAt[h.power] = line;
     const departed = s.vacated[h.power];
     if (departed !== undefined) s.replaced[departed] = { power: h.power, by: h.id, round: s.round };
     delete s.vacated[h.power];

@@ -272,6 +272,7 @@ export const diplomacy: Machine<DiplomacyState> = {
       closed: [],
       vacated: {},
       replaced: {},
+      seatedAt: {},
       gpgKeys: Object.fromEntries(gpgPlayers.map((p) => [p.id, p.publicKey])),
       pgpSkewMs: intParam(setup.params, 'pgpSkewMs', DEFAULT_PGP_SKEW_MS, 0, 2 ** 40),
       pgpCommits: {},

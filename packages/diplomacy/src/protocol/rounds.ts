@@ -150,7 +150,7 @@ export function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx,
       }
       s.round++;
       startRound(s, time);
-      seatNewcomers(s, st);
+      seatNewcomers(s, st, msg?.line ?? -1);
       if (s.paused) st.emit({ type: 'paused', round: s.round, phase: phaseLabel(s.position) });
     }
   }

@@ -72,6 +72,8 @@ export interface DiplomacyState {
   closed: string[];
   /** The player who last held each power now in civil disorder (§10.15: the departed key). */
   vacated: Record<string, string>;
+  /** The line at which a newcomer was seated, by power: a proposal written before it saw that line raced it. */
+  seatedAt: Record<string, number>;
   /** Departed players whose power a newcomer took: the power, the newcomer, the round it took effect. */
   replaced: Record<string, { power: string; by: string; round: number }>;
   /** Gpg-only players' armored OpenPGP public keys, by player (§11). */
@@ -165,6 +167,7 @@ export function copy(s: DiplomacyState): DiplomacyState {
     closed: [...s.closed],
     vacated: { ...s.vacated },
     replaced: { ...s.replaced },
+    seatedAt: { ...s.seatedAt },
     opening: Object.fromEntries(Object.entries(s.opening).map(([d, o]) => [d, { ...o, shares: { ...o.shares }, answered: [...o.answered] }])),
     contests: [...s.contests],
     forfeits: [...s.forfeits],
