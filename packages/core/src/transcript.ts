@@ -21,8 +21,8 @@ import { FairtableError, type ErrorCode, type Evidence, type Violation, type Vio
 import { concatBytes, fromHex, hexInto, isHex, toHex, utf8 } from './bytes.js';
 import { domainPrefix } from './hash.js';
 import { canonicalize, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
-import { canonicalUnsigned, envelopeHashFromParts, envelopeShapeError, ZERO_HASH, type Envelope } from './envelope.js';
-import { verify } from './identity.js';
+import { canonicalUnsigned, envelopeHashFromParts, envelopeShapeError, isPlayerId, ZERO_HASH, type Envelope } from './envelope.js';
+import { isStrictPublicKey, verify } from './identity.js';
 import { MAX_LINE_BYTES, overLimit } from './lines.js';
 import { gameIdOf, setupError, type GameSetup, type SetupBody } from './setup.js';
 import { HashRing } from './hash-ring.js';
@@ -277,6 +277,21 @@ export interface CheckerSnapshot {
   readonly window: number;
   readonly ring: readonly (string | null)[];
   readonly authors: { readonly [player: string]: AuthorSnapshot };
+  /** Authors a `newcomer` line introduced (docs/SPEC.md §4.6): their keys, hex, by id. */
+  readonly newcomers?: { readonly [id: string]: string };
+}
+
+/** The body type that introduces a new author of a game (docs/SPEC.md §4.6). */
+export const NEWCOMER_TYPE = 'newcomer';
+/** The most authors `newcomer` lines introduce in one game; later ones introduce nobody. */
+export const MAX_NEWCOMERS = 64;
+
+/** The id and key a body introduces as a new author, when it is a well-formed `newcomer` body (docs/SPEC.md §4.6). */
+export function newcomerIn(body: { readonly type: string; readonly [key: string]: unknown }): { id: string; key: string } | null {
+  if (body.type !== NEWCOMER_TYPE) return null;
+  const n = body.newcomer as { id?: unknown; key?: unknown } | null | undefined;
+  if (n === null || typeof n !== 'object' || !isPlayerId(n.id) || !isHex(n.key, 32)) return null;
+  return isStrictPublicKey(fromHex(n.key)) ? { id: n.id, key: n.key } : null;
 }
 
 export interface CheckResult {
@@ -317,7 +332,10 @@ export type LineJudgement =
 export class TranscriptChecker {
   readonly setup: GameSetup;
   readonly gameId: string;
+  /** Each author's key: the setup's players, then the newcomers lines introduced (the same map, grown in place). */
   readonly keys: ReadonlyMap<string, Uint8Array>;
+  private readonly keyMap: Map<string, Uint8Array>;
+  private readonly newcomers = new Map<string, string>();
   private readonly window: number;
   private readonly ring: HashRing;
   private readonly authors = new Map<string, AuthorRecord>();
@@ -327,7 +345,8 @@ export class TranscriptChecker {
     const { setup, gameId } = readSetupLine(setupLine, options.verify);
     this.setup = setup;
     this.gameId = gameId;
-    this.keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key, `key of ${p.id}`, 32)]));
+    this.keyMap = new Map(setup.players.map((p) => [p.id, fromHex(p.key, `key of ${p.id}`, 32)]));
+    this.keys = this.keyMap;
     this.window = options.window ?? 65536;
     // The last `window` line hashes, as bytes (hash-ring.ts): a short game costs a few slots, not the whole window.
     this.ring = new HashRing(this.window);
@@ -340,6 +359,9 @@ export class TranscriptChecker {
     const bad = (why: string): FairtableError => new FairtableError('bad_input', `checker snapshot: ${why}`, { field: 'snapshot' });
     if (!Number.isSafeInteger(snapshot.lines) || snapshot.lines < 1) throw bad('a line count that is not a positive integer');
     if (snapshot.ring.length !== Math.min(snapshot.lines, c.window)) throw bad('a ring of line hashes of the wrong length');
+    for (const [id, key] of Object.entries(snapshot.newcomers ?? {})) {
+      if (!c.introduce({ type: NEWCOMER_TYPE, newcomer: { id, key } })) throw bad(`a newcomer ${id} that cannot be one`);
+    }
     const players = Object.keys(snapshot.authors);
     if (players.length !== c.authors.size || !players.every((p) => c.authors.has(p))) throw bad('authors that are not the players of this setup');
     for (const p of players) c.authors.get(p)!.load(snapshot.authors[p]!);
@@ -355,7 +377,27 @@ export class TranscriptChecker {
   save(): CheckerSnapshot {
     const authors: { [player: string]: AuthorSnapshot } = {};
     for (const [p, a] of this.authors) authors[p] = a.save();
-    return { lines: this.nextLine, window: this.window, ring: this.ring.toArray(), authors };
+    return {
+      lines: this.nextLine,
+      window: this.window,
+      ring: this.ring.toArray(),
+      authors,
+      ...(this.newcomers.size === 0 ? {} : { newcomers: Object.fromEntries(this.newcomers) }),
+    };
+  }
+
+  /**
+   * A `newcomer` body makes its id an author with its key, from the next line on (docs/SPEC.md §4.6): an id
+   * that is no author yet, a usable key, at most MAX_NEWCOMERS a game. What the newcomer may do is its
+   * protocol's to judge; this layer only lets its signed lines be read.
+   */
+  private introduce(body: { readonly type: string; readonly [key: string]: unknown }): boolean {
+    const n = newcomerIn(body);
+    if (n === null || this.authors.has(n.id) || this.newcomers.size >= MAX_NEWCOMERS) return false;
+    this.keyMap.set(n.id, fromHex(n.key, 'newcomer key', 32));
+    this.authors.set(n.id, new AuthorRecord(this.gameId));
+    this.newcomers.set(n.id, n.key);
+    return true;
   }
 
   /** The number of lines checked so far. */
@@ -468,6 +510,7 @@ export class TranscriptChecker {
   /** Records an accepted envelope as the next line (after `judge` said `accept`). */
   private record(prepared: PreparedLine): void {
     this.authors.get(prepared.envelope!.from)!.add(prepared.hash!, prepared.line);
+    if (prepared.line > 0) this.introduce(prepared.envelope!.body);
   }
 
   /**

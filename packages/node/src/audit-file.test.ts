@@ -12,7 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { auditText, type Verdict } from '@fairtable/core/audit.js';
 import { appendEquivocation, simKeys, simulate } from '@fairtable/core/testing';
-import type { Envelope } from '@fairtable/core/envelope.js';
+import { envelopeLine, signEnvelope, type Body, type Envelope } from '@fairtable/core/envelope.js';
+import { toHex } from '@fairtable/core/bytes.js';
+import { prepareLine, TranscriptChecker } from '@fairtable/core/transcript.js';
 // The file auditor runs its threads from the built files (audit-coordinator.js beside audit-file.js): test the build.
 import { auditFile } from '../dist/audit-file.js';
 
@@ -109,5 +111,28 @@ describe('core and file auditors agree byte for byte (docs/SPEC.md §4.5)', () =
     expect(v.evidence.length).toBe(2);
     for (const e of v.evidence) expect((e.envelope as Envelope).from).toBe('p1');
     expect(shape(core)).toEqual(shape(auditText(equivocation.join('\n'))));
+  });
+});
+
+describe("a newcomer's lines (docs/SPEC.md §4.6)", () => {
+  it('are read by the file auditor under the key its newcomer line gave it, as core reads them', async () => {
+    const seed = new Uint8Array(32).fill(7);
+    const lines = [...dice];
+    const checker = new TranscriptChecker(lines[0]!);
+    lines.forEach((t, i) => checker.check(prepareLine(i, t, checker.keys)));
+    const newcomer = simKeys(seed, 5);
+    const append = (from: string, secretKey: Uint8Array, body: Body): void => {
+      const pos = checker.authorPosition(from) ?? { count: 0, lastHash: checker.gameId };
+      const at = lines.length;
+      const unsigned = { v: 1 as const, game: checker.gameId, from, seq: pos.count, prev: pos.lastHash, at, head: checker.hashOfLine(at - 1)!, time: at, body };
+      const text = envelopeLine(signEnvelope(unsigned, secretKey));
+      checker.check(prepareLine(at, text, checker.keys));
+      lines.push(text);
+    };
+    append('p0', simKeys(seed, 0).secretKey, { type: 'newcomer', newcomer: { id: 'n1', key: toHex(newcomer.publicKey) } });
+    for (let i = 0; i < 6; i++) append('n1', newcomer.secretKey, { type: 'note', i });
+    const { core, file } = await both(new TextEncoder().encode(lines.join('\n')));
+    expect(shape(file)).toEqual(shape(core));
+    expect(core.violations.some((v) => v.player === null)).toBe(false);
   });
 });

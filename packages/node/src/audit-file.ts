@@ -140,7 +140,9 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
       // A prepared line without a shape error is the canonical text of an envelope: this parse cannot fail.
       const envelope = r.shapeError === null ? (JSON.parse(line.text) as Envelope) : null;
       const prepared: PreparedLine = { line: done.start + i, text: line.text, envelope, shapeError: r.shapeError, hash: r.hash, sigOk: r.sigOk };
-      auditor!.addPrepared(prepared);
+      // A newcomer's line (docs/SPEC.md §4.6): the workers know the setup's keys only, the checker's map has it by now.
+      if (envelope !== null && !r.sigOk && keys!.has(envelope.from)) auditor!.addPrepared(prepareLine(done.start + i, line.text, keys!, nativeVerify));
+      else auditor!.addPrepared(prepared);
     }
     options.onProgress?.(bytes, total, auditor!.nextLine);
   };

@@ -19,6 +19,17 @@ export {
   type Step,
 } from './machine.js';
 export { orderChoices } from './options.js';
+export {
+  approveBody,
+  consentBytes,
+  HANDOVER_MESSAGES,
+  newcomerBody,
+  newcomerConsent,
+  openHandovers,
+  proposalHash,
+  type Handover,
+  type Newcomer,
+} from './handover.js';
 
 /** The built-in machines and Diplomacy's. */
 export const diplomacyRegistry: Registry = createRegistry({ machines: [diplomacy] });

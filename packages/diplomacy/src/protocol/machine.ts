@@ -94,6 +94,7 @@ import {
   enter,
 } from './state.js';
 import * as revise from './revise.js';
+import { handoverStep } from './handover.js';
 import { forfeit, phaseDeadlines, handOnAbsent, advance, ownContext, rerunAssignment, stepPeel, settlePeel } from './rounds.js';
 
 export * from './state.js';
@@ -266,6 +267,12 @@ export const diplomacy: Machine<DiplomacyState> = {
       layered: setup.params.escrow === 'layers',
       keys: Object.fromEntries(setup.players.map((p) => [p.id, p.key])),
       players,
+      introduced: {},
+      handovers: {},
+      closed: [],
+      vacated: {},
+      replaced: {},
+      seatedAt: {},
       gpgKeys: Object.fromEntries(gpgPlayers.map((p) => [p.id, p.publicKey])),
       pgpSkewMs: intParam(setup.params, 'pgpSkewMs', DEFAULT_PGP_SKEW_MS, 0, 2 ** 40),
       pgpCommits: {},
@@ -372,6 +379,9 @@ export const diplomacy: Machine<DiplomacyState> = {
     const { envelope } = msg;
     const from = envelope.from;
     const body = envelope.body;
+    // A newcomer's proposal and approvals, a newcomer not seated yet, a key whose power was handed over (§10.15).
+    const handover = handoverStep(state, msg);
+    if (handover !== null) return handover;
     // A gpg-only player's mail, carried by any seat of the setup (§11): judged as that player's message.
     if ((body.type === 'pgp-commit' || body.type === 'pgp-reveal') && state.keys[from] !== undefined && state.phase !== 'done') return carried(state, msg);
     if (body.type === 'setup' || !state.active.includes(from) || state.phase === 'done') return st.result(state);

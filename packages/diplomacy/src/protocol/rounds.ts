@@ -19,6 +19,7 @@ import { ableToPeel, askedToPeel, layerContext, openThreshold, othersOf, purpose
 import { takeOpened, unrevealed } from './assign-escrow.js';
 import { agreedEnding, endingWords, splitVotes, voteAnswer, type Vote } from './endings.js';
 import { myOpening } from './revise.js';
+import { seatNewcomers } from './handover.js';
 import { isPeel, type DiplomacyState, map, phaseLabel, ordersIn, alive, missing, commitSetHash, startRound, enter } from './state.js';
 
 export function forfeit(s: DiplomacyState, st: Stepper, player: string, code: ViolationCode): void {
@@ -81,7 +82,11 @@ export function vacate(s: DiplomacyState, st: Stepper, player: string): void {
     s.powers[taker] = power;
     delete s.reserves[taker];
     st.emit({ type: 'reserve', player: taker, power });
-  } else st.emit({ type: 'civil-disorder', power });
+  } else {
+    // Remembered so that a newcomer's hand-over (§10.15) knows whose key no longer acts for the power.
+    s.vacated[power] = player;
+    st.emit({ type: 'civil-disorder', power });
+  }
 }
 
 /** Moves the round on while nobody is missing; sends the local player's part of each step it enters. */
@@ -145,6 +150,7 @@ export function advance(s: DiplomacyState, st: Stepper, time: number, ctx?: Ctx,
       }
       s.round++;
       startRound(s, time);
+      seatNewcomers(s, st, msg?.line ?? -1);
       if (s.paused) st.emit({ type: 'paused', round: s.round, phase: phaseLabel(s.position) });
     }
   }

@@ -14,6 +14,7 @@ import { type CarriedCommit } from './gpg.js';
 import { type OnionHead, type Peel } from '@fairtable/core/escrow/layers.js';
 import { askedToPeel, type EscrowBody } from './escrow.js';
 import { type Ending } from './endings.js';
+import type { Handover } from './handover.js';
 
 /** `peel/<depth>`: each layer of a withheld onion is a step of its own, so a deadline claim on one is stale on the next. */
 export type Step = 'commit' | 'claim' | 'reveal' | 'open' | `peel/${number}` | 'sign' | 'done';
@@ -56,10 +57,25 @@ export interface DiplomacyState {
   readonly escrow: { readonly k: number } | null;
   /** Seed 003's layered escrow of every orders commitment (docs/spec/escrow.md §3.4). */
   readonly layered: boolean;
-  /** Each player's fairtable public key (hex), to seal escrow shares to. */
-  readonly keys: Readonly<Record<string, string>>;
-  /** The players in seat order (the setup's, then the gpg-only ones); a player's number in the preference notation is its seat + 1. */
-  readonly players: readonly string[];
+  /** Each player's fairtable public key (hex), to seal escrow shares to; a seated newcomer's joins it (§10.15). */
+  keys: Readonly<Record<string, string>>;
+  /**
+   * The players in seat order (the setup's, then the gpg-only ones, then newcomers as they are seated: §10.15); a
+   * player's number in the preference notation is its seat + 1.
+   */
+  players: readonly string[];
+  /** Ids the log's `newcomer` lines made authors (docs/SPEC.md §4.6), with their keys (§10.15). */
+  introduced: Record<string, string>;
+  /** Open proposals of a newcomer for an absent power, by proposal hash (§10.15). */
+  handovers: Record<string, Handover>;
+  /** Proposals seated or lapsed: a late approval of one is a race, not a fault. */
+  closed: string[];
+  /** The player who last held each power now in civil disorder (§10.15: the departed key). */
+  vacated: Record<string, string>;
+  /** The line at which a newcomer was seated, by power: a proposal written before it saw that line raced it. */
+  seatedAt: Record<string, number>;
+  /** Departed players whose power a newcomer took: the power, the newcomer, the round it took effect. */
+  replaced: Record<string, { power: string; by: string; round: number }>;
   /** Gpg-only players' armored OpenPGP public keys, by player (§11). */
   readonly gpgKeys: Readonly<Record<string, string>>;
   /** How far before its round's start a gpg-only player's commitment may be dated. */
@@ -146,6 +162,12 @@ export function copy(s: DiplomacyState): DiplomacyState {
     pgpRefused: { ...s.pgpRefused },
     pgpUsed: { ...s.pgpUsed },
     missed: { ...s.missed },
+    introduced: { ...s.introduced },
+    handovers: Object.fromEntries(Object.entries(s.handovers).map(([k, h]) => [k, { ...h, approvals: [...h.approvals] }])),
+    closed: [...s.closed],
+    vacated: { ...s.vacated },
+    replaced: { ...s.replaced },
+    seatedAt: { ...s.seatedAt },
     opening: Object.fromEntries(Object.entries(s.opening).map(([d, o]) => [d, { ...o, shares: { ...o.shares }, answered: [...o.answered] }])),
     contests: [...s.contests],
     forfeits: [...s.forfeits],
