@@ -6,9 +6,12 @@
  * at four seats or more) are in no other page and cannot be opened from the transcript with every other player's
  * decryption shares. axe-core runs on the table with the bet bar showing; one seat plays on a 390 px screen.
  *
- * The number of seats is FAIRTABLE_HOLDEM_SEATS (3 unless set; 2 to 9): every page shuffles and proves its shuffle
- * in turn, which costs each page about a second of CPU, and the suite runs on small machines.
+ * The number of seats is FAIRTABLE_HOLDEM_SEATS (6 unless set; 3 to 9): every page shuffles and proves its shuffle
+ * in turn, so a smaller machine may ask for fewer. Six took 180 to 234 s on a shared 2-core machine (docs/spec/web.md §7).
  */
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ristretto255 } from '@noble/curves/ed25519.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +23,9 @@ import { holdemRegistry } from '@fairtable/core/protocols/holdem/registry.js';
 import { Referee } from '@fairtable/core/referee.js';
 import { axeFindings, buildApp, launch, player, startRelay, type RunningRelay } from './harness.js';
 
-const SEATS = Number(process.env.FAIRTABLE_HOLDEM_SEATS ?? 3);
+const SEATS = Number(process.env.FAIRTABLE_HOLDEM_SEATS ?? 6);
+if (!(Number.isInteger(SEATS) && SEATS >= 3 && SEATS <= 9))
+  throw new Error(`FAIRTABLE_HOLDEM_SEATS must be 3 to 9 (a leaver needs two others to stand in), not ${SEATS}`);
 const NAMES = ['ann', 'bob', 'cy', 'dee', 'eve', 'fay', 'gus', 'hal', 'ivy'].slice(0, SEATS);
 /** The player who closes its tab once the hole cards are dealt. */
 const LEAVER = 'bob';
@@ -30,6 +35,10 @@ const FOLDER = SEATS >= 4 ? NAMES[SEATS - 1]! : null;
 const PHONE = 'cy';
 /** The time to act: a player late by half as much again is claimed against. */
 const DEADLINE_MS = 30_000;
+
+// Screenshots go to a temporary folder, so a test run leaves the tree clean (SCREENSHOTS_DIR=docs/screenshots keeps them).
+const SHOTS = process.env.SCREENSHOTS_DIR ?? join(tmpdir(), 'fairtable-web-shots');
+mkdirSync(SHOTS, { recursive: true });
 
 let relay: RunningRelay;
 let browser: Browser;
@@ -130,6 +139,9 @@ describe("Texas Hold'em in the web app", () => {
         if (name === PHONE && !checkedPhone) {
           // The table and its bet bar fit a phone's width: nothing to scroll sideways.
           expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
+          // The seats' table itself fits too, every column seen without scrolling inside the board.
+          expect(await page.evaluate(() => (document.querySelector('.holdem-seats')?.getBoundingClientRect().right ?? Infinity) <= innerWidth)).toBe(true);
+          await page.screenshot({ path: join(SHOTS, 'holdem-390.png'), fullPage: true });
           checkedPhone = true;
         }
         if (name === FOLDER) {
@@ -142,6 +154,7 @@ describe("Texas Hold'em in the web app", () => {
         if (name === NAMES[0] && !raised && (await page.getByTestId('bet-raise').isVisible())) {
           if (!checkedBar) {
             expect(await axeFindings(page), "axe-core on the Hold'em table with the bet bar").toEqual([]);
+            await page.screenshot({ path: join(SHOTS, 'holdem-900.png'), fullPage: true });
             checkedBar = true;
           }
           // An amount out of range is refused in words, and nothing is sent.

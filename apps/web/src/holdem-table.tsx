@@ -114,13 +114,15 @@ export function HoldemTable(props: HoldemTableProps) {
   const deck = deckWords(s);
   const gone = props.view.events.filter((e) => e.type === 'gone');
   const board = h?.board ?? s.table.lastHand?.board ?? [];
-  const pots = h === null ? [] : buildPots(h.seats, h.committed, live(h));
+  // Side pots exist once a player still in is all-in; before that, the street's unequal bets are one pot.
+  const pots = h === null || !live(h).some((p) => (h.stacks[p] ?? 0) === 0) ? [] : buildPots(h.seats, h.committed, live(h));
   const potTotal = h === null ? 0 : h.seats.reduce((n, p) => n + (h.committed[p] ?? 0), 0);
   const result = h === null && s.table.lastHand !== null ? resultWords(s.table.lastHand) : [];
   const results = s.results as unknown as { hand: number }[];
   const seatState = (p: string): string => {
     if (s.gone.includes(p)) return 'left the table';
-    if (shown === null || !shown.seats.includes(p)) return (s.table.stacks[p] ?? 0) === 0 ? 'out of chips' : 'sits out';
+    if (shown === null) return '';
+    if (!shown.seats.includes(p)) return (s.table.stacks[p] ?? 0) === 0 ? 'out of chips' : 'sits out';
     const parts: string[] = [];
     if (p === shown.button) parts.push('button');
     if (shown.folded.includes(p)) parts.push('folded');
@@ -181,7 +183,7 @@ export function HoldemTable(props: HoldemTableProps) {
             <th scope="col">Player</th>
             <th scope="col">Cards</th>
             <th scope="col">Chips</th>
-            <th scope="col">Bet this street</th>
+            <th scope="col">Bet</th>
             <th scope="col">State</th>
           </tr>
         </thead>
