@@ -70,5 +70,11 @@ export function endingWhy(protocol: string, game: string | null, outcome: Outcom
         : 'the game years ran out: every power still standing shares the win';
     return `${String(s.phase)}: ${how}. Centres: ${ranked(centres)}.${out}`;
   }
+  if (protocol === 'holdem') {
+    const stacks = rec(s.stacks) as Record<string, number>;
+    const hands = Number(s.hands);
+    const why = typeof s.ended === 'string' ? ` The game ended early: ${s.ended}.` : '';
+    return `After ${hands} hand${hands === 1 ? '' : 's'} the most chips win: ${ranked(stacks, (n) => n.toLocaleString('en-US'))}.${why}${out}`;
+  }
   return out || null;
 }

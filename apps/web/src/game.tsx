@@ -21,6 +21,7 @@ import { LiveFindings, Progress } from './findings.js';
 import { LazyAuditRunView, LazyProvenancePanel } from './lazy.js';
 import { Table, type TableView } from './board.js';
 import type { ChatProps } from './chat.js';
+import type { HoldemTableProps } from './holdem-table.js';
 import { Countdown } from './countdown.js';
 import { DecisionForm, initial } from './decision.js';
 import { MoreTime } from './extension.js';
@@ -101,6 +102,15 @@ function download(name: string, text: string): void {
   a.download = name;
   a.click();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** Hold'em's table and bet bar (holdem-table.tsx), loaded with the first Hold'em game shown, beside its deck. */
+function LazyHoldem(props: HoldemTableProps) {
+  const [Holdem, setHoldem] = useState<FunctionComponent<HoldemTableProps> | null>(null);
+  useEffect(() => {
+    void import('./holdem-table.js').then((m) => setHoldem(() => m.HoldemTable));
+  }, []);
+  return Holdem === null ? <p>Loading the table…</p> : <Holdem {...props} />;
 }
 
 /** The talk panel (chat.tsx), loaded with the first game page that shows it rather than with the app's first load. */
@@ -343,7 +353,7 @@ export function GamePage({ gameId }: { gameId: string }) {
           clock={clock}
         />
       ) : null}
-      {decision !== null && outcome === null ? (
+      {decision !== null && outcome === null && view?.protocol !== 'holdem' ? (
         // The decision sits directly above the board, right under the bar that points to it.
         <div id="decision" class="decision-slot">
           {view?.game === 'monopoly' && decision.view !== undefined && record !== null ? (
@@ -353,7 +363,16 @@ export function GamePage({ gameId }: { gameId: string }) {
           )}
         </div>
       ) : null}
-      {view === null ? null : (
+      {view === null ? null : view.protocol === 'holdem' ? (
+        <LazyHoldem
+          view={view}
+          me={record?.me ?? null}
+          // The seat's own hole cards, opened on this page with its key share: never in the log, never the observer's.
+          mine={((g?.seat?.referee.state as { mine?: number[] | null } | undefined)?.mine ?? null) as number[] | null}
+          decision={myTurn ? decision : null}
+          onDecide={decide}
+        />
+      ) : (
         <Table
           view={{
             ...view,

@@ -13,6 +13,7 @@ export const GAMES: readonly { readonly value: Offer['protocol']; readonly label
   { value: 'rochambeau', label: 'Rochambeau (rock-paper-scissors for any number)' },
   { value: 'signidice', label: 'Roulette against a house (Signidice)' },
   { value: 'diplomacy', label: 'Diplomacy (sealed orders, no game master)' },
+  { value: 'holdem', label: "Texas Hold'em (a deck nobody controls)" },
 ];
 
 /** The lobby's label of a game kind, or the name itself for one the lobby does not offer. */

@@ -30,8 +30,12 @@ const DAY = 86_400_000;
  * players order once a day or so (the offer's bounds: core's `MIN_OFFER_TIMEOUT_MS`…`MAX_OFFER_TIMEOUT_MS`).
  */
 const deadlinesFor = (protocol: Offer['protocol']): number[] =>
-  protocol === 'diplomacy' ? [DAY, 2 * DAY, 3 * DAY, 7 * DAY] : [30_000, MINUTE, 2 * MINUTE, 5 * MINUTE, 10 * MINUTE];
-const defaultDeadline = (protocol: Offer['protocol']): number => (protocol === 'diplomacy' ? DAY : 2 * MINUTE);
+  protocol === 'diplomacy'
+    ? [DAY, 2 * DAY, 3 * DAY, 7 * DAY]
+    : protocol === 'holdem'
+      ? [15_000, 30_000, MINUTE, 2 * MINUTE, 5 * MINUTE]
+      : [30_000, MINUTE, 2 * MINUTE, 5 * MINUTE, 10 * MINUTE];
+const defaultDeadline = (protocol: Offer['protocol']): number => (protocol === 'diplomacy' ? DAY : protocol === 'holdem' ? MINUTE : 2 * MINUTE);
 /** A time to act in the words of the form: days, minutes or seconds. */
 export function deadlineWords(ms: number): string {
   if (ms % DAY === 0) return ms === DAY ? '1 day' : `${ms / DAY} days`;
@@ -73,6 +77,15 @@ export async function openNewLobby(offer: Offer, seats: readonly string[], myNam
   return lobby.lobby;
 }
 
+/** Why a Hold'em offer cannot be made, in words, or null: 2 to 9 seats, whole blinds and chips, chips enough for the big blind. */
+export function holdemProblem(seats: number, bigBlind: number, stack: number): string | null {
+  if (seats < 2 || seats > 9) return `Hold'em seats 2 to 9 players, not ${seats}`;
+  if (!Number.isSafeInteger(bigBlind) || bigBlind < 2 || bigBlind > 1_000_000_000) return 'The big blind must be a whole number from 2 to 1,000,000,000';
+  if (!Number.isSafeInteger(stack) || stack < bigBlind || stack > 1_000_000_000_000)
+    return `The starting chips must be a whole number, at least the big blind (${bigBlind}), at most 1,000,000,000,000`;
+  return null;
+}
+
 /** The dice expression field's verdict: its range, or what is wrong and where. */
 function rollWords(text: string): { ok: boolean; words: string } {
   if (text.trim() === '') return { ok: true, words: 'Empty: two six-sided dice (2d6).' };
@@ -90,6 +103,8 @@ export function CreatePage() {
   const [rounds, setRounds] = useState(3);
   const [states, setStates] = useState(3);
   const [roll, setRoll] = useState('');
+  const [bigBlind, setBigBlind] = useState(100);
+  const [stack, setStack] = useState(10_000);
   const [timeoutMs, setTimeoutMs] = useState(defaultDeadline('dice'));
   const [me, setMe] = useState('ann');
   const [others, setOthers] = useState('bob');
@@ -108,6 +123,10 @@ export function CreatePage() {
     if (bad !== undefined) return setError(`"${bad}" cannot be a player's name: use letters, digits, - and _`);
     if (new Set(seats).size !== seats.length) return setError('every seat needs its own name');
     if (seats.length < 2) return setError('a game needs at least two seats');
+    if (protocol === 'holdem') {
+      const problem = holdemProblem(seats.length, bigBlind, stack);
+      if (problem !== null) return setError(problem);
+    }
     if (protocol === 'dice' && !rolled.ok) return setError(`The dice rolled each turn: ${rolled.words}`);
     setBusy(true);
     try {
@@ -117,6 +136,7 @@ export function CreatePage() {
         states,
         timeoutMs: chosen,
         ...(protocol === 'dice' && roll.trim() !== '' ? { roll: parseDice(roll).text } : {}),
+        ...(protocol === 'holdem' ? { bigBlind, stack } : {}),
         ...offerPress(press),
       };
       go(`#/lobby/${await openNewLobby(offer, seats, myName)}`);
@@ -146,10 +166,23 @@ export function CreatePage() {
           </label>
         ) : (
           <label class="field">
-            {protocol === 'snakes' ? 'Most rounds' : protocol === 'diplomacy' ? 'Game years' : 'Rounds'}
+            {protocol === 'snakes' ? 'Most rounds' : protocol === 'diplomacy' ? 'Game years' : protocol === 'holdem' ? 'Hands at most' : 'Rounds'}
             <input type="number" min={1} max={100} value={rounds} onInput={(e) => setRounds(Number((e.target as HTMLInputElement).value))} />
           </label>
         )}
+        {protocol === 'holdem' ? (
+          <>
+            <label class="field">
+              Big blind (the small blind is half of it)
+              <input type="number" min={2} value={bigBlind} onInput={(e) => setBigBlind(Number((e.target as HTMLInputElement).value))} />
+            </label>
+            <label class="field">
+              Starting chips, each player
+              <input type="number" min={1} value={stack} onInput={(e) => setStack(Number((e.target as HTMLInputElement).value))} />
+            </label>
+            <p class="hint">2 to 9 players. Every page shuffles the deck in turn; nobody, the relay included, sees a card it is not dealt.</p>
+          </>
+        ) : null}
         {protocol === 'dice' ? (
           <label class="field">
             Dice rolled each turn (e.g. 3d6+2, 2d20kh1, 4d6kh3; empty: 2d6)
@@ -355,8 +388,12 @@ export function LobbyPage({ lobbyId, seat, secret }: { lobbyId: string; seat: st
     <main>
       <h2>Lobby: {offerLabel(offer.protocol)}</h2>
       <p>
-        {offer.protocol === 'rochambeau' ? `${offer.states} states` : `${offer.rounds} ${offer.protocol === 'diplomacy' ? 'game years' : 'rounds'}`},{' '}
-        {offer.roll === undefined ? '' : `rolling ${offer.roll} each turn, `}
+        {offer.protocol === 'rochambeau'
+          ? `${offer.states} states`
+          : offer.protocol === 'holdem'
+            ? `${offer.rounds} hand${offer.rounds === 1 ? '' : 's'} at most, blinds ${Math.floor((offer.bigBlind ?? 100) / 2)}/${offer.bigBlind ?? 100}, ${offer.stack ?? 100 * (offer.bigBlind ?? 100)} chips each`
+            : `${offer.rounds} ${offer.protocol === 'diplomacy' ? 'game years' : 'rounds'}`}
+        , {offer.roll === undefined ? '' : `rolling ${offer.roll} each turn, `}
         {deadlineWords(offer.timeoutMs)} to act. Created by {lobby.creator}.
       </p>
       {mine === null && invited !== undefined && invited.key === null && secret !== null ? (

@@ -32,10 +32,13 @@ export async function keyFor(name: string): Promise<{ name: string; keys: KeyPai
 
 /**
  * The machines a protocol needs beyond the core's: Diplomacy's registry, loaded only for a Diplomacy game (its map
- * and adjudicator are a chunk of their own, kept out of the first load); the client's default otherwise.
+ * and adjudicator are a chunk of their own, kept out of the first load), Hold'em's (its deck likewise); the
+ * client's default otherwise.
  */
 export async function registryFor(protocol: string): Promise<Registry | undefined> {
-  return protocol === 'diplomacy' ? (await import('@fairtable/diplomacy/protocol/index.js')).diplomacyRegistry : undefined;
+  if (protocol === 'diplomacy') return (await import('@fairtable/diplomacy/protocol/index.js')).diplomacyRegistry;
+  if (protocol === 'holdem') return (await import('@fairtable/core/protocols/holdem/registry.js')).holdemRegistry;
+  return undefined;
 }
 
 /** The setup line of a new game from a lobby's offer (core's `offeredSetup`) and the keys gathered there, signed by the creator. */

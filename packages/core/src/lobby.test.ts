@@ -81,6 +81,25 @@ describe('offers', () => {
   });
 });
 
+describe("a Hold'em offer", () => {
+  it('names the blinds and starting chips, makes the setup the machine reads, and is told apart from one with other blinds', () => {
+    const holdem: Offer = { ...offer, protocol: 'holdem', rounds: 1, bigBlind: 50, stack: 2_000 };
+    expect(offerError(holdem)).toBe(null);
+    expect(offeredSetup(holdem, 2)).toEqual({
+      protocol: 'holdem',
+      game: null,
+      params: { timeoutMs: 120_000, bigBlind: 50, smallBlind: 25, stack: 2_000, hands: 1 },
+    });
+    // Defaults: a big blind of 100 and 100 big blinds each.
+    expect(offeredSetup({ ...offer, protocol: 'holdem' }, 2).params).toMatchObject({ bigBlind: 100, smallBlind: 50, stack: 10_000, hands: 3 });
+    expect(offerError({ ...holdem, bigBlind: 1 })).toMatch(/^offer\.bigBlind: /);
+    expect(offerError({ ...offer, bigBlind: 100 })).toBe("offer.bigBlind: only Hold'em has blinds and starting chips");
+    const s = setupOf(holdem);
+    expect(setupDifferences(s, holdem, players, null)).toEqual([]);
+    expect(setupDifferences({ ...s, params: { ...s.params, bigBlind: 500 } }, holdem, players, null)).toEqual(['the big blind is 500, the offer said 50']);
+  });
+});
+
 describe('a lobby as served', () => {
   it('is read by its shape, whatever its offer', () => {
     const view = { lobby: 'l', offer: { protocol: 'dice', rounds: 'many' }, creator: 'ann', seats: [{ id: 'ann', key: null }], game: null };
@@ -94,7 +113,7 @@ describe('a lobby as served', () => {
 
 describe('a setup against the offer', () => {
   it('finds no difference in the game offered, for every game', () => {
-    for (const protocol of ['dice', 'snakes', 'monopoly', 'rochambeau', 'diplomacy'] as const)
+    for (const protocol of ['dice', 'snakes', 'monopoly', 'rochambeau', 'diplomacy', 'holdem'] as const)
       expect(setupDifferences(setupOf({ ...offer, protocol }), { ...offer, protocol }, players, null)).toEqual([]);
     // Signidice: the wheel's key is the creator's own parameter.
     const roulette: Offer = { ...offer, protocol: 'signidice' };

@@ -18,7 +18,7 @@ import { pressRulesSchema } from './press/rules.js';
 import { parseDice } from './games/dice-expr.js';
 
 /** The games a lobby offers (the web app's list). */
-export const OFFER_GAMES = ['dice', 'snakes', 'monopoly', 'rochambeau', 'signidice', 'diplomacy'] as const;
+export const OFFER_GAMES = ['dice', 'snakes', 'monopoly', 'rochambeau', 'signidice', 'diplomacy', 'holdem'] as const;
 /** The shortest and longest time to act an offer may give: 1 s to 7 days (docs/spec/web.md §2, "Deadlines"). */
 export const MIN_OFFER_TIMEOUT_MS = 1_000;
 export const MAX_OFFER_TIMEOUT_MS = 7 * 86_400_000;
@@ -37,6 +37,9 @@ export const offerSchema = z.strictObject({
   press: z.optional(pressRulesSchema),
   /** Dice: the dice expression each turn rolls (`3d6+2`, docs/spec/dice.md); absent: 2d6. */
   roll: z.optional(z.string().check(z.maxLength(200))),
+  /** Hold'em: the big blind (the small blind is half of it, rounded down) and every player's starting chips. */
+  bigBlind: z.optional(count(2, 1_000_000_000)),
+  stack: z.optional(count(1, 1_000_000_000_000)),
 });
 
 export type Offer = z.infer<typeof offerSchema>;
@@ -64,6 +67,8 @@ export function offerError(value: unknown): string | null {
     return issue === undefined ? 'not an offer' : `offer${issue.path.map((p) => `.${String(p)}`).join('')}: ${issue.message}`;
   }
   if (r.data.protocol === 'rochambeau' && r.data.states % 2 === 0) return 'offer.states: the number of states must be odd';
+  if ((r.data.bigBlind !== undefined || r.data.stack !== undefined) && r.data.protocol !== 'holdem')
+    return "offer.bigBlind: only Hold'em has blinds and starting chips";
   if (r.data.roll !== undefined) {
     if (r.data.protocol !== 'dice') return 'offer.roll: only the dice game rolls a dice expression';
     try {
@@ -126,6 +131,15 @@ export function offeredSetup(offer: Offer, seats: number): OfferedSetup {
       return { protocol: 'rochambeau', game: null, params: { ...params, N: String(offer.states), hash: 'sha-256', escrow: { scheme: 'vss', threshold: 2 } } };
     case 'signidice':
       return { protocol: 'signidice', game: null, params: { ...params, rounds: offer.rounds, maxPlayers: Math.max(seats - 1, 1) } };
+    case 'holdem': {
+      // Hands on the deck nobody controls (docs/spec/holdem.md §11): `rounds` hands at most.
+      const bigBlind = offer.bigBlind ?? 100;
+      return {
+        protocol: 'holdem',
+        game: null,
+        params: { ...params, bigBlind, smallBlind: Math.floor(bigBlind / 2), stack: offer.stack ?? 100 * bigBlind, hands: offer.rounds },
+      };
+    }
     case 'snakes':
       return { protocol: 'chain', game: 'snakes', params: { ...params, maxRounds: offer.rounds } };
     default:
@@ -153,6 +167,10 @@ const PARAM_WORDS: Readonly<Record<string, string>> = {
   N: 'the number of states',
   press: 'the press rules',
   roll: 'the dice rolled each turn',
+  bigBlind: 'the big blind',
+  smallBlind: 'the small blind',
+  stack: 'the starting chips',
+  hands: 'the number of hands',
 };
 
 function valueWords(name: string, value: JsonValue | undefined): string {

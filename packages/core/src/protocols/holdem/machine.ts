@@ -20,12 +20,14 @@ import { waiting } from '../../games/holdem/hand.js';
 import { HoldemError, live, type Action } from '../../games/holdem/state.js';
 import { createTable, nextHand, seated, tableAct, tableDeal, tableOver, tableShowdown } from '../../games/holdem/table.js';
 import {
+  awaitingOf,
   decideBy,
   deadlineTick,
   intParam,
   isDeadlineBody,
   settleClaim,
   Stepper,
+  type Awaiting,
   type Ctx,
   type Decision,
   type Machine,
@@ -387,6 +389,11 @@ export const holdemMachine: Machine<HoldemState> = {
       { me: state.me, seated: state.me !== null && !state.gone.includes(state.me), round: state.round, missing: () => missing(state) },
       copy,
     );
+  },
+
+  /** Whom the game waits for: the shuffler, the players a deal step or the showdown lacks, the player to act. */
+  awaiting(state: HoldemState): Awaiting | null {
+    return awaitingOf(state, missing(state));
   },
 
   penalize(state: HoldemState, player: string, code: ViolationCode, line: number, ctx: Ctx, time: number): StepResult<HoldemState> {
