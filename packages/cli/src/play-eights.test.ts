@@ -81,5 +81,5 @@ describe('fairtable play crazy-eights', () => {
     const verdict = auditLines(relay.games.get(gameId)!.lines, { registry: crazyEightsRegistry });
     expect(verdict.violations).toEqual([]);
     expect(verdict.outcome?.winners).toEqual(outcomes[0]!.winners);
-  }, 180_000);
+  }, 300_000);
 });
