@@ -15,7 +15,14 @@ import { pointFromHex } from '../../deck/group.js';
 import { crazyEightsRegistry } from './registry.js';
 import { eightsSim, eightsStrategy, type EightsCheat } from './sim.js';
 
-function play(players: number, seed: number, cheat?: EightsCheat | 'equivocate' | 'out-of-turn', cheater = 'p1', registry = crazyEightsRegistry): SimResult {
+function play(
+  players: number,
+  seed: number,
+  cheat?: EightsCheat | 'equivocate' | 'out-of-turn',
+  cheater = 'p1',
+  registry = crazyEightsRegistry,
+  params: Record<string, number> = {},
+): SimResult {
   return simulate({
     protocol: 'crazy-eights',
     extension: eightsSim,
@@ -23,6 +30,7 @@ function play(players: number, seed: number, cheat?: EightsCheat | 'equivocate' 
     seed: new Uint8Array(32).fill(seed),
     strategy: (id) => eightsStrategy(taggedHash('eights-test-strategy', utf8(`${id} ${seed}`))),
     registry,
+    params,
     ...(cheat === undefined ? {} : { cheat, cheater }),
   });
 }
@@ -140,6 +148,19 @@ describe('Crazy Eights on the deck', () => {
     expect(r.outcome!.winners).not.toContain('p2');
     expect(bodies(r.lines).some((e) => e.body.type === 'standin' && e.body.leaver === 'p2')).toBe(true);
     // Its hand as dealt (seat 2 of three: positions 10 to 14) is among what stays hidden.
+    expect(hiddenHand(r.lines, 'p2')).toEqual(expect.arrayContaining([10, 11, 12, 13, 14]));
+  }, 240_000);
+
+  it('with every other player needed to stand in (threshold 3 of 3), a leaver ends the game at the next card to open; the stated rule decides', () => {
+    const r = play(3, 7, 'leave', 'p2', crazyEightsRegistry, { threshold: 3 });
+    expect(named(r)).toEqual(['p2']);
+    const summary = r.outcome!.summary as Summary;
+    expect(summary.gone).toEqual(['p2']);
+    expect(summary.ended).toMatch(/fewer than 3 players are left to stand in for p2; the fewest cards win/);
+    const least = Math.min(summary.hands.p0!, summary.hands.p1!);
+    expect(r.outcome!.winners).toEqual(['p0', 'p1'].filter((p) => summary.hands[p] === least));
+    // Nobody could stand in: no stand-in share was ever sent, and p2's dealt hand stays hidden.
+    expect(bodies(r.lines).some((e) => e.body.type === 'standin')).toBe(false);
     expect(hiddenHand(r.lines, 'p2')).toEqual(expect.arrayContaining([10, 11, 12, 13, 14]));
   }, 240_000);
 });
