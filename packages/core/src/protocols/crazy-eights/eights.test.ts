@@ -127,6 +127,17 @@ describe('Crazy Eights on the deck', () => {
       expect(r.refusals.every((x) => x.player === 'p1')).toBe(true);
       expect(r.outcome).not.toBeNull();
       expect(verdict.outcome).toEqual(r.outcome);
+      if (cheat === 'no-match') {
+        // A refused play is named and the player draws instead; it stays in the game, the card face up in its hand.
+        expect(verdict.violations.map((v) => [v.player, v.code])).toEqual([['p1', 'illegal_answer']]);
+        expect(r.outcome!.forfeits).toEqual([]);
+        // It plays the refused card later (this seed): it opens with its share already public, and is not named.
+        const position = (JSON.parse(r.lines[verdict.violations[0]!.seq]!) as Envelope).body.position;
+        const again = bodies(r.lines.slice(verdict.violations[0]!.seq)).filter(
+          (e) => e.from === 'p1' && e.body.type === 'play' && e.body.position === position,
+        );
+        expect(again).toHaveLength(1);
+      }
       if (cheat === 'equivocate' || cheat === 'out-of-turn' || cheat === 'no-match') return;
       expect(r.outcome!.forfeits.map((f) => f.player)).toEqual(['p1']);
       expect(r.outcome!.winners).not.toContain('p1');
