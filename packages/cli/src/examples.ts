@@ -37,6 +37,7 @@ export const EXAMPLES: Readonly<Record<string, readonly (readonly [string, strin
     ['fairtable simulate signidice --players 3 --cheat house-key-swap --out roulette.jsonl', 'the house cheats'],
     ['fairtable simulate rochambeau --players 5 --states 101 --out rps.jsonl', 'Rochambeau with 101 states'],
     ['fairtable simulate holdem --players 3 --cheat bad-shuffle --out holdem.jsonl', "Hold'em on the deck; p1's shuffle is caught"],
+    ['fairtable simulate crazy-eights --players 3 --cheat card-not-dealt --out eights.jsonl', 'Crazy Eights on the deck; p1 plays a card it was not dealt'],
   ],
   demo: [['fairtable demo --dir demo', 'keeps the two transcripts in demo/']],
   'vrf keygen': [['fairtable vrf keygen --suite ell2', '{"sk": HEX, "pk": HEX}']],

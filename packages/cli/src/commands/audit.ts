@@ -104,7 +104,7 @@ function setupOf(file: string): { protocol?: unknown; params?: { [key: string]: 
 /** The registry for a transcript whose setup names a protocol from outside the core's built-ins, or null. */
 function externalRegistry(file: string): Registry | null {
   const protocol = setupOf(file)?.protocol;
-  return protocol === 'diplomacy' || protocol === 'holdem' ? cliRegistry : null;
+  return protocol === 'diplomacy' || protocol === 'holdem' || protocol === 'crazy-eights' ? cliRegistry : null;
 }
 
 /**

@@ -38,6 +38,7 @@ import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { SIM_PROTOCOLS, monopolyStrategy, simStrategy, type Strategy } from '@fairtable/core/testing';
 import { holdemStrategy } from '@fairtable/core/protocols/holdem/sim.js';
+import { eightsStrategy } from '@fairtable/core/protocols/crazy-eights/sim.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { fail, failWith } from '../io.js';
 import { readKeptCopy } from '../kept-copy.js';
@@ -51,7 +52,7 @@ import { TurnNarrator } from '../mail/chance-text.js';
 import { followDiplomacy } from './diplomacy-progress.js';
 
 /** What `play` creates: the simulator's protocols and Diplomacy. */
-const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy', 'holdem'];
+const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy', 'holdem', 'crazy-eights'];
 
 const loadKey = (path: string): { name: string; keys: KeyPair } => readKeyFile(path);
 const loadPublic = (path: string): { id: string; key: string } => readPublicKeyFile(path);
@@ -108,6 +109,10 @@ function setupFor(
     // No-limit Hold'em on the deck (docs/spec/holdem.md §11): --turns hands, 10,000 chips, blinds 50/100.
     params.hands = turns ?? 1;
     game = null;
+  } else if (protocol === 'crazy-eights') {
+    // Crazy Eights on the deck (docs/spec/crazy-eights.md): one game, first to empty its hand.
+    if (turns !== undefined) fail('[bad_input] crazy-eights is one game: leave out --turns');
+    game = null;
   } else if (protocol === 'beacon') {
     if (turns !== undefined) params.rounds = turns;
     // Threshold escrow on by default (docs/SPEC.md §7.4): a withheld value is opened by the others.
@@ -153,10 +158,13 @@ function strategyFor(opts: Record<string, string | undefined>, id: string): Stra
   const monopoly = monopolyStrategy(id, randomBytes(32));
   // Hold'em's automatic player never folds, so a hand reaches its showdown.
   const holdem = holdemStrategy(randomBytes(32));
+  // Crazy Eights' automatic player plays a card whenever it can.
+  const eights = eightsStrategy(randomBytes(32));
   const automatic = (decision: Decision): JsonValue => {
     const v = decision.view;
     const record = v !== null && typeof v === 'object' && !Array.isArray(v);
     if (record && 'deeds' in v && 'stage' in v) return monopoly(decision);
+    if (record && 'top' in v && 'stock' in v) return eights(decision);
     return record && 'board' in v && 'cards' in v ? holdem(decision) : random(decision);
   };
   const bet = opts.bet === undefined ? null : betStrategy(opts.bet, id);

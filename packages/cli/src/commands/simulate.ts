@@ -15,6 +15,7 @@ import { simulate, SIM_PROTOCOLS, CHEATS, GENERIC_CHEATS, type Cheat } from '@fa
 import { cliRegistry } from '../registry.js';
 import { diplomacySim, DIPLOMACY_CHEATS } from '@fairtable/diplomacy/protocol/sim.js';
 import { holdemSim, holdemStrategy, HOLDEM_CHEATS } from '@fairtable/core/protocols/holdem/sim.js';
+import { eightsSim, eightsStrategy, EIGHTS_CHEATS } from '@fairtable/core/protocols/crazy-eights/sim.js';
 import { taggedHash } from '@fairtable/core/hash.js';
 import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
 import { Auditor, auditLines } from '@fairtable/core/audit.js';
@@ -27,14 +28,21 @@ import { fail, failWith } from '../io.js';
  * for them), the players' Signidice cheats a player's, and either kind exists
  * only in Signidice. Exits with `bad_cheater` for a cheat its cheater cannot commit.
  */
-const PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy', 'holdem'];
-const ALL_CHEATS: readonly string[] = [...CHEATS, ...DIPLOMACY_CHEATS, ...HOLDEM_CHEATS];
+const PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy', 'holdem', 'crazy-eights'];
+const ALL_CHEATS: readonly string[] = [...new Set([...CHEATS, ...DIPLOMACY_CHEATS, ...HOLDEM_CHEATS, ...EIGHTS_CHEATS])];
 
 function cheaterFor(protocol: string, cheat: string, cheater: string | undefined): string {
   if ((DIPLOMACY_CHEATS as readonly string[]).includes(cheat)) {
     if (protocol !== 'diplomacy') fail(`[bad_cheater] "${cheat}" is a Diplomacy cheat; ${protocol} has no such move`);
     return cheater ?? 'p1';
   }
+  if (protocol === 'crazy-eights') {
+    if (!(EIGHTS_CHEATS as readonly string[]).includes(cheat) && !(GENERIC_CHEATS as readonly string[]).includes(cheat))
+      fail(`[bad_cheater] "${cheat}" is not a Crazy Eights cheat; choose one of ${[...EIGHTS_CHEATS, ...GENERIC_CHEATS].join(', ')}`);
+    return cheater ?? 'p1';
+  }
+  if ((EIGHTS_CHEATS as readonly string[]).includes(cheat) && !(HOLDEM_CHEATS as readonly string[]).includes(cheat))
+    fail(`[bad_cheater] "${cheat}" is a Crazy Eights cheat; ${protocol} has no such move`);
   if ((HOLDEM_CHEATS as readonly string[]).includes(cheat)) {
     if (protocol !== 'holdem') fail(`[bad_cheater] "${cheat}" is a Hold'em cheat; ${protocol} has no such move`);
     return cheater ?? 'p1';
@@ -88,7 +96,10 @@ export function register(program: Command): void {
     )
     .option('--threshold <k>', 'with --escrow threshold or vss: shares needed to open (diplomacy: default a majority of the others; beacon: default 2)')
     .option('--typos <rule>', 'diplomacy: a wrong unit letter is ignore-unit-letter | strict (the order is void)', 'ignore-unit-letter')
-    .option('--cheat <kind>', `one of: ${ALL_CHEATS.join(', ')} (diplomacy only: ${DIPLOMACY_CHEATS.join(', ')}; holdem only: ${HOLDEM_CHEATS.join(', ')})`)
+    .option(
+      '--cheat <kind>',
+      `one of: ${ALL_CHEATS.join(', ')} (diplomacy only: ${DIPLOMACY_CHEATS.join(', ')}; holdem only: ${HOLDEM_CHEATS.join(', ')}; crazy-eights only: ${EIGHTS_CHEATS.join(', ')})`,
+    )
     .option('--cheater <id>', `which player cheats (default p1; the house for the house's cheats)`)
     .option(
       '--accomplice <id=cheat>',
@@ -105,6 +116,7 @@ export function register(program: Command): void {
         fail(`[bad_input] unknown cheat "${opts.cheat}": choose one of ${ALL_CHEATS.join(', ')}`);
       const isDiplomacy = protocol === 'diplomacy';
       const isHoldem = protocol === 'holdem';
+      const isEights = protocol === 'crazy-eights';
       // Escrow is on by default where a protocol has it (docs/SPEC.md §7.4): withholding gains nothing, an absentee stalls nothing.
       opts.escrow ??= isDiplomacy ? (Number(opts.players ?? 7) >= 2 ? 'threshold' : 'none') : protocol === 'beacon' ? 'vss' : 'none';
       if (!isDiplomacy && opts.years !== undefined) fail('[bad_input] --years is for diplomacy');
@@ -140,7 +152,7 @@ export function register(program: Command): void {
         fail(`[bad_hex] ${(e as Error).message}`);
       }
       const cheat = opts.cheat as Cheat | undefined;
-      const registry = isDiplomacy || isHoldem ? { registry: cliRegistry } : {};
+      const registry = isDiplomacy || isHoldem || isEights ? { registry: cliRegistry } : {};
       let result: ReturnType<typeof simulate>;
       try {
         const turns = num(opts.turns, '--turns', 1, 1_000_000);
@@ -171,7 +183,15 @@ export function register(program: Command): void {
                 params: { hands: turns ?? 1 },
               }
             : {}),
-          players: num(opts.players, '--players', isDiplomacy ? 1 : 2, isDiplomacy ? 16 : isHoldem ? 9 : 1000)!,
+          ...(isEights
+            ? {
+                extension: eightsSim,
+                ...registry,
+                // Players who play a card whenever they can, so that a game ends by a hand emptied.
+                strategy: (id: string) => eightsStrategy(taggedHash('crazy-eights-strategy', seed, new TextEncoder().encode(id))),
+              }
+            : {}),
+          players: num(opts.players, '--players', isDiplomacy ? 1 : 2, isDiplomacy ? 16 : isHoldem ? 9 : isEights ? 5 : 1000)!,
           seed,
           ...(turns !== undefined ? { turns } : {}),
           ...(cheat !== undefined ? { cheat, cheater: cheaterFor(protocol, cheat, opts.cheater) } : {}),
