@@ -25,6 +25,9 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE game_leases (game text PRIMARY KEY, holder text NOT NULL, token bigint NOT NULL, expires bigint NOT NULL);`,
   // 3: table talk beside the lines (docs/spec/press.md §6), as the SQLite store keeps it.
   `CREATE TABLE talk (game text NOT NULL, idx integer NOT NULL, at bigint NOT NULL, text text NOT NULL, PRIMARY KEY (game, idx));`,
+  // 4: submissions a process forwards to the process ordering their game (pg-fanout.ts, relay.md §4 "Clients on any process").
+  `CREATE TABLE inbox (id bigserial PRIMARY KEY, game text NOT NULL, origin text NOT NULL, req bigint NOT NULL, author text NOT NULL, text text NOT NULL);
+   CREATE INDEX inbox_game ON inbox (game, id);`,
 ];
 
 /** An SQL identifier fairtable makes or accepts for a schema: lower-case letters, digits, underscores. */
