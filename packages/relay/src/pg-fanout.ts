@@ -90,7 +90,7 @@ export class PgFanout {
 
   private async listen(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.options.url });
+    const client = new pg.Client({ connectionString: this.options.url, application_name: `fairtable-fanout ${this.node}` });
     let failed = false;
     const retry = (e: Error): void => {
       if (failed) return;

@@ -6,7 +6,6 @@
  * how it is started, and why the suite fails under CI without it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -15,59 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { startRelay, type Relay } from './relay.js';
-import { createGame, diceGame, RelaySeat, until, WireClient } from './test-helpers.js';
-
-/** A TCP proxy to the database that can be cut (every connection reset, new ones refused) and restored: a restart as the relay sees it. */
-class CuttableProxy {
-  private readonly sockets = new Set<Socket>();
-  private down = false;
-  private constructor(
-    private readonly server: Server,
-    readonly port: number,
-  ) {}
-
-  static start(host: string, port: number): Promise<CuttableProxy> {
-    const server = createServer();
-    return new Promise((resolve) => {
-      server.listen(0, '127.0.0.1', () => {
-        const proxy = new CuttableProxy(server, (server.address() as { port: number }).port);
-        server.on('connection', (client) => proxy.accept(client, host, port));
-        resolve(proxy);
-      });
-    });
-  }
-
-  private accept(client: Socket, host: string, port: number): void {
-    if (this.down) return void client.destroy();
-    const upstream = connect(port, host);
-    for (const [a, b] of [
-      [client, upstream],
-      [upstream, client],
-    ] as const) {
-      this.sockets.add(a);
-      a.on('error', () => b.destroy());
-      a.on('close', () => {
-        this.sockets.delete(a);
-        b.destroy();
-      });
-      a.pipe(b);
-    }
-  }
-
-  cut(): void {
-    this.down = true;
-    for (const s of this.sockets) s.resetAndDestroy();
-  }
-
-  restore(): void {
-    this.down = false;
-  }
-
-  close(): Promise<void> {
-    this.cut();
-    return new Promise((r) => this.server.close(() => r()));
-  }
-}
+import { createGame, CuttableProxy, diceGame, RelaySeat, until, WireClient } from './test-helpers.js';
 
 const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
 const skipReason = 'skipped: FAIRTABLE_TEST_DATABASE_URL is not set (`eval "$(.ci/postgres.sh start)"` starts a server and sets it)';
