@@ -209,7 +209,8 @@ export function followGames(deps: FollowDeps): Follow {
       return;
     }
     const { c } = w;
-    if (m.kind === 'accepted' || m.kind === 'refused' || m.kind === 'error') waiting.delete(req);
+    // One answer a submission (`accepted`, `refused`, a sealed game's `held`, or `error`).
+    waiting.delete(req);
     if (m.kind === 'error') return wire.drop(c, String(m.code), String(m.message));
     const f = followed.get(c.game.id);
     if (m.kind === 'accepted' && typeof m.line === 'number' && f !== undefined && f.game === c.game && m.line >= c.game.committed) {
@@ -236,12 +237,14 @@ export function followGames(deps: FollowDeps): Follow {
         if (!g.unloaded) forget(g, 'this process orders the game from now on; reconnect', 'lease_lost');
         return;
       }
+      // Every line stored before the lease was taken passes this door before it orders one.
       const f = followed.get(g.id);
-      if (f !== undefined) {
-        await catchUp(f);
-        await catchUp(f);
+      if (f !== undefined) await catchUp(f);
+      if (g.unloaded || g.committed !== (await store.lineCount(g.id))) {
+        leases.release(g.id);
+        if (!g.unloaded) forget(g, 'this process could not read the whole log of the game it was to order; reconnect', 'lease_lost');
+        return;
       }
-      if (g.unloaded) return leases.release(g.id);
       followed.delete(g.id);
       g.follower = false;
       held.set(g.id, g);
