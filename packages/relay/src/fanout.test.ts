@@ -150,6 +150,42 @@ describe.skipIf(url === undefined)(`clients on any process${url === undefined ? 
     expect(onB.closed).toBeNull();
   });
 
+  it('takes a followed game over when its holder let it go: the next line from its socket is ordered there, under a larger token', async () => {
+    const schema = freshSchema();
+    const a = await relayOn(schema, 'node-a');
+    const b = await relayOn(schema, 'node-b');
+    const g = diceGame(2, 9, 3);
+    expect((await createGame(a.url, g.setupLine)).status).toBe(201);
+    const onA = await WireClient.join(a.url, g, 0);
+    const onB = await WireClient.join(b.url, g, 1);
+    clients.push(onA, onB);
+    const [first] = noteEnvelopes(g, 1, 1);
+    onB.send({ kind: 'submit', text: first });
+    expect((await onB.next('accepted')).line).toBe(1);
+    const before = (await health(a)).leases[0]!.token;
+    // A closes cleanly: it gives its leases up at once. B's socket stays; its next line finds no holder.
+    relays.splice(relays.indexOf(a), 1);
+    await a.close();
+    const [second] = noteEnvelopes(g, 0, 1);
+    const onB0 = await WireClient.join(b.url, g, 0);
+    clients.push(onB0);
+    onB0.send({ kind: 'submit', text: second });
+    const ack = await onB0.next('accepted', 10_000);
+    expect(ack.line).toBe(2);
+    const hb = await health(b);
+    expect(hb.leases).toEqual([{ game: g.id, token: expect.any(Number) as number }]);
+    expect(hb.leases[0]!.token).toBeGreaterThan(before);
+    expect(hb.fanout.takenOver).toBe(1);
+    // Both of B's sockets got line 2, and its receipt checks under the one key.
+    for (const c of [onB, onB0]) {
+      const entries = c.messages.filter((m) => m.kind === 'entry' && m.line === 2);
+      expect(entries.map((m) => m.text)).toEqual([second]);
+    }
+    expect(checkReceipt(ack.receipt, fromHex(b.publicKey)).line).toBe(2);
+    const transcript = await lines(`${b.url}/games/${g.id}/transcript`);
+    expect(transcript).toEqual([g.setupLine, first, second]);
+  });
+
   it('shares lobbies: one opened on one process is joined on the other, seats taken at once on both, the game seen on both', async () => {
     const schema = freshSchema();
     const a = await relayOn(schema, 'node-a');
