@@ -19,6 +19,7 @@
  */
 import pg from 'pg';
 import { FairtableError } from '@fairtable/core/errors.js';
+import { checkSchemaName } from './postgres-schema.js';
 
 /** The channel names of a schema (identifiers of at most 63 bytes: the schema's name is at most 56 here). */
 export function fanoutChannels(schema: string): { lines: string; inbox: string; reply: string } {
@@ -72,7 +73,7 @@ export class PgFanout {
     private readonly events: FanoutEvents,
   ) {
     this.node = options.node;
-    const schema = options.schema ?? 'public';
+    const schema = checkSchemaName(options.schema ?? 'public');
     this.channels = fanoutChannels(schema);
     this.pool = new pg.Pool({
       connectionString: options.url,
