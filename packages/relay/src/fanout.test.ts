@@ -1,8 +1,9 @@
 /**
  * Clients on any process (docs/spec/relay.md §4, "Clients on any process"): two relay processes on one
  * database, the seats of one game split across them. The process without the game's lease follows it through
- * Postgres (LISTEN/NOTIFY, catch-up from the store) and forwards its sockets' submissions to the holder; a
- * notification lost with the LISTEN connection is made good from the store; a lobby opened on one process is
+ * Postgres (LISTEN/NOTIFY, catch-up from the store) and forwards its sockets' submissions to the holder (a
+ * sealed game's too, held by the holder's room); a notification lost with the LISTEN connection is made good
+ * from the store; a game its holder let go is taken over by the follower; a lobby opened on one process is
  * joined on the other. The server is FAIRTABLE_TEST_DATABASE_URL's (postgres-store.test.ts says how it is
  * started, and why the suite fails under CI without it).
  */
@@ -12,10 +13,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { auditLines } from '@fairtable/core/audit.js';
 import { fromHex, toHex } from '@fairtable/core/bytes.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
+import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
 import { seatSecretHash, signLobbyGame } from '@fairtable/core/lobby.js';
+import { checkHoldingReceipt } from '@fairtable/core/order/holding.js';
 import { checkReceipt } from '@fairtable/core/order/receipt.js';
+import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
 import { startRelay, type Relay } from './relay.js';
-import { createGame, CuttableProxy, diceGame, noteEnvelopes, RelaySeat, until, WireClient, type Message } from './test-helpers.js';
+import { createGame, CuttableProxy, diceGame, noteEnvelopes, RelaySeat, until, WireClient, type Message, type TestGame } from './test-helpers.js';
 
 const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
 const skipReason = 'skipped: FAIRTABLE_TEST_DATABASE_URL is not set (`eval "$(.ci/postgres.sh start)"` starts a server and sets it)';
@@ -184,6 +188,63 @@ describe.skipIf(url === undefined)(`clients on any process${url === undefined ? 
     expect(checkReceipt(ack.receipt, fromHex(b.publicKey)).line).toBe(2);
     const transcript = await lines(`${b.url}/games/${g.id}/transcript`);
     expect(transcript).toEqual([g.setupLine, first, second]);
+  });
+
+  it("forwards a sealed game's commitments: held by the holder's room, their holding receipts back on the follower, released to both", async () => {
+    const schema = freshSchema();
+    const a = await relayOn(schema, 'node-a');
+    const b = await relayOn(schema, 'node-b');
+    const ids = ['p0', 'p1', 'p2'];
+    const keys = ids.map((_, i) => generateKeyPair(new Uint8Array(32).fill(90 + i)));
+    const setup: GameSetup = {
+      protocol: 'beacon',
+      game: null,
+      params: { timeoutMs: 60_000, rounds: 2, sealed: { types: ['commit'], timeoutMs: 60_000 } },
+      players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
+      nonce: toHex(new Uint8Array(32).fill(7)),
+      created: Date.now(),
+    };
+    const g: TestGame = { id: gameIdOf(setup), setupLine: envelopeLine(createSetupEnvelope(setup, 'p0', keys[0]!)), ids, keys };
+    const head = envelopeHash(JSON.parse(g.setupLine) as Envelope);
+    const commit = (i: number): string =>
+      envelopeLine(
+        signEnvelope(
+          {
+            v: 1,
+            game: g.id,
+            from: ids[i]!,
+            seq: i === 0 ? 1 : 0,
+            prev: i === 0 ? head : g.id,
+            at: 1,
+            head,
+            time: 1,
+            body: { type: 'commit', round: 1, commitment: toHex(new Uint8Array(32).fill(40 + i)) },
+          },
+          keys[i]!.secretKey,
+        ),
+      );
+    expect((await createGame(a.url, g.setupLine)).status).toBe(201);
+    const c = [await WireClient.join(a.url, g, 0), await WireClient.join(b.url, g, 1), await WireClient.join(b.url, g, 2)];
+    clients.push(...c);
+    const lines = [0, 1, 2].map(commit);
+    // p1 and p2 on the follower: their commitments are held by A's room, and the holding receipts come back to B's sockets.
+    for (const i of [1, 2]) {
+      c[i]!.send({ kind: 'submit', text: lines[i] });
+      expect(checkHoldingReceipt((await c[i]!.next('held')).receipt, fromHex(a.publicKey))).toMatchObject({
+        game: g.id,
+        hash: envelopeHash(JSON.parse(lines[i]!) as Envelope),
+      });
+    }
+    expect(c.flatMap((x) => x.messages.filter((m) => m.kind === 'entry'))).toEqual([]);
+    // p0 completes the set on A: all three come out, in seat order, on both processes.
+    c[0]!.send({ kind: 'submit', text: lines[0] });
+    for (const client of c) {
+      const got = [await client.next('entry'), await client.next('entry'), await client.next('entry')];
+      expect(got.map((e) => e.line)).toEqual([1, 2, 3]);
+      expect(got.map((e) => e.text)).toEqual(lines);
+      for (const e of got) checkReceipt(e.receipt, fromHex(a.publicKey));
+    }
+    expect((await health(b)).leases).toEqual([]);
   });
 
   it('shares lobbies: one opened on one process is joined on the other, seats taken at once on both, the game seen on both', async () => {
