@@ -154,6 +154,25 @@ describe.skipIf(url === undefined)(`clients on any process${url === undefined ? 
     expect(onB.closed).toBeNull();
   });
 
+  it('serves a game created on one process and played only on another: the holder loads it to take its inbox', async () => {
+    const schema = freshSchema();
+    const a = await relayOn(schema, 'node-a');
+    const b = await relayOn(schema, 'node-b');
+    const g = diceGame(2, 13, 3);
+    // Created on A (A takes its lease) and never asked for there again: A does not have it in memory.
+    expect((await createGame(a.url, g.setupLine)).status).toBe(201);
+    const onB = await WireClient.join(b.url, g, 1);
+    clients.push(onB);
+    const [note] = noteEnvelopes(g, 1, 1);
+    onB.send({ kind: 'submit', text: note });
+    const ack = await onB.next('accepted');
+    expect(ack.line).toBe(1);
+    expect(checkReceipt(ack.receipt, fromHex(a.publicKey)).line).toBe(1);
+    expect((await onB.next('entry')).text).toBe(note);
+    expect((await health(a)).leases.map((l) => l.game)).toEqual([g.id]);
+    expect((await health(b)).leases).toEqual([]);
+  });
+
   it('takes a followed game over when its holder let it go: the next line from its socket is ordered there, under a larger token', async () => {
     const schema = freshSchema();
     const a = await relayOn(schema, 'node-a');

@@ -26,6 +26,8 @@ export interface FollowDeps {
   readonly submit: (c: Connection, text: string) => void;
   /** A game that must leave memory (games.ts). */
   readonly forget: (g: Game, message: string, code?: string) => void;
+  /** Loads a game into memory (games.ts): one whose lease this process holds is loaded as its holder. */
+  readonly load: (id: string) => Promise<Game | null>;
 }
 
 export interface Follow extends GameFanout {
@@ -54,7 +56,7 @@ interface Waiting {
 }
 
 export function followGames(deps: FollowDeps): Follow {
-  const { core, wire, submit, forget, leaseMs } = deps;
+  const { core, wire, submit, forget, load, leaseMs } = deps;
   const { store, log, leases, readLimits } = core;
   const followed = new Map<string, Followed>();
   const held = new Map<string, Game>();
@@ -72,6 +74,9 @@ export function followGames(deps: FollowDeps): Follow {
     inbox: (game) => {
       const g = held.get(game);
       if (g !== undefined) void drain(g);
+      // A game this process orders without having it in memory (created here, its sockets all elsewhere): loaded, it takes its inbox.
+      else if (leases?.holds(game) === true && !followed.has(game))
+        load(game).catch((e: unknown) => log.warn({ err: e, game }, 'cannot load a game to take its forwarded submissions'));
     },
     reply: (req, message) => answered(req, message),
     listening: () => {
@@ -269,7 +274,11 @@ export function followGames(deps: FollowDeps): Follow {
           waiting.delete(req);
           figures.unanswered++;
           wire.drop(w.c, 'lease_lost', 'no answer from the process ordering this game; reconnect and submit again');
-        } else if (now - w.at > leaseMs && w.c.game.follower) void takeOver(w.c.game);
+        } else if (now - w.at > leaseMs && w.c.game.follower) {
+          void takeOver(w.c.game);
+          // The holder may have missed the notification: it is sent again.
+          pg.nudge(w.c.game.id).catch(() => {});
+        }
       }
     },
     Math.max(50, Math.floor(leaseMs / 3)),

@@ -156,6 +156,11 @@ export class PgFanout {
     return rows[0]?.live === true;
   }
 
+  /** Notifies `game`'s holder again that submissions wait (one whose notification was lost takes them then). */
+  async nudge(game: string): Promise<void> {
+    await this.query('SELECT pg_notify($1, $2)', [this.channels.inbox, game]);
+  }
+
   /** Takes every submission waiting for `game`, oldest first (each is taken by one process once). */
   async take(game: string): Promise<Forwarded[]> {
     const rows = await this.query<{ id: string; origin: string; req: string; author: string; text: string }>(

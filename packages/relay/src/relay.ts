@@ -121,6 +121,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
           leaseMs: db.leaseMs ?? DEFAULT_LEASE_MS,
           submit,
           forget: (g, message, code) => games.forget(g, message, code),
+          load: (id) => games.loadGame(id),
         });
   if (leases !== null) leases.fanout = follow;
   const games = holdGames({ core, drop: conns.drop, roomHost, fanout: () => follow });
