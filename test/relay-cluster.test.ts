@@ -1,7 +1,9 @@
 /**
  * Three relay processes on one Postgres database behind HAProxy (deploy/haproxy.cfg; docs/spec/relay.md §4,
  * "Many processes behind a balancer"). Games of 4 players are created and played with the real client
- * (@fairtable/client) through the balancer's address only; one relay process is killed (SIGKILL) mid-game.
+ * (@fairtable/client) through balancers only: two seats of each game through the one that routes by game id,
+ * two through a second with no affinity (round robin, "Clients on any process"), so most games have sockets
+ * on processes that follow them and forward their lines; one relay process is killed (SIGKILL) mid-game.
  * The clients reconnect through the balancer, which has taken the dead process out; its games hash to the
  * others, which take their leases over once they run out. Every acknowledged line is still there, in
  * order; the games finish; fetch and the audit with the relay's receipts are valid and name nobody.
@@ -68,9 +70,11 @@ const schema = `cluster_${process.pid}_${randomUUID().slice(0, 8)}`;
 const relays: RelayProcess[] = [];
 const seats: RelayGame[] = [];
 let balancer: Balancer | null = null;
+let spread: Balancer | null = null;
 afterAll(async () => {
   for (const s of seats.splice(0)) s.close();
   await balancer?.close();
+  await spread?.close();
   for (const r of relays.splice(0)) {
     if (r.child.exitCode === null && r.child.signalCode === null) r.child.kill('SIGTERM');
     await exited(r.child);
@@ -97,6 +101,9 @@ describe.skipIf(missing.length > 0)(`three relay processes behind HAProxy${missi
       expect(new Set(relays.map((r) => r.key)).size).toBe(1);
       const relayKey = relays[0]!.key;
       balancer = await startBalancer(haproxy!, relays);
+      // A second balancer with no affinity: each connection to the next live process in turn. Seats p2 and p3 of
+      // every game come through it, so most games have sockets on processes that do not order them.
+      spread = await startBalancer(haproxy!, relays, true);
 
       const games = Array.from({ length: GAMES }, (_, i) => diceGame(i, 8));
       /** When each line of each game first reached a seat here (ms). */
@@ -108,7 +115,7 @@ describe.skipIf(missing.length > 0)(`three relay processes behind HAProxy${missi
         for (let i = 0; i < g.ids.length; i++)
           seats.push(
             joinGame({
-              relayUrl: balancer.url,
+              relayUrl: i < 2 ? balancer.url : spread.url,
               gameId: g.id,
               id: g.ids[i]!,
               keys: g.keys[i]!,
@@ -137,12 +144,18 @@ describe.skipIf(missing.length > 0)(`three relay processes behind HAProxy${missi
       expect(new Set(held1).size).toBe(held1.length);
       for (const id of held1) expect(games.map((g) => g.id)).toContain(id);
 
-      // A process asked directly for a game another holds refuses it with a code (the balancer never sends it there).
+      // Seats on processes that do not order their game: their lines were forwarded to the holder.
+      const fanouts = await Promise.all(
+        relays.map(async (r) => ((await (await fetch(`${r.url}/health`)).json()) as { fanout: { forwarded: number } }).fanout.forwarded),
+      );
+      expect(fanouts.reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+      // A process asked directly for a game another holds serves it by following it (relay.md §4, "Clients on
+      // any process"), and orders none of it: the lease stays where it was.
       const someone = held1[0]!;
       const other = relays.find((_, i) => !holdings[i]!.includes(someone))!;
-      const refused = await fetch(`${other.url}/games/${someone}`);
-      expect(refused.status).toBe(503);
-      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('lease_lost');
+      const followed = await fetch(`${other.url}/games/${someone}`);
+      expect(followed.status).toBe(200);
+      expect(await leasesOf(other)).not.toContain(someone);
 
       // The process holding the most games dies.
       const victim = holdings.reduce((best, h, i) => (h.length > holdings[best]!.length ? i : best), 0);
@@ -172,7 +185,6 @@ describe.skipIf(missing.length > 0)(`three relay processes behind HAProxy${missi
       // finished are taken over by the next request for them, below).
       const after = (await Promise.all(survivors.map(leasesOf))).flat();
       for (const id of stillPlaying) expect(after).toContain(id);
-
       for (const g of games) {
         const fetched = await fetchGame(balancer.url, g.id, relayKey);
         expect(fetched.lie).toBeNull();

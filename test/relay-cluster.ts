@@ -90,14 +90,19 @@ export const freePort = (): Promise<number> =>
     });
   });
 
-/** deploy/haproxy.cfg with its `bind` on 127.0.0.1:`port` and one `server` line per relay. */
-export function balancerConfig(port: number, relays: readonly { readonly node: string; readonly port: number }[]): string {
+/**
+ * deploy/haproxy.cfg with its `bind` on 127.0.0.1:`port` and one `server` line per relay; `spread`: each
+ * request to the next live process in turn, no affinity by game (relay.md §4, "Clients on any process").
+ */
+export function balancerConfig(port: number, relays: readonly { readonly node: string; readonly port: number }[], spread = false): string {
   const text = readFileSync(HAPROXY_CONFIG, 'utf8');
   const lines = text.split('\n');
   const out: string[] = [];
   let serversWritten = false;
   for (const line of lines) {
     if (/^\s*bind\s/.test(line)) out.push(`    bind 127.0.0.1:${port}`);
+    else if (spread && /^\s*balance\s/.test(line)) out.push('    balance roundrobin');
+    else if (spread && /^\s*hash-type\s/.test(line)) continue;
     else if (/^\s*server\s/.test(line)) {
       if (!serversWritten) for (const r of relays) out.push(`    server ${r.node} 127.0.0.1:${r.port} check`);
       serversWritten = true;
@@ -114,11 +119,11 @@ export interface Balancer {
 }
 
 /** Starts HAProxy in the foreground in front of `relays`; resolves once it answers /health through them. */
-export async function startBalancer(binary: string, relays: readonly { readonly node: string; readonly port: number }[]): Promise<Balancer> {
+export async function startBalancer(binary: string, relays: readonly { readonly node: string; readonly port: number }[], spread = false): Promise<Balancer> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'fairtable-haproxy-'));
   const config = join(dir, 'haproxy.cfg');
-  writeFileSync(config, balancerConfig(port, relays));
+  writeFileSync(config, balancerConfig(port, relays, spread));
   const check = spawnSync(binary, ['-c', '-q', '-f', config], { encoding: 'utf8' });
   if (check.status !== 0) throw new Error(`haproxy -c refused the configuration: ${check.stderr}`);
   // -db: one process in the foreground, no daemon, no master: a signal to it stops it all.

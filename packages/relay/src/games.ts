@@ -34,6 +34,13 @@ export interface Game {
   sealed: SealedRoom | null;
   /** What the game holds against its quota. */
   readonly usage: GameUsage;
+  /**
+   * Followed, not ordered: another process holds the game's lease; this one delivers its stored lines to its
+   * own sockets and forwards their submissions (follow.ts). False when this process orders the game.
+   */
+  follower: boolean;
+  /** Whether the setup asks for sealed mode (a follower has no room of its own). */
+  readonly sealedMode: boolean;
 }
 
 export interface Connection {
@@ -72,6 +79,18 @@ export interface GamesDeps {
   readonly drop: (c: Connection, code: string, message: string) => void;
   /** What a game's sealed room sees of the relay (pipeline.ts). */
   readonly roomHost: (id: string, self: () => Game | undefined) => RoomHost;
+  /** Fan-out between processes (follow.ts), when the service has several: games loaded without their lease are followed. */
+  readonly fanout?: () => GameFanout | null;
+}
+
+/** What games.ts tells the fan-out (follow.ts). */
+export interface GameFanout {
+  /** A game loaded without its lease: its lines are followed from the store. */
+  follow(g: Game): void;
+  /** A game loaded with its lease: submissions forwarded to it are taken. */
+  hold(g: Game): void;
+  /** A game that left memory. */
+  leave(g: Game): void;
 }
 
 /** The games in memory. */
@@ -111,8 +130,9 @@ export function holdGames(deps: GamesDeps): Games {
           sealedGames.delete(g.id);
           g.unloaded = true;
           loadedGames--;
+          deps.fanout?.()?.leave(g);
           // Another process may order the game from now on.
-          leases?.release(g.id);
+          if (!g.follower) leases?.release(g.id);
         }
       });
     }, limits.unloadAfterMs);
@@ -133,6 +153,7 @@ export function holdGames(deps: GamesDeps): Games {
     });
     if (sealedGames.get(g.id) === g) sealedGames.delete(g.id);
     loadedGames--;
+    deps.fanout?.()?.leave(g);
     for (const c of [...g.connections]) drop(c, code, message);
     if (g.unloadTimer !== null) clearTimeout(g.unloadTimer);
     g.unloadTimer = null;
@@ -147,16 +168,20 @@ export function holdGames(deps: GamesDeps): Games {
         const setup = first[0];
         if (setup === undefined) return null;
         // Ordered here only under this process's lease; the log is read after it is taken, so it holds every
-        // line the game's previous holder stored.
-        await leases?.acquire(id);
+        // line the game's previous holder stored. Without it, and with fan-out, the game is followed instead.
+        const fanout = deps.fanout?.() ?? null;
+        let holds = true;
+        if (leases !== null && fanout === null) await leases.acquire(id);
+        else if (leases !== null) holds = await leases.tryAcquire(id);
         const door = new Door(setup.text, { verify: nativeVerify });
         // The room's host finds its game through this, once it is made (a forgotten game's room records nothing).
         const made: { game?: Game } = {};
-        const sealed = SealedRoom.of(
+        const room = SealedRoom.of(
           id,
           door,
           roomHost(id, () => made.game),
         );
+        const sealed = holds ? room : null;
         let logHash = setup.receipt.log;
         const usage = emptyUsage();
         usage.lines = 1;
@@ -192,12 +217,16 @@ export function holdGames(deps: GamesDeps): Games {
           connections: new Set(),
           sealed,
           usage,
+          follower: !holds,
+          sealedMode: room !== null,
         };
         made.game = game;
         if (sealed !== null) {
           sealedGames.set(id, game);
           await sealed.restore();
         }
+        if (holds) fanout?.hold(game);
+        else fanout?.follow(game);
         unloadLater(game);
         return game;
       })();
@@ -216,7 +245,7 @@ export function holdGames(deps: GamesDeps): Games {
   function leaseLost(ids: readonly string[]): void {
     for (const id of ids)
       void games.get(id)?.then(
-        (g) => g !== null && forget(g, 'another process of this relay service orders this game now; reconnect', 'lease_lost'),
+        (g) => g !== null && !g.follower && forget(g, 'another process of this relay service orders this game now; reconnect', 'lease_lost'),
         () => {},
       );
   }

@@ -14,7 +14,7 @@ import { sealedRule } from '@fairtable/core/order/sealer.js';
 import { checkSetupWitnesses } from '@fairtable/core/order/witness-url.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import type { Connection, Game } from './games.js';
-import { lobbyRoutes, lobbyStoreOf, DEFAULT_LOBBY_LIMITS } from './lobby.js';
+import { lobbyRoutes, lobbyStoreOf, sharedLobbiesOf, DEFAULT_LOBBY_LIMITS } from './lobby.js';
 import { servePage } from './page.js';
 import type { CreatorCounts } from './quotas.js';
 import { clientKey, rateLimited, RateLimiter, remoteAddress } from './rate-limit.js';
@@ -71,7 +71,11 @@ export function httpRoutes(deps: HttpDeps): { readonly app: Hono; readonly witne
   });
   app.route(
     '/lobbies',
-    lobbyRoutes(clock, { ...DEFAULT_LOBBY_LIMITS, ...options.lobbyLimits }, { store: lobbyStoreOf(store), rateLimiter: httpLimiter, onRefused: httpRefused }),
+    lobbyRoutes(
+      clock,
+      { ...DEFAULT_LOBBY_LIMITS, ...options.lobbyLimits },
+      { store: lobbyStoreOf(store), shared: sharedLobbiesOf(store), rateLimiter: httpLimiter, onRefused: httpRefused },
+    ),
   );
   // Serving is health: a relay that refuses writes for want of space still serves reads, and says so.
   app.get('/health', (c) =>

@@ -33,6 +33,8 @@ export class LeaseKeeper {
   refused = 0;
   lost = 0;
   renewFailures = 0;
+  /** Fan-out between the processes (follow.ts), reported with the leases in `/health` and `/metrics`. */
+  fanout: { health(): Record<string, number>; render(node: string): string } | null = null;
 
   constructor(
     private readonly leases: GameLeases,
@@ -72,12 +74,23 @@ export class LeaseKeeper {
 
   /** Takes `game`'s lease before its door is built; `lease_lost` while another process's lease on it runs. */
   async acquire(game: string): Promise<void> {
+    if (await this.tryAcquire(game)) return;
+    throw new FairtableError('lease_lost', `game ${game} is ordered by another process of this relay service now; connect again later`, { field: 'game' });
+  }
+
+  /** Takes `game`'s lease when nobody else's runs: true when this process now orders the game. */
+  async tryAcquire(game: string): Promise<boolean> {
     if (await this.leases.acquireLease(game)) {
       this.acquired++;
-      return;
+      return true;
     }
     this.refused++;
-    throw new FairtableError('lease_lost', `game ${game} is ordered by another process of this relay service now; connect again later`, { field: 'game' });
+    return false;
+  }
+
+  /** Whether this process holds `game`'s lease (as far as it knows). */
+  holds(game: string): boolean {
+    return this.leases.heldLeases().some((l) => l.game === game);
   }
 
   release(game: string): void {
@@ -90,8 +103,8 @@ export class LeaseKeeper {
   }
 
   /** For `/health`: this process's name and the leases it holds. */
-  health(): { node: string; leases: HeldLease[] } {
-    return { node: this.holder, leases: this.leases.heldLeases() };
+  health(): { node: string; leases: HeldLease[]; fanout?: Record<string, number> } {
+    return { node: this.holder, leases: this.leases.heldLeases(), ...(this.fanout === null ? {} : { fanout: this.fanout.health() }) };
   }
 
   /** Prometheus text for `/metrics`. */
@@ -99,7 +112,7 @@ export class LeaseKeeper {
     const rows: [string, string, number][] = [
       ['fairtable_relay_leases_held', 'Game leases this relay process holds now.', this.leases.heldLeases().length],
       ['fairtable_relay_leases_acquired_total', 'Game leases taken (a game loaded or created).', this.acquired],
-      ['fairtable_relay_leases_refused_total', "Games not loaded because another process's lease on them ran.", this.refused],
+      ['fairtable_relay_leases_refused_total', "Games found ordered by another process's running lease (followed, or refused without fan-out).", this.refused],
       ['fairtable_relay_leases_lost_total', 'Game leases found taken over by another process at a renewal.', this.lost],
       ['fairtable_relay_lease_renew_failures_total', 'Lease renewals that could not reach the database.', this.renewFailures],
     ];
@@ -108,6 +121,7 @@ export class LeaseKeeper {
         ([name, help, value]) =>
           `# HELP ${name} ${help}\n# TYPE ${name} ${name.endsWith('_total') ? 'counter' : 'gauge'}\n${name}{node=${JSON.stringify(this.holder)}} ${value}\n`,
       )
-      .join('');
+      .join('')
+      .concat(this.fanout?.render(this.holder) ?? '');
   }
 }

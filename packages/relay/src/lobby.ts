@@ -42,12 +42,27 @@ export const DEFAULT_LOBBY_LIMITS: LobbyLimits = { maxLobbies: 10_000, ttlMs: 24
 /** Where lobbies are kept beside memory: the relay's store, when it has the lobby methods. */
 export type LobbyStore = Required<Pick<Store, 'saveLobby' | 'deleteLobby' | 'listLobbies'>>;
 
+/** A store whose lobbies every process of the service reads on demand and changes over what it read. */
+export type SharedLobbies = Required<Pick<Store, 'readLobby' | 'replaceLobby'>>;
+
 export interface LobbyOptions {
   readonly store?: LobbyStore | undefined;
+  /**
+   * Lobbies shared with the other processes of the service through the store: each request reads its lobby
+   * there, and a change is written only over what was read (another process's change meanwhile: read again).
+   */
+  readonly shared?: SharedLobbies | undefined;
   /** The per-address rate limit of the relay's HTTP routes; none when absent. */
   readonly rateLimiter?: RateLimiter;
   /** Counts a refusal by code (the relay's metrics). */
   readonly onRefused?: (code: string) => void;
+}
+
+/** The store's shared lobby methods, when it has them. */
+export function sharedLobbiesOf(store: Store): SharedLobbies | undefined {
+  const { readLobby, replaceLobby } = store;
+  if (readLobby === undefined || replaceLobby === undefined) return undefined;
+  return { readLobby: readLobby.bind(store), replaceLobby: replaceLobby.bind(store) };
 }
 
 /** The store's lobby methods, when it has all of them. */
@@ -70,8 +85,8 @@ interface Lobby {
   game: string | null;
   /** The creator's signature over {lobby, game} (core's `signLobbyGame`). */
   gameSig: string | null;
-  /** The client address that opened it (memory only), for `maxLobbiesPerClient`. */
-  readonly opener: string | null;
+  /** The client address that opened it (memory only, on the process that opened it), for `maxLobbiesPerClient`. */
+  opener: string | null;
 }
 
 /** A lobby as the store keeps it: its id, its opening time and the rest as JSON. */
@@ -138,6 +153,9 @@ export function lobbyRoutes(clock: () => number = Date.now, limits: LobbyLimits 
   const lobbies = new Map<string, Lobby>();
   const perClient = new Map<string, number>();
   const store = options.store;
+  const shared = store === undefined ? undefined : options.shared;
+  /** Shared lobbies: the stored body each was read as, which a change must still find to replace it. */
+  const readAs = new WeakMap<Lobby, string>();
   const refused = options.onRefused ?? (() => {});
   const app = new Hono();
 
@@ -170,10 +188,35 @@ export function lobbyRoutes(clock: () => number = Date.now, limits: LobbyLimits 
     while (lobbies.size > limits.maxLobbies) await forget(lobbies.values().next().value!);
   })();
   const save = (l: Lobby): Promise<void> => store?.saveLobby(stored(l)) ?? Promise.resolve();
+  /** A change to a lobby written; false when, shared, another process changed it since it was read. */
+  const change = async (l: Lobby): Promise<boolean> => {
+    const was = readAs.get(l);
+    if (shared === undefined || was === undefined) return save(l).then(() => true);
+    const next = stored(l);
+    if (!(await shared.replaceLobby(next, was))) return false;
+    readAs.set(l, next.body);
+    return true;
+  };
+  /** Tries a change a few times over what was read again, when other processes change the lobby meanwhile. */
+  const CHANGE_TRIES = 8;
+  const busy = (c: Context) => bad(c, 'lobby_busy', 'the lobby changed under this request too often; send it again', 409);
 
   const find = async (id: string): Promise<Lobby | null> => {
     await ready;
-    const l = lobbies.get(id);
+    let l = lobbies.get(id);
+    if (shared !== undefined) {
+      // The store is the lobby: another process may have opened or changed it.
+      const s = await shared.readLobby(id);
+      const read = s === null ? null : revive(s);
+      if (read === null) {
+        if (l !== undefined) await forget(l);
+        return null;
+      }
+      read.opener = l?.opener ?? null;
+      readAs.set(read, s!.body);
+      if (l !== undefined) lobbies.set(id, read);
+      l = read;
+    }
     if (l === undefined) return null;
     if (expired(l)) {
       await forget(l);
@@ -251,50 +294,58 @@ export function lobbyRoutes(clock: () => number = Date.now, limits: LobbyLimits 
 
   // Taking a seat, with that seat's invite secret: the first key wins it; the same key again is an idempotent retry.
   app.put('/:lobby/seats/:seat', async (c) => {
-    const l = await find(c.req.param('lobby'));
-    if (l === null) return missing(c);
-    const seat = c.req.param('seat');
-    if (!l.seats.has(seat)) return bad(c, 'unknown_player', `no seat ${seat} in this lobby`, 404);
     const body = await jsonBody(c);
-    const key = body?.key;
-    if (!isHex(key, 32)) return bad(c, 'bad_hex', 'key: a public key, 64 hex digits', 400);
-    const hash = l.invites.get(seat) ?? null;
-    if (hash === null || !isHex(body?.secret, 16) || seatSecretHash(body.secret) !== hash)
-      return bad(c, 'bad_invite', `this is not the invite of seat ${seat}: each seat is taken with its own invite link`, 403);
-    const held = l.seats.get(seat);
-    if (held !== null && held !== key) return bad(c, 'seat_taken', `seat ${seat} is taken by another key`, 409);
-    if (held === null && l.game !== null) return bad(c, 'seat_taken', 'the game has started', 409);
-    if (held === null) {
-      l.seats.set(seat, key);
-      await save(l).catch((e: unknown) => {
-        l.seats.set(seat, null);
-        throw e;
-      });
+    for (let attempt = 0; attempt < CHANGE_TRIES; attempt++) {
+      const l = await find(c.req.param('lobby'));
+      if (l === null) return missing(c);
+      const seat = c.req.param('seat');
+      if (!l.seats.has(seat)) return bad(c, 'unknown_player', `no seat ${seat} in this lobby`, 404);
+      const key = body?.key;
+      if (!isHex(key, 32)) return bad(c, 'bad_hex', 'key: a public key, 64 hex digits', 400);
+      const hash = l.invites.get(seat) ?? null;
+      if (hash === null || !isHex(body?.secret, 16) || seatSecretHash(body.secret) !== hash)
+        return bad(c, 'bad_invite', `this is not the invite of seat ${seat}: each seat is taken with its own invite link`, 403);
+      const held = l.seats.get(seat);
+      if (held !== null && held !== key) return bad(c, 'seat_taken', `seat ${seat} is taken by another key`, 409);
+      if (held === null && l.game !== null) return bad(c, 'seat_taken', 'the game has started', 409);
+      if (held === null) {
+        l.seats.set(seat, key);
+        const written = await change(l).catch((e: unknown) => {
+          l.seats.set(seat, null);
+          throw e;
+        });
+        if (!written) continue;
+      }
+      return c.json(view(l));
     }
-    return c.json(view(l));
+    return busy(c);
   });
 
   // The game made from the lobby: written once, signed by the creator's seat key (every player checks the setup itself).
   app.put('/:lobby/game', async (c) => {
-    const l = await find(c.req.param('lobby'));
-    if (l === null) return missing(c);
     const body = await jsonBody(c);
-    const game = body?.game;
-    if (!isHex(game, 32)) return bad(c, 'bad_hex', 'game: a game id, 64 hex digits', 400);
-    if ([...l.seats.values()].includes(null)) return bad(c, 'bad_input', 'not every seat is taken', 409);
-    if (!verifyLobbyGame(l.id, game, body?.sig, l.seats.get(l.creator) ?? ''))
-      return bad(c, 'bad_signature', `sig: the creator ${l.creator}'s signature over {lobby, game}`, 403);
-    if (l.game !== null && l.game !== game) return bad(c, 'game_exists', 'this lobby already made its game', 409);
-    if (l.game === null) {
-      l.game = game;
-      l.gameSig = body?.sig as string;
-      await save(l).catch((e: unknown) => {
-        l.game = null;
-        l.gameSig = null;
-        throw e;
-      });
+    for (let attempt = 0; attempt < CHANGE_TRIES; attempt++) {
+      const l = await find(c.req.param('lobby'));
+      if (l === null) return missing(c);
+      const game = body?.game;
+      if (!isHex(game, 32)) return bad(c, 'bad_hex', 'game: a game id, 64 hex digits', 400);
+      if ([...l.seats.values()].includes(null)) return bad(c, 'bad_input', 'not every seat is taken', 409);
+      if (!verifyLobbyGame(l.id, game, body?.sig, l.seats.get(l.creator) ?? ''))
+        return bad(c, 'bad_signature', `sig: the creator ${l.creator}'s signature over {lobby, game}`, 403);
+      if (l.game !== null && l.game !== game) return bad(c, 'game_exists', 'this lobby already made its game', 409);
+      if (l.game === null) {
+        l.game = game;
+        l.gameSig = body?.sig as string;
+        const written = await change(l).catch((e: unknown) => {
+          l.game = null;
+          l.gameSig = null;
+          throw e;
+        });
+        if (!written) continue;
+      }
+      return c.json(view(l));
     }
-    return c.json(view(l));
+    return busy(c);
   });
   return app;
 }

@@ -6,7 +6,6 @@
  * how it is started, and why the suite fails under CI without it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -15,59 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { startRelay, type Relay } from './relay.js';
-import { createGame, diceGame, RelaySeat, until, WireClient } from './test-helpers.js';
-
-/** A TCP proxy to the database that can be cut (every connection reset, new ones refused) and restored: a restart as the relay sees it. */
-class CuttableProxy {
-  private readonly sockets = new Set<Socket>();
-  private down = false;
-  private constructor(
-    private readonly server: Server,
-    readonly port: number,
-  ) {}
-
-  static start(host: string, port: number): Promise<CuttableProxy> {
-    const server = createServer();
-    return new Promise((resolve) => {
-      server.listen(0, '127.0.0.1', () => {
-        const proxy = new CuttableProxy(server, (server.address() as { port: number }).port);
-        server.on('connection', (client) => proxy.accept(client, host, port));
-        resolve(proxy);
-      });
-    });
-  }
-
-  private accept(client: Socket, host: string, port: number): void {
-    if (this.down) return void client.destroy();
-    const upstream = connect(port, host);
-    for (const [a, b] of [
-      [client, upstream],
-      [upstream, client],
-    ] as const) {
-      this.sockets.add(a);
-      a.on('error', () => b.destroy());
-      a.on('close', () => {
-        this.sockets.delete(a);
-        b.destroy();
-      });
-      a.pipe(b);
-    }
-  }
-
-  cut(): void {
-    this.down = true;
-    for (const s of this.sockets) s.resetAndDestroy();
-  }
-
-  restore(): void {
-    this.down = false;
-  }
-
-  close(): Promise<void> {
-    this.cut();
-    return new Promise((r) => this.server.close(() => r()));
-  }
-}
+import { createGame, CuttableProxy, diceGame, RelaySeat, until, WireClient } from './test-helpers.js';
 
 const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
 const skipReason = 'skipped: FAIRTABLE_TEST_DATABASE_URL is not set (`eval "$(.ci/postgres.sh start)"` starts a server and sets it)';
@@ -214,21 +161,18 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
     for (const s of playing) s.disconnect();
     const acknowledged = [...playing.reduce((a, s) => (s.seat.lines.length > a.length ? s.seat.lines : a), [] as readonly string[])];
 
-    // Another process of the service: the game is refused while the dead process's lease runs, then taken over.
+    // Another process of the service serves the game at once, following it; it orders it only once the dead
+    // process's lease has run out (its seats' submissions wait in the inbox meanwhile), then takes it over.
     const second = await relayOn(schema, 'survivor', leaseMs);
     expect(second.publicKey).toBe(first.key);
-    let status = 0;
-    for (let i = 0; i < 200 && status !== 200; i++) {
-      status = (await fetch(`${second.url}/games/${g.id}`)).status;
-      if (status !== 200) {
-        expect(status).toBe(503);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    }
-    expect(status).toBe(200);
+    expect((await fetch(`${second.url}/games/${g.id}`)).status).toBe(200);
+    for (const s of playing) await s.connect(second.url);
+    const holds = async (): Promise<boolean> =>
+      ((await (await fetch(`${second.url}/health`)).json()) as { leases: { game: string }[] }).leases.some((l) => l.game === g.id);
+    for (let i = 0; i < 400 && !(await holds()); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await holds()).toBe(true);
     // Not before the lease could have run out (the dead process renewed it at most a third of its length before dying).
     expect(Date.now() - killedAt).toBeGreaterThan(leaseMs / 2);
-    for (const s of playing) await s.connect(second.url);
     await until(() => playing.every((s) => s.seat.outcome() !== null), 30_000, 'the game to end on the survivor');
     for (const s of playing) expect(s.problems).toEqual([]);
     const transcript = await text(`${second.url}/games/${g.id}/transcript`);
@@ -328,15 +272,14 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
     expect(b.publicKey).toBe(a.publicKey);
     const g = diceGame(3, 6, 6);
     expect((await createGame(a.url, g.setupLine)).status).toBe(201);
-    // B does not serve a game A holds: a coded refusal, over HTTP and on the WebSocket.
-    const refused = await fetch(`${b.url}/games/${g.id}`);
-    expect(refused.status).toBe(503);
-    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe('lease_lost');
-    await expect(WireClient.open(b.url, g.id)).rejects.toThrow(/503/);
+    // B serves a game A holds by following it (relay.md §4, "Clients on any process"), without its lease.
+    expect((await fetch(`${b.url}/games/${g.id}`)).status).toBe(200);
+    const follower = await WireClient.join(b.url, g, 0);
+    follower.close();
     const health = async (r: Relay): Promise<{ node: string; leases: { game: string; token: number }[] }> =>
       (await (await fetch(`${r.url}/health`)).json()) as { node: string; leases: { game: string; token: number }[] };
     expect(await health(a)).toMatchObject({ node: 'node-a', leases: [{ game: g.id }] });
-    expect((await health(b)).leases).toEqual([]);
+    expect(await health(b)).toMatchObject({ leases: [], fanout: { followed: 1 } });
 
     const playing = g.ids.map((_, i) => new RelaySeat(g, i, fromHex(a.publicKey)));
     seats.push(...playing);
@@ -352,8 +295,6 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
     } finally {
       await client.end();
     }
-    expect((await fetch(`${b.url}/games/${g.id}`)).status).toBe(200);
-    expect((await health(b)).leases).toEqual([{ game: g.id, token: expect.any(Number) as number }]);
     // A hears of it at its next renewal: the game leaves A's memory and A writes no more of it.
     const dropped = async (): Promise<boolean> => (await health(a)).leases.length === 0;
     for (let i = 0; i < 250 && !(await dropped()); i++) await new Promise((r) => setTimeout(r, 20));
@@ -370,7 +311,9 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
     const verdict = auditLines(transcript);
     expect(verdict.violations).toEqual([]);
     expect(verdict.valid).toBe(true);
-    // And A, asked for the game again, is refused: B holds it.
-    expect((await fetch(`${a.url}/games/${g.id}`)).status).toBe(503);
+    // B took the game over with a larger token; A, asked for it again, follows it and orders nothing.
+    expect((await health(b)).leases).toEqual([{ game: g.id, token: expect.any(Number) as number }]);
+    expect((await fetch(`${a.url}/games/${g.id}`)).status).toBe(200);
+    expect((await health(a)).leases).toEqual([]);
   });
 });

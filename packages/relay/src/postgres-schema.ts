@@ -27,6 +27,9 @@ export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE talk (game text NOT NULL, idx integer NOT NULL, at bigint NOT NULL, text text NOT NULL, PRIMARY KEY (game, idx));`,
   // 4: a database's place in a sharded service (relay.md §4, "Beyond one Postgres"): the service, its index, how many.
   `CREATE TABLE shard (id integer PRIMARY KEY CHECK (id = 1), service text NOT NULL, idx integer NOT NULL, count integer NOT NULL, created bigint NOT NULL);`,
+  // 5: submissions a process forwards to the process ordering their game (pg-fanout.ts, relay.md §4 "Clients on any process").
+  `CREATE TABLE inbox (id bigserial PRIMARY KEY, game text NOT NULL, origin text NOT NULL, req bigint NOT NULL, author text NOT NULL, text text NOT NULL);
+   CREATE INDEX inbox_game ON inbox (game, id);`,
 ];
 
 /** An SQL identifier fairtable makes or accepts for a schema: lower-case letters, digits, underscores. */

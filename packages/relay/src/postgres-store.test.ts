@@ -220,6 +220,59 @@ describe.skipIf(url === undefined)(`the Postgres store${url === undefined ? ` ($
       expect(b.heldLeases()).toEqual([{ game, token: 3 }]);
     });
 
+    it('a lease that ran out unrenewed (a loaded process) but that nobody took is kept: an append and a renewal extend it; a takeover still fences', async () => {
+      const schema = schemaForTest();
+      const a = open({ schema, lease: { holder: 'node-a', ttlMs } });
+      const b = open({ schema, lease: { holder: 'node-b', ttlMs } });
+      await a.createGame(game, 'chain', linesOf(game, 0, 1)[0]!);
+      const lapse = async (): Promise<void> => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        try {
+          // In the past, but not given up (0): what a renewal that came late leaves.
+          await client.query(`UPDATE ${schema}.game_leases SET expires = 1 WHERE game = $1`, [game]);
+        } finally {
+          await client.end();
+        }
+      };
+      await lapse();
+      await a.append(linesOf(game, 1, 1));
+      // The append extended it: B cannot take it.
+      expect(await b.acquireLease(game)).toBe(false);
+      await lapse();
+      expect(await a.renewLeases()).toEqual([]);
+      expect(await b.acquireLease(game)).toBe(false);
+      expect(a.heldLeases()).toEqual([{ game, token: 1 }]);
+      // Run out and taken before A came back: A is fenced, the log does not fork.
+      await lapse();
+      expect(await b.acquireLease(game)).toBe(true);
+      await expect(a.append([{ ...linesOf(game, 2, 1)[0]!, text: '{"by":"a"}' }])).rejects.toMatchObject({ code: 'lease_lost' });
+      expect(await a.lineCount(game)).toBe(2);
+    });
+
+    it('a renewal under way while its game is given up and taken again does not report the new lease lost', async () => {
+      const schema = schemaForTest();
+      const a = open({ schema, lease: { holder: 'node-a', ttlMs } });
+      await a.createGame(game, 'chain', linesOf(game, 0, 1)[0]!);
+      // The renewal's statement reaches the database only after the game left memory and came back (a loaded process).
+      let letGo!: () => void;
+      const gate = new Promise<void>((r) => (letGo = r));
+      const held = a as unknown as { renewQuery: (sql: string, params: unknown[]) => Promise<unknown[]> };
+      const renewQuery = held.renewQuery.bind(a);
+      held.renewQuery = async (sql, params) => {
+        await gate;
+        return renewQuery(sql, params);
+      };
+      const renewal = a.renewLeases();
+      await a.releaseLease(game);
+      expect(await a.acquireLease(game)).toBe(true);
+      letGo();
+      expect(await renewal).toEqual([]);
+      expect(a.heldLeases()).toEqual([{ game, token: 2 }]);
+      await a.append(linesOf(game, 1, 1));
+      expect(await a.lineCount(game)).toBe(2);
+    });
+
     it('an append to a game whose lease was never taken is refused', async () => {
       const schema = schemaForTest();
       const free = open({ schema });

@@ -20,6 +20,7 @@ import { randomBytes, toHex, fromHex, isHex } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import type { HoldingReceipt } from '@fairtable/core/order/holding.js';
 import type { Receipt } from '@fairtable/core/order/receipt.js';
+import { fanoutChannels } from './pg-fanout.js';
 import { checkSchemaName, migrate } from './postgres-schema.js';
 import { claimShardPlace, readShardPlace, refuseShard, type ShardPlace } from './shard-record.js';
 import type { GameSummary, HeldLine, LineToStore, Store, StoredLine, StoredLobby, StoredTalk } from './store.js';
@@ -70,11 +71,18 @@ export class PostgresStore implements Store {
   /** The leases this store holds, by game: the token each was given. */
   private readonly tokens = new Map<string, number>();
   private readonly sharded: boolean;
+  private readonly url: string;
+  /** The connection lease renewals use (renewQuery). */
+  private renewer: pg.Client | null = null;
+  /** The channel the store notifies of appended lines on (pg-fanout.ts). */
+  private readonly linesChannel: string;
 
   constructor(options: PostgresStoreOptions) {
     this.schema = checkSchemaName(options.schema ?? 'public');
     this.sharded = options.sharded === true;
     this.lease = options.lease;
+    this.url = options.url;
+    this.linesChannel = fanoutChannels(this.schema).lines;
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.maxConnections ?? 10,
@@ -177,19 +185,24 @@ export class PostgresStore implements Store {
       await this.query(insert, [games, numbers, texts, receipts]);
       return;
     }
+    // With leases the service has several processes: each game's followers are told of its new lines at commit
+    // (pg-fanout.ts), one notification a game, naming the last line this append stored.
+    const notifying = `WITH stored AS (${insert} RETURNING game, line) SELECT pg_notify($5, game || ' ' || max(line)) FROM stored GROUP BY game`;
     await this.transaction(async (c) => {
       await this.checkLeases(c, [...new Set(games)]);
-      await c.query(insert, [games, numbers, texts, receipts]);
+      await c.query(notifying, [games, numbers, texts, receipts, this.linesChannel]);
     });
   }
 
   /**
    * Fencing: locks the lease rows of `games` (a takeover's UPDATE waits for this transaction, or this one
-   * for it) and refuses, writing nothing, unless each token is still the one this store holds.
+   * for it) and refuses, writing nothing, unless each token is still the one this store holds and the lease
+   * was not given up. A lease that ran out unrenewed (a loaded process) and that nobody took since still has
+   * this store's token: no other process can have ordered a line, so the append goes on and extends it.
    */
   private async checkLeases(c: pg.PoolClient, games: string[]): Promise<void> {
     const { rows } = await c.query<{ game: string; token: string; live: boolean }>(
-      `SELECT game, token, expires > ${NOW_MS} AS live FROM game_leases WHERE game = ANY($1::text[]) ORDER BY game FOR UPDATE`,
+      `SELECT game, token, expires > 0 AS live FROM game_leases WHERE game = ANY($1::text[]) ORDER BY game FOR UPDATE`,
       [games],
     );
     const current = new Map(rows.map((r) => [r.game, r]));
@@ -204,12 +217,13 @@ export class PostgresStore implements Store {
           mine === undefined
             ? `game ${g}: this relay process (${holder}) holds no lease on it`
             : row !== undefined && Number(row.token) === mine
-              ? `game ${g}: the lease of this relay process (${holder}, token ${mine}) ran out unrenewed; nothing was appended`
+              ? `game ${g}: the lease of this relay process (${holder}, token ${mine}) was given up or ran out; nothing was appended`
               : `game ${g}: the lease of this relay process (${holder}, token ${mine}) was taken over (token ${row?.token ?? 'none'}); nothing was appended`,
           { field: 'game' },
         );
       }
     }
+    await c.query(`UPDATE game_leases SET expires = ${NOW_MS} + $2 WHERE game = ANY($1::text[])`, [games, this.lease!.ttlMs]);
   }
 
   /** Takes the lease of `game` when it is free, expired, or already this holder's; the token grows by one. */
@@ -250,16 +264,42 @@ export class PostgresStore implements Store {
   async renewLeases(): Promise<string[]> {
     if (this.lease === undefined || this.tokens.size === 0) return [];
     const held = [...this.tokens];
-    const rows = await this.query<{ game: string }>(
-      `UPDATE game_leases AS l SET expires = ${NOW_MS} + $3
+    // A lease that ran out unrenewed but that nobody took (its token still this store's) is extended too: no
+    // other process can have ordered a line. One given up (expires 0) is not: it was released on purpose.
+    const sql = `UPDATE game_leases AS l SET expires = ${NOW_MS} + $3
        FROM unnest($1::text[], $2::bigint[]) AS m(game, token)
-       WHERE l.game = m.game AND l.token = m.token AND l.expires > ${NOW_MS} RETURNING l.game`,
-      [held.map(([g]) => g), held.map(([, t]) => t), this.lease.ttlMs],
-    );
+       WHERE l.game = m.game AND l.token = m.token AND l.expires > 0 RETURNING l.game`;
+    const params = [held.map(([g]) => g), held.map(([, t]) => t), this.lease.ttlMs];
+    const rows = await this.renewQuery<{ game: string }>(sql, params);
     const kept = new Set(rows.map((r) => r.game));
-    const lost = held.map(([g]) => g).filter((g) => !kept.has(g));
+    // A game given up and taken again while this renewal was under way has a new token: it is not lost.
+    const lost = held.filter(([g, t]) => !kept.has(g) && this.tokens.get(g) === t).map(([g]) => g);
     for (const g of lost) this.tokens.delete(g);
     return lost;
+  }
+
+  /**
+   * Renewals go over a connection of their own, outside the pool: under load the pool's connections are
+   * busy with appends and reads, and a renewal queued behind them could reach the database after its leases ran out.
+   */
+  private async renewQuery<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<R[]> {
+    await this.start();
+    try {
+      if (this.renewer === null) {
+        const client = new pg.Client({ connectionString: this.url, options: `-c search_path=${this.schema}` });
+        client.on('error', () => {
+          if (this.renewer === client) this.renewer = null;
+        });
+        this.renewer = client;
+        await client.connect();
+      }
+      return (await this.renewer.query<R>(sql, params)).rows;
+    } catch (e) {
+      const broken = this.renewer;
+      this.renewer = null;
+      await broken?.end().catch(() => {});
+      throw new FairtableError('store_failed', `the relay's database: ${(e as Error).message}`, { cause: e });
+    }
   }
 
   /** Gives the lease of `game` up at once (its token kept, so the next holder's is larger). */
@@ -341,6 +381,17 @@ export class PostgresStore implements Store {
     return rows.map((r) => ({ id: r.id, created: Number(r.created), body: r.body }));
   }
 
+  async readLobby(id: string): Promise<StoredLobby | null> {
+    const rows = await this.query<{ id: string; created: string; body: string }>('SELECT id, created, body FROM lobbies WHERE id = $1', [id]);
+    const r = rows[0];
+    return r === undefined ? null : { id: r.id, created: Number(r.created), body: r.body };
+  }
+
+  async replaceLobby(lobby: StoredLobby, was: string): Promise<boolean> {
+    const rows = await this.query<{ id: string }>('UPDATE lobbies SET body = $2 WHERE id = $1 AND body = $3 RETURNING id', [lobby.id, lobby.body, was]);
+    return rows.length === 1;
+  }
+
   /**
    * Table talk (docs/spec/press.md §6): one message appended under a per-game advisory lock, so that two
    * processes (or two connections) never give two messages one index.
@@ -411,6 +462,9 @@ export class PostgresStore implements Store {
           held.map(([, t]) => t),
         ])
         .catch(() => {});
+    const renewer = this.renewer;
+    this.renewer = null;
+    await renewer?.end().catch(() => {});
     await this.pool.end();
   }
 }

@@ -27,6 +27,7 @@ import { toHex } from '@fairtable/core/bytes.js';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { openConnections } from './connections.js';
+import { followGames } from './follow.js';
 import { holdGames } from './games.js';
 import { httpRoutes } from './http-routes.js';
 import { Metrics } from './metrics.js';
@@ -112,9 +113,24 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   const conns = openConnections({ core, unloadLater: (g) => games.unloadLater(g) });
   const { connections, send, end } = conns;
   const { pool, intake, writer, submit, roomHost } = linePipeline({ core, wire: conns, forget: (g, message, code) => games.forget(g, message, code) });
-  const games = holdGames({ core, drop: conns.drop, roomHost });
+  // Several processes on one database (leases): a game another process orders is followed here (follow.ts).
+  const db = options.database;
+  const follow =
+    leases === null || db?.node === undefined
+      ? null
+      : followGames({
+          core,
+          wire: conns,
+          fanout: { url: db.url, node: db.node, ...(db.schema === undefined ? {} : { schema: db.schema }) },
+          leaseMs: db.leaseMs ?? DEFAULT_LEASE_MS,
+          submit,
+          forget: (g, message, code) => games.forget(g, message, code),
+          load: (id) => games.loadGame(id),
+        });
+  if (leases !== null) leases.fanout = follow;
+  const games = holdGames({ core, drop: conns.drop, roomHost, fanout: () => follow });
   const { sealedGames, loadGame } = games;
-  const wire = webSocketWire({ core, wire: conns, pageQueue, loadGame, submit });
+  const wire = webSocketWire({ core, wire: conns, pageQueue, loadGame, submit: (c, text) => (c.game.follower ? follow!.forward(c, text) : submit(c, text)) });
   const { wss, onUpgrade } = wire;
   const { app, witness } = httpRoutes({
     core,
@@ -143,6 +159,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   // A relay started on a full disk starts refusing writes, and lets them in once there is room.
   await storage.start();
   leases?.start();
+  await follow?.start();
   // Games holding sealed envelopes come back into memory at once, so that their deadlines run.
   for (const id of (await store.gamesHolding?.()) ?? [])
     await loadGame(id).catch((e: unknown) => log.error({ err: e, game: id }, 'cannot load a game holding sealed envelopes'));
@@ -156,6 +173,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
     // The threads would keep the process alive.
     storage.stop();
     leases?.stop();
+    await follow?.close();
     await pool.close();
     if (options.store === undefined) await store.close();
     throw e;
@@ -194,6 +212,7 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       server.closeAllConnections();
       await stopped;
       leases?.stop();
+      await follow?.close();
       await store.close();
       // And what the witness admitted since, before its store closes.
       await witness.flush();

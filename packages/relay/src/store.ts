@@ -100,6 +100,12 @@ export interface Store {
   deleteLobby?(id: string): Promise<void>;
   listLobbies?(): Promise<StoredLobby[]>;
   /**
+   * Lobbies shared by the processes of a service (relay.md §4, "Clients on any process"): one read on demand,
+   * and a change written only over the body it was read as (false when another process changed it meanwhile).
+   */
+  readLobby?(id: string): Promise<StoredLobby | null>;
+  replaceLobby?(lobby: StoredLobby, was: string): Promise<boolean>;
+  /**
    * `append` for lines whose receipts the store signs with `secretKey`, all with one signature (as
    * `signReceiptBatch` does), before storing them, off the relay's event loop (docs/spec/relay.md, "The
    * pipeline"): resolves, once committed, with the signature and each line's inclusion proof. A store

@@ -4,6 +4,7 @@
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import WebSocket from 'ws';
@@ -278,4 +279,56 @@ export function testRelays(): {
       for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
     },
   };
+}
+
+/** A TCP proxy to the database that can be cut (every connection reset, new ones refused) and restored: a restart as the relay sees it. */
+export class CuttableProxy {
+  private readonly sockets = new Set<Socket>();
+  private down = false;
+  private constructor(
+    private readonly server: Server,
+    readonly port: number,
+  ) {}
+
+  static start(host: string, port: number): Promise<CuttableProxy> {
+    const server = createServer();
+    return new Promise((resolve) => {
+      server.listen(0, '127.0.0.1', () => {
+        const proxy = new CuttableProxy(server, (server.address() as { port: number }).port);
+        server.on('connection', (client) => proxy.accept(client, host, port));
+        resolve(proxy);
+      });
+    });
+  }
+
+  private accept(client: Socket, host: string, port: number): void {
+    if (this.down) return void client.destroy();
+    const upstream = connect(port, host);
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
+      this.sockets.add(a);
+      a.on('error', () => b.destroy());
+      a.on('close', () => {
+        this.sockets.delete(a);
+        b.destroy();
+      });
+      a.pipe(b);
+    }
+  }
+
+  cut(): void {
+    this.down = true;
+    for (const s of this.sockets) s.resetAndDestroy();
+  }
+
+  restore(): void {
+    this.down = false;
+  }
+
+  close(): Promise<void> {
+    this.cut();
+    return new Promise((r) => this.server.close(() => r()));
+  }
 }
