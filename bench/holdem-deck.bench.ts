@@ -2,7 +2,7 @@
  * Hold'em on the cryptographic deck (docs/spec/holdem.md §11.7).
  *
  *   npm run bench holdem-deck            (in-process, then through a relay)
- *   node --import tsx bench/holdem-deck.bench.ts --players 6 [--no-relay]
+ *   node --import tsx bench/holdem-deck.bench.ts --players 6 [--no-relay] [--seat-profiles DIR]
  *
  * One hand of six players from a fresh deck to the showdown (automatic players who never fold), twice:
  * - in-process, the six seats and the table on the simulator's in-memory network: wall time, CPU per
@@ -10,6 +10,7 @@
  * - through a relay: `fairtable relay` in its own process and six `fairtable play holdem` processes, six
  *   seats on one machine: wall time from the creator's start to the last seat's outcome, each process's CPU
  *   (user + system, read by bash's `times`), and the transcript's bytes.
+ * With --seat-profiles, each seat process of the relay run writes a V8 CPU profile (node --cpu-prof) to DIR.
  * Baseline in the same run: one 52-card shuffle proved and verified, the deck's dominant cost.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -28,6 +29,7 @@ import { newDeck, shuffle, verifyShuffle, makeKeyShare } from '@fairtable/core/d
 
 const args = process.argv.slice(2);
 const PLAYERS = args.includes('--players') ? Number(args[args.indexOf('--players') + 1]) : 6;
+const PROFILES = args.includes('--seat-profiles') ? args[args.indexOf('--seat-profiles') + 1]! : null;
 const line = (label: string, value: string): void => void process.stdout.write(`${label.padEnd(56)} ${value}\n`);
 const load = (): string =>
   loadavg()
@@ -106,7 +108,8 @@ async function relayRun(): Promise<void> {
   // Each seat under bash, whose `times` prints the process's user and system CPU when it ends.
   const seat = (playArgs: string[], onFirst?: (l: string) => void): Promise<{ status: number | null; cpu: number; stderr: string }> =>
     new Promise((resolve) => {
-      const child: ChildProcess = spawn('bash', ['-c', `"${process.execPath}" "$@"; s=$?; times >&2; exit $s`, 'seat', cli, ...playArgs]);
+      const profile = PROFILES === null ? '' : `--cpu-prof --cpu-prof-dir="${PROFILES}"`;
+      const child: ChildProcess = spawn('bash', ['-c', `"${process.execPath}" ${profile} "$@"; s=$?; times >&2; exit $s`, 'seat', cli, ...playArgs]);
       let out = '';
       let err = '';
       let told = false;
