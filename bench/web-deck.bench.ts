@@ -27,8 +27,8 @@ const nodeCpu = (): number => {
 };
 type Figures = { proveMs: number; verifyMs: number; proveCpuMs: number; verifyCpuMs: number; proofBytes: number };
 
-/** User + system CPU time, in ms, of process `root` and every process under it (Linux /proc; clock ticks of 10 ms). */
-function treeCpu(root: number): number {
+/** User + system CPU time, in ms, of the processes under this one (the browser Playwright started; Linux /proc, 10 ms ticks). */
+function browserCpu(): number {
   const stats = new Map<number, { ppid: number; ticks: number }>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -41,10 +41,10 @@ function treeCpu(root: number): number {
     }
   }
   let ticks = 0;
-  const todo = [root];
+  const todo = [process.pid];
   while (todo.length > 0) {
     const pid = todo.pop()!;
-    ticks += stats.get(pid)?.ticks ?? 0;
+    if (pid !== process.pid) ticks += stats.get(pid)?.ticks ?? 0;
     for (const [child, s] of stats) if (s.ppid === pid) todo.push(child);
   }
   return ticks * 10;
@@ -84,7 +84,6 @@ const browser = await launchChromium();
 const results: Record<string, { chromium: Figures | null; node: Figures }> = {};
 try {
   const page = browser === null ? null : await browser.newPage();
-  const pid = browser === null ? null : ((browser as unknown as { process(): { pid: number } | null }).process()?.pid ?? null);
   if (page === null) print(`${CHROMIUM} is missing: Chromium not measured`);
   else {
     await page.goto(url);
@@ -102,12 +101,12 @@ try {
       const f = { prove: [] as number[], verify: [] as number[], proveCpu: [] as number[], verifyCpu: [] as number[] };
       let proofBytes = 0;
       for (let r = 0; r < RUNS; r++) {
-        let c = pid === null ? 0 : treeCpu(pid);
+        let c = browserCpu();
         f.prove.push((await page.evaluate('globalThis.deckProve()')) as number);
-        f.proveCpu.push(pid === null ? NaN : treeCpu(pid) - c);
-        c = pid === null ? 0 : treeCpu(pid);
+        f.proveCpu.push(browserCpu() - c);
+        c = browserCpu();
         const v = (await page.evaluate('globalThis.deckVerify()')) as { ms: number; proofBytes: number };
-        f.verifyCpu.push(pid === null ? NaN : treeCpu(pid) - c);
+        f.verifyCpu.push(browserCpu() - c);
         f.verify.push(v.ms);
         proofBytes = v.proofBytes;
       }
