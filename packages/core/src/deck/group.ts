@@ -96,7 +96,7 @@ export const pointHex = (p: RPoint): string => encoding(p).hex;
 const FIXED_WINDOW = 4;
 const fixedPoints = new WeakSet<object>([Point.BASE]);
 const fixedByHex = new Map<string, RPoint>();
-const FIXED_MAX = 256;
+const FIXED_MAX = 64;
 
 /**
  * A point that will be multiplied many times (a key share, the joint key), decoded from hex, with a
