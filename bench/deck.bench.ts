@@ -7,6 +7,7 @@
  */
 import { combineKeyShares, makeKeyShare, newDeck, shuffle, verifyShuffle, type Ciphertext } from '@fairtable/core/deck/index.js';
 import { ristretto255 } from '@noble/curves/ed25519.js';
+import { loadavg } from 'node:os';
 
 const RUNS = Number(process.env.DECK_BENCH_RUNS ?? 7);
 const CARDS = 52;
@@ -55,6 +56,11 @@ function run(players: number): { prove: number; verify: number; proofBytes: numb
   return { prove: median(proveTimes), verify: median(verifyTimes), proofBytes };
 }
 
+const load = (): string =>
+  loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+process.stdout.write(`load average (1, 5, 15 min) at the start: ${load()}\n`);
 // Warm-up: JIT, noble's base-point table, the card and Pedersen generators.
 run(2);
 const base = scalarMulMs();
@@ -69,4 +75,5 @@ for (const players of [2, 6, 9]) {
     `  ${players} players: prove ${r.prove.toFixed(1).padStart(7)} ms (${(r.prove / base).toFixed(0)}× a scalar mult), verify ${r.verify.toFixed(1).padStart(7)} ms (${(r.verify / base).toFixed(0)}×), proof ${r.proofBytes} bytes of JSON\n`,
   );
 }
+process.stdout.write(`load average at the end: ${load()}\n`);
 process.stdout.write(`${JSON.stringify({ bench: 'deck', cards: CARDS, runs: RUNS, scalarMulMs: base, results })}\n`);

@@ -16,7 +16,7 @@
  */
 import type { Violation } from '../errors.js';
 import { cardOf, type Ciphertext } from './elgamal.js';
-import { BASE, ZERO, Transcript, mul, pointFromHex, seatOf, type DeckTable, type RPoint } from './group.js';
+import { BASE, ZERO, Transcript, fixedPointFromHex, mul, pointFromHex, pointHex, seatOf, type DeckTable, type RPoint } from './group.js';
 import { checkEqual, proveEqual } from './proofs.js';
 
 /** A published decryption share. */
@@ -46,14 +46,14 @@ export function decryptionShare(
   const a = pointFromHex(card.a, 'a');
   const d = mul(a, secret);
   const proof = proveEqual(shareTranscript(table, player, position), BASE, mul(BASE, secret), a, d, secret, random);
-  return { player, position, share: d.toHex(), proof };
+  return { player, position, share: pointHex(d), proof };
 }
 
 /** Whether `share` is its player's decryption share of `card` at its position, against its key share `key` (hex). */
 export function decryptionShareValid(table: DeckTable, key: string, card: Ciphertext, share: DecryptionShare): boolean {
   try {
     if (!table.players.includes(share.player)) return false;
-    const y = pointFromHex(key, 'key');
+    const y = fixedPointFromHex(key, 'key');
     const a = pointFromHex(card.a, 'a');
     const d = pointFromHex(share.share, 'share');
     return checkEqual(shareTranscript(table, share.player, share.position), BASE, y, a, d, share.proof);

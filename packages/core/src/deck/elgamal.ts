@@ -7,7 +7,7 @@
  * (O, M_i) of each card in order; the first shuffle hides it.
  */
 import { FairtableError } from '../errors.js';
-import { ZERO, labelPoint, mul, mulBase, pointFromHex, type RPoint } from './group.js';
+import { ZERO, labelPoint, mul, mulBase, pointFromHex, pointHex, type RPoint } from './group.js';
 
 /** A ciphertext on the wire: two points, hex. */
 export interface Ciphertext {
@@ -35,24 +35,24 @@ const tables = new Map<number, Map<string, number>>();
 export function cardOf(m: RPoint, size: number): number | null {
   let table = tables.get(size);
   if (table === undefined) {
-    table = new Map(Array.from({ length: size }, (_, i) => [cardPoint(i).toHex(), i]));
+    table = new Map(Array.from({ length: size }, (_, i) => [pointHex(cardPoint(i)), i]));
     tables.set(size, table);
   }
-  return table.get(m.toHex()) ?? null;
+  return table.get(pointHex(m)) ?? null;
 }
 
 /** The deck as made: card i at position i, encrypted with randomness 0 (public). */
 export function newDeck(size: number): Ciphertext[] {
   if (!Number.isSafeInteger(size) || size < 2 || size > MAX_CARDS)
     throw new FairtableError('out_of_range', `a deck of ${size}: 2..${MAX_CARDS} cards`, { field: 'size' });
-  return Array.from({ length: size }, (_, i) => ({ a: ZERO.toHex(), b: cardPoint(i).toHex() }));
+  return Array.from({ length: size }, (_, i) => ({ a: pointHex(ZERO), b: pointHex(cardPoint(i)) }));
 }
 
 export function decodeDeck(deck: readonly Ciphertext[]): Pair[] {
   return deck.map((c, i) => ({ a: pointFromHex(c.a, `deck[${i}].a`), b: pointFromHex(c.b, `deck[${i}].b`) }));
 }
 
-export const encodePair = (p: Pair): Ciphertext => ({ a: p.a.toHex(), b: p.b.toHex() });
+export const encodePair = (p: Pair): Ciphertext => ({ a: pointHex(p.a), b: pointHex(p.b) });
 
 /** Encrypts card `card` to `key` with randomness r. */
 export function encrypt(key: RPoint, card: number, r: bigint): Pair {

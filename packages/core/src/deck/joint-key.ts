@@ -11,7 +11,7 @@
  */
 import type { Violation } from '../errors.js';
 import { FairtableError } from '../errors.js';
-import { ZERO, Transcript, mulBase, pointFromHex, randomScalar, seatOf, type DeckTable, type RPoint } from './group.js';
+import { ZERO, Transcript, mulBase, pointFromHex, pointHex, randomScalar, seatOf, type DeckTable, type RPoint } from './group.js';
 import { checkKnowledge, proveKnowledge } from './proofs.js';
 
 /** A player's published share of the deck key. */
@@ -31,7 +31,7 @@ function keyTranscript(table: DeckTable, player: string): Transcript {
 export function makeKeyShare(table: DeckTable, player: string, random: (n: number) => Uint8Array): { secret: bigint; share: KeyShare } {
   const secret = randomScalar(random);
   const y = mulBase(secret);
-  return { secret, share: { player, key: y.toHex(), proof: proveKnowledge(keyTranscript(table, player), y, secret, random) } };
+  return { secret, share: { player, key: pointHex(y), proof: proveKnowledge(keyTranscript(table, player), y, secret, random) } };
 }
 
 /** Whether a share is a valid key for its seat: a canonical non-identity point with a valid proof. */
@@ -93,7 +93,7 @@ export function combineKeyShares(table: DeckTable, shares: readonly KeyShare[], 
   const holders = new Map<string, number[]>();
   bySeat.forEach((s, seat) => {
     if (s === null || !valid[seat]) return;
-    const canonical = pointFromHex(s.key, 'key').toHex();
+    const canonical = pointHex(pointFromHex(s.key, 'key'));
     holders.set(canonical, [...(holders.get(canonical) ?? []), seat]);
   });
   for (const [key, seats] of holders) {
@@ -102,5 +102,5 @@ export function combineKeyShares(table: DeckTable, shares: readonly KeyShare[], 
   }
   const complete = violations.length === 0 && bySeat.every((s, seat) => s !== null && valid[seat]);
   const key = complete ? bySeat.reduce((sum, s) => sum.add(pointFromHex(s!.key, 'key')), ZERO) : null;
-  return { key: key === null || key.is0() ? null : key.toHex(), shares: bySeat.map((s) => s?.key ?? null), violations };
+  return { key: key === null || key.is0() ? null : pointHex(key), shares: bySeat.map((s) => s?.key ?? null), violations };
 }

@@ -25,7 +25,9 @@ import {
   mulBase,
   pedersenGenerators,
   pedersenH,
+  fixedPointFromHex,
   pointFromHex,
+  pointHex,
   randomScalar,
   scalarFromHex,
   scalarHex,
@@ -123,7 +125,7 @@ export function proveShuffle(
   ) {
     throw new FairtableError('bad_input', 'a shuffle needs a permutation of the whole deck and one randomness per card', { field: 'permutation' });
   }
-  const key = pointFromHex(st.key, 'key');
+  const key = fixedPointFromHex(st.key, 'key');
   const input = decodeDeck(st.input);
   const output = permutation.map((j, i) => reEncrypt(key, input[j]!, rho[i]!));
   const h = pedersenH();
@@ -169,14 +171,14 @@ export function proveShuffle(
   return {
     output: output.map(encodePair),
     proof: {
-      commitments: commitments.map((p) => p.toHex()),
-      chain: chain.map((p) => p.toHex()),
-      t1: t1.toHex(),
-      t2: t2.toHex(),
-      t3: t3.toHex(),
-      t4a: t4a.toHex(),
-      t4b: t4b.toHex(),
-      tHat: tHat.map((p) => p.toHex()),
+      commitments: commitments.map(pointHex),
+      chain: chain.map(pointHex),
+      t1: pointHex(t1),
+      t2: pointHex(t2),
+      t3: pointHex(t3),
+      t4a: pointHex(t4a),
+      t4b: pointHex(t4b),
+      tHat: tHat.map(pointHex),
       s1: respond(w[0]!, rBar),
       s2: respond(w[1]!, rHatSum),
       s3: respond(w[2]!, rTilde),

@@ -15,7 +15,7 @@
 import { FairtableError, type Violation } from '../errors.js';
 import { deal, openShare, sealShares, verifyShare, type SealedShare } from '../escrow/vss.js';
 import type { Ciphertext } from './elgamal.js';
-import { BASE, Fn, ZERO, Transcript, msm, mul, mulPublic, pointFromHex, scalarFromHex, seatOf, type DeckTable, type RPoint } from './group.js';
+import { BASE, Fn, ZERO, Transcript, msm, mul, mulPublic, pointFromHex, pointHex, scalarFromHex, seatOf, type DeckTable, type RPoint } from './group.js';
 import { checkEqual, proveEqual } from './proofs.js';
 
 /** A player's key, backed up k of n when the deck is made. */
@@ -117,7 +117,7 @@ export function standInShare(
   const a = pointFromHex(card.a, 'a');
   const e = mul(a, f);
   const proof = proveEqual(standInTranscript(table, backup.player, holder, position), BASE, mul(BASE, f), a, e, f, random);
-  return { leaver: backup.player, holder, position, share: e.toHex(), proof };
+  return { leaver: backup.player, holder, position, share: pointHex(e), proof };
 }
 
 export function standInShareValid(table: DeckTable, backup: KeyBackup, card: Ciphertext, s: StandInShare): boolean {
