@@ -12,14 +12,16 @@
 import type { WebSocket } from 'ws';
 import type { Connections } from './connections.js';
 import type { Connection, Game, GameFanout } from './games.js';
-import { PgFanout, type Forwarded, type PgFanoutOptions } from './pg-fanout.js';
+import { PgFanout, type FanoutEvents, type Forwarded, type PgFanoutOptions } from './pg-fanout.js';
+import { ShardedFanout } from './sharded-fanout.js';
 import { readPage } from './reads.js';
 import type { RelayCore } from './relay-options.js';
 
 export interface FollowDeps {
   readonly core: RelayCore;
   readonly wire: Connections;
-  readonly fanout: PgFanoutOptions;
+  /** The database, or with `shards` the service's further primaries in order (one fan-out a primary, sharded-fanout.ts). */
+  readonly fanout: PgFanoutOptions & { readonly shards?: readonly string[] };
   /** How long a forwarded submission may go unanswered before this process looks for the lease itself, ms. */
   readonly leaseMs: number;
   /** A line from a socket of a game this process orders (pipeline.ts). */
@@ -66,7 +68,11 @@ export function followGames(deps: FollowDeps): Follow {
   let nextReq = 0;
   const figures = { catchUps: 0, linesDelivered: 0, forwarded: 0, answered: 0, takenOver: 0, unanswered: 0 };
 
-  const pg = new PgFanout(deps.fanout, {
+  const fanoutOf = (events: FanoutEvents): PgFanout | ShardedFanout =>
+    deps.fanout.shards === undefined || deps.fanout.shards.length === 0
+      ? new PgFanout(deps.fanout, events)
+      : new ShardedFanout({ ...deps.fanout, urls: [deps.fanout.url, ...deps.fanout.shards] }, events);
+  const pg = fanoutOf({
     lines: (game, last) => {
       const f = followed.get(game);
       if (f !== undefined && last >= f.game.committed) void catchUp(f);

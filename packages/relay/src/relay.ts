@@ -121,7 +121,12 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
       : followGames({
           core,
           wire: conns,
-          fanout: { url: db.url, node: db.node, ...(db.schema === undefined ? {} : { schema: db.schema }) },
+          fanout: {
+            url: db.url,
+            node: db.node,
+            ...(db.schema === undefined ? {} : { schema: db.schema }),
+            ...(db.shards === undefined ? {} : { shards: db.shards }),
+          },
           leaseMs: db.leaseMs ?? DEFAULT_LEASE_MS,
           submit,
           forget: (g, message, code) => games.forget(g, message, code),

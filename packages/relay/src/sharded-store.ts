@@ -198,6 +198,15 @@ export class ShardedStore implements Store {
     return this.onFirst((s) => s.saveLobby(lobby));
   }
 
+  /** Lobbies read and changed on shard 0 at each request, so every process sees one lobby (relay.md §4, "Clients on any process"). */
+  readLobby(id: string): Promise<StoredLobby | null> {
+    return this.onFirst((s) => s.readLobby(id));
+  }
+
+  replaceLobby(lobby: StoredLobby, was: string): Promise<boolean> {
+    return this.onFirst((s) => s.replaceLobby(lobby, was));
+  }
+
   deleteLobby(id: string): Promise<void> {
     return this.onFirst((s) => s.deleteLobby(id));
   }
