@@ -168,4 +168,46 @@ describe.skipIf(missing)(`a relay on two Postgres primaries${missing ? ` (${skip
     expect(await exited(restarted.child)).toBe(0);
     // Four games of three on a shared machine: more than the default minute when the machine is loaded.
   }, 180_000);
+
+  it('serves a game from either of two processes on the two primaries: seats split across them, a game on each shard, followed through its own primary', async () => {
+    const relayAs = async (node: string): Promise<Relay> => {
+      const r = await startRelay({
+        port: 0,
+        database: { url: url1!, shards: [url2!], schema, node, leaseMs: 3000 },
+        logger: pino({ level: 'silent' }),
+        verifyThreads: 0,
+      });
+      relays.push(r);
+      return r;
+    };
+    const a = await relayAs('node-a');
+    const b = await relayAs('node-b');
+    // One game whose home is shard 0 and one whose home is shard 1, both created on A (which orders them).
+    const games = gamesOnBothShards();
+    const pair = [games.find((g) => shardIndex(g.id, 2) === 0)!, games.find((g) => shardIndex(g.id, 2) === 1)!];
+    for (const g of pair) expect((await createGame(a.url, g.setupLine)).status).toBe(201);
+    const playing = pair.map((g) => g.ids.map((_, i) => new RelaySeat(g, i, fromHex(a.publicKey))));
+    seats.push(...playing.flat());
+    // Seat 0 of each game on A, the others on B: B follows both games, each through the primary that holds it.
+    for (const ss of playing) {
+      await ss[0]!.connect(a.url);
+      for (const s of ss.slice(1)) await s.connect(b.url);
+    }
+    await until(() => playing.flat().every((s) => s.seat.outcome() !== null), 60_000, 'both games to end');
+    for (const [k, g] of pair.entries()) {
+      const transcript = await text(`${b.url}/games/${g.id}/transcript`);
+      for (const s of playing[k]!) {
+        expect(s.problems).toEqual([]);
+        expect(s.seat.lines).toEqual(transcript);
+        expect(s.seat.outcome()?.forfeits).toEqual([]);
+      }
+      const verdict = auditLines(transcript);
+      expect(verdict.violations).toEqual([]);
+      expect(verdict.valid).toBe(true);
+    }
+    const hb = (await (await fetch(`${b.url}/health`)).json()) as { leases: unknown[]; fanout: Record<string, number> };
+    expect(hb.leases).toEqual([]);
+    expect(hb.fanout.followed).toBe(2);
+    expect(hb.fanout.forwarded).toBeGreaterThan(0);
+  });
 });
