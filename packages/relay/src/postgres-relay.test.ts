@@ -14,7 +14,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { startRelay, type Relay } from './relay.js';
-import { createGame, CuttableProxy, diceGame, RelaySeat, until, WireClient } from './test-helpers.js';
+import { checkReceipt } from '@fairtable/core/order/receipt.js';
+import { createGame, CuttableProxy, diceGame, noteEnvelopes, RelaySeat, until, WireClient } from './test-helpers.js';
 
 const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
 const skipReason = 'skipped: FAIRTABLE_TEST_DATABASE_URL is not set (`eval "$(.ci/postgres.sh start)"` starts a server and sets it)';
@@ -181,6 +182,72 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
     const verdict = auditLines(transcript);
     expect(verdict.violations).toEqual([]);
     expect(verdict.valid).toBe(true);
+  });
+
+  it('a relay process paused (SIGSTOP) past its lease and resumed appends nothing: the game goes on elsewhere, and the log never forks', async () => {
+    const schema = freshSchema();
+    const leaseMs = 2000;
+    const command = [
+      'relay',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--database',
+      url!,
+      '--database-schema',
+      schema,
+      '--node',
+      'paused',
+      '--lease-ms',
+      String(leaseMs),
+    ];
+    const child = spawn(process.execPath, [main, ...command], { stdio: ['ignore', 'pipe', 'inherit'] });
+    children.push(child);
+    const first = await new Promise<{ url: string; key: string }>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (line) => {
+        const log = JSON.parse(line) as { msg?: string; port?: number; relay?: string };
+        if (log.msg === 'relay listening') resolve({ url: `http://127.0.0.1:${log.port}`, key: log.relay! });
+      });
+      child.once('exit', (code) => reject(new Error(`the relay exited (${code}) before listening`)));
+    });
+    const g = diceGame(3, 9, 2);
+    expect((await createGame(first.url, g.setupLine)).status).toBe(201);
+    const [n0] = noteEnvelopes(g, 0, 1);
+    const [n1] = noteEnvelopes(g, 1, 1);
+    const [n2] = noteEnvelopes(g, 2, 1);
+    const p0 = await WireClient.join(first.url, g, 0);
+    const p1 = await WireClient.join(first.url, g, 1);
+    p0.send({ kind: 'submit', text: n0! });
+    expect((await p0.next('accepted')).line).toBe(1);
+
+    // Paused with its lease held; p1's submission waits unread in its socket.
+    child.kill('SIGSTOP');
+    p1.send({ kind: 'submit', text: n1! });
+    const survivor = await relayOn(schema, 'survivor', leaseMs);
+    const p2 = await WireClient.join(survivor.url, g, 2);
+    p2.send({ kind: 'submit', text: n2! });
+    // Ordered by the survivor once the paused process's lease ran out (its renewals stopped with it).
+    const second = await p2.next('accepted', 20_000);
+    expect(second.line).toBe(2);
+
+    // Resumed: it finds its lease gone (by its renewal, or by the fenced append of p1's submission) and refuses
+    // p1 `lease_lost`, storing nothing; p1 would reconnect and resend to whichever process serves it.
+    child.kill('SIGCONT');
+    const refusal = await p1.next('error', 10_000);
+    expect(refusal.code).toBe('lease_lost');
+    await new Promise((r) => setTimeout(r, 1500));
+    const transcript = await text(`${survivor.url}/games/${g.id}/transcript`);
+    expect(transcript).toEqual([g.setupLine, n0, n2]);
+    // One receipt a line, each under the one key, each naming its own line: no line was stored twice.
+    const receipts = (await text(`${survivor.url}/games/${g.id}/receipts`)).map((r) => checkReceipt(JSON.parse(r), fromHex(first.key)));
+    expect(receipts.map((r) => r.line)).toEqual(transcript.map((_, i) => i));
+    // The paused process holds no lease on the game any more.
+    const held = (await (await fetch(`${first.url}/health`)).json()) as { leases: { game: string }[] };
+    expect(held.leases.some((l) => l.game === g.id)).toBe(false);
+    p0.close();
+    p1.close();
+    p2.close();
   });
 
   it('refuses to start on a database migrated past what it knows, with a coded error', async () => {
