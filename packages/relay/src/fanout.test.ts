@@ -4,7 +4,7 @@
  * Postgres (LISTEN/NOTIFY, catch-up from the store) and forwards its sockets' submissions to the holder (a
  * sealed game's too, held by the holder's room); a notification lost with the LISTEN connection is made good
  * from the store; a game its holder let go is taken over by the follower; a lobby opened on one process is
- * joined on the other. The server is FAIRTABLE_TEST_DATABASE_URL's (postgres-store.test.ts says how it is
+ * joined on the other; table talk posted to either process is pushed to the game's sockets on both, once. The server is FAIRTABLE_TEST_DATABASE_URL's (postgres-store.test.ts says how it is
  * started, and why the suite fails under CI without it).
  */
 import pg from 'pg';
@@ -17,6 +17,7 @@ import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairta
 import { seatSecretHash, signLobbyGame } from '@fairtable/core/lobby.js';
 import { checkHoldingReceipt } from '@fairtable/core/order/holding.js';
 import { checkReceipt } from '@fairtable/core/order/receipt.js';
+import { talkText, writeTalk } from '@fairtable/core/press/index.js';
 import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
 import { startRelay, type Relay } from './relay.js';
 import { createGame, CuttableProxy, diceGame, noteEnvelopes, RelaySeat, until, WireClient, type Message, type TestGame } from './test-helpers.js';
@@ -307,5 +308,51 @@ describe.skipIf(url === undefined)(`clients on any process${url === undefined ? 
     const game = 'c'.repeat(64);
     expect((await call(b, 'PUT', `/${id}/game`, { game, sig: signLobbyGame(id, game, ann.secretKey) })).status).toBe(200);
     expect((await call(a, 'GET', `/${id}`)).body.game).toBe(game);
+  });
+  it('pushes table talk posted to either process to the sockets of the game on both, each message once and in order', async () => {
+    const schema = freshSchema();
+    const a = await relayOn(schema, 'node-a');
+    const b = await relayOn(schema, 'node-b');
+    const g = diceGame(2, 31, 2);
+    // The same game with full press: its setup allows talk.
+    const setup: GameSetup = {
+      protocol: 'chain',
+      game: 'dice',
+      params: { timeoutMs: 60_000, rounds: 2, press: { rule: 'full', mode: 'signed' } },
+      players: g.ids.map((id, i) => ({ id, key: toHex(g.keys[i]!.publicKey) })),
+      nonce: toHex(new Uint8Array(32).fill(31)),
+      created: Date.now(),
+    };
+    const pg2: TestGame = { ...g, id: gameIdOf(setup), setupLine: envelopeLine(createSetupEnvelope(setup, g.ids[0]!, g.keys[0]!)) };
+    expect((await createGame(a.url, pg2.setupLine)).status).toBe(201);
+    const onA = await WireClient.join(a.url, pg2, 0);
+    const onB = await WireClient.join(b.url, pg2, 1);
+    clients.push(onA, onB);
+    let n = 0;
+    const random = (k: number): Uint8Array => new Uint8Array(k).map((_, i) => (++n * 7 + i) & 255);
+    const players = setup.players;
+    const say = (from: number, seq: number, body: string): string =>
+      talkText(writeTalk({ game: pg2.id, from: pg2.ids[from]!, to: 'table', seq, at: Date.now(), body }, { mode: 'signed', secretKey: pg2.keys[from]!.secretKey, players, random }));
+    const post = async (r: Relay, text: string) => {
+      const res = await fetch(`${r.url}/games/${pg2.id}/talk`, { method: 'POST', body: text });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const sent = [say(0, 1, 'Posted to A.'), say(1, 1, 'Posted to B.'), say(0, 2, 'A again.'), say(1, 2, 'B again.')];
+    expect(await post(a, sent[0]!)).toMatchObject({ status: 201, body: { index: 0 } });
+    expect(await post(b, sent[1]!)).toMatchObject({ status: 201, body: { index: 1 } });
+    // Two at once, one to each process: each still gets one index, and both sockets get both, in index order.
+    const both = await Promise.all([post(a, sent[2]!), post(b, sent[3]!)]);
+    expect(both.map((x) => x.status)).toEqual([201, 201]);
+    const order = [0, 1, ...both.map((x) => x.body.index as number)].map((i, k) => ({ i, text: sent[k]! })).sort((x, y) => x.i - y.i);
+    for (const client of [onA, onB]) {
+      const got = [];
+      for (let k = 0; k < 4; k++) got.push(await client.next('talk'));
+      expect(got.map((m) => m.index)).toEqual([0, 1, 2, 3]);
+      expect(got.map((m) => m.text)).toEqual(order.map((o) => o.text));
+    }
+    // Nothing pushed twice, on the process a message was posted to or the other.
+    await new Promise((res) => setTimeout(res, 300));
+    for (const client of [onA, onB]) expect(client.messages.filter((m) => m.kind === 'talk')).toEqual([]);
+    for (const r of [a, b]) expect((await health(r)).fanout.talkPushed).toBe(4);
   });
 });
