@@ -17,10 +17,9 @@ import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairta
 import { seatSecretHash, signLobbyGame } from '@fairtable/core/lobby.js';
 import { checkHoldingReceipt } from '@fairtable/core/order/holding.js';
 import { checkReceipt } from '@fairtable/core/order/receipt.js';
-import { talkText, writeTalk } from '@fairtable/core/press/index.js';
 import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
 import { startRelay, type Relay } from './relay.js';
-import { createGame, CuttableProxy, diceGame, noteEnvelopes, RelaySeat, until, WireClient, type Message, type TestGame } from './test-helpers.js';
+import { createGame, CuttableProxy, diceGame, noteEnvelopes, postTalk, RelaySeat, until, WireClient, type Message, type TestGame } from './test-helpers.js';
 
 const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
 const skipReason = 'skipped: FAIRTABLE_TEST_DATABASE_URL is not set (`eval "$(.ci/postgres.sh start)"` starts a server and sets it)';
@@ -313,39 +312,22 @@ describe.skipIf(url === undefined)(`clients on any process${url === undefined ? 
     const schema = freshSchema();
     const a = await relayOn(schema, 'node-a');
     const b = await relayOn(schema, 'node-b');
-    const g = diceGame(2, 31, 2);
-    // The same game with full press: its setup allows talk.
-    const setup: GameSetup = {
-      protocol: 'chain',
-      game: 'dice',
-      params: { timeoutMs: 60_000, rounds: 2, press: { rule: 'full', mode: 'signed' } },
-      players: g.ids.map((id, i) => ({ id, key: toHex(g.keys[i]!.publicKey) })),
-      nonce: toHex(new Uint8Array(32).fill(31)),
-      created: Date.now(),
-    };
-    const pg2: TestGame = { ...g, id: gameIdOf(setup), setupLine: envelopeLine(createSetupEnvelope(setup, g.ids[0]!, g.keys[0]!)) };
-    expect((await createGame(a.url, pg2.setupLine)).status).toBe(201);
-    const onA = await WireClient.join(a.url, pg2, 0);
-    const onB = await WireClient.join(b.url, pg2, 1);
+    // A game whose setup allows full press, created on A (which orders it); a seat's socket on each process.
+    const g = diceGame(2, 31, 2, true);
+    expect((await createGame(a.url, g.setupLine)).status).toBe(201);
+    const onA = await WireClient.join(a.url, g, 0);
+    const onB = await WireClient.join(b.url, g, 1);
     clients.push(onA, onB);
-    let n = 0;
-    const random = (k: number): Uint8Array => new Uint8Array(k).map((_, i) => (++n * 7 + i) & 255);
-    const players = setup.players;
-    const say = (from: number, seq: number, body: string): string =>
-      talkText(writeTalk({ game: pg2.id, from: pg2.ids[from]!, to: 'table', seq, at: Date.now(), body }, { mode: 'signed', secretKey: pg2.keys[from]!.secretKey, players, random }));
-    const post = async (r: Relay, text: string) => {
-      const res = await fetch(`${r.url}/games/${pg2.id}/talk`, { method: 'POST', body: text });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-    };
-    const sent = [say(0, 1, 'Posted to A.'), say(1, 1, 'Posted to B.'), say(0, 2, 'A again.'), say(1, 2, 'B again.')];
-    expect(await post(a, sent[0]!)).toMatchObject({ status: 201, body: { index: 0 } });
-    expect(await post(b, sent[1]!)).toMatchObject({ status: 201, body: { index: 1 } });
-    // Two at once, one to each process: each still gets one index, and both sockets get both, in index order.
-    const both = await Promise.all([post(a, sent[2]!), post(b, sent[3]!)]);
+    const first = await postTalk(a.url, g, 0, 1, 'Posted to A.');
+    expect(first).toMatchObject({ status: 201, index: 0 });
+    const second = await postTalk(b.url, g, 1, 1, 'Posted to B.');
+    expect(second).toMatchObject({ status: 201, index: 1 });
+    // Two at once, one to each process: each gets its own index, and both sockets get both, in index order.
+    const both = await Promise.all([postTalk(a.url, g, 0, 2, 'A again.'), postTalk(b.url, g, 1, 2, 'B again.')]);
     expect(both.map((x) => x.status)).toEqual([201, 201]);
-    const order = [0, 1, ...both.map((x) => x.body.index as number)].map((i, k) => ({ i, text: sent[k]! })).sort((x, y) => x.i - y.i);
+    const order = [first, second, ...both].sort((x, y) => Number(x.index) - Number(y.index));
     for (const client of [onA, onB]) {
-      const got = [];
+      const got: Message[] = [];
       for (let k = 0; k < 4; k++) got.push(await client.next('talk'));
       expect(got.map((m) => m.index)).toEqual([0, 1, 2, 3]);
       expect(got.map((m) => m.text)).toEqual(order.map((o) => o.text));
@@ -354,5 +336,35 @@ describe.skipIf(url === undefined)(`clients on any process${url === undefined ? 
     await new Promise((res) => setTimeout(res, 300));
     for (const client of [onA, onB]) expect(client.messages.filter((m) => m.kind === 'talk')).toEqual([]);
     for (const r of [a, b]) expect((await health(r)).fanout.talkPushed).toBe(4);
+  });
+
+  it('pushes table talk posted while a process had lost its LISTEN connection once it listens again, read from the store', async () => {
+    const schema = freshSchema();
+    const db = new URL(url!);
+    const proxy = await CuttableProxy.start(db.hostname, Number(db.port || 5432));
+    proxies.push(proxy);
+    const viaProxy = new URL(url!);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const a = await relayOn(schema, 'node-a');
+    const b = await relayOn(schema, 'node-b', viaProxy.toString());
+    const g = diceGame(2, 33, 2, true);
+    expect((await createGame(a.url, g.setupLine)).status).toBe(201);
+    const onA = await WireClient.join(a.url, g, 0);
+    const onB = await WireClient.join(b.url, g, 1);
+    clients.push(onA, onB);
+    proxy.cut();
+    const sent = [await postTalk(a.url, g, 0, 1, 'While B was away.'), await postTalk(a.url, g, 0, 2, 'And again.')];
+    expect(sent.map((m) => m.index)).toEqual([0, 1]);
+    for (const m of sent) expect((await onA.next('talk')).text).toBe(m.text);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(onB.messages.filter((m) => m.kind === 'talk')).toEqual([]);
+    proxy.restore();
+    const seen = [await onB.next('talk', 10_000), await onB.next('talk', 10_000)];
+    expect(seen.map((m) => m.index)).toEqual([0, 1]);
+    expect(seen.map((m) => m.text)).toEqual(sent.map((m) => m.text));
+    // Heard by no notification: B was not listening when they were sent.
+    expect((await health(b)).fanout.talk).toBe(0);
+    expect(onB.closed).toBeNull();
   });
 });

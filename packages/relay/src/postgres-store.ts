@@ -407,7 +407,12 @@ export class PostgresStore implements Store {
       const { rows } =
         this.lease === undefined
           ? await c.query<{ idx: number }>(insert, [game, at, text])
-          : await c.query<{ idx: number }>(`WITH stored AS (${insert}) SELECT idx, pg_notify($4, $1 || ' ' || idx) FROM stored`, [game, at, text, this.talkChannel]);
+          : await c.query<{ idx: number }>(`WITH stored AS (${insert}) SELECT idx, pg_notify($4, $1 || ' ' || idx) FROM stored`, [
+              game,
+              at,
+              text,
+              this.talkChannel,
+            ]);
       return rows[0]!.idx;
     });
   }
