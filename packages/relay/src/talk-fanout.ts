@@ -57,7 +57,8 @@ export function talkFanout(core: RelayCore, wire: Pick<Connections, 'send'>): Ta
             const frame = JSON.stringify({ kind: 'talk', index: m.index, at: m.at, text: m.text });
             for (const c of t.game.connections) if (c.who !== null && !c.closed) wire.send(c, frame);
           }
-          if (page.length < PAGE) break;
+          // A short page is the end; so is one that does not go on from the last pushed (a store at fault).
+          if (page.length < PAGE || t.next === from) break;
         }
       } while (t.again);
     })()
