@@ -4,7 +4,7 @@
  * Postgres (LISTEN/NOTIFY, catch-up from the store) and forwards its sockets' submissions to the holder (a
  * sealed game's too, held by the holder's room); a notification lost with the LISTEN connection is made good
  * from the store; a game its holder let go is taken over by the follower; a lobby opened on one process is
- * joined on the other. The server is FAIRTABLE_TEST_DATABASE_URL's (postgres-store.test.ts says how it is
+ * joined on the other; table talk posted to either process is pushed to the game's sockets on both, once. The server is FAIRTABLE_TEST_DATABASE_URL's (postgres-store.test.ts says how it is
  * started, and why the suite fails under CI without it).
  */
 import pg from 'pg';
@@ -19,7 +19,7 @@ import { checkHoldingReceipt } from '@fairtable/core/order/holding.js';
 import { checkReceipt } from '@fairtable/core/order/receipt.js';
 import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
 import { startRelay, type Relay } from './relay.js';
-import { createGame, CuttableProxy, diceGame, noteEnvelopes, RelaySeat, until, WireClient, type Message, type TestGame } from './test-helpers.js';
+import { createGame, CuttableProxy, diceGame, noteEnvelopes, postTalk, RelaySeat, until, WireClient, type Message, type TestGame } from './test-helpers.js';
 
 const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
 const skipReason = 'skipped: FAIRTABLE_TEST_DATABASE_URL is not set (`eval "$(.ci/postgres.sh start)"` starts a server and sets it)';
@@ -307,5 +307,64 @@ describe.skipIf(url === undefined)(`clients on any process${url === undefined ? 
     const game = 'c'.repeat(64);
     expect((await call(b, 'PUT', `/${id}/game`, { game, sig: signLobbyGame(id, game, ann.secretKey) })).status).toBe(200);
     expect((await call(a, 'GET', `/${id}`)).body.game).toBe(game);
+  });
+  it('pushes table talk posted to either process to the sockets of the game on both, each message once and in order', async () => {
+    const schema = freshSchema();
+    const a = await relayOn(schema, 'node-a');
+    const b = await relayOn(schema, 'node-b');
+    // A game whose setup allows full press, created on A (which orders it); a seat's socket on each process.
+    const g = diceGame(2, 31, 2, true);
+    expect((await createGame(a.url, g.setupLine)).status).toBe(201);
+    const onA = await WireClient.join(a.url, g, 0);
+    const onB = await WireClient.join(b.url, g, 1);
+    clients.push(onA, onB);
+    const first = await postTalk(a.url, g, 0, 1, 'Posted to A.');
+    expect(first).toMatchObject({ status: 201, index: 0 });
+    const second = await postTalk(b.url, g, 1, 1, 'Posted to B.');
+    expect(second).toMatchObject({ status: 201, index: 1 });
+    // Two at once, one to each process: each gets its own index, and both sockets get both, in index order.
+    const both = await Promise.all([postTalk(a.url, g, 0, 2, 'A again.'), postTalk(b.url, g, 1, 2, 'B again.')]);
+    expect(both.map((x) => x.status)).toEqual([201, 201]);
+    const order = [first, second, ...both].sort((x, y) => Number(x.index) - Number(y.index));
+    for (const client of [onA, onB]) {
+      const got: Message[] = [];
+      for (let k = 0; k < 4; k++) got.push(await client.next('talk'));
+      expect(got.map((m) => m.index)).toEqual([0, 1, 2, 3]);
+      expect(got.map((m) => m.text)).toEqual(order.map((o) => o.text));
+    }
+    // Nothing pushed twice, on the process a message was posted to or the other.
+    await new Promise((res) => setTimeout(res, 300));
+    for (const client of [onA, onB]) expect(client.messages.filter((m) => m.kind === 'talk')).toEqual([]);
+    for (const r of [a, b]) expect((await health(r)).fanout.talkPushed).toBe(4);
+  });
+
+  it('pushes table talk posted while a process had lost its LISTEN connection once it listens again, read from the store', async () => {
+    const schema = freshSchema();
+    const db = new URL(url!);
+    const proxy = await CuttableProxy.start(db.hostname, Number(db.port || 5432));
+    proxies.push(proxy);
+    const viaProxy = new URL(url!);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const a = await relayOn(schema, 'node-a');
+    const b = await relayOn(schema, 'node-b', viaProxy.toString());
+    const g = diceGame(2, 33, 2, true);
+    expect((await createGame(a.url, g.setupLine)).status).toBe(201);
+    const onA = await WireClient.join(a.url, g, 0);
+    const onB = await WireClient.join(b.url, g, 1);
+    clients.push(onA, onB);
+    proxy.cut();
+    const sent = [await postTalk(a.url, g, 0, 1, 'While B was away.'), await postTalk(a.url, g, 0, 2, 'And again.')];
+    expect(sent.map((m) => m.index)).toEqual([0, 1]);
+    for (const m of sent) expect((await onA.next('talk')).text).toBe(m.text);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(onB.messages.filter((m) => m.kind === 'talk')).toEqual([]);
+    proxy.restore();
+    const seen = [await onB.next('talk', 10_000), await onB.next('talk', 10_000)];
+    expect(seen.map((m) => m.index)).toEqual([0, 1]);
+    expect(seen.map((m) => m.text)).toEqual(sent.map((m) => m.text));
+    // Heard by no notification: B was not listening when they were sent.
+    expect((await health(b)).fanout.talk).toBe(0);
+    expect(onB.closed).toBeNull();
   });
 });

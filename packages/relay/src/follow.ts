@@ -16,6 +16,7 @@ import { PgFanout, type FanoutEvents, type Forwarded, type PgFanoutOptions } fro
 import { ShardedFanout } from './sharded-fanout.js';
 import { readPage } from './reads.js';
 import type { RelayCore } from './relay-options.js';
+import { talkFanout } from './talk-fanout.js';
 
 export interface FollowDeps {
   readonly core: RelayCore;
@@ -41,6 +42,8 @@ export interface Follow extends GameFanout {
   health(): Record<string, number>;
   /** Prometheus text for `/metrics`. */
   render(node: string): string;
+  /** A table-talk message of `game` was stored through this process, numbered `index`: pushed like a notified one. */
+  talkStored(game: string, index: number): void;
 }
 
 interface Followed {
@@ -67,6 +70,7 @@ export function followGames(deps: FollowDeps): Follow {
   const promoting = new Set<string>();
   let nextReq = 0;
   const figures = { catchUps: 0, linesDelivered: 0, forwarded: 0, answered: 0, takenOver: 0, unanswered: 0 };
+  const talk = talkFanout(core, wire);
 
   const fanoutOf = (events: FanoutEvents): PgFanout | ShardedFanout =>
     deps.fanout.shards === undefined || deps.fanout.shards.length === 0
@@ -85,7 +89,9 @@ export function followGames(deps: FollowDeps): Follow {
         load(game).catch((e: unknown) => log.warn({ err: e, game }, 'cannot load a game to take its forwarded submissions'));
     },
     reply: (req, message) => answered(req, message),
+    talk: (game, index) => talk.stored(game, index),
     listening: () => {
+      talk.catchUpAll();
       for (const f of followed.values()) void catchUp(f);
       for (const g of held.values()) void drain(g);
     },
@@ -306,12 +312,15 @@ export function followGames(deps: FollowDeps): Follow {
       held.set(g.id, g);
       void drain(g);
     },
+    talk: (g) => talk.track(g),
+    talkStored: (game, index) => talk.stored(game, index),
     leave(g) {
+      talk.leave(g);
       if (followed.get(g.id)?.game === g) followed.delete(g.id);
       if (held.get(g.id) === g) held.delete(g.id);
     },
     forward,
-    health: () => ({ followed: followed.size, ...pg.counts, ...figures, waiting: waiting.size }),
+    health: () => ({ followed: followed.size, ...pg.counts, ...figures, ...talk.figures, waiting: waiting.size }),
     render(node) {
       const rows: [string, string, number][] = [
         ['fairtable_relay_fanout_followed', 'Games this process follows (another process holds their lease).', followed.size],
@@ -322,6 +331,8 @@ export function followGames(deps: FollowDeps): Follow {
         ['fairtable_relay_fanout_taken_total', 'Forwarded submissions this process put through its doors.', figures.answered],
         ['fairtable_relay_fanout_taken_over_total', 'Followed games this process took over (nobody held their lease).', figures.takenOver],
         ['fairtable_relay_fanout_unanswered_total', 'Forwarded submissions never answered (their sockets closed).', figures.unanswered],
+        ['fairtable_relay_fanout_talk_notifications_total', 'Notifications of stored table talk heard.', pg.counts.talk],
+        ['fairtable_relay_fanout_talk_pushed_total', 'Table-talk messages read from the store and pushed to sockets.', talk.figures.talkPushed],
         ['fairtable_relay_fanout_listens_total', 'Times the LISTEN connection was opened.', pg.counts.listens],
       ];
       return rows

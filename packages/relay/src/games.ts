@@ -89,6 +89,8 @@ export interface GameFanout {
   follow(g: Game): void;
   /** A game loaded with its lease: submissions forwarded to it are taken. */
   hold(g: Game): void;
+  /** A game being loaded (before `follow` or `hold`): its table talk stored from now on is pushed to its sockets. */
+  talk(g: Game): Promise<void>;
   /** A game that left memory. */
   leave(g: Game): void;
 }
@@ -220,6 +222,7 @@ export function holdGames(deps: GamesDeps): Games {
           follower: !holds,
           sealedMode: room !== null,
         };
+        await fanout?.talk(game);
         made.game = game;
         if (sealed !== null) {
           sealedGames.set(id, game);

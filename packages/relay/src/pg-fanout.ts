@@ -1,6 +1,6 @@
 /**
  * Fan-out between the processes of one relay service through Postgres (docs/spec/relay.md §4, "Clients on
- * any process"): one LISTEN connection per process and database, three channels named after the schema.
+ * any process"): one LISTEN connection per process and database, four channels named after the schema.
  *
  * - `lines`: sent by the store in the transaction of every append (postgres-store.ts), one notification per
  *   game, payload `GAME LAST` (the game's id and the number of the last line that append stored). Postgres
@@ -12,6 +12,9 @@
  *   puts them through its door as if its own socket had sent them.
  * - `reply`: what the holder answers a forwarded submission (`accepted`, `refused`, a sealed game's `held`),
  *   payload `NODE REQ MESSAGE`, the message the JSON the submitter's socket is sent.
+ * - `talk`: sent by the store in the transaction of every table-talk message it keeps (postgres-store.ts),
+ *   payload `GAME INDEX`. Every process with the game in memory reads its talk past the last message it pushed
+ *   and pushes it to its sockets (talk-fanout.ts); as with lines, a notification is only a hint to look.
  *
  * Any (re)connection of the LISTEN connection is reported (`onListening`): a process then catches up every
  * game it follows and takes the inbox of every game it orders, so a notification lost while it was away
@@ -22,9 +25,9 @@ import { FairtableError } from '@fairtable/core/errors.js';
 import { checkSchemaName } from './postgres-schema.js';
 
 /** The channel names of a schema (identifiers of at most 63 bytes: the schema's name is at most 56 here). */
-export function fanoutChannels(schema: string): { lines: string; inbox: string; reply: string } {
+export function fanoutChannels(schema: string): { lines: string; inbox: string; reply: string; talk: string } {
   const s = schema.slice(0, 56);
-  return { lines: `ft_l_${s}`, inbox: `ft_i_${s}`, reply: `ft_r_${s}` };
+  return { lines: `ft_l_${s}`, inbox: `ft_i_${s}`, reply: `ft_r_${s}`, talk: `ft_t_${s}` };
 }
 
 export interface PgFanoutOptions {
@@ -45,6 +48,8 @@ export interface FanoutEvents {
   inbox(game: string): void;
   /** The answer to this process's forwarded submission `req`: the JSON text its submitter is sent. */
   reply(req: number, message: string): void;
+  /** A table-talk message of `game` was stored, numbered `index`. */
+  talk(game: string, index: number): void;
   /** The LISTEN connection is (again) open: whatever was notified meanwhile must be looked for in the tables. */
   listening(): void;
   /** The LISTEN connection failed; it is opened again. */
@@ -63,10 +68,10 @@ export class PgFanout {
   private readonly pool: pg.Pool;
   private listener: pg.Client | null = null;
   private closed = false;
-  private readonly channels: { lines: string; inbox: string; reply: string };
+  private readonly channels: { lines: string; inbox: string; reply: string; talk: string };
   readonly node: string;
   /** Notifications heard, by channel; LISTEN connections opened. */
-  readonly counts = { lines: 0, inbox: 0, reply: 0, listens: 0 };
+  readonly counts = { lines: 0, inbox: 0, reply: 0, talk: 0, listens: 0 };
 
   constructor(
     private readonly options: PgFanoutOptions,
@@ -126,6 +131,10 @@ export class PgFanout {
     } else if (channel === this.channels.inbox) {
       this.counts.inbox++;
       this.events.inbox(payload);
+    } else if (channel === this.channels.talk) {
+      const [game, index] = payload.split(' ');
+      this.counts.talk++;
+      if (game !== undefined && index !== undefined) this.events.talk(game, Number(index));
     } else if (channel === this.channels.reply) {
       const first = payload.indexOf(' ');
       const second = payload.indexOf(' ', first + 1);

@@ -74,8 +74,9 @@ export class PostgresStore implements Store {
   private readonly url: string;
   /** The connection lease renewals use (renewQuery). */
   private renewer: pg.Client | null = null;
-  /** The channel the store notifies of appended lines on (pg-fanout.ts). */
+  /** The channels the store notifies of appended lines and talk on (pg-fanout.ts). */
   private readonly linesChannel: string;
+  private readonly talkChannel: string;
 
   constructor(options: PostgresStoreOptions) {
     this.schema = checkSchemaName(options.schema ?? 'public');
@@ -83,6 +84,7 @@ export class PostgresStore implements Store {
     this.lease = options.lease;
     this.url = options.url;
     this.linesChannel = fanoutChannels(this.schema).lines;
+    this.talkChannel = fanoutChannels(this.schema).talk;
     this.pool = new pg.Pool({
       connectionString: options.url,
       max: options.maxConnections ?? 10,
@@ -394,15 +396,23 @@ export class PostgresStore implements Store {
 
   /**
    * Table talk (docs/spec/press.md §6): one message appended under a per-game advisory lock, so that two
-   * processes (or two connections) never give two messages one index.
+   * processes (or two connections) never give two messages one index. With leases (several processes), the
+   * message is notified in the same statement (`GAME INDEX`, pg-fanout.ts), delivered at its commit: every
+   * process pushes it to its own sockets of the game (talk-fanout.ts), and the lock keeps notifications in index order.
    */
   async appendTalk(game: string, at: number, text: string): Promise<number> {
     return this.transaction(async (c) => {
       await c.query("SELECT pg_advisory_xact_lock(hashtext('talk/' || $1))", [game]);
-      const { rows } = await c.query<{ idx: number }>(
-        'INSERT INTO talk (game, idx, at, text) VALUES ($1, (SELECT coalesce(max(idx) + 1, 0) FROM talk WHERE game = $1), $2, $3) RETURNING idx',
-        [game, at, text],
-      );
+      const insert = 'INSERT INTO talk (game, idx, at, text) VALUES ($1, (SELECT coalesce(max(idx) + 1, 0) FROM talk WHERE game = $1), $2, $3) RETURNING idx';
+      const { rows } =
+        this.lease === undefined
+          ? await c.query<{ idx: number }>(insert, [game, at, text])
+          : await c.query<{ idx: number }>(`WITH stored AS (${insert}) SELECT idx, pg_notify($4, $1 || ' ' || idx) FROM stored`, [
+              game,
+              at,
+              text,
+              this.talkChannel,
+            ]);
       return rows[0]!.idx;
     });
   }

@@ -150,7 +150,8 @@ export async function startRelay(options: RelayOptions = {}): Promise<Relay> {
   });
 
   // Table talk beside each game's log (docs/spec/press.md §6), pushed over the game's WebSocket.
-  app.route('/', talkRoutes({ core, loadGame, send: (c, value) => send(c, value) }));
+  // With several processes, every process pushes a game's talk from the store to its own sockets (talk-fanout.ts).
+  app.route('/', talkRoutes({ core, loadGame, send: (c, value) => send(c, value), ...(follow === null ? {} : { stored: follow.talkStored }) }));
 
   const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   // Before the routes see a request: its client, where a trusted reverse proxy names one.

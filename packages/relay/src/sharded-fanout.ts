@@ -6,8 +6,8 @@ import { shardIndex } from './sharded-store.js';
 
 /**
  * The fan-out of a service whose games are spread over several primaries (relay.md §4, "Beyond one Postgres"):
- * one `PgFanout` a primary, in the order of the service's list. A game's line notifications, inbox and lease are
- * on its own primary (`shardIndex`), so its forwards, nudges and takes go there; a process listens on every
+ * one `PgFanout` a primary, in the order of the service's list. A game's line and talk notifications, inbox and
+ * lease are on its own primary (`shardIndex`: its store notifies there), so its forwards, nudges and takes go there; a process listens on every
  * primary, so an answer, which names its process and not its game, may go through any one (the first).
  */
 export class ShardedFanout {
@@ -20,8 +20,8 @@ export class ShardedFanout {
   }
 
   /** Notifications heard on every primary together, by channel; LISTEN connections opened. */
-  get counts(): { lines: number; inbox: number; reply: number; listens: number } {
-    const sum = { lines: 0, inbox: 0, reply: 0, listens: 0 };
+  get counts(): { lines: number; inbox: number; reply: number; talk: number; listens: number } {
+    const sum = { lines: 0, inbox: 0, reply: 0, talk: 0, listens: 0 };
     for (const s of this.shards) for (const k of Object.keys(sum) as (keyof typeof sum)[]) sum[k] += s.counts[k];
     return sum;
   }

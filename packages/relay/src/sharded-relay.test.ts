@@ -16,7 +16,7 @@ import { fromHex } from '@fairtable/core/bytes.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { startRelay, type Relay } from './relay.js';
 import { shardIndex } from './sharded-store.js';
-import { createGame, diceGame, RelaySeat, until, type TestGame } from './test-helpers.js';
+import { createGame, diceGame, postTalk, RelaySeat, until, WireClient, type TestGame } from './test-helpers.js';
 
 const url1 = process.env.FAIRTABLE_TEST_DATABASE_URL;
 const url2 = process.env.FAIRTABLE_TEST_DATABASE_URL_2;
@@ -209,5 +209,43 @@ describe.skipIf(missing)(`a relay on two Postgres primaries${missing ? ` (${skip
     expect(hb.leases).toEqual([]);
     expect(hb.fanout.followed).toBe(2);
     expect(hb.fanout.forwarded).toBeGreaterThan(0);
+  });
+
+  it("pushes a game's table talk to its sockets on both processes, notified through the game's own primary", async () => {
+    const relayAs = async (node: string): Promise<Relay> => {
+      const r = await startRelay({
+        port: 0,
+        database: { url: url1!, shards: [url2!], schema, node, leaseMs: 3000 },
+        logger: pino({ level: 'silent' }),
+        verifyThreads: 0,
+      });
+      relays.push(r);
+      return r;
+    };
+    const a = await relayAs('node-a');
+    const b = await relayAs('node-b');
+    // Press games until one has its home on each shard.
+    const press: TestGame[] = [];
+    for (let seed = 40; press.length < 2; seed++) {
+      const g = diceGame(2, seed, 2, true);
+      if (shardIndex(g.id, 2) === press.length) press.push(g);
+    }
+    const sockets: WireClient[] = [];
+    try {
+      for (const g of press) {
+        expect((await createGame(a.url, g.setupLine)).status).toBe(201);
+        const onA = await WireClient.join(a.url, g, 0);
+        const onB = await WireClient.join(b.url, g, 1);
+        sockets.push(onA, onB);
+        const sent = [await postTalk(a.url, g, 0, 1, 'To A.'), await postTalk(b.url, g, 1, 1, 'To B.')];
+        expect(sent.map((s) => s.index)).toEqual([0, 1]);
+        for (const c of [onA, onB]) {
+          const got = [await c.next('talk'), await c.next('talk')];
+          expect(got.map((m) => m.text)).toEqual(sent.map((s) => s.text));
+        }
+      }
+    } finally {
+      for (const c of sockets) c.close();
+    }
   });
 });

@@ -49,6 +49,11 @@ export interface TalkDeps {
   readonly loadGame: (id: string) => Promise<Game | null>;
   /** Sends a value to one connection (connections.ts). */
   readonly send: (c: Connection, value: unknown) => void;
+  /**
+   * With several processes (follow.ts): a message stored here, pushed like one notified from another process
+   * (talk-fanout.ts), to this process's sockets once and in order. Without it, pushed here directly.
+   */
+  readonly stored?: (game: string, index: number) => void;
 }
 
 interface Usage {
@@ -57,7 +62,7 @@ interface Usage {
 }
 
 export function talkRoutes(deps: TalkDeps): Hono {
-  const { core, loadGame, send } = deps;
+  const { core, loadGame, send, stored } = deps;
   const { store, clock, metrics, limits, storage, log } = core;
   const t: TalkLimits = { ...DEFAULT_TALK_LIMITS, ...core.options.talk };
   const byAuthor = new RateLimiter({ perSecond: t.perAuthorPerMinute / 60, burst: t.perAuthorBurst, maxClients: limits.httpClients });
@@ -130,8 +135,11 @@ export function talkRoutes(deps: TalkDeps): Hono {
           log.error({ err: e, game: g.id }, 'talk append failed');
           return refused('store_failed', 'the relay could not keep this message', 503);
         }
-        const frame = JSON.stringify({ kind: 'talk', index, at, text: canonical });
-        for (const conn of g.connections) if (conn.who !== null && !conn.closed) send(conn, frame);
+        if (stored !== undefined) stored(g.id, index);
+        else {
+          const frame = JSON.stringify({ kind: 'talk', index, at, text: canonical });
+          for (const conn of g.connections) if (conn.who !== null && !conn.closed) send(conn, frame);
+        }
         return { body: { index, at }, status: 201 };
       };
       const a = await answer();

@@ -18,6 +18,7 @@ import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/s
 import { Seat, seatRandom } from '@fairtable/core/seat/seat.js';
 import { simStrategy } from '@fairtable/core/testing';
 import type { JsonValue } from '@fairtable/core/jcs.js';
+import { talkText, writeTalk } from '@fairtable/core/press/index.js';
 import { startRelay, type Relay, type RelayOptions } from './relay.js';
 
 export interface TestGame {
@@ -28,19 +29,34 @@ export interface TestGame {
 }
 
 /** Dice on the chain protocol for `n` players, keys from `seed`. */
-export function diceGame(n: number, seed = 1, rounds = 2): TestGame {
+export function diceGame(n: number, seed = 1, rounds = 2, press = false): TestGame {
   const ids = Array.from({ length: n }, (_, i) => `p${i}`);
   const keys = ids.map((_, i) => generateKeyPair(new Uint8Array(32).fill(seed * 16 + i + 1)));
   const setup: GameSetup = {
     protocol: 'chain',
     game: 'dice',
-    params: { timeoutMs: 60_000, rounds },
+    params: press ? { timeoutMs: 60_000, rounds, press: { rule: 'full', mode: 'signed' } } : { timeoutMs: 60_000, rounds },
     players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
     nonce: toHex(new Uint8Array(32).fill(seed)),
     // Deadlines run from the setup's time, and the seats play on the real clock.
     created: Date.now(),
   };
   return { id: gameIdOf(setup), setupLine: envelopeLine(createSetupEnvelope(setup, ids[0]!, keys[0]!)), ids, keys };
+}
+
+/** Posts one signed table-talk message of seat `from` to the table of `g` on the relay at `url` (`g` made with `press`). */
+export async function postTalk(url: string, g: TestGame, from: number, seq: number, body: string): Promise<{ status: number; index: unknown; text: string }> {
+  const players = g.ids.map((id, i) => ({ id, key: toHex(g.keys[i]!.publicKey) }));
+  let n = seq;
+  const random = (k: number): Uint8Array => new Uint8Array(k).map((_, i) => (++n * 7 + i + from) & 255);
+  const text = talkText(
+    writeTalk(
+      { game: g.id, from: g.ids[from]!, to: 'table', seq, at: Date.now(), body },
+      { mode: 'signed', secretKey: g.keys[from]!.secretKey, players, random },
+    ),
+  );
+  const res = await fetch(`${url}/games/${g.id}/talk`, { method: 'POST', body: text });
+  return { status: res.status, index: ((await res.json()) as { index?: unknown }).index, text };
 }
 
 export async function createGame(url: string, setupLine: string): Promise<{ status: number; body: Record<string, unknown> }> {
