@@ -113,6 +113,9 @@ async function relayError(response: { status: number; text(): Promise<string> },
 }
 
 /** Posts a signed setup line to the relay (`POST /games`); returns the game id and the relay's key. */
+/** Waits before the second and third tries of a creation that failed on the network. */
+const CREATE_RETRY_MS = [200, 800] as const;
+
 export async function createGame(
   relayUrl: string,
   setupLine: string,
@@ -121,11 +124,25 @@ export async function createGame(
   const { gameId } = readSetupLine(setupLine);
   // `?game=` lets a balancer in front of several relay processes send the creation to the process that will
   // order the game (relay.md §4, "Many processes behind a balancer"); the relay itself reads only the body.
-  const response = await fetchOf(options.fetch)(new URL(`games?game=${gameId}`, httpBase(relayUrl)).toString(), {
-    method: 'POST',
-    body: setupLine,
-    headers: { 'content-type': 'application/x-ndjson' },
-  });
+  const post = (): ReturnType<FetchLike> =>
+    fetchOf(options.fetch)(new URL(`games?game=${gameId}`, httpBase(relayUrl)).toString(), {
+      method: 'POST',
+      body: setupLine,
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
+  // A creation that failed on the network (no answer: a balancer or relay closing a kept-alive connection as it
+  // was reused) is tried again, up to three tries: the same setup line posted again is answered 200 with the same
+  // game (relay.md §3), so a creation whose answer was lost is not made twice.
+  let response: Awaited<ReturnType<FetchLike>>;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      response = await post();
+      break;
+    } catch (e) {
+      if (!(e instanceof ClientError) || e.code !== 'connection_failed' || attempt >= CREATE_RETRY_MS.length) throw e;
+      await new Promise((resolve) => setTimeout(resolve, CREATE_RETRY_MS[attempt]));
+    }
+  }
   if (response.status !== 201 && response.status !== 200) throw await relayError(response, 'creating the game');
   const body = JSON.parse(await response.text()) as { game?: unknown; relay?: unknown };
   // The id is the setup's own hash: a relay that names another game is not hosting this one.
