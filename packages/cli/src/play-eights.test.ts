@@ -3,52 +3,12 @@
  * Crazy Eights on the deck to its end; both print the same outcome and the relay's log audits valid.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { crazyEightsRegistry } from '@fairtable/core/protocols/crazy-eights/registry.js';
 import { startMiniRelay, type MiniRelay } from '../../../test/mini-relay.js';
+import { cliProcesses, type Run } from '../../../test/cli-processes.js';
 
-const root = fileURLToPath(new URL('../../..', import.meta.url));
-const main = join(root, 'packages/cli/dist/main.js');
-const dir = mkdtempSync(join(tmpdir(), 'fairtable-play-eights-'));
-
-interface Run {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function start(args: string[], onFirstLine?: (line: string) => void): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [main, ...args], { cwd: dir });
-    let stdout = '';
-    let stderr = '';
-    let told = false;
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-      if (!told && stdout.includes('\n')) {
-        told = true;
-        onFirstLine?.(stdout.slice(0, stdout.indexOf('\n')));
-      }
-    });
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
-function keys(name: string): { key: string; pub: string } {
-  const k = generateKeyPair();
-  const key = join(dir, `${name}.json`);
-  const pub = join(dir, `${name}.pub.json`);
-  writeFileSync(key, JSON.stringify(toKeyFile(name, k)));
-  writeFileSync(pub, JSON.stringify(toPublicKeyFile(name, k.publicKey)));
-  return { key, pub };
-}
+const { start, keys } = cliProcesses('fairtable-play-eights-');
 
 let relay: MiniRelay | null = null;
 afterEach(async () => {

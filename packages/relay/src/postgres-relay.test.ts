@@ -62,6 +62,35 @@ afterEach(() => {
 const exited = (child: ChildProcess): Promise<number | null> =>
   child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : new Promise((r) => child.once('exit', (code) => r(code)));
 
+/** `fairtable relay --node NODE --lease-ms MS` on the test database; its URL and key once it listens. */
+function cliRelayNode(schema: string, node: string, leaseMs: number): { child: ChildProcess; listening: Promise<{ url: string; key: string }> } {
+  const command = [
+    'relay',
+    '--port',
+    '0',
+    '--host',
+    '127.0.0.1',
+    '--database',
+    url!,
+    '--database-schema',
+    schema,
+    '--node',
+    node,
+    '--lease-ms',
+    String(leaseMs),
+  ];
+  const child = spawn(process.execPath, [main, ...command], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  const listening = new Promise<{ url: string; key: string }>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const log = JSON.parse(line) as { msg?: string; port?: number; relay?: string };
+      if (log.msg === 'relay listening') resolve({ url: `http://127.0.0.1:${log.port}`, key: log.relay! });
+    });
+    child.once('exit', (code) => reject(new Error(`the relay exited (${code}) before listening`)));
+  });
+  return { child, listening };
+}
+
 const text = async (u: string): Promise<string[]> => (await (await fetch(u)).text()).trim().split('\n');
 
 describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? ` (${skipReason})` : ''}`, () => {
@@ -126,30 +155,8 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
   it('a relay process killed mid-game loses its leases after their length; another takes the game over from the stored log', async () => {
     const schema = freshSchema();
     const leaseMs = 2000;
-    const command = [
-      'relay',
-      '--port',
-      '0',
-      '--host',
-      '127.0.0.1',
-      '--database',
-      url!,
-      '--database-schema',
-      schema,
-      '--node',
-      'doomed',
-      '--lease-ms',
-      String(leaseMs),
-    ];
-    const child = spawn(process.execPath, [main, ...command], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    const first = await new Promise<{ url: string; key: string }>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).on('line', (line) => {
-        const log = JSON.parse(line) as { msg?: string; port?: number; relay?: string };
-        if (log.msg === 'relay listening') resolve({ url: `http://127.0.0.1:${log.port}`, key: log.relay! });
-      });
-      child.once('exit', (code) => reject(new Error(`the relay exited (${code}) before listening`)));
-    });
+    const { child, listening } = cliRelayNode(schema, 'doomed', leaseMs);
+    const first = await listening;
     const g = diceGame(3, 14, 8);
     expect((await createGame(first.url, g.setupLine)).status).toBe(201);
     const playing = g.ids.map((_, i) => new RelaySeat(g, i, fromHex(first.key)));
@@ -187,30 +194,8 @@ describe.skipIf(url === undefined)(`the relay on Postgres${url === undefined ? `
   it('a relay process paused (SIGSTOP) past its lease and resumed appends nothing: the game goes on elsewhere, and the log never forks', async () => {
     const schema = freshSchema();
     const leaseMs = 2000;
-    const command = [
-      'relay',
-      '--port',
-      '0',
-      '--host',
-      '127.0.0.1',
-      '--database',
-      url!,
-      '--database-schema',
-      schema,
-      '--node',
-      'paused',
-      '--lease-ms',
-      String(leaseMs),
-    ];
-    const child = spawn(process.execPath, [main, ...command], { stdio: ['ignore', 'pipe', 'inherit'] });
-    children.push(child);
-    const first = await new Promise<{ url: string; key: string }>((resolve, reject) => {
-      createInterface({ input: child.stdout! }).on('line', (line) => {
-        const log = JSON.parse(line) as { msg?: string; port?: number; relay?: string };
-        if (log.msg === 'relay listening') resolve({ url: `http://127.0.0.1:${log.port}`, key: log.relay! });
-      });
-      child.once('exit', (code) => reject(new Error(`the relay exited (${code}) before listening`)));
-    });
+    const { child, listening } = cliRelayNode(schema, 'paused', leaseMs);
+    const first = await listening;
     const g = diceGame(3, 9, 2);
     expect((await createGame(first.url, g.setupLine)).status).toBe(201);
     const [n0] = noteEnvelopes(g, 0, 1);
