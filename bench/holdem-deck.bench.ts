@@ -106,6 +106,8 @@ async function relayRun(): Promise<void> {
     return { key, pub };
   });
   // Each seat under bash, whose `times` prints the process's user and system CPU when it ends.
+  // When each seat first said "ready" (connected, synced, playing): the hand starts once the last seat is seated.
+  const seated: number[] = [];
   const seat = (playArgs: string[], onFirst?: (l: string) => void): Promise<{ status: number | null; cpu: number; stderr: string }> =>
     new Promise((resolve) => {
       const profile = PROFILES === null ? '' : `--cpu-prof --cpu-prof-dir="${PROFILES}"`;
@@ -120,7 +122,11 @@ async function relayRun(): Promise<void> {
           onFirst?.(out.slice(0, out.indexOf('\n')));
         }
       });
-      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => {
+        const before = err.length;
+        err += d.toString();
+        if (/^[^:\n]+: ready$/m.test(err) && !/^[^:\n]+: ready$/m.test(err.slice(0, before))) seated.push(performance.now());
+      });
       child.on('close', (status) => {
         // `times` prints the shell's line, then its children's: "0m1.234s 0m0.056s".
         const last = err.trim().split('\n').slice(-1)[0] ?? '';
@@ -154,13 +160,22 @@ async function relayRun(): Promise<void> {
     },
   );
   const others = await joiners;
-  const wall = performance.now() - start;
+  const end = performance.now();
+  const wall = end - start;
+  const handWall = seated.length === PLAYERS ? end - Math.max(...seated) : NaN;
   relay.kill();
   const runs = [creator, ...others];
   const failed = runs.filter((r) => r.status !== 0);
   if (failed.length > 0) process.stdout.write(`!!! ${failed.length} seat(s) failed:\n${failed[0]!.stderr.slice(-2000)}\n`);
   const lines = readFileSync(out, 'utf8').trim().split('\n');
-  line(`through a relay: ${PLAYERS} seats on one machine, one hand, wall`, `${(wall / 1000).toFixed(1)} s (goal: under 15 s)`);
+  line(
+    `through a relay: ${PLAYERS} seats on one machine, whole run, wall`,
+    `${(wall / 1000).toFixed(1)} s (from the creator's start: Node's start of ${PLAYERS} processes included)`,
+  );
+  line(
+    `through a relay: ${PLAYERS} seats seated, the hand, wall`,
+    `${(handWall / 1000).toFixed(1)} s (goal: under 15 s; from the last seat's "ready" to the last seat's outcome: keys, shuffles, deal, betting, showdown)`,
+  );
   line(
     'through a relay: CPU per player process (user + system)',
     `${runs.map((r) => `${r.cpu.toFixed(1)} s`).join(', ')}; all ${runs.reduce((n, r) => n + r.cpu, 0).toFixed(1)} s`,
