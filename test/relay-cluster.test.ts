@@ -8,8 +8,8 @@
  * others, which take their leases over once they run out. Every acknowledged line is still there, in
  * order; the games finish; fetch and the audit with the relay's receipts are valid and name nobody.
  *
- * GAMES is 12 (48 seats), not 50: the test shares a 2-core machine with the rest of the suite; 50 games
- * run with `FAIRTABLE_CLUSTER_GAMES=50`. Skipped, saying why, without FAIRTABLE_TEST_DATABASE_URL or
+ * GAMES is `FAIRTABLE_CLUSTER_GAMES`: 50 (200 seats) under `.ci/run`, 12 (48 seats) by default, for a
+ * developer's inner loop on a 2-core machine. Skipped, saying why, without FAIRTABLE_TEST_DATABASE_URL or
  * HAProxy; under CI their absence fails.
  */
 import { randomUUID } from 'node:crypto';
