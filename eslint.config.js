@@ -56,7 +56,7 @@ const impure = {
 };
 
 export default defineConfig(
-  { ignores: ['**/dist/**', '**/node_modules/**', 'coverage/**', '.bench-tmp/**', 'tmp/**'] },
+  { ignores: ['**/dist/**', 'packages/cli/bundle/**', '**/node_modules/**', 'coverage/**', '.bench-tmp/**', 'tmp/**'] },
   js.configs.recommended,
   tseslint.configs.recommended,
   {

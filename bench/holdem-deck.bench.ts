@@ -42,7 +42,7 @@ const cpuNow = (): number => {
 };
 line('load average (1, 5, 15 min) at the start', load());
 const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(root, 'packages/cli/dist/main.js');
+const cli = join(root, 'packages/cli/bin/fairtable.js');
 
 // Baseline: one shuffle of 52 cards proved, and verified.
 {

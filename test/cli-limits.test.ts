@@ -16,7 +16,7 @@ import { generateKeyPair } from '@fairtable/core/identity.js';
 import { toHex } from '@fairtable/core/bytes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const main = join(root, 'packages/cli/dist/main.js');
+const main = join(root, 'packages/cli/bin/fairtable.js');
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-limits-'));
 const SEED = '00'.repeat(32);
 

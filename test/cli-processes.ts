@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
 
-export const main = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
+export const main = fileURLToPath(new URL('../packages/cli/bin/fairtable.js', import.meta.url));
 
 export interface Run {
   readonly status: number | null;

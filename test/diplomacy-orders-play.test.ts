@@ -17,7 +17,7 @@ import { Referee } from '@fairtable/core/referee.js';
 import { diplomacyRegistry, phaseLabel, type DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { startRelay } from '@fairtable/relay';
 
-const main = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../packages/cli/bin/fairtable.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-diplomacy-orders-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -15,7 +15,7 @@ import { startRelay } from '@fairtable/relay';
 import { Referee } from '@fairtable/core/referee.js';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 
-const main = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../packages/cli/bin/fairtable.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-diplomacy-play-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

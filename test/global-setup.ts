@@ -2,7 +2,9 @@
  * Vitest global setup: brings packages/*\/dist up to date once, before any worker
  * starts, for the tests that run the built `fairtable` command. `tsc -b` rebuilds
  * only what changed, so after `.ci/run`'s build (or `npm run build`) it only
- * checks timestamps.
+ * checks timestamps. Then the command's bundle (packages/cli/scripts/bundle.js,
+ * used by bin/fairtable.js) is made again if the build is newer, so that the tests
+ * run the command as a player does.
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -13,4 +15,6 @@ export default function setup(): void {
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
   const build = spawnSync(process.execPath, [tsc, '-b', 'packages/cli'], { cwd: root, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`the build before the tests failed:\n${build.stdout}${build.stderr}`);
+  const bundle = spawnSync(process.execPath, ['packages/cli/scripts/bundle.js', '--if-stale'], { cwd: root, encoding: 'utf8' });
+  if (bundle.status !== 0) throw new Error(`the command's bundle before the tests failed:\n${bundle.stdout}${bundle.stderr}`);
 }

@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const main = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../packages/cli/bin/fairtable.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-play-resume-'));
 const other = join(dir, 'other-machine');
 mkdirSync(other);

@@ -29,7 +29,7 @@ import { createGame, fetchGame, joinGame, type RelayGame } from '@fairtable/clie
 import { startRelay, type Relay } from '@fairtable/relay';
 import { startMiniRelay, type MiniRelay } from './mini-relay.js';
 
-const main = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../packages/cli/bin/fairtable.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-censor-'));
 const closing: (() => unknown)[] = [];
 afterAll(async () => {

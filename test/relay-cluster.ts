@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-export const CLI_MAIN = join(root, 'packages/cli/dist/main.js');
+export const CLI_MAIN = join(root, 'packages/cli/bin/fairtable.js');
 export const HAPROXY_CONFIG = join(root, 'deploy/haproxy.cfg');
 
 /** The HAProxy binary, or null when it is not installed (`apt-get install haproxy`). */

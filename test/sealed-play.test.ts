@@ -14,7 +14,7 @@ import { auditLines } from '@fairtable/core/audit.js';
 import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
 import { startRelay } from '@fairtable/relay';
 
-const main = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../packages/cli/bin/fairtable.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-sealed-play-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

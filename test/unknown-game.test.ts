@@ -19,7 +19,7 @@ import { FairtableError } from '@fairtable/core/errors.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { startRelay, type Relay } from '@fairtable/relay';
 
-const main = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../packages/cli/bin/fairtable.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-unknown-game-'));
 const NO_GAME = '0'.repeat(64);
 /** Under the 30 s a retrying command took (its default reconnection window), far over what an answer takes on a loaded machine. */

@@ -22,7 +22,7 @@ import { generateKeyPair, toKeyFile, type KeyPair } from '@fairtable/core/identi
 import { createSetupEnvelope, type GameSetup } from '@fairtable/core/setup.js';
 import { startMiniRelay, type MiniRelay } from './mini-relay.js';
 
-const main = fileURLToPath(new URL('../packages/cli/dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../packages/cli/bin/fairtable.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-witness-url-'));
 const players = ['alice', 'bob'].map((id, i) => ({ id, keys: generateKeyPair(new Uint8Array(32).fill(60 + i)) }));
 const WITNESS_KEY = 'cd'.repeat(32);

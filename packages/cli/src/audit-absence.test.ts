@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-const main = join(root, 'packages/cli/dist/main.js');
+const main = join(root, 'packages/cli/bin/fairtable.js');
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-absence-'));
 
 function run(args: string[]): { status: number | null; stdout: string; stderr: string } {

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { writeHostile } from '../../../bench/lib/hostile-transcripts.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-const main = join(root, 'packages/cli/dist/main.js');
+const main = join(root, 'packages/cli/bin/fairtable.js');
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-audit-'));
 
 function run(args: string[]): { status: number | null; stdout: string; stderr: string } {

@@ -16,7 +16,7 @@ import { envelopeLine } from '@fairtable/core/envelope.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
 
-const main = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../bin/fairtable.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-relay-command-'));
 const children: ChildProcess[] = [];
 afterAll(() => {

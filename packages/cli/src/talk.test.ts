@@ -13,7 +13,7 @@ import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/s
 import { startRelay, type Relay } from '@fairtable/relay';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-const main = join(root, 'packages/cli/dist/main.js');
+const main = join(root, 'packages/cli/bin/fairtable.js');
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-talk-'));
 
 /** Runs the built command without blocking this process (the relay runs here). */

@@ -1,6 +1,6 @@
 /**
  * `fairtable diplomacy` end to end: builds the CLI, then runs
- * `node packages/cli/dist/main.js diplomacy ...` on DATC cases and on bad
+ * `node packages/cli/bin/fairtable.js diplomacy ...` on DATC cases and on bad
  * input, checking output and exit codes (docs/spec/diplomacy.md §8).
  */
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import cases from '../../../diplomacy/src/testdata/datc-v2.4.json' with { type: 'json' };
 
-const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../bin/fairtable.js', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'fairtable-diplomacy-'));
 
 function cli(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
@@ -29,7 +29,7 @@ const key = (u: Unit): string => `${u.power} ${u.type} ${u.at}`;
 describe('fairtable diplomacy', () => {
   beforeAll(() => {
     // The build happens once, before the tests (test/global-setup.ts).
-    if (!existsSync(MAIN)) throw new Error('no packages/cli/dist/main.js: run npm run build');
+    if (!existsSync(fileURLToPath(new URL('../../dist/main.js', import.meta.url)))) throw new Error('no packages/cli/dist/main.js: run npm run build');
   });
 
   it('assign: the seed 003 example, its lottery numbers replayed', () => {

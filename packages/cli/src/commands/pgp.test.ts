@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { checkSetupBindings } from '@fairtable/pgp';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
-const main = join(root, 'packages/cli/dist/main.js');
+const main = join(root, 'packages/cli/bin/fairtable.js');
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-pgp-'));
 const at = (name: string): string => join(dir, name);
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
-const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../bin/fairtable.js', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'fairtable-simulate-eights-'));
 const SEED = '07'.repeat(32);
 

@@ -1,6 +1,6 @@
 /**
  * `fairtable vrf` end to end: runs the CLI that the test run's global setup built,
- * as `node packages/cli/dist/main.js vrf ...` and checks output and exit codes
+ * as `node packages/cli/bin/fairtable.js vrf ...` and checks output and exit codes
  * (0 valid, 1 invalid with the reason code on stderr, 2 unusable input).
  */
 import { spawnSync } from 'node:child_process';
@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ED25519_TORSION_SUBGROUP } from '@noble/curves/ed25519.js';
 import vectors from '../../../core/src/vrf/vectors/rfc9381-ecvrf.json' with { type: 'json' };
 
-const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../bin/fairtable.js', import.meta.url));
 
 function cli(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [MAIN, 'vrf', ...args], { encoding: 'utf8' });

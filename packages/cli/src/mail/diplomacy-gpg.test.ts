@@ -332,7 +332,7 @@ describe('Diplomacy by mail with a player who has only gpg', () => {
   }, 300_000);
 
   it('the command: mail new diplomacy --gpg-player puts the key and its fingerprint in the setup; an Ed25519 key is taken, a short RSA key refused', () => {
-    const cli = join(fileURLToPath(new URL('../../../..', import.meta.url)), 'packages/cli/dist/main.js');
+    const cli = join(fileURLToPath(new URL('../../../..', import.meta.url)), 'packages/cli/bin/fairtable.js');
     const fs = folders('cli');
     const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: root });
     const players = fs.map((p) => join(root, `cli-${p.id}.pub.json`)).join(',');

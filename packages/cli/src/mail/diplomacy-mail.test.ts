@@ -363,7 +363,7 @@ describe('Diplomacy by mail, a reveal withheld', () => {
 });
 
 describe('the fairtable mail command for Diplomacy', () => {
-  const cli = join(fileURLToPath(new URL('../../../..', import.meta.url)), 'packages/cli/dist/main.js');
+  const cli = join(fileURLToPath(new URL('../../../..', import.meta.url)), 'packages/cli/bin/fairtable.js');
   const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: root });
   it('mail new diplomacy takes the play command options, and decide --orders and --prefs answer', () => {
     const tag = 'cli';

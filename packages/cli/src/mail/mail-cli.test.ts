@@ -11,7 +11,7 @@ import { randomChoice } from '@fairtable/core/testing';
 import { asEmail, asQuotedReply } from './post-office.js';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
-const main = join(root, 'packages/cli/dist/main.js');
+const main = join(root, 'packages/cli/bin/fairtable.js');
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-mail-cli-'));
 
 function run(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {

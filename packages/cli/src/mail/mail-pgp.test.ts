@@ -18,7 +18,7 @@ import { asEmail, asQuotedReply } from './post-office.js';
 import { clearsignedText, pgpBlocks } from './pgp-mail.js';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
-const main = join(root, 'packages/cli/dist/main.js');
+const main = join(root, 'packages/cli/bin/fairtable.js');
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-mail-pgp-'));
 const at = (name: string): string => join(dir, name);
 

@@ -323,7 +323,7 @@ describe('draft orders by mail', () => {
 });
 
 describe('the commands', () => {
-  const cli = join(fileURLToPath(new URL('../../../..', import.meta.url)), 'packages/cli/dist/main.js');
+  const cli = join(fileURLToPath(new URL('../../../..', import.meta.url)), 'packages/cli/bin/fairtable.js');
   const run = (args: string[]) => spawnSync(process.execPath, [cli, 'mail', ...args], { encoding: 'utf8', cwd: root });
 
   it('mail press, mail status --json, mail decide --draft and mail ready, as separate processes', () => {
