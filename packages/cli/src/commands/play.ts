@@ -12,6 +12,10 @@
  *     secrets are derived from KEY (docs/SPEC.md §10.2, "A seat follows its key"), so the key and the copy
  *     are all it needs.
  *
+ *   fairtable play --relay URL --key KEY --join GAME_ID --as-newcomer
+ *     a newcomer takes over an absent Diplomacy power once a player proposed it (`--propose-newcomer FILE`,
+ *     `--approve-newcomer KEY`: diplomacy-handover.ts, docs/spec/diplomacy.md §10.15).
+ *
  * Both print the outcome as one JSON line on stdout and exit 0 when the game ends. Decisions: `--hand`
  * (Rochambeau), `--bet` (Signidice) and `--prefs` (Diplomacy's power assignment) answer them; `--orders
  * DIR|-` has a person give Diplomacy's orders and `--ask` asks every other decision on stdin
