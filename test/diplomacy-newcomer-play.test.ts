@@ -53,7 +53,7 @@ describe('fairtable play diplomacy: a newcomer takes over an absent power', () =
           '--absent-after',
           '1',
           '--timeout-ms',
-          '6000',
+          '10000',
           // Approved by key, known before the game exists.
           '--approve-newcomer',
           niaKey,
