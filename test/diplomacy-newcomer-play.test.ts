@@ -5,7 +5,8 @@
  * player proposes it (`--propose-newcomer`), the other approves its key (`--approve-newcomer`), and the
  * newcomer (`--as-newcomer`) orders the power to the game's end. The fetched transcript audits valid, naming
  * only the absent player's absence. Cheats: a newcomer nobody proposed is refused by the relay and the game
- * goes on unaffected; a consent its key did not sign is refused before any seat proposes it.
+ * goes on unaffected (as a newcomer, it waits for a proposal and gives up); a consent its key did not sign is
+ * refused before any seat proposes it.
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -85,18 +86,22 @@ describe('fairtable play diplomacy: a newcomer takes over an absent power', () =
             cli.start(['play', '--relay', relay.url, '--key', stranger!.key, '--join', game, '--reconnect-ms', '2000']),
             // A seat given the forged consent to propose refuses it before playing.
             cli.start(['play', '--relay', relay.url, '--key', p2!.key, '--join', game, '--propose-newcomer', bad]),
+            // The stranger as a newcomer: nobody proposes it, so it gives up waiting.
+            cli.start(['play', '--relay', relay.url, '--key', stranger!.key, '--join', game, '--as-newcomer', '--newcomer-wait-ms', '3000']),
           ]);
         },
       );
       const made = await creator;
       expect(made.status, made.stderr).toBe(0);
-      const [proposer, newcomer, strangerRun, forgedRun] = await rest!;
+      const [proposer, newcomer, strangerRun, forgedRun, unproposed] = await rest!;
       expect(proposer!.status, proposer!.stderr).toBe(0);
       expect(newcomer!.status, newcomer!.stderr).toBe(0);
       expect(strangerRun!.status).toBe(2);
       expect(strangerRun!.stderr).toMatch(/\[bad_hello\]/);
       expect(forgedRun!.status).toBe(2);
       expect(forgedRun!.stderr).toMatch(/\[bad_consent\]/);
+      expect(unproposed!.status).toBe(2);
+      expect(unproposed!.stderr).toMatch(/\[not_proposed\] no player proposed zed/);
       expect(proposer!.stderr).toMatch(/proposing Nia \(nia, key [0-9a-f]{16}…\) for france/);
       expect(made.stderr).toMatch(/approving Nia \(nia\) for france, proposed by p2/);
       expect(newcomer!.stderr).toMatch(/a player proposed us/);

@@ -16,8 +16,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { WebSocket } from 'ws';
-import { fetchGame, relayKeyOf, type RelayGame } from '@fairtable/client';
+import type { RelayGame } from '@fairtable/client';
 import { fromHex, isHex, toHex } from '@fairtable/core/bytes.js';
 import { verify } from '@fairtable/core/identity.js';
 import { parseJson } from '@fairtable/core/jcs.js';
@@ -133,49 +132,49 @@ export function attachHandover(game: RelayGame, plan: HandoverPlan, say: (text: 
 
 /**
  * Waits until the log of `gameId` holds a `newcomer` line naming `id` with `key` (SPEC §4.6), reading the
- * transcript every second for at most `waitMs`; the relay's key. Exits 2 when the id is a player of the
- * setup, when the log made it an author with another key, or when no proposal came in time.
+ * transcript every second for at most `waitMs`. Exits 2 when the id is a player of the setup, when the log
+ * made it an author with another key, or when no proposal came in time. What is read here is only a cue to
+ * connect, so the receipts are not fetched with it (a live log grows between two requests): the seat checks
+ * every line and its receipt once it plays, as any seat does.
  */
 export async function waitToBeIntroduced(
   relayUrl: string,
   gameId: string,
   id: string,
   key: string,
-  relayKey: string | undefined,
   waitMs: number,
   say: (text: string) => void,
-): Promise<string> {
-  let relay: string;
-  try {
-    relay = relayKey ?? (await relayKeyOf(relayUrl, gameId, WebSocket));
-  } catch (e) {
-    failWith(e);
-  }
+): Promise<void> {
+  const url = new URL(`games/${gameId}/transcript`, relayUrl.endsWith('/') ? relayUrl : `${relayUrl}/`).toString();
   const until = Date.now() + waitMs;
   let told = false;
   for (;;) {
-    let lines: string[];
+    let lines: string[] = [];
     try {
-      const f = await fetchGame(relayUrl, gameId, relay);
-      if (f.lie !== null) {
-        process.stderr.write(`fairtable: [relay_lied] ${f.lie.message}\n${JSON.stringify(f.lie)}\n`);
-        process.exit(1);
-      }
-      lines = f.lines;
+      const r = await fetch(url);
+      if (r.status === 404) fail(`[unknown_game] no game ${gameId} on this relay`);
+      if (r.ok) lines = (await r.text()).split('\n').filter((l) => l.trim() !== '');
     } catch (e) {
-      failWith(e);
+      // Unreachable for now: asked again until the wait is over.
+      if (Date.now() >= until) failWith(e);
     }
     if (lines[0] !== undefined && readSetupLine(lines[0]).setup.players.some((p) => p.id === id))
       fail(`[bad_input] ${id} is a player of game ${gameId} already: play it without --as-newcomer`);
-    for (const text of lines.slice(1)) {
-      const n = newcomerIn((JSON.parse(text) as { body: { type: string } }).body);
+    for (const [at, text] of lines.entries()) {
+      if (at === 0) continue;
+      let n: ReturnType<typeof newcomerIn> = null;
+      try {
+        n = newcomerIn((JSON.parse(text) as { body: { type: string } }).body);
+      } catch {
+        n = null;
+      }
       if (n === null || n.id !== id) continue;
       if (n.key !== key) fail(`[bad_newcomer] the log of game ${gameId} made ${id} an author with another key (${n.key.slice(0, 16)}…)`);
-      say(`a player proposed us: the relay admits our seat from line ${lines.indexOf(text)} on`);
-      return relay;
+      say(`a player proposed us at line ${at}: the relay admits our seat from then on`);
+      return;
     }
     if (Date.now() >= until) fail(`[not_proposed] no player proposed ${id} with this key in game ${gameId} within ${waitMs} ms`);
-    if (!told) say(`waiting for a player to propose us (give them our newcomer file)`);
+    if (!told) say('waiting for a player to propose us (give them our newcomer file)');
     told = true;
     await new Promise((r) => setTimeout(r, 1000));
   }

@@ -400,8 +400,8 @@ export function register(program: Command): void {
           // The relay welcomes a newcomer only once a proposal naming it stands in the log (docs/spec/relay.md §3).
           const say = (text: string): void => void process.stderr.write(`${me.name}: ${text}\n`);
           const waitMs = integer(opts.newcomerWaitMs, '--newcomer-wait-ms', 0, 2_592_000_000)!;
-          const relayKey = await waitToBeIntroduced(opts.relay!, opts.join, me.name, toHex(me.keys.publicKey), opts.relayKey, waitMs, say);
-          return playSeat(opts.relay!, opts.join, me, opts, relayKey, undefined, 'diplomacy');
+          await waitToBeIntroduced(opts.relay!, opts.join, me.name, toHex(me.keys.publicKey), waitMs, say);
+          return playSeat(opts.relay!, opts.join, me, opts, opts.relayKey, undefined, 'diplomacy');
         }
         return playSeat(opts.relay!, opts.join, me, opts, opts.relayKey, undefined);
       }
