@@ -9,6 +9,7 @@ import { toHex } from '@fairtable/core/bytes.js';
 import { envelopeHash, envelopeLine, signEnvelope, type Body, type Envelope } from '@fairtable/core/envelope.js';
 import { generateKeyPair, type KeyPair } from '@fairtable/core/identity.js';
 import { signHello } from '@fairtable/core/order/hello.js';
+import { MAX_NEWCOMERS } from '@fairtable/core/transcript.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
 import { createGame, diceGame, testRelays, WireClient, type Message, type TestGame } from './test-helpers.js';
 
@@ -30,10 +31,10 @@ async function hello(url: string, g: TestGame, id: string, keys: KeyPair): Promi
   }
 }
 
-/** `from`'s envelope number `seq` (after `prev`), signed with `keys`. */
-function envelope(g: TestGame, from: string, seq: number, prev: string, body: Body, keys: KeyPair): Envelope {
+/** `from`'s envelope number `seq` (after `prev`, having seen `at` lines), signed with `keys`. */
+function envelope(g: TestGame, from: string, seq: number, prev: string, body: Body, keys: KeyPair, at = 1, head?: string): Envelope {
   const setup = JSON.parse(g.setupLine) as Envelope;
-  return signEnvelope({ v: 1, game: g.id, from, seq, prev, at: 1, head: envelopeHash(setup), time: 5, body }, keys.secretKey, nativeSign);
+  return signEnvelope({ v: 1, game: g.id, from, seq, prev, at, head: head ?? envelopeHash(setup), time: 5, body }, keys.secretKey, nativeSign);
 }
 
 const transcript = async (url: string, g: TestGame): Promise<string[]> =>
@@ -82,6 +83,26 @@ describe("the relay's door and newcomers (SPEC §4.6)", () => {
     const again = await hello(r.url, g, 'nia', nia);
     expect(again.answer).toMatchObject({ kind: 'welcome', lines: 3 });
     again.client.ws.close();
+  });
+
+  it(`at most MAX_NEWCOMERS (${MAX_NEWCOMERS}) newcomers a game: a later newcomer line introduces nobody`, async () => {
+    const r = await relay();
+    const g = diceGame(2, 7);
+    expect((await createGame(r.url, g.setupLine)).status).toBe(201);
+    const p0 = await WireClient.join(r.url, g, 0);
+    let prev = envelopeHash(JSON.parse(g.setupLine) as Envelope);
+    const keys = Array.from({ length: MAX_NEWCOMERS + 1 }, (_, i) => generateKeyPair(new Uint8Array(32).fill(100 + i)));
+    for (const [i, k] of keys.entries()) {
+      const e = envelope(g, 'p0', i + 1, prev, { type: 'newcomer', newcomer: { id: `n${i}`, key: toHex(k.publicKey) } }, g.keys[0]!, i + 1, prev);
+      p0.send({ kind: 'submit', text: envelopeLine(e) });
+      expect((await p0.next('entry')).line).toBe(i + 1);
+      prev = envelopeHash(e);
+    }
+    const last = await hello(r.url, g, `n${MAX_NEWCOMERS - 1}`, keys[MAX_NEWCOMERS - 1]!);
+    expect(last.answer).toMatchObject({ kind: 'welcome' });
+    last.client.ws.close();
+    expect((await hello(r.url, g, `n${MAX_NEWCOMERS}`, keys[MAX_NEWCOMERS]!)).answer).toMatchObject({ kind: 'error', code: 'bad_hello' });
+    p0.ws.close();
   });
 
   it('a newcomer line that is not well-formed introduces nobody', async () => {
