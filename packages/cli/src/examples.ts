@@ -58,6 +58,12 @@ export const EXAMPLES: Readonly<Record<string, readonly (readonly [string, strin
     ['fairtable diplomacy orders --power england --phase F1903M --position p.json --offered', 'every order England is offered, by unit'],
   ],
   'diplomacy assign': [['fairtable diplomacy assign --prefs prefs.txt', 'the powers from the preference lists']],
+  'diplomacy newcomer-consent': [
+    [
+      'fairtable diplomacy newcomer-consent --game GAME_ID --power france --key nia.json --name Nia > nia.newcomer.json',
+      "nia's consent to take over France, for a player to propose (play --propose-newcomer)",
+    ],
+  ],
   mail: [
     ['fairtable mail new dice --dir game-a --key alice.json --players alice.pub.json,bob.pub.json', 'alice creates; she mails game-a/outbox/* to bob'],
     ['fairtable mail read --dir game-b --key bob.json saved-mail.eml', 'bob takes his seat from the saved e-mail; he mails game-b/outbox/* back'],
@@ -93,6 +99,11 @@ export const EXAMPLES: Readonly<Record<string, readonly (readonly [string, strin
       'creates the game: prints GAME_ID INVITE_URL',
     ],
     ['fairtable play --relay http://localhost:8080 --key bob.json --join GAME_ID', 'bob takes his seat'],
+    [
+      'fairtable play --relay http://localhost:8080 --key bob.json --join GAME_ID --propose-newcomer nia.newcomer.json',
+      'Diplomacy: bob proposes nia for an absent power; the others give --approve-newcomer nia.pub.json',
+    ],
+    ['fairtable play --relay http://localhost:8080 --key nia.json --join GAME_ID --as-newcomer', 'nia plays the power once she is proposed'],
     [
       'fairtable play dice --roll 4d6kh3+1 --relay http://localhost:8080 --key alice.json --players alice.pub.json,bob.pub.json',
       'each turn rolls four d6, keeps the highest three, adds 1',

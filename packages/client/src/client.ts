@@ -117,6 +117,11 @@ export interface JoinOptions {
   readonly fetch?: FetchLike;
   /** A hook on what the seat signs and sends (the simulator's cheats, for demonstrations and tests). */
   readonly outgoing?: OutgoingHook;
+  /**
+   * This seat is a newcomer (docs/SPEC.md §4.6): its id is not among the setup's players, and a `newcomer`
+   * line in the log made it an author. The relay welcomes it only from that line on.
+   */
+  readonly newcomer?: boolean;
 }
 
 type Listener<K extends keyof ClientEvents> = (value: ClientEvents[K]) => void;
@@ -639,7 +644,7 @@ export class RelayGame {
           lines: [{ line: 0, text }],
           relay: chain.relay,
         });
-      if (!setup.setup.players.some((p) => p.id === this.id))
+      if (this.options.newcomer !== true && !setup.setup.players.some((p) => p.id === this.id))
         return this.fail(new ClientError('bad_challenge', `${this.id} is not a player of game ${this.gameId}`));
       // Before the seat or any witness post: a creator may not turn the players into its HTTP clients.
       try {

@@ -15,6 +15,7 @@
  */
 import { MAX_LINE_LENGTH, type Admission, type Door } from '@fairtable/core/door.js';
 import type { Envelope } from '@fairtable/core/envelope.js';
+import { NEWCOMER_TYPE } from '@fairtable/core/transcript.js';
 import { nativeVerify } from '@fairtable/node/native-verify.js';
 import { readSubmitted, type Read } from './read-submitted.js';
 import type { VerifyPool } from './verify-pool.js';
@@ -154,7 +155,9 @@ function judge<C>(door: Door, { text, who, next }: Item<C>, read: Read): Admissi
         at: h.at,
         head: h.head,
         time: h.time,
-        body: { type: h.type },
+        // A newcomer line makes an author (docs/SPEC.md §4.6), which the door reads from the body's `newcomer`
+        // member: such a line, a few in a game, is read whole here.
+        body: h.type === NEWCOMER_TYPE ? (JSON.parse(text) as Envelope).body : { type: h.type },
         sig: '',
       };
       return door.admitPrepared({ text, envelope, shapeError: null, hash: read.hash, sigOk: read.sigOk }, who);

@@ -9,6 +9,9 @@
  *   orders FILE --power P --phase S1901M [--position POS] [--strict-unit-type]
  *                       each order of a player's file in canonical form, or
  *                       its error
+ *   newcomer-consent --game ID --power P --key FILE [--name NAME]
+ *                       a newcomer's signed consent to take over an absent
+ *                       power, as a newcomer file (diplomacy-handover.ts)
  *
  * Exit codes: 0 done (orders: every order is good), 1 orders: some order has
  * an error (listed on stdout), 2 unusable input, printed as
@@ -35,6 +38,7 @@ import {
   type Position,
 } from '@fairtable/diplomacy';
 import { readInput } from '../io.js';
+import { registerNewcomerConsent } from './diplomacy-handover.js';
 
 function readText(path: string): string {
   try {
@@ -120,6 +124,7 @@ function output(position: Position): Record<string, unknown> {
 
 export function register(program: Command): void {
   const diplomacy = program.command('diplomacy').description("Diplomacy: adjudicate a phase, check a player's orders (standard map, DATC rules)");
+  registerNewcomerConsent(diplomacy);
 
   diplomacy
     .command('adjudicate')

@@ -12,6 +12,10 @@
  *     secrets are derived from KEY (docs/SPEC.md §10.2, "A seat follows its key"), so the key and the copy
  *     are all it needs.
  *
+ *   fairtable play --relay URL --key KEY --join GAME_ID --as-newcomer
+ *     a newcomer takes over an absent Diplomacy power once a player proposed it (`--propose-newcomer FILE`,
+ *     `--approve-newcomer KEY`: diplomacy-handover.ts, docs/spec/diplomacy.md §10.15).
+ *
  * Both print the outcome as one JSON line on stdout and exit 0 when the game ends. Decisions: `--hand`
  * (Rochambeau), `--bet` (Signidice) and `--prefs` (Diplomacy's power assignment) answer them; `--orders
  * DIR|-` has a person give Diplomacy's orders and `--ask` asks every other decision on stdin
@@ -50,6 +54,7 @@ import { personFor } from './diplomacy-orders.js';
 import { progressLine } from '../progress.js';
 import { TurnNarrator } from '../mail/chance-text.js';
 import { followDiplomacy } from './diplomacy-progress.js';
+import { attachHandover, handoverPlan, waitToBeIntroduced } from './diplomacy-handover.js';
 
 /** What `play` creates: the simulator's protocols and Diplomacy. */
 const PLAY_PROTOCOLS: readonly string[] = [...SIM_PROTOCOLS, 'diplomacy', 'holdem', 'crazy-eights'];
@@ -89,8 +94,9 @@ function setupFor(
     fail(`[bad_input] unknown game "${opts.game}": choose one of ${[...BUILTIN_GAMES.keys()].join(', ')}`);
   const rollable = protocol === 'dice' || ((protocol === 'chain' || protocol === 'keyed-stream') && (opts.game ?? 'dice') === 'dice');
   if (opts.roll !== undefined && !rollable) fail('[bad_input] --roll is for the dice game (play dice, or --game dice)');
-  const diplomacyOnly = ['years', 'assign', 'typos', 'escrow', 'threshold'].filter((k) => opts[k] !== undefined);
-  if (protocol !== 'diplomacy' && diplomacyOnly.length > 0) fail(`[bad_input] --${diplomacyOnly[0]} is for diplomacy`);
+  const diplomacyOnly = ['years', 'assign', 'typos', 'escrow', 'threshold', 'absentAfter'].filter((k) => opts[k] !== undefined);
+  if (protocol !== 'diplomacy' && diplomacyOnly.length > 0)
+    fail(`[bad_input] --${diplomacyOnly[0]!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is for diplomacy`);
   if (protocol === 'diplomacy') {
     if (turns !== undefined) fail('[bad_input] diplomacy counts game years: give --years, not --turns');
     if (!['weighted', 'serial', 'fixed'].includes(opts.assign ?? 'weighted')) fail('[bad_input] --assign must be weighted, serial or fixed');
@@ -102,6 +108,9 @@ function setupFor(
     params.typos = opts.typos ?? 'ignore-unit-letter';
     // Escrow on by default (docs/SPEC.md §7.4): a committed player who leaves still has its orders counted.
     params.escrow = opts.escrow ?? (players.length >= 2 ? 'threshold' : 'none');
+    // Phases in a row without orders before a player is out and its power in civil disorder (§10.13).
+    const absentAfter = integer(opts.absentAfter, '--absent-after', 0, 1000);
+    if (absentAfter !== undefined) params.absentAfter = absentAfter;
     const k = integer(opts.threshold, '--threshold', 1, 15);
     if (k !== undefined) params.threshold = k;
     game = null;
@@ -239,6 +248,8 @@ async function playSeat(
     writeFileSync(`${out}.receipts.jsonl`, '');
   }
   const say = (text: string): void => void process.stderr.write(`${me.name}: ${text}\n`);
+  // --propose-newcomer / --approve-newcomer (diplomacy-handover.ts): read, and their consents checked, before the seat plays.
+  const handover = handoverPlan(opts as { proposeNewcomer?: string; approveNewcomer?: string[] }, gameId);
   // --orders / --ask: a person answers (diplomacy-orders.ts); the seat's automatic player otherwise.
   const person = personFor(opts, protocol, say);
   const game = joinGame({
@@ -257,6 +268,7 @@ async function playSeat(
     ...(relayKey === undefined ? {} : { relayKey }),
     ...(prove === undefined ? {} : { prover: prove }),
     ...(resume === undefined ? {} : { resume }),
+    ...((opts as { asNewcomer?: boolean }).asNewcomer === true ? { newcomer: true } : {}),
     // The player's own copy, line by line with its receipt, so that the game can be judged on another copy.
     ...(out === undefined
       ? {}
@@ -269,6 +281,7 @@ async function playSeat(
         }),
   });
   person?.attach(game, strategyFor(opts, me.name));
+  attachHandover(game, handover, say);
   // Diplomacy: who has done each step, and every phase's orders with what came of them.
   followDiplomacy(game, say);
   game.on('status', (s) => say(`${s.status}${s.reason === undefined ? '' : ` (${s.reason})`}`));
@@ -339,6 +352,7 @@ export function register(program: Command): void {
       "diplomacy: none | threshold (k of the others open a withheld reveal) | layers (seed 003's onion, peeled by the others); default threshold",
     )
     .option('--threshold <k>', 'diplomacy with --escrow threshold: shares needed to open (default: a majority of the others)')
+    .option('--absent-after <n>', 'diplomacy: phases in a row without orders before a player is out and its power in civil disorder (default 0: never)')
     .option('--prefs <list>', 'diplomacy: this player\'s preference list in seed 003\'s notation, e.g. "AE(GI)R" or "%REG" (default: random)')
     .option('--orders <dir>', 'diplomacy: a person gives the orders: read DIR/<PHASE>.txt each phase (e.g. S1901M.txt), or "-" to be asked on stdin')
     .option('--ask', 'ask every other decision on stdin (diplomacy: the orders too, unless --orders DIR)')
@@ -350,12 +364,25 @@ export function register(program: Command): void {
     .option('--out <file>', "this player's copy of the transcript, appended as lines arrive (receipts in FILE.receipts.jsonl)")
     .option('--witness <url>', 'creating: a witness relay the setup names, where every seat also publishes (docs/spec/relay.md §8); repeatable', collect)
     .option('--allow-http-witness <host>', ALLOW_HTTP_WITNESS_HELP, collect)
+    .option(
+      '--propose-newcomer <file>',
+      'diplomacy: propose the newcomer of this file (fairtable diplomacy newcomer-consent) once its power is held by nobody (docs/spec/diplomacy.md §10.15)',
+    )
+    .option(
+      '--approve-newcomer <key>',
+      "diplomacy: approve a proposal of this newcomer (its key's 64 hex digits, its public key file or its newcomer file); repeatable",
+      collect,
+    )
+    .option('--as-newcomer', 'diplomacy, with --join: play as a newcomer, once a player has proposed this key (waits for the proposal)')
+    .option('--newcomer-wait-ms <ms>', 'with --as-newcomer: how long to wait for a proposal before giving up (exit 2)', '3600000')
     .action(async (protocol: string | undefined, opts: Record<string, string | undefined> & { allowHttpWitness?: string[] }) => {
       const me = loadKey(opts.key!);
       if (opts.relayKey !== undefined && !isHex(opts.relayKey, 32)) fail('[bad_hex] --relay-key must be 64 hex digits');
       if (opts.resume !== undefined) {
         if (protocol !== undefined || opts.players !== undefined || opts.join !== undefined)
           fail('[bad_input] --resume continues a game from its copy: give no PROTOCOL, --players or --join');
+        if ((opts as { asNewcomer?: boolean }).asNewcomer === true)
+          fail('[bad_input] --as-newcomer plays with --join (a newcomer seat is not resumed from a copy yet)');
         const r = readCopy(opts.resume, me.keys, me.name);
         process.stderr.write(`${me.name}: resuming game ${r.gameId} at line ${r.lines.length} on ${opts.relay}\n`);
         let relayKey: string;
@@ -369,9 +396,18 @@ export function register(program: Command): void {
       if (opts.join !== undefined) {
         if (protocol !== undefined || opts.players !== undefined) fail('[bad_input] --join plays a game that exists: give no PROTOCOL or --players');
         if (!isHex(opts.join, 32)) fail('[bad_hex] --join must be a game id (64 hex digits)');
+        if ((opts as { asNewcomer?: boolean }).asNewcomer === true) {
+          // The relay welcomes a newcomer only once a proposal naming it stands in the log (docs/spec/relay.md §3).
+          const say = (text: string): void => void process.stderr.write(`${me.name}: ${text}\n`);
+          const waitMs = integer(opts.newcomerWaitMs, '--newcomer-wait-ms', 0, 2_592_000_000)!;
+          await waitToBeIntroduced(opts.relay!, opts.join, me.name, toHex(me.keys.publicKey), waitMs, say);
+          return playSeat(opts.relay!, opts.join, me, opts, opts.relayKey, undefined, 'diplomacy');
+        }
         return playSeat(opts.relay!, opts.join, me, opts, opts.relayKey, undefined);
       }
       if (protocol === undefined) fail('[bad_input] give a PROTOCOL to create a game, or --join GAME_ID');
+      if ((opts as { asNewcomer?: boolean }).asNewcomer === true) fail('[bad_input] --as-newcomer joins a game that exists: give --join GAME_ID');
+      handoverPlan(opts as { proposeNewcomer?: string; approveNewcomer?: string[] }, undefined);
       if (!PLAY_PROTOCOLS.includes(protocol)) fail(`[unknown_protocol] "${protocol}": choose one of ${PLAY_PROTOCOLS.join(', ')}`);
       if (opts.orders !== undefined && protocol !== 'diplomacy') fail('[bad_input] --orders is for diplomacy');
       if (opts.players === undefined) fail('[bad_input] --players: the public key files of every player');

@@ -142,6 +142,38 @@ describe('the sealer (docs/spec/sealed.md §2)', () => {
   });
 });
 
+describe('newcomers in a sealed game (docs/SPEC.md §4.6)', () => {
+  const nia = toHex(generateKeyPair(new Uint8Array(32).fill(9)).publicKey);
+  /** Offers `from`'s commit for `round` with the hash `hash`; the release, if any. */
+  const commit = (s: Sealer, from: string, round: number, hash: string): Release | null => {
+    const a = s.arrive({ from, seq: round, hash, body: { type: 'commit', round } }, 0);
+    if (a.kind !== 'hold') throw new Error(`unexpected ${a.kind}`);
+    return s.hold({ set: a.set, from, seq: round, hash, text: `${from}/${round}`, time: 0, until: a.until });
+  };
+  const everyone = (s: Sealer, round: number, first: number): Release | null => {
+    let r: Release | null = null;
+    players.forEach((p, i) => (r = commit(s, p, round, h(first + i))));
+    return r;
+  };
+
+  it('a newcomer a recorded line introduces is released after the setup players, whatever its arrival; it is waited for once it joined a set', () => {
+    const s = Sealer.of(SETUP)!;
+    record(s, everyone(s, 1, 1)!);
+    // A malformed newcomer body introduces nobody; a well-formed one introduces nia.
+    s.observe('ann', { type: 'newcomer', newcomer: { id: 'zed', key: 'ab' } });
+    s.observe('ann', { type: 'newcomer', newcomer: { id: 'nia', key: nia } });
+    // Round 2: nia's commit comes first; the set is complete when the four it expects are in, and nia is last.
+    expect(commit(s, 'nia', 2, h(20))).toBeNull();
+    const two = everyone(s, 2, 21)!;
+    expect(two.reason).toBe('complete');
+    expect(two.envelopes.map((e) => e.from)).toEqual([...players, 'nia']);
+    record(s, two);
+    // Round 3: nia is expected now.
+    expect(everyone(s, 3, 31)).toBeNull();
+    expect(commit(s, 'nia', 3, h(30))!.envelopes.map((e) => e.from)).toEqual([...players, 'nia']);
+  });
+});
+
 describe('holding receipts (docs/spec/sealed.md §3)', () => {
   const relay = generateKeyPair(new Uint8Array(32).fill(8));
   const other = generateKeyPair(new Uint8Array(32).fill(9));

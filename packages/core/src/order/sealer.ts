@@ -9,7 +9,8 @@
  * Who is expected needs no game logic either: every player of the setup for the first set of a type; for a
  * later set, the players with an envelope in the last set of that type in the log. A player the game left out
  * (a forfeit) stops being waited for after one deadline; one that comes back is in again once its envelope
- * joins a set.
+ * joins a set. A newcomer a recorded `newcomer` line introduces (docs/SPEC.md §4.6) takes the next seat in
+ * the release order, and is waited for once its envelope has joined a set, as one that comes back.
  *
  * One class for the relay and the e-mail recorder: no clock (times come in as arguments), no I/O. The caller
  * runs the door on each arrival (the sealer does not verify signatures), stores what is held, signs the
@@ -19,6 +20,7 @@
 import { FairtableError } from '../errors.js';
 import { canonicalize, type JsonValue } from '../jcs.js';
 import type { GameSetup } from '../setup.js';
+import { MAX_NEWCOMERS, newcomerIn } from '../transcript.js';
 
 /** What `params.sealed` says, with its defaults filled in. */
 export interface SealedRule {
@@ -114,8 +116,10 @@ interface OpenSet {
 
 export class Sealer {
   readonly rule: SealedRule;
-  private readonly players: readonly string[];
-  private readonly seat: ReadonlyMap<string, number>;
+  /** The setup's players, then each newcomer a recorded line introduced (docs/SPEC.md §4.6), in that order. */
+  private readonly players: string[];
+  private readonly seat: Map<string, number>;
+  private readonly setupPlayers: number;
   private readonly open = new Map<string, OpenSet>();
   private readonly heldBy = new Map<string, HeldEnvelope>();
   private readonly released = new Set<string>();
@@ -127,6 +131,7 @@ export class Sealer {
   constructor(setup: GameSetup, rule: SealedRule) {
     this.rule = rule;
     this.players = setup.players.map((p) => p.id);
+    this.setupPlayers = this.players.length;
     this.seat = new Map(this.players.map((p, i) => [p, i]));
   }
 
@@ -193,6 +198,12 @@ export class Sealer {
 
   /** A line the orderer recorded (passed through, or released): what later sets expect follows from it. */
   observe(from: string, body: { readonly type: string; readonly [k: string]: unknown }): void {
+    // A newcomer takes the next seat in the release order, as the envelope layer makes it an author.
+    const n = newcomerIn(body);
+    if (n !== null && !this.seat.has(n.id) && this.players.length - this.setupPlayers < MAX_NEWCOMERS) {
+      this.seat.set(n.id, this.players.length);
+      this.players.push(n.id);
+    }
     const set = setOf(this.rule, body);
     if (set === null) return;
     this.released.add(set);

@@ -4,7 +4,9 @@ import { fromHex, toHex } from '../bytes.js';
 import { canonicalize } from '../jcs.js';
 import { taggedHash } from '../hash.js';
 import { generateKeyPair } from '../identity.js';
-import { checkWitnessReceipt, signWitnessReceipt, witnessReceiptError, type WitnessReceipt } from './witness.js';
+import { checkWitnessReceipt, signWitnessReceipt, WitnessBook, witnessReceiptError, type WitnessReceipt } from './witness.js';
+import { envelopeHash, envelopeLine, signEnvelope, type Body } from '../envelope.js';
+import { createSetupEnvelope, gameIdOf, type GameSetup } from '../setup.js';
 import { signReceipt } from './receipt.js';
 
 const GAME = '8842f9cec4ec73fc52fc98328f1d9f005de8e73624717f94cf3c2413e64410ec';
@@ -55,5 +57,31 @@ describe('witness receipts (docs/spec/relay.md §8)', () => {
     const url = new URL('./vectors/witness-receipts.json', import.meta.url);
     if (process.env.FAIRTABLE_WRITE_VECTORS === '1') writeFileSync(url, vectors());
     expect(readFileSync(new URL('./vectors/witness-receipts.json', import.meta.url), 'utf8')).toBe(vectors());
+  });
+});
+
+describe('a witness and newcomers (SPEC §4.6)', () => {
+  it("takes a newcomer's envelopes, under the key its newcomer line gave, only after that line", () => {
+    const keys = [1, 2].map((i) => generateKeyPair(new Uint8Array(32).fill(i)));
+    const nia = generateKeyPair(new Uint8Array(32).fill(9));
+    const setup: GameSetup = {
+      protocol: 'chain',
+      game: 'dice',
+      params: { timeoutMs: 1000, rounds: 1 },
+      players: keys.map((k, i) => ({ id: `p${i}`, key: toHex(k.publicKey) })),
+      nonce: '00'.repeat(32),
+      created: 0,
+    };
+    const first = createSetupEnvelope(setup, 'p0', keys[0]!);
+    const game = gameIdOf(setup);
+    const book = new WitnessBook(envelopeLine(first));
+    const line = (from: string, seq: number, prev: string, body: Body, secretKey: Uint8Array): string =>
+      envelopeLine(signEnvelope({ v: 1, game, from, seq, prev, at: 1, head: envelopeHash(first), time: 1, body }, secretKey));
+    const own = line('nia', 0, game, { type: 'note', note: 'hi' }, nia.secretKey);
+    expect(book.admit(own)).toMatchObject({ ok: false, code: 'unknown_player' });
+    const intro = line('p0', 1, envelopeHash(first), { type: 'newcomer', newcomer: { id: 'nia', key: toHex(nia.publicKey) } }, keys[0]!.secretKey);
+    expect(book.admit(intro)).toMatchObject({ ok: true, duplicate: false });
+    expect(book.admit(line('nia', 0, game, { type: 'note', note: 'hi' }, keys[1]!.secretKey))).toMatchObject({ ok: false, code: 'bad_signature' });
+    expect(book.admit(own)).toMatchObject({ ok: true, duplicate: false });
   });
 });

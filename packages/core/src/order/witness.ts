@@ -15,7 +15,7 @@ import { canonicalBytes } from '../jcs.js';
 import { domainPrefix } from '../hash.js';
 import { sign, verify } from '../identity.js';
 import { FairtableError } from '../errors.js';
-import { prepareLine, readSetupLine, type VerifyFn } from '../transcript.js';
+import { MAX_NEWCOMERS, newcomerIn, prepareLine, readSetupLine, type VerifyFn } from '../transcript.js';
 import type { Envelope } from '../envelope.js';
 
 export interface UnsignedWitnessReceipt {
@@ -75,7 +75,10 @@ export type WitnessAdmission =
  */
 export class WitnessBook {
   readonly gameId: string;
+  /** The setup's players' keys, then each newcomer's a `newcomer` envelope it took introduced (SPEC §4.6). */
   readonly keys: ReadonlyMap<string, Uint8Array>;
+  private readonly keyMap: Map<string, Uint8Array>;
+  private newcomers = 0;
   /** Per author, the hash of each envelope held, by seq. */
   private readonly chains = new Map<string, string[]>();
 
@@ -85,7 +88,8 @@ export class WitnessBook {
   ) {
     const { envelope, setup, gameId } = readSetupLine(setupLine);
     this.gameId = gameId;
-    this.keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key, 'key', 32)]));
+    this.keyMap = new Map(setup.players.map((p) => [p.id, fromHex(p.key, 'key', 32)]));
+    this.keys = this.keyMap;
     const first = prepareLine(0, setupLine, this.keys, verifyFn);
     this.chains.set(envelope.from, [first.hash!]);
   }
@@ -114,6 +118,12 @@ export class WitnessBook {
     if (e.prev !== prev) return refuse('broken_chain', `prev is not the hash of ${e.from}'s envelope ${e.seq - 1}`);
     chain.push(p.hash);
     this.chains.set(e.from, chain);
+    // As the envelope layer does (SPEC §4.6): the newcomer's envelopes are checked against this key from now on.
+    const n = newcomerIn(e.body);
+    if (n !== null && !this.keyMap.has(n.id) && this.newcomers < MAX_NEWCOMERS) {
+      this.keyMap.set(n.id, fromHex(n.key, 'newcomer key', 32));
+      this.newcomers++;
+    }
     return { ok: true, duplicate: false, envelope: e, hash: p.hash };
   }
 }
