@@ -4,7 +4,7 @@
  * civil disorder (`--absent-after 1`); the newcomer signs its consent (`diplomacy newcomer-consent`), one
  * player proposes it (`--propose-newcomer`), the other approves its key (`--approve-newcomer`), and the
  * newcomer (`--as-newcomer`) orders the power to the game's end. The fetched transcript audits valid, naming
- * only the absent player's absence. Cheats: a newcomer nobody proposed is refused by the relay and the game
+ * only the absent player's absence; the newcomer's seat resumes from its own copy. Cheats: a newcomer nobody proposed is refused by the relay and the game
  * goes on unaffected (as a newcomer, it waits for a proposal and gives up); a consent its key did not sign is
  * refused before any seat proposes it.
  */
@@ -81,7 +81,20 @@ describe('fairtable play diplomacy: a newcomer takes over an absent power', () =
           writeFileSync(bad, JSON.stringify({ ...forged, newcomer: { ...forged.newcomer, id: 'nia', key: niaKey } }));
           rest = Promise.all([
             cli.start(['play', '--relay', relay.url, '--key', p2!.key, '--join', game, '--propose-newcomer', file]),
-            cli.start(['play', '--relay', relay.url, '--key', nia!.key, '--join', game, '--as-newcomer', '--newcomer-wait-ms', '60000']),
+            cli.start([
+              'play',
+              '--relay',
+              relay.url,
+              '--key',
+              nia!.key,
+              '--join',
+              game,
+              '--as-newcomer',
+              '--newcomer-wait-ms',
+              '60000',
+              '--out',
+              join(cli.dir, 'nia.jsonl'),
+            ]),
             // A stranger nobody proposed, connecting as a newcomer anyway, straight to the relay: refused at the hello.
             cli.start(['play', '--relay', relay.url, '--key', stranger!.key, '--join', game, '--reconnect-ms', '2000']),
             // A seat given the forged consent to propose refuses it before playing.
@@ -112,6 +125,16 @@ describe('fairtable play diplomacy: a newcomer takes over an absent power', () =
       );
       for (const o of outcomes) expect(o.summary).toEqual(outcomes[0]!.summary);
       expect(outcomes[0]!.summary.powers.nia).toBe('france');
+
+      // The newcomer's seat resumed from its own copy (`--resume --as-newcomer`), on a relay that holds the whole
+      // game: it replays the copy, catches up with the log and ends on the same position. Without --as-newcomer,
+      // the copy is refused, as the setup does not name its key.
+      const resumed = await cli.start(['play', '--relay', relay.url, '--key', nia!.key, '--resume', join(cli.dir, 'nia.jsonl'), '--as-newcomer']);
+      expect(resumed.status, resumed.stderr + resumed.stdout).toBe(0);
+      expect((JSON.parse(resumed.stdout.trim().split('\n').pop()!) as { summary: unknown }).summary).toEqual(outcomes[0]!.summary);
+      const notSeated = await cli.start(['play', '--relay', relay.url, '--key', nia!.key, '--resume', join(cli.dir, 'nia.jsonl')]);
+      expect(notSeated.status).toBe(2);
+      expect(notSeated.stderr).toMatch(/\[bad_journal\]/);
 
       const fetched = join(cli.dir, 'fetched.jsonl');
       const f = await cli.start(['fetch', '--relay', relay.url, '--game', game, '--out', fetched]);

@@ -4,6 +4,7 @@
  */
 import type { Ctx } from '@fairtable/core/protocols/machine.js';
 import type { AnyMachine, Registry } from '@fairtable/core/registry.js';
+import type { GameSetup } from '@fairtable/core/setup.js';
 import type { Accepted } from '@fairtable/core/transcript.js';
 import { firstPhaseStart } from '@fairtable/core/time/index.js';
 
@@ -15,12 +16,20 @@ import { firstPhaseStart } from '@fairtable/core/time/index.js';
 export function receiptTimedRegistry(registry: Registry, timeOf: (line: number) => number | undefined): Registry {
   const machines = new Map<string, AnyMachine>();
   for (const [name, m] of registry.machines) {
+    const timedSetup = (setup: GameSetup): GameSetup => ({ ...setup, created: firstPhaseStart(setup.created, timeOf(0)) });
+    // Every member of the machine is kept: the optional ones too (a seat that follows its key reads its sealed
+    // answers back with `readBack`, and takes carried messages and snapshots as the machine defines them).
     const timed: AnyMachine = {
       protocol: m.protocol,
       ...(m.messages === undefined ? {} : { messages: m.messages }),
+      ...(m.carried === undefined ? {} : { carried: m.carried }),
+      ...(m.readBack === undefined ? {} : { readBack: (s, body, ctx) => m.readBack!(s, body, ctx) }),
+      ...(m.awaiting === undefined ? {} : { awaiting: (s) => m.awaiting!(s) }),
+      ...(m.saveState === undefined ? {} : { saveState: (s) => m.saveState!(s) }),
+      ...(m.loadState === undefined ? {} : { loadState: (saved, setup, game, me) => m.loadState!(saved, timedSetup(setup), game, me) }),
       decision: (s) => m.decision(s),
       decide: (s, choice, ctx) => m.decide(s, choice, ctx),
-      init: (setup, game, me, ctx) => m.init({ ...setup, created: firstPhaseStart(setup.created, timeOf(0)) }, game, me, ctx),
+      init: (setup, game, me, ctx) => m.init(timedSetup(setup), game, me, ctx),
       step: (s, msg: Accepted, ctx) => m.step(s, { ...msg, time: timeOf(msg.line) ?? msg.time }, ctx),
       tick: (s, ctx) => m.tick(s, ctx),
       outcome: (s) => m.outcome(s),

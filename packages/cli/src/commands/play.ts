@@ -28,7 +28,7 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { WebSocket } from 'ws';
 import { bindToRelay, createGame, joinGame, relayKeyOf, ClientError, type RelayGame } from '@fairtable/client';
-import { readSetupLine } from '@fairtable/core/transcript.js';
+import { newcomerIn, readSetupLine } from '@fairtable/core/transcript.js';
 import { isHex, randomBytes, toHex, fromHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import type { KeyPair } from '@fairtable/core/identity.js';
@@ -217,7 +217,7 @@ function outcomeLine(game: RelayGame): string {
 }
 
 /** A copy kept by `--out`: its complete lines and their receipts, cut to what both hold and written back so. */
-function readCopy(file: string, keys: KeyPair, name: string): { gameId: string; protocol: string; lines: string[]; receipts: unknown[] } {
+function readCopy(file: string, keys: KeyPair, name: string, asNewcomer = false): { gameId: string; protocol: string; lines: string[]; receipts: unknown[] } {
   const { lines, receipts } = readKeptCopy(file);
   let read: ReturnType<typeof readSetupLine>;
   try {
@@ -225,8 +225,15 @@ function readCopy(file: string, keys: KeyPair, name: string): { gameId: string; 
   } catch (e) {
     failWith(e);
   }
-  const mine = read.setup.players.find((p) => p.id === name);
-  if (mine === undefined || mine.key !== toHex(keys.publicKey)) fail(`[bad_journal] ${file} is not a game of ${name} with this key`);
+  const key = toHex(keys.publicKey);
+  // A newcomer's seat (--as-newcomer) is introduced by a `newcomer` line of the copy (docs/SPEC.md §4.6), not by the setup.
+  const mine = asNewcomer
+    ? lines.slice(1).some((text) => {
+        const n = newcomerIn((JSON.parse(text) as { body: { type: string } }).body);
+        return n !== null && n.id === name && n.key === key;
+      })
+    : read.setup.players.some((p) => p.id === name && p.key === key);
+  if (!mine) fail(`[bad_journal] ${file} is not a game of ${name} with this key${asNewcomer ? ' (no newcomer line in it introduces this key)' : ''}`);
   if (read.setup.protocol === 'signidice' && name === HOUSE) fail('[bad_input] the Signidice house resumes with: fairtable signidice house --resume FILE');
   return { gameId: read.gameId, protocol: read.setup.protocol, lines, receipts };
 }
@@ -373,7 +380,10 @@ export function register(program: Command): void {
       "diplomacy: approve a proposal of this newcomer (its key's 64 hex digits, its public key file or its newcomer file); repeatable",
       collect,
     )
-    .option('--as-newcomer', 'diplomacy, with --join: play as a newcomer, once a player has proposed this key (waits for the proposal)')
+    .option(
+      '--as-newcomer',
+      'diplomacy, with --join: play as a newcomer, once a player has proposed this key (waits for the proposal); with --resume: continue a newcomer seat from its copy',
+    )
     .option('--newcomer-wait-ms <ms>', 'with --as-newcomer: how long to wait for a proposal before giving up (exit 2)', '3600000')
     .action(async (protocol: string | undefined, opts: Record<string, string | undefined> & { allowHttpWitness?: string[] }) => {
       const me = loadKey(opts.key!);
@@ -381,9 +391,7 @@ export function register(program: Command): void {
       if (opts.resume !== undefined) {
         if (protocol !== undefined || opts.players !== undefined || opts.join !== undefined)
           fail('[bad_input] --resume continues a game from its copy: give no PROTOCOL, --players or --join');
-        if ((opts as { asNewcomer?: boolean }).asNewcomer === true)
-          fail('[bad_input] --as-newcomer plays with --join (a newcomer seat is not resumed from a copy yet)');
-        const r = readCopy(opts.resume, me.keys, me.name);
+        const r = readCopy(opts.resume, me.keys, me.name, (opts as { asNewcomer?: boolean }).asNewcomer === true);
         process.stderr.write(`${me.name}: resuming game ${r.gameId} at line ${r.lines.length} on ${opts.relay}\n`);
         let relayKey: string;
         try {
