@@ -354,7 +354,7 @@ export function GamePage({ gameId }: { gameId: string }) {
         </p>
       ) : null}
       {record === null && view?.protocol === 'diplomacy' && view.state?.phase !== 'done' ? (
-        <LazyNewcomerJoin gameId={gameId} onJoin={(id) => void claim(id, true)} />
+        <LazyNewcomerJoin gameId={gameId} onJoin={(id) => void claim(id, true)} keyFor={keyFor} readTranscript={readTranscript} />
       ) : null}
       {problem === null ? null : (
         <p role="alert" class="error">

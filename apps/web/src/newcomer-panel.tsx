@@ -7,13 +7,12 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import type { RelayGame } from '@fairtable/client';
+import type { KeyPair } from '@fairtable/core/identity.js';
 import { toHex } from '@fairtable/core/bytes.js';
 import { isPlayerId } from '@fairtable/core/envelope.js';
 import { approveBody, newcomerBody, openHandovers, proposalHash, type DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { map } from '@fairtable/diplomacy/protocol/state.js';
-import { readTranscript } from './api.js';
 import { fingerprint, makeNewcomerFile, newcomerFileText, powersInDisorder, proposalFor, readNewcomerFile } from './newcomer.js';
-import { keyFor } from './session.js';
 
 const cap = (p: string): string => p.charAt(0).toUpperCase() + p.slice(1);
 
@@ -100,10 +99,17 @@ export interface NewcomerJoinProps {
   readonly gameId: string;
   /** Called once a proposal of the newcomer `id` stands in the log: the page opens its seat as a newcomer. */
   readonly onJoin: (id: string) => void;
+  /**
+   * The page's own helpers, passed in rather than imported so that this chunk takes nothing from the first load's
+   * modules (importing them splits the first load in two, about 1 kB gzipped more): the player's key for a name
+   * (session.ts `keyFor`) and the game's transcript as the relay serves it (api.ts `readTranscript`).
+   */
+  readonly keyFor: (name: string) => Promise<{ name: string; keys: KeyPair }>;
+  readonly readTranscript: (game: string) => Promise<string>;
 }
 
 /** The newcomer's side: its file, made with this browser's key, then the wait for a proposal naming it. */
-export function NewcomerJoin({ gameId, onJoin }: NewcomerJoinProps) {
+export function NewcomerJoin({ gameId, onJoin, keyFor, readTranscript }: NewcomerJoinProps) {
   const [name, setName] = useState('');
   const [power, setPower] = useState(map.powers[0] ?? '');
   const [file, setFile] = useState<{ id: string; key: string; text: string } | null>(null);
