@@ -40,13 +40,20 @@ async function twoPlayers(): Promise<[Page, Page]> {
   return [ann, bob];
 }
 
-/** Each page with a decision to make sends it: preferences typed in, orders as the form offers them (holds). */
-async function answer(pages: readonly Page[], prefs: readonly string[]): Promise<void> {
+/**
+ * Each page with a decision to make sends it: with `prefs`, only the preferences, typed in (so that no orders are
+ * sent before the newcomer is approved, and the hand-over takes effect in Fall 1901); else orders as the form
+ * offers them (holds).
+ */
+async function answer(pages: readonly Page[], prefs?: readonly string[]): Promise<void> {
   for (const [i, p] of pages.entries()) {
     const form = p.getByRole('form', { name: 'Your decision' });
     if (!(await form.isVisible())) continue;
     const list = form.locator('input[type=text]');
-    if ((await list.isVisible()) && prefs[i] !== undefined) await list.fill(prefs[i]);
+    if (prefs !== undefined) {
+      if (!(await list.isVisible()) || prefs[i] === undefined) continue;
+      await list.fill(prefs[i]);
+    }
     await form
       .locator('button[type=submit]')
       .click({ timeout: 5_000 })
@@ -103,8 +110,11 @@ describe('a Diplomacy newcomer in the browser', () => {
     await nia.getByTestId('status').filter({ hasText: 'You play nia' }).waitFor({ timeout: 30_000 });
     const niaForm = nia.getByRole('form', { name: 'Your decision' });
     for (let waited = 0; !(await niaForm.isVisible()); waited += 200) {
-      if (waited > 90_000) throw new Error(`nia was not given orders in 90 s: ${await nia.getByTestId('status').textContent()}`);
-      await answer([ann, bob], []);
+      if (waited > 90_000)
+        throw new Error(
+          `nia was not given orders in 90 s: ${(await Promise.all([ann, bob, nia].map((p) => p.locator('main').innerText()))).join('\n----\n').slice(0, 6000)}`,
+        );
+      await answer([ann, bob]);
       await ann.waitForTimeout(200);
     }
     expect(await niaForm.textContent()).toMatch(/^Your orders for england, Fall 1901, movement/);
