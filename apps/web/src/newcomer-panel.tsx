@@ -100,9 +100,9 @@ export interface NewcomerJoinProps {
   /** Called once a proposal of the newcomer `id` stands in the log: the page opens its seat as a newcomer. */
   readonly onJoin: (id: string) => void;
   /**
-   * The page's own helpers, passed in rather than imported so that this chunk takes nothing from the first load's
-   * modules (importing them splits the first load in two, about 1 kB gzipped more): the player's key for a name
-   * (session.ts `keyFor`) and the game's transcript as the relay serves it (api.ts `readTranscript`).
+   * The page's own helpers, passed in rather than imported (importing them from this chunk made the bundler
+   * split the first load into one more chunk, about 1 kB gzipped more): the player's key for a name (session.ts
+   * `keyFor`) and the game's transcript as the relay serves it (api.ts `readTranscript`).
    */
   readonly keyFor: (name: string) => Promise<{ name: string; keys: KeyPair }>;
   readonly readTranscript: (game: string) => Promise<string>;
