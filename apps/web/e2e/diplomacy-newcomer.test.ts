@@ -119,6 +119,11 @@ describe('a Diplomacy newcomer in the browser', () => {
     }
     expect(await niaForm.textContent()).toMatch(/^Your orders for england, Fall 1901, movement/);
     expect(await niaForm.textContent()).toContain('F lon H');
+    // nia's page reloaded: her seat is resumed from the page's copy of the log, as a newcomer, and asks the same orders.
+    await nia.reload();
+    await niaForm.waitFor({ timeout: 30_000 });
+    expect(await niaForm.textContent()).toMatch(/^Your orders for england, Fall 1901, movement/);
+    expect(await nia.getByTestId('status').textContent()).toMatch(/You play nia\. Connection: ready/);
     // Nobody was named for a fault on any page.
     for (const p of [ann, bob, nia]) expect(await p.getByRole('region', { name: 'Rule breaking seen' }).count()).toBe(0);
     for (const p of [ann, bob, nia]) await p.context().close();
