@@ -22,6 +22,7 @@ import { LazyAuditRunView, LazyProvenancePanel } from './lazy.js';
 import { Table, type TableView } from './board.js';
 import type { ChatProps } from './chat.js';
 import type { HoldemTableProps } from './holdem-table.js';
+import type { HandoverPanelProps, NewcomerJoinProps } from './newcomer-panel.js';
 import { Countdown } from './countdown.js';
 import { DecisionForm, initial } from './decision.js';
 import { MoreTime } from './extension.js';
@@ -121,6 +122,19 @@ function LazyChat(props: ChatProps) {
   }, []);
   return Chat === null ? null : <Chat {...props} />;
 }
+
+/** Diplomacy's newcomer panels (newcomer-panel.tsx, docs/spec/diplomacy.md §10.15), loaded with a Diplomacy game only. */
+function lazyNewcomer<P extends object>(pick: (m: typeof import('./newcomer-panel.js')) => FunctionComponent<P>) {
+  return function LazyNewcomer(props: P) {
+    const [C, setC] = useState<FunctionComponent<P> | null>(null);
+    useEffect(() => {
+      void import('./newcomer-panel.js').then((m) => setC(() => pick(m)));
+    }, []);
+    return C === null ? null : <C {...props} />;
+  };
+}
+const LazyHandover = lazyNewcomer<HandoverPanelProps>((m) => m.HandoverPanel);
+const LazyNewcomerJoin = lazyNewcomer<NewcomerJoinProps>((m) => m.NewcomerJoin);
 
 export function GamePage({ gameId }: { gameId: string }) {
   const [record, setRecord] = useState<GameRecord | null | undefined>(undefined);
@@ -225,11 +239,12 @@ export function GamePage({ gameId }: { gameId: string }) {
     };
   }, [gameId, attempt]);
 
-  const claim = async (seat: string) => {
+  // `newcomer`: a Diplomacy newcomer a player proposed (docs/spec/diplomacy.md §10.15), not a player of the setup.
+  const claim = async (seat: string, newcomer = false) => {
     try {
       const relay = await relayKeyOf(location.origin, gameId, globalThis.WebSocket);
       const info = await readGameInfo(gameId);
-      await newRecord(gameId, seat, info.protocol, relay, null, null);
+      await newRecord(gameId, seat, info.protocol, relay, null, null, newcomer);
       setClaimable([]);
       observer.current = new Observer((line) => game.current?.receipts[line]?.time);
       setAttempt((a) => a + 1);
@@ -338,11 +353,15 @@ export function GamePage({ gameId }: { gameId: string }) {
           ))}
         </p>
       ) : null}
+      {record === null && view?.protocol === 'diplomacy' && view.state?.phase !== 'done' ? (
+        <LazyNewcomerJoin gameId={gameId} onJoin={(id) => void claim(id, true)} keyFor={keyFor} readTranscript={readTranscript} />
+      ) : null}
       {problem === null ? null : (
         <p role="alert" class="error">
           {problem}
         </p>
       )}
+      {g !== null && view?.protocol === 'diplomacy' && outcome === null ? <LazyHandover game={g} lines={lines.length} /> : null}
       {decision !== null && outcome === null ? (
         <Countdown
           key={g?.extension().agreed?.until ?? decision.deadline}

@@ -69,6 +69,8 @@ export async function newRecord(
   relayKey: string,
   lobby: string | null,
   vrfSecret: string | null,
+  /** A newcomer's seat (docs/spec/diplomacy.md §10.15), whose id the setup does not name. */
+  newcomer = false,
 ): Promise<GameRecord> {
   const record: GameRecord = {
     game,
@@ -84,6 +86,7 @@ export async function newRecord(
     journal: [],
     inFlight: null,
     created: Date.now(),
+    ...(newcomer ? { newcomer: true as const } : {}),
   };
   await putGame(record);
   return record;
@@ -111,6 +114,7 @@ export async function startSeat(record: GameRecord, outgoing?: OutgoingHook): Pr
     ...resume,
     ...(prover === undefined ? {} : { prover }),
     ...(outgoing === undefined ? {} : { outgoing }),
+    ...(record.newcomer === true ? { newcomer: true } : {}),
     onLine: (line, text, receipt) => {
       if (line !== record.lines.length) return;
       record.lines.push(text);

@@ -25,6 +25,8 @@ export interface GameRecord {
    * browser holding the key continues the seat from the relay's log, with no journal. Records made earlier lack it.
    */
   readonly follows?: true;
+  /** The seat is a newcomer taking over a Diplomacy power (docs/spec/diplomacy.md §10.15): not a player of the setup. */
+  readonly newcomer?: true;
   /** The Signidice house's ECVRF secret key, when this seat is the house. */
   readonly vrfSecret: string | null;
   lines: string[];
