@@ -453,8 +453,15 @@ describe('the web app in Chromium', () => {
     const pages = await startGame({ game: 'signidice', rounds: 3, others: ['ann', 'bob'] });
     let refused = false;
     let checked = false;
+    // Once round 1 has been spun, the house's page reloads: its wheel's key comes back from the page's store.
+    const house = pages[0]!;
+    const spun = async () => ((await house.locator('main').textContent()) ?? '').includes('Round 1: ann bet');
+    let reloaded = false;
     const bets = async (page: Page, i: number) => {
       if (i === 0) return; // the house has no bet to make
+      // Until the house's page has reloaded, nobody bets past the first spin: on a loaded machine the players'
+      // pages could otherwise play the game to its end before the reload, which must come mid-game.
+      if (!reloaded && (await spun())) return true;
       const form = page.getByRole('form', { name: 'Your decision' });
       if (i === 2) {
         // bob first switches to one number and sends without choosing it: refused in words, nothing sent.
@@ -477,12 +484,10 @@ describe('the web app in Chromium', () => {
       await form.getByLabel(/Amount/).fill('5');
       expect(await form.getByTestId('bet-summary').textContent()).toMatch(/^You bet 5 on black: if it wins you get 5 more/);
     };
-    // Once round 1 has been spun, the house's page reloads: its wheel's key comes back from the page's store.
-    const house = pages[0]!;
-    const spun = async () => ((await house.locator('main').textContent()) ?? '').includes('Round 1: ann bet');
     await playToEnd(pages, bets, 90_000, spun);
     expect(await house.getByTestId('outcome').isVisible()).toBe(false);
     await house.reload();
+    reloaded = true;
     await playToEnd(pages, bets);
     const text = (await pages[1]!.getByRole('region', { name: 'Roulette table' }).textContent()) ?? '';
     // Every page heads the game with the label the lobby offered it under, not the protocol's name.
