@@ -457,8 +457,9 @@ describe('the web app in Chromium', () => {
     const house = pages[0]!;
     const spun = async () => ((await house.locator('main').textContent()) ?? '').includes('Round 1: ann bet');
     let reloaded = false;
-    const bets = async (page: Page, i: number) => {
-      if (i === 0) return; // the house has no bet to make
+    // True: this page's form is left unanswered for now (playToEnd).
+    const bets = async (page: Page, i: number): Promise<boolean> => {
+      if (i === 0) return false; // the house has no bet to make
       // Until the house's page has reloaded, nobody bets past the first spin: on a loaded machine the players'
       // pages could otherwise play the game to its end before the reload, which must come mid-game.
       if (!reloaded && (await spun())) return true;
@@ -474,7 +475,7 @@ describe('the web app in Chromium', () => {
         }
         await form.getByRole('radio', { name: 'Red', exact: true }).check();
         await form.getByLabel(/Amount/).fill('1');
-        return;
+        return false;
       }
       if (!checked) {
         checked = true;
@@ -483,6 +484,7 @@ describe('the web app in Chromium', () => {
       await form.getByRole('radio', { name: 'Black', exact: true }).check();
       await form.getByLabel(/Amount/).fill('5');
       expect(await form.getByTestId('bet-summary').textContent()).toMatch(/^You bet 5 on black: if it wins you get 5 more/);
+      return false;
     };
     await playToEnd(pages, bets, 90_000, spun);
     expect(await house.getByTestId('outcome').isVisible()).toBe(false);
