@@ -14,14 +14,13 @@
  * Baseline in the same run: one 52-card shuffle proved and verified, the deck's dominant cost.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { utf8 } from '@fairtable/core/bytes.js';
 import { taggedHash } from '@fairtable/core/hash.js';
-import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
+import { cliProcesses, main as cli } from '../test/cli-processes.js';
 import { simulate } from '@fairtable/core/testing';
 import { holdemSim, holdemStrategy } from '@fairtable/core/protocols/holdem/sim.js';
 import { holdemRegistry } from '@fairtable/core/protocols/holdem/registry.js';
@@ -41,8 +40,6 @@ const cpuNow = (): number => {
   return (u.user + u.system) / 1000;
 };
 line('load average (1, 5, 15 min) at the start', load());
-const root = fileURLToPath(new URL('..', import.meta.url));
-const cli = join(root, 'packages/cli/bin/fairtable.js');
 
 // Baseline: one shuffle of 52 cards proved, and verified.
 {
@@ -85,7 +82,8 @@ const cli = join(root, 'packages/cli/bin/fairtable.js');
 }
 
 async function relayRun(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), 'fairtable-holdem-bench-'));
+  const scratch = cliProcesses('fairtable-holdem-bench-');
+  const dir = scratch.dir;
   const relay = spawn(process.execPath, [cli, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', join(dir, 'data')], { stdio: ['pipe', 'pipe', 'pipe'] });
   const url = await new Promise<string>((resolve, reject) => {
     relay.on('exit', (code) => reject(new Error(`relay exited ${code}`)));
@@ -97,14 +95,7 @@ async function relayRun(): Promise<void> {
       });
   });
   const names = Array.from({ length: PLAYERS }, (_, i) => `p${i}`);
-  const files = names.map((name) => {
-    const k = generateKeyPair();
-    const key = join(dir, `${name}.json`);
-    const pub = join(dir, `${name}.pub.json`);
-    writeFileSync(key, JSON.stringify(toKeyFile(name, k)));
-    writeFileSync(pub, JSON.stringify(toPublicKeyFile(name, k.publicKey)));
-    return { key, pub };
-  });
+  const files = names.map((name) => scratch.keys(name));
   // Each seat under bash, whose `times` prints the process's user and system CPU when it ends.
   // When each seat first said "ready" (connected, synced, playing): the hand starts once the last seat is seated.
   const seated: number[] = [];

@@ -15,7 +15,6 @@
  */
 import { MAX_LINE_LENGTH, type Admission, type Door } from '@fairtable/core/door.js';
 import type { Envelope } from '@fairtable/core/envelope.js';
-import { NEWCOMER_TYPE } from '@fairtable/core/transcript.js';
 import { nativeVerify } from '@fairtable/node/native-verify.js';
 import { readSubmitted, type Read } from './read-submitted.js';
 import type { VerifyPool } from './verify-pool.js';
@@ -156,8 +155,8 @@ function judge<C>(door: Door, { text, who, next }: Item<C>, read: Read): Admissi
         head: h.head,
         time: h.time,
         // A newcomer line makes an author (docs/SPEC.md §4.6), which the door reads from the body's `newcomer`
-        // member: such a line, a few in a game, is read whole here.
-        body: h.type === NEWCOMER_TYPE ? (JSON.parse(text) as Envelope).body : { type: h.type },
+        // member: the reading kept that body whole (read-submitted.ts).
+        body: h.body ?? { type: h.type },
         sig: '',
       };
       return door.admitPrepared({ text, envelope, shapeError: null, hash: read.hash, sigOk: read.sigOk }, who);

@@ -9,7 +9,7 @@
  * read; the relay stores and fans out the line's text, never the parsed value.
  */
 import { envelopeShapeError, type Envelope } from '@fairtable/core/envelope.js';
-import { prepareEnvelope, prepareLine, type VerifyFn } from '@fairtable/core/transcript.js';
+import { NEWCOMER_TYPE, prepareEnvelope, prepareLine, type VerifyFn } from '@fairtable/core/transcript.js';
 
 /** The members of an envelope that the door's rule (`TranscriptChecker.judge`) reads. */
 export interface EnvelopeHeader {
@@ -22,6 +22,11 @@ export interface EnvelopeHeader {
   readonly time: number;
   /** `body.type`: the envelope the door is given has a true body, if only its type. */
   readonly type: string;
+  /**
+   * The whole body of a `newcomer` line, whose `newcomer` member makes an author (docs/SPEC.md §4.6): the door
+   * reads it. Such lines are few (at most 64 a game); every other body stays where it was read.
+   */
+  readonly body?: Envelope['body'];
 }
 
 export type Read =
@@ -55,5 +60,10 @@ export function readSubmitted(text: string, who: string, key: Uint8Array, next: 
   const p = prepareEnvelope(0, text, envelope, new Map([[who, key]]), verify);
   if (p.shapeError !== null || p.hash === null) return { kind: 'malformed', shapeError: p.shapeError ?? 'not an envelope' };
   const { game, from, seq, prev, at, head, time, body } = envelope;
-  return { kind: 'read', header: { game, from, seq, prev, at, head, time, type: body.type }, hash: p.hash, sigOk: p.sigOk };
+  return {
+    kind: 'read',
+    header: { game, from, seq, prev, at, head, time, type: body.type, ...(body.type === NEWCOMER_TYPE ? { body } : {}) },
+    hash: p.hash,
+    sigOk: p.sigOk,
+  };
 }

@@ -12,6 +12,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { Envelope } from '@fairtable/core/envelope.js';
 
 import { Awaiting } from './awaiting.js';
 import type { Read } from './read-submitted.js';
@@ -43,6 +44,8 @@ export interface VerifyResults {
   readonly nums: Float64Array;
   /** game, prev, head and body.type of each `read` line. */
   readonly hexes: string[];
+  /** The whole body of each `read` line that keeps it (a `newcomer` line, read-submitted.ts), by index. */
+  bodies?: Record<number, Envelope['body']>;
 }
 
 /** Line `k` of `r`, read over `who`'s connection. */
@@ -65,6 +68,7 @@ function decode(r: VerifyResults, k: number, who: string): Read {
         head: h[4 * k + 2]!,
         time: r.nums[3 * k + 2]!,
         type: h[4 * k + 3]!,
+        ...(r.bodies?.[k] === undefined ? {} : { body: r.bodies[k] }),
       };
       return { kind: 'read', header, hash: r.strs[k]!, sigOk: r.ok[k] === 1 };
     }

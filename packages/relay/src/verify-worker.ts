@@ -54,6 +54,7 @@ parentPort!.on('message', (batch: VerifyBatch) => {
         results.hexes[4 * i + 1] = r.header.prev;
         results.hexes[4 * i + 2] = r.header.head;
         results.hexes[4 * i + 3] = r.header.type;
+        if (r.header.body !== undefined) (results.bodies ??= {})[i] = r.header.body;
     }
   }
   parentPort!.postMessage(results, [kinds.buffer, ok.buffer, nums.buffer]);

@@ -229,8 +229,14 @@ function readCopy(file: string, keys: KeyPair, name: string, asNewcomer = false)
   // A newcomer's seat (--as-newcomer) is introduced by a `newcomer` line of the copy (docs/SPEC.md §4.6), not by the setup.
   const mine = asNewcomer
     ? lines.slice(1).some((text) => {
-        const n = newcomerIn((JSON.parse(text) as { body: { type: string } }).body);
-        return n !== null && n.id === name && n.key === key;
+        if (!text.includes('"newcomer"')) return false;
+        try {
+          const body = (JSON.parse(text) as { body?: unknown }).body;
+          const n = body !== null && typeof body === 'object' ? newcomerIn(body as { type: string }) : null;
+          return n !== null && n.id === name && n.key === key;
+        } catch {
+          return false; // a line that is not JSON introduces nobody; the seat's replay says what is wrong with it
+        }
       })
     : read.setup.players.some((p) => p.id === name && p.key === key);
   if (!mine) fail(`[bad_journal] ${file} is not a game of ${name} with this key${asNewcomer ? ' (no newcomer line in it introduces this key)' : ''}`);
