@@ -13,6 +13,7 @@ import type { PlayerEntry } from '../setup.js';
 import { parseTalk, talkId, type TalkMessage } from './message.js';
 import { openBox, unwrapContentKey, verifyTalkMac, verifyTalkSignature } from './seal.js';
 import type { PressRules } from './rules.js';
+import { departureOf, type TalkRoster } from './roster.js';
 
 export type TalkCode =
   /** Not a talk message (its shape): names nobody. */
@@ -41,7 +42,12 @@ export type TalkCode =
   /** A sealed message whose wrap does not open for this reader: a flag that names nobody (only this reader can see it). */
   | 'talk_unreadable'
   /** A sealed box that opens to no message (or, signed, to one without its author's inner signature): names the author. */
-  | 'talk_bad_box';
+  | 'talk_bad_box'
+  /**
+   * A message of a player whose power was handed to a newcomer, dated (`at`) at or after the hand-over: refused,
+   * naming nobody (a claimed time does not show the author knew of the hand-over; press.md §10).
+   */
+  | 'talk_departed';
 
 export interface TalkFinding {
   readonly code: TalkCode;
@@ -81,6 +87,11 @@ export interface TalkReaderOptions {
   readonly rules: PressRules;
   /** The reading seat and its secret key; absent for an observer. */
   readonly me?: { readonly id: string; readonly secretKey: Uint8Array };
+  /**
+   * What the log changed about who talks (press.md §10), asked before each message: the newcomers it introduced
+   * (authors and recipients from then on) and the players it replaced. Absent: the setup's players only.
+   */
+  readonly roster?: () => TalkRoster;
 }
 
 const refuse = (code: TalkCode, player: string | null, message: string, evidence: readonly unknown[], provable: boolean): TalkRead => ({
@@ -111,6 +122,8 @@ export class TalkReader {
     if (this.ids.has(id)) return { kind: 'duplicate' };
     const { game, rules, me } = this.o;
     if (m.game !== game) return refuse('talk_wrong_game', null, `a message for game ${m.game.slice(0, 12)}…, not this one`, [m], false);
+    const roster = this.o.roster?.();
+    if (roster !== undefined) for (const p of roster.newcomers) if (!this.keys.has(p.id)) this.keys.set(p.id, fromHex(p.key, 'key', 32));
     const authorKey = this.keys.get(m.from);
     if (authorKey === undefined) return refuse('talk_unknown_author', null, `${m.from} is not a seat of this game`, [m], false);
 
@@ -140,6 +153,19 @@ export class TalkReader {
       proof = 'deniable';
     } else {
       proof = 'unverified';
+    }
+    const departed = roster === undefined ? undefined : departureOf(roster, m.from);
+    if (departed !== undefined && m.at >= departed.at) {
+      return this.named(
+        id,
+        refuse(
+          'talk_departed',
+          null,
+          `${m.from}'s power went to ${departed.by} at line ${departed.line}: ${m.from}'s key writes no press from then on`,
+          [m, { handover: departed }],
+          false,
+        ),
+      );
     }
     const provable = proof === 'signed';
     const named = proof === 'unverified' ? null : m.from;
