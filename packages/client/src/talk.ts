@@ -17,7 +17,10 @@ import {
   type PressRules,
   type ShownTalk,
   type TalkFinding,
+  talkingSeats,
+  talkKeys,
   type TalkMessage,
+  type TalkRoster,
   type TalkTo,
 } from '@fairtable/core/press/index.js';
 import type { PlayerEntry } from '@fairtable/core/setup.js';
@@ -29,7 +32,12 @@ export interface TableTalkOptions {
   readonly players: readonly PlayerEntry[];
   /** The setup's params (its press rules: `params.press`, table chat when absent). */
   readonly params: { readonly [key: string]: JsonValue };
-  /** The reading seat; absent for an observer (who reads and cannot write). */
+  /**
+   * What the game's log changed about who talks (press.md §10): the newcomers it introduced and the players whose
+   * power it handed over, asked afresh for each message read and each written. Absent: the setup's players only.
+   */
+  readonly roster?: () => TalkRoster;
+  /** The reading seat (a newcomer's id and key included); absent for an observer (who reads and cannot write). */
   readonly me?: { readonly id: string; readonly secretKey: Uint8Array };
   readonly fetch?: FetchLike;
   readonly clock?: () => number;
@@ -62,12 +70,31 @@ export class TableTalk {
   constructor(private readonly o: TableTalkOptions) {
     this.rules = pressRulesOf(o.params);
     this.reader =
-      this.rules === null ? null : new TalkReader({ game: o.gameId, players: o.players, rules: this.rules, ...(o.me === undefined ? {} : { me: o.me }) });
+      this.rules === null
+        ? null
+        : new TalkReader({
+            game: o.gameId,
+            players: o.players,
+            rules: this.rules,
+            ...(o.roster === undefined ? {} : { roster: o.roster }),
+            ...(o.me === undefined ? {} : { me: o.me }),
+          });
+  }
+
+  /** The seats that write now: the setup's players and the log's newcomers, less those whose power was handed over. */
+  get seats(): readonly PlayerEntry[] {
+    return this.o.roster === undefined ? this.o.players : talkingSeats(this.o.players, this.o.roster());
+  }
+
+  /** Whether this seat's power was handed to a newcomer: it writes no more (press.md §10). */
+  get departed(): boolean {
+    const me = this.o.me;
+    return me !== undefined && this.o.roster !== undefined && this.o.roster().departed.some((d) => d.id === me.id);
   }
 
   /** Whether this reader may write at all, and privately. */
   get canWrite(): boolean {
-    return this.o.me !== undefined && this.rules !== null && this.rules.rule !== 'none';
+    return this.o.me !== undefined && this.rules !== null && this.rules.rule !== 'none' && !this.departed;
   }
   get canWritePrivately(): boolean {
     return this.canWrite && this.rules!.rule === 'full';
@@ -117,7 +144,13 @@ export class TableTalk {
     const me = this.o.me;
     if (me === undefined || this.rules === null) throw new FairtableError('refused', 'an observer cannot write');
     if (this.rules.rule === 'none') throw new FairtableError('refused', 'this game has no press');
+    if (this.departed) throw new FairtableError('refused', `${me.id}'s power was handed to a newcomer: ${me.id} writes no more press`);
     if (Array.isArray(to) && this.rules.rule !== 'full') throw new FairtableError('refused', 'this game has public press only');
+    if (Array.isArray(to)) {
+      const now = new Set(this.seats.map((p) => p.id));
+      const gone = to.filter((id) => !now.has(id));
+      if (gone.length > 0) throw new FairtableError('refused', `not a seat that reads press now: ${gone.join(', ')}`);
+    }
     await this.load();
     const random = this.o.random ?? randomBytes;
     const at = (this.o.clock ?? Date.now)();
@@ -129,7 +162,13 @@ export class TableTalk {
     this.lastSeq = seq;
     const m = writeTalk(
       { game: this.o.gameId, from: me.id, to, seq, at, body },
-      { mode: this.rules.mode, secretKey: me.secretKey, players: this.o.players, random },
+      {
+        mode: this.rules.mode,
+        secretKey: me.secretKey,
+        // Sealed to the keys the log has now: a newcomer's, from its newcomer line on.
+        players: this.o.roster === undefined ? this.o.players : talkKeys(this.o.players, this.o.roster()),
+        random,
+      },
     );
     const res = await this.request(`${this.base()}/talk`, { method: 'POST', body: talkText(m), headers: { 'content-type': 'application/json' } });
     const answer = JSON.parse(await res.text()) as { error?: { code?: string; message?: string } };

@@ -4,7 +4,7 @@
  * that has said hello; `GET /games/:game/talk?from=N` reads them back a page at a time.
  *
  * The relay is not trusted with talk and does not judge it: it checks the message's shape and size (core's
- * `talkShapeError`), that it names this game and a seat of it, that the game's press rule allows it (its setup's
+ * `talkShapeError`), that it names this game and an author of its log (a setup's player, or a newcomer from its `newcomer` line on), that the game's press rule allows it (its setup's
  * `params.press`), and the rates and caps below; signatures, MACs and sequence numbers are every reader's to check. A private message is sealed: the relay sees who
  * wrote to whom, when, and how long.
  */
@@ -107,7 +107,9 @@ export function talkRoutes(deps: TalkDeps): Hono {
         if (problem !== null) return refused('bad_message', problem, 400);
         const m = value as TalkMessage;
         if (m.game !== g.id) return refused('bad_message', 'talk.game: not this game', 400);
-        const seats = new Set(g.players.map((p) => p.id));
+        // The game's authors as its log has them (press.md §10): the setup's players, and each newcomer from the
+        // line that introduced it (SPEC §4.6), the same authors the door admits lines from.
+        const seats = g.door.checker.keys;
         if (!seats.has(m.from)) return refused('bad_message', `talk.from: ${m.from} is not a seat of this game`, 400);
         if (Array.isArray(m.to) && m.to.some((r) => !seats.has(r))) return refused('bad_message', 'talk.to: every recipient is a seat of this game', 400);
         // The game's press rules, from its setup: talk a game has none of is not kept (readers would refuse it anyway).
