@@ -6,9 +6,13 @@
  *   and key the log gave it, from that line on: the same authors the orderer's door admits.
  * - A departed player (one whose power was handed to a newcomer) writes no more press from the hand-over on:
  *   a message of its key whose `at` is at or after the hand-over's time is refused (`talk_departed`). Its press
- *   from before stays readable and its own.
+ *   from before stays readable and its own. The hand-over is the line at which the game's machine seated the
+ *   newcomer in its place: an event `{type: "newcomer-seated", player, replaces}` (Diplomacy's, diplomacy.md
+ *   §10.15), read from the machine's events.
  */
 import { toHex } from '../bytes.js';
+import type { GameEvent } from '../protocols/machine.js';
+import { OBSERVER_CTX, Referee, type RefereeOptions } from '../referee.js';
 import type { PlayerEntry } from '../setup.js';
 import { prepareLine, TranscriptChecker } from '../transcript.js';
 
@@ -43,6 +47,37 @@ export function newcomersOfLog(lines: readonly string[]): PlayerEntry[] {
   const checker = new TranscriptChecker(first);
   for (let i = 0; i < lines.length; i++) checker.check(prepareLine(i, lines[i]!, checker.keys));
   return newcomersOfChecker(checker);
+}
+
+/** The event a machine emits when a newcomer takes over a departed player's place. */
+export const SEATED_EVENT = 'newcomer-seated';
+
+/** The departures one line's events make (`at`: the time the rules judge that line by): each newcomer seated in someone's place. */
+export function departuresOf(events: readonly GameEvent[], line: number, at: number): TalkDeparture[] {
+  const out: TalkDeparture[] = [];
+  for (const e of events) {
+    if (e.type !== SEATED_EVENT || typeof e.replaces !== 'string' || typeof e.player !== 'string') continue;
+    out.push({ id: e.replaces, by: e.player, line, at });
+  }
+  return out;
+}
+
+/**
+ * The roster a whole log makes (line 0 the setup), replayed with its protocol's machine as an auditor does:
+ * `options.registry` must hold the machine (Diplomacy's is not among the core's built-ins). The lines are
+ * checked as every reader checks them; a log shown altered stops the machine, and with it any later hand-over.
+ */
+export function talkRosterOfLog(lines: readonly string[], options: RefereeOptions = {}): TalkRoster {
+  const first = lines[0];
+  if (first === undefined) return SETUP_ROSTER;
+  const referee = new Referee(first, null, OBSERVER_CTX, options);
+  const departed: TalkDeparture[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    const prepared = referee.prepare(i, lines[i]!);
+    const fed = referee.feed(prepared, OBSERVER_CTX);
+    departed.push(...departuresOf(fed.events, i, options.timeOf?.(i) ?? prepared.envelope?.time ?? 0));
+  }
+  return { newcomers: newcomersOfChecker(referee.checker), departed };
 }
 
 /** The newcomers a checker's log has introduced so far: its authors that are not players of the setup. */

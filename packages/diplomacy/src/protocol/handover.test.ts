@@ -15,6 +15,7 @@ import { Seat, type OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import { approveBody, diplomacyRegistry as registry, newcomerBody, newcomerConsent, openHandovers, proposalHash, type DiplomacyState } from './index.js';
 import { diplomacyTable, seed } from './test-table.js';
+import { TalkReader, talkRosterOfLog, writeTalk, type TalkMessage } from '@fairtable/core/press/index.js';
 
 const newcomerKeys = simKeys(seed(77), 0);
 const N1 = { id: 'n1', key: toHex(newcomerKeys.publicKey), name: 'Nora' };
@@ -156,6 +157,42 @@ describe('a newcomer takes over an absent power', () => {
     expect(lines.some((e) => e.from === 'n1' && e.body.type === 'share' && e.body.dealer === 'p1' && typeof e.body.share === 'string')).toBe(true);
     expect(a.referee.events.find((e) => e.type === 'escrow-opened')).toMatchObject({ player: 'p1', power: 'england' });
     expect(a.verdict().violations.map((v) => [v.kind, v.player])).toEqual([['absence', 'p6']]);
+  });
+});
+
+describe("a newcomer's table talk (press.md §10)", () => {
+  it('the log makes the talk roster: the newcomer talks from its line, the departed player no longer from its hand-over', () => {
+    const g = handoverGame();
+    g.until(() => turkeyVacant(g.state()));
+    g.join();
+    const proposal = g.propose();
+    const proposedAt = g.log.length - 1;
+    // Proposed, not yet seated: the newcomer is an author and talks; p6 still does.
+    expect(talkRosterOfLog(g.log, { registry })).toEqual({ newcomers: [{ id: 'n1', key: N1.key }], departed: [] });
+    for (const p of ['p1', 'p2', 'p3', 'p4', 'p5']) g.send(p, approveBody(proposal));
+    g.until(() => g.state().powers.n1 === 'turkey');
+    const line = g.state().seatedAt.turkey!;
+    expect(line).toBeGreaterThan(proposedAt);
+    const at = (JSON.parse(g.log[line]!) as Envelope).time;
+    const roster = talkRosterOfLog(g.log, { registry });
+    expect(roster).toEqual({ newcomers: [{ id: 'n1', key: N1.key }], departed: [{ id: 'p6', by: 'n1', line, at }] });
+    // Without Diplomacy's machine nobody is seen handed over (the core's registry does not hold it).
+    expect(() => talkRosterOfLog(g.log)).toThrow();
+
+    const players = g.base.ids.map((id, i) => ({ id, key: toHex(g.base.keys[i]!.publicKey) }));
+    const keyOf = (id: string) => (id === 'n1' ? newcomerKeys : g.base.keys[Number(id.slice(1))]!).secretKey;
+    let n = 0;
+    const random = (k: number) => new Uint8Array(k).map((_, i) => (++n * 7 + i) & 255);
+    const write = (from: string, to: TalkMessage['to'], when: number, body: string) =>
+      writeTalk({ game: g.gameId, from, to, seq: when, at: when, body }, { mode: 'signed', secretKey: keyOf(from), players: [...players, roster.newcomers[0]!], random });
+    const reader = new TalkReader({ game: g.gameId, players, rules: { rule: 'full', mode: 'signed' }, roster: () => roster, me: { id: 'p1', secretKey: keyOf('p1') } });
+    const read = (m: TalkMessage) => {
+      const r = reader.read(m);
+      return r.kind === 'shown' ? `${r.talk.from}: ${r.talk.body}` : r.kind === 'refused' ? `${r.finding.code} ${r.finding.player}` : r.kind;
+    };
+    expect(read(write('p6', 'table', at - 1, 'back soon'))).toBe('p6: back soon');
+    expect(read(write('n1', ['p1'], at + 1, 'Turkey here, Nora.'))).toBe('n1: Turkey here, Nora.');
+    expect(read(write('p6', 'table', at, 'I am still Turkey'))).toBe('talk_departed null');
   });
 });
 
