@@ -3,6 +3,7 @@
  * what `startRelay` is given and what it returns, and what the parts of a running relay share.
  */
 import type { Logger } from 'pino';
+import type { Registry } from '@fairtable/core/registry.js';
 import type { LobbyLimits } from './lobby.js';
 import type { Metrics } from './metrics.js';
 import type { QuotaLimits } from './quotas.js';
@@ -124,6 +125,12 @@ export interface RelayOptions {
   readonly trustProxy?: readonly string[];
   /** Table talk's rates and caps (docs/spec/press.md §6). */
   readonly talk?: Partial<TalkLimits>;
+  /**
+   * The machines the talk route replays a game's log with to see its hand-overs (press.md §10: a player whose
+   * power went to a newcomer writes no more press), for games whose log introduced a newcomer. Without it the
+   * relay sees no hand-over, and readers alone refuse such press.
+   */
+  readonly talkRegistry?: Registry;
 }
 
 export interface Relay {

@@ -11,7 +11,46 @@ import { generateKeyPair, sign } from '@fairtable/core/identity.js';
 import { newcomersOfLog, TalkReader, talkSigningBytes, talkText, writeTalk, type TalkMessage, type TalkRoster } from '@fairtable/core/press/index.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
 import { TableTalk } from '@fairtable/client';
-import { createGame, diceGame, testRelays, WireClient } from './test-helpers.js';
+import { createRegistry } from '@fairtable/core/registry.js';
+import type { Machine } from '@fairtable/core/protocols/machine.js';
+import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
+import { createGame, diceGame, testRelays, WireClient, type TestGame } from './test-helpers.js';
+
+/**
+ * A machine that hands a seat over when a line says so: `{type: "seat", player, replaces}` emits the
+ * `newcomer-seated` event Diplomacy's machine emits (diplomacy.md §10.15), which is all the relay reads.
+ */
+const handoverMachine: Machine<null> = {
+  protocol: 'handover-test',
+  decision: () => null,
+  decide: () => {
+    throw new Error('nothing to decide');
+  },
+  init: () => ({ state: null, out: [], events: [], violations: [] }),
+  step: (_, msg) => {
+    const b = msg.envelope.body as { type: string; player?: string; replaces?: string };
+    const events = b.type === 'seat' && b.player !== undefined && b.replaces !== undefined ? [{ type: 'newcomer-seated', player: b.player, replaces: b.replaces }] : [];
+    return { state: null, out: [], events, violations: [] };
+  },
+  tick: () => ({ state: null, out: [], events: [], violations: [] }),
+  outcome: () => null,
+  penalize: () => ({ state: null, out: [], events: [], violations: [] }),
+};
+const talkRegistry = createRegistry({ machines: [handoverMachine] });
+
+function handoverGame(): TestGame {
+  const ids = ['p0', 'p1', 'p2'];
+  const keys = ids.map((_, i) => generateKeyPair(new Uint8Array(32).fill(120 + i)));
+  const setup: GameSetup = {
+    protocol: 'handover-test',
+    game: null,
+    params: { press: { rule: 'full', mode: 'signed' } },
+    players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
+    nonce: toHex(new Uint8Array(32).fill(3)),
+    created: Date.now(),
+  };
+  return { id: gameIdOf(setup), setupLine: envelopeLine(createSetupEnvelope(setup, 'p0', keys[0]!)), ids, keys };
+}
 
 const { relay, closeAll } = testRelays();
 afterEach(closeAll);
@@ -116,5 +155,44 @@ describe('talk by a newcomer on the relay', () => {
       expect(reads[3]).toMatchObject({ kind: 'shown', talk: { from: 'p2', body: 'I may be away for a while.' } });
     }
     // Honest seats are never named: the only player named anywhere above is p2, for its forgery.
+  });
+
+  it('refuses the departed key after the hand-over its machine reads in the log, and private press sealed to it; admits the newcomer', async () => {
+    const g = handoverGame();
+    const players = g.ids.map((id, i) => ({ id, key: toHex(g.keys[i]!.publicKey) }));
+    const write = (from: string, secretKey: Uint8Array, to: TalkMessage['to'], seq: number, body: string) =>
+      writeTalk({ game: g.id, from, to, seq, at: Date.now(), body }, { mode: 'signed', secretKey, players: [...players, niaEntry], random });
+    const code = (x: { body: { error?: { code: string } } }) => x.body.error?.code;
+    const withMachine = await relay({ talkRegistry });
+    const without = await relay();
+    for (const r of [withMachine, without]) {
+      await createGame(r.url, g.setupLine);
+      const p0 = await WireClient.join(r.url, g, 0);
+      const setupHash = envelopeHash(JSON.parse(g.setupLine) as Envelope);
+      const line = (seq: number, prev: string, at: number, head: string, body: Envelope['body']) =>
+        signEnvelope({ v: 1, game: g.id, from: 'p0', seq, prev, at, head, time: 5, body }, g.keys[0]!.secretKey, nativeSign);
+      const intro = line(1, setupHash, 1, setupHash, { type: 'newcomer', power: 'x', newcomer: niaEntry });
+      p0.send({ kind: 'submit', text: envelopeLine(intro) });
+      expect((await p0.next('entry')).line).toBe(1);
+      // Before the hand-over, p2 writes and is written to.
+      expect((await post(r.url, g.id, talkText(write('p2', g.keys[2]!.secretKey, 'table', 1, 'still here')))).status).toBe(201);
+      const seat = line(2, envelopeHash(intro), 2, envelopeHash(intro), { type: 'seat', player: 'nia', replaces: 'p2' });
+      p0.send({ kind: 'submit', text: envelopeLine(seat) });
+      expect((await p0.next('entry')).line).toBe(2);
+      p0.ws.close();
+      const late = await post(r.url, g.id, talkText(write('p2', g.keys[2]!.secretKey, 'table', 2, 'I still speak for x')));
+      const toP2 = await post(r.url, g.id, talkText(write('p1', g.keys[1]!.secretKey, ['p2'], 3, 'are you there?')));
+      const fromNia = await post(r.url, g.id, talkText(write('nia', nia.secretKey, ['p1'], 4, 'I hold x now')));
+      expect(fromNia.status).toBe(201);
+      if (r === withMachine) {
+        expect([late.status, code(late)]).toEqual([403, 'talk_departed']);
+        expect([toP2.status, code(toP2)]).toEqual([403, 'talk_departed']);
+        const page = await talkPage(r.url, g.id);
+        expect(page.map((t) => (JSON.parse(t.text) as TalkMessage).from)).toEqual(['p2', 'nia']);
+      } else {
+        // A relay without the game's machine sees no hand-over: it keeps both, and readers refuse the first (press.md §10).
+        expect([late.status, toP2.status]).toEqual([201, 201]);
+      }
+    }
   });
 });

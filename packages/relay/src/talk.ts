@@ -12,10 +12,11 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { isHex } from '@fairtable/core/bytes.js';
 import { parseJson } from '@fairtable/core/jcs.js';
-import { MAX_TALK_BYTES, pressRulesOf, talkShapeError, talkText, type TalkMessage } from '@fairtable/core/press/index.js';
+import { MAX_TALK_BYTES, pressRulesOf, talkShapeError, talkText, type TalkDeparture, type TalkMessage } from '@fairtable/core/press/index.js';
 import type { Connection, Game } from './games.js';
 import { clientKey, RateLimiter, remoteAddress } from './rate-limit.js';
 import { failure, type RelayCore } from './relay-options.js';
+import { HandoverTracker } from './talk-roster.js';
 
 export interface TalkLimits {
   /** Messages one author (by the `from` it claims, per game) may post a minute, sustained. */
@@ -68,6 +69,7 @@ export function talkRoutes(deps: TalkDeps): Hono {
   const byAuthor = new RateLimiter({ perSecond: t.perAuthorPerMinute / 60, burst: t.perAuthorBurst, maxClients: limits.httpClients });
   const byAddress = new RateLimiter({ perSecond: limits.messagesPerSecond, burst: limits.messageBurst, maxClients: limits.httpClients });
   const readers = new RateLimiter({ perSecond: t.readsPerSecond, burst: Math.max(2, 2 * t.readsPerSecond), maxClients: limits.httpClients });
+  const handovers = new HandoverTracker(store, core.options.talkRegistry);
   /** What each game's talk holds, read from the store on a game's first message since the relay started. */
   const usage = new Map<string, Promise<Usage>>();
   const usageOf = (game: string): Promise<Usage> => {
@@ -112,6 +114,20 @@ export function talkRoutes(deps: TalkDeps): Hono {
         const seats = g.door.checker.keys;
         if (!seats.has(m.from)) return refused('bad_message', `talk.from: ${m.from} is not a seat of this game`, 400);
         if (Array.isArray(m.to) && m.to.some((r) => !seats.has(r))) return refused('bad_message', 'talk.to: every recipient is a seat of this game', 400);
+        // A player whose power went to a newcomer writes no more press, and none is sealed to it (press.md §10).
+        let departed: readonly TalkDeparture[];
+        try {
+          departed = await handovers.departed(g);
+        } catch (e) {
+          log.error({ err: e, game: g.id }, 'talk: the log could not be replayed for its hand-overs');
+          return refused('store_failed', "the relay could not read the game's log", 503);
+        }
+        const gone = departed.find((d) => d.id === m.from);
+        if (gone !== undefined) {
+          return refused('talk_departed', `${m.from}'s power went to ${gone.by} at line ${gone.line}: ${m.from}'s key writes no more press`, 403);
+        }
+        const to = Array.isArray(m.to) ? departed.find((d) => (m.to as readonly string[]).includes(d.id)) : undefined;
+        if (to !== undefined) return refused('talk_departed', `${to.id}'s power went to ${to.by} at line ${to.line}: write to ${to.by}`, 403);
         // The game's press rules, from its setup: talk a game has none of is not kept (readers would refuse it anyway).
         const rules = pressRulesOf(g.door.checker.setup.params);
         if (rules === null || rules.rule === 'none') return refused('no_press', 'this game has no talk', 403);

@@ -16,6 +16,7 @@
 import type { Command } from 'commander';
 import { FairtableError } from '@fairtable/core/errors.js';
 import { checkWitnessUrl } from '@fairtable/core/order/witness-url.js';
+import { cliRegistry } from '../registry.js';
 import { RELAY_SETTINGS, relayHeapSettings, relaySettings, startRelay } from '@fairtable/relay';
 import { collect, httpWitnessHosts } from '../witnesses.js';
 
@@ -132,6 +133,8 @@ export function register(program: Command): void {
       for (const url of witnesses) checkWitnessUrl(url, { httpHosts: httpWitnessHosts(opts.allowHttpWitness) });
       const relay = await startRelay({
         ...settings,
+        // Diplomacy's hand-overs, for the talk route (press.md §10).
+        talkRegistry: cliRegistry,
         port: portOf(opts.port ?? process.env.PORT ?? '8080'),
         host: opts.host,
         dataDir,

@@ -9,6 +9,8 @@ import { TableTalk, type TalkEntry } from '@fairtable/client';
 import { isHex } from '@fairtable/core/bytes.js';
 import type { GameSetup } from '@fairtable/core/setup.js';
 import { readSetupLine } from '@fairtable/core/transcript.js';
+import { SETUP_ROSTER, talkRosterOfLog, type TalkRoster } from '@fairtable/core/press/index.js';
+import { cliRegistry } from '../registry.js';
 import { fail, failWith } from '../io.js';
 import { readKeyFile } from '../key-files.js';
 
@@ -18,37 +20,62 @@ interface Common {
   key?: string;
 }
 
-/** The game's setup, from line 0 of the transcript the relay serves, checked against the game id. */
-async function setupOf(relay: string, game: string): Promise<GameSetup> {
+/**
+ * The game's setup, from line 0 of the transcript the relay serves, checked against the game id, and the talk
+ * roster its log makes (press.md §10): when a `newcomer` line stands in it, the log is replayed with its
+ * machine for its newcomers and hand-overs; otherwise only line 0 is read.
+ */
+async function gameOf(relay: string, game: string): Promise<{ setup: GameSetup; roster: TalkRoster }> {
   const res = await fetch(`${relay.replace(/\/+$/, '')}/games/${game}/transcript`);
   if (res.status === 404) fail(`[unknown_game] no game ${game} on this relay`);
   if (!res.ok || res.body === null) fail(`[connection_failed] the relay answered ${res.status}`);
-  // Only the first line is read: the rest of the transcript is not needed.
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
   let text = '';
-  while (!text.includes('\n')) {
+  let setup: GameSetup | null = null;
+  for (;;) {
     const { done, value } = await reader.read();
     if (done) break;
     text += decoder.decode(value, { stream: true });
+    if (setup === null && text.includes('\n')) {
+      const first = readSetupLine(text.split('\n')[0]!);
+      if (first.gameId !== game) fail(`[wrong_game] the relay's line 0 is the setup of game ${first.gameId}, not ${game}`);
+      setup = first.setup;
+      // Talk that knows only the setup's players needs no more of the transcript.
+      if (setup.protocol !== 'diplomacy') break;
+    }
   }
   await reader.cancel().catch(() => {});
-  const { setup, gameId } = readSetupLine(text.split('\n')[0]!);
-  if (gameId !== game) fail(`[wrong_game] the relay's line 0 is the setup of game ${gameId}, not ${game}`);
-  return setup;
+  if (setup === null) {
+    const first = readSetupLine(text.split('\n')[0]!);
+    if (first.gameId !== game) fail(`[wrong_game] the relay's line 0 is the setup of game ${first.gameId}, not ${game}`);
+    setup = first.setup;
+  }
+  const lines = text.split('\n').filter((l) => l !== '');
+  const roster = text.includes('"type":"newcomer"') ? talkRosterOfLog(lines, { registry: cliRegistry }) : SETUP_ROSTER;
+  return { setup, roster };
 }
 
 async function open(opts: Common): Promise<{ talk: TableTalk; me: string | null }> {
   if (!isHex(opts.game, 32)) fail('[bad_hex] --game must be a game id (64 hex digits)');
-  const setup = await setupOf(opts.relay, opts.game);
+  const { setup, roster } = await gameOf(opts.relay, opts.game);
   let me: { id: string; secretKey: Uint8Array } | undefined;
   if (opts.key !== undefined) {
     const { name, keys } = readKeyFile(opts.key);
-    const seat = setup.players.find((p) => p.key === Buffer.from(keys.publicKey).toString('hex'));
+    const publicKey = Buffer.from(keys.publicKey).toString('hex');
+    // A newcomer's key is its seat from the line that introduced it (press.md §10).
+    const seat = [...setup.players, ...roster.newcomers].find((p) => p.key === publicKey);
     if (seat === undefined) fail(`[unknown_player] the key in ${opts.key} (${name}) holds no seat of this game`);
     me = { id: seat.id, secretKey: keys.secretKey };
   }
-  const talk = new TableTalk({ relayUrl: opts.relay, gameId: opts.game, players: setup.players, params: setup.params, ...(me === undefined ? {} : { me }) });
+  const talk = new TableTalk({
+    relayUrl: opts.relay,
+    gameId: opts.game,
+    players: setup.players,
+    params: setup.params,
+    roster: () => roster,
+    ...(me === undefined ? {} : { me }),
+  });
   if (talk.rules === null) fail('[refused] this game has no talk (its params.press is not press rules)');
   return { talk, me: me?.id ?? null };
 }
