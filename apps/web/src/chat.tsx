@@ -4,10 +4,10 @@
  * write to the table or, where the game allows private press, to chosen seats; and the game's press rule and mode,
  * one sentence each. Loaded with the game page's first talk panel, not with the app (`LazyChat` in game.tsx).
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { TableTalk, type RelayGame, type TalkEntry } from '@fairtable/client';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import { pressModeWords, pressRuleWords } from '@fairtable/core/press/index.js';
+import { pressModeWords, pressRuleWords, SETUP_ROSTER, type TalkRoster } from '@fairtable/core/press/index.js';
 import type { PlayerEntry } from '@fairtable/core/setup.js';
 import { keyFor } from './session.js';
 
@@ -19,6 +19,8 @@ export interface ChatProps {
   readonly me: string | null;
   /** The seat's connection, whose `talk` frames bring new messages at once. */
   readonly game: RelayGame | null;
+  /** Who talks as the log stands now (press.md §10): its newcomers, and the players whose power was handed over. */
+  readonly roster?: () => TalkRoster;
 }
 
 const time = (ms: number): string => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
@@ -53,7 +55,10 @@ function Message({ entry }: { entry: TalkEntry }) {
   );
 }
 
-export function Chat({ gameId, players, params, me, game }: ChatProps) {
+export function Chat({ gameId, players, params, me, game, roster }: ChatProps) {
+  // The latest roster, asked by the talk for each message it reads or writes.
+  const rosterNow = useRef(roster);
+  rosterNow.current = roster;
   const [secretKey, setSecretKey] = useState<Uint8Array | null>(null);
   const [, setTick] = useState(0);
   const [open, setOpen] = useState(false);
@@ -68,7 +73,14 @@ export function Chat({ gameId, players, params, me, game }: ChatProps) {
     () =>
       me !== null && secretKey === null
         ? null
-        : new TableTalk({ relayUrl: location.origin, gameId, players, params, ...(me !== null && secretKey !== null ? { me: { id: me, secretKey } } : {}) }),
+        : new TableTalk({
+            relayUrl: location.origin,
+            gameId,
+            players,
+            params,
+            roster: () => rosterNow.current?.() ?? SETUP_ROSTER,
+            ...(me !== null && secretKey !== null ? { me: { id: me, secretKey } } : {}),
+          }),
     // The players and params are the setup's: fixed for the game.
     [gameId, me, secretKey],
   );
@@ -92,7 +104,8 @@ export function Chat({ gameId, players, params, me, game }: ChatProps) {
   if (talk === null || talk.rules === null) return null;
   const rules = talk.rules;
   const unread = talk.unread;
-  const others = players.map((p) => p.id).filter((id) => id !== me);
+  // The seats that read press now: a newcomer from its line, a player whose power was handed over no more.
+  const others = talk.seats.map((p) => p.id).filter((id) => id !== me);
   const send = async (e: Event) => {
     e.preventDefault();
     if (body.trim() === '') return;

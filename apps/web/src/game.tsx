@@ -6,9 +6,10 @@
 import type { FunctionComponent } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { RelayGame } from '@fairtable/client';
-import { randomBytes } from '@fairtable/core/bytes.js';
+import { randomBytes, toHex } from '@fairtable/core/bytes.js';
 import type { Violation } from '@fairtable/core/errors.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
+import type { TalkRoster } from '@fairtable/core/press/index.js';
 import type { Awaiting, Decision, Outcome } from '@fairtable/core/protocols/machine.js';
 import { Referee } from '@fairtable/core/referee.js';
 import type { Registry } from '@fairtable/core/registry.js';
@@ -58,6 +59,25 @@ class Observer {
     if (r === null) return null;
     const setup = r.checker.setup;
     return { protocol: setup.protocol, game: setup.game, players: setup.players.map((p) => p.id), state: r.state, events: r.events };
+  }
+  /**
+   * Who talks now (docs/spec/press.md §10): the authors the log's `newcomer` lines introduced, and the players a
+   * Diplomacy hand-over replaced (its state's `replaced` and `seatedAt`), each from its hand-over line's time.
+   */
+  talkRoster(lines: readonly string[]): TalkRoster {
+    const r = this.referee;
+    if (r === null) return { newcomers: [], departed: [] };
+    const setup = new Set(r.checker.setup.players.map((p) => p.id));
+    const newcomers = [...r.checker.keys].filter(([id]) => !setup.has(id)).map(([id, key]) => ({ id, key: toHex(key) }));
+    const s = r.state as { replaced?: Record<string, { power: string; by: string }>; seatedAt?: Record<string, number> } | null;
+    const departed: TalkRoster['departed'][number][] = [];
+    for (const [id, { power, by }] of Object.entries(s?.replaced ?? {})) {
+      const line = s?.seatedAt?.[power];
+      const text = line === undefined ? undefined : lines[line];
+      if (line === undefined || text === undefined) continue;
+      departed.push({ id, by, line, at: (JSON.parse(text) as { time: number }).time });
+    }
+    return { newcomers, departed };
   }
   /** The time to act the setup gives a decision (`decisionMs`, else `timeoutMs`), or null before the setup line. */
   timeoutMs(): number | null {
@@ -400,7 +420,16 @@ export function GamePage({ gameId }: { gameId: string }) {
           }}
         />
       )}
-      {setup === null ? null : <LazyChat gameId={gameId} players={setup.players} params={setup.params} me={record?.me ?? null} game={g} />}
+      {setup === null ? null : (
+        <LazyChat
+          gameId={gameId}
+          players={setup.players}
+          params={setup.params}
+          me={record?.me ?? null}
+          game={g}
+          roster={() => observer.current.talkRoster(lines)}
+        />
+      )}
       {g !== null && record !== null && outcome === null ? <MoreTime game={g} me={record.me} timeoutMs={observer.current.timeoutMs()} /> : null}
       <LiveFindings violations={violations} />
       <div class="actions">

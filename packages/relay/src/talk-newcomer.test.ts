@@ -29,7 +29,8 @@ const handoverMachine: Machine<null> = {
   init: () => ({ state: null, out: [], events: [], violations: [] }),
   step: (_, msg) => {
     const b = msg.envelope.body as { type: string; player?: string; replaces?: string };
-    const events = b.type === 'seat' && b.player !== undefined && b.replaces !== undefined ? [{ type: 'newcomer-seated', player: b.player, replaces: b.replaces }] : [];
+    const events =
+      b.type === 'seat' && b.player !== undefined && b.replaces !== undefined ? [{ type: 'newcomer-seated', player: b.player, replaces: b.replaces }] : [];
     return { state: null, out: [], events, violations: [] };
   },
   tick: () => ({ state: null, out: [], events: [], violations: [] }),

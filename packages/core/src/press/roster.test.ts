@@ -6,7 +6,17 @@ import { Door } from '../door.js';
 import { envelopeLine, signEnvelope, type Body } from '../envelope.js';
 import type { KeyPair } from '../identity.js';
 import { createSetupEnvelope } from '../setup.js';
-import { newcomersOfLog, talkingSeats, TalkReader, talkSigningBytes, writeTalk, type PressMode, type TalkDraft, type TalkRead, type TalkRoster } from './index.js';
+import {
+  newcomersOfLog,
+  talkingSeats,
+  TalkReader,
+  talkSigningBytes,
+  writeTalk,
+  type PressMode,
+  type TalkDraft,
+  type TalkRead,
+  type TalkRoster,
+} from './index.js';
 
 const GAME = 'ab'.repeat(32);
 const seats = ['austria', 'england', 'france'] as const;
@@ -133,7 +143,17 @@ describe('talk by a newcomer (press.md §10)', () => {
     const line = (from: string, key: KeyPair, body: Body): string => {
       const pos = door.checker.authorPosition(from) ?? { count: 0, lastHash: door.checker.gameId };
       const at = log.length;
-      const env = { v: 1 as const, game: door.checker.gameId, from, seq: pos.count, prev: pos.lastHash, at, head: door.checker.hashOfLine(at - 1)!, time: at, body };
+      const env = {
+        v: 1 as const,
+        game: door.checker.gameId,
+        from,
+        seq: pos.count,
+        prev: pos.lastHash,
+        at,
+        head: door.checker.hashOfLine(at - 1)!,
+        time: at,
+        body,
+      };
       return envelopeLine(signEnvelope(env, key.secretKey));
     };
     const introduce = { type: 'newcomer', power: 'france', newcomer: { id: 'nia', key: nia.key, name: 'Nia' } };

@@ -24,7 +24,7 @@ export interface TalkDeparture {
   readonly by: string;
   /** The transcript line at which the hand-over took effect. */
   readonly line: number;
-  /** The time the rules judge that line by (the line's `Accepted.time`), ms. */
+  /** That line's envelope `time` (its author's signed clock, the same for every reader, with receipts or without), ms. */
   readonly at: number;
 }
 
@@ -52,7 +52,7 @@ export function newcomersOfLog(lines: readonly string[]): PlayerEntry[] {
 /** The event a machine emits when a newcomer takes over a departed player's place. */
 export const SEATED_EVENT = 'newcomer-seated';
 
-/** The departures one line's events make (`at`: the time the rules judge that line by): each newcomer seated in someone's place. */
+/** The departures one line's events make (`at`: that line's envelope `time`): each newcomer seated in someone's place. */
 export function departuresOf(events: readonly GameEvent[], line: number, at: number): TalkDeparture[] {
   const out: TalkDeparture[] = [];
   for (const e of events) {
@@ -75,7 +75,7 @@ export function talkRosterOfLog(lines: readonly string[], options: RefereeOption
   for (let i = 1; i < lines.length; i++) {
     const prepared = referee.prepare(i, lines[i]!);
     const fed = referee.feed(prepared, OBSERVER_CTX);
-    departed.push(...departuresOf(fed.events, i, options.timeOf?.(i) ?? prepared.envelope?.time ?? 0));
+    departed.push(...departuresOf(fed.events, i, prepared.envelope?.time ?? 0));
   }
   return { newcomers: newcomersOfChecker(referee.checker), departed };
 }

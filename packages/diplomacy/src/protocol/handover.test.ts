@@ -184,8 +184,17 @@ describe("a newcomer's table talk (press.md §10)", () => {
     let n = 0;
     const random = (k: number) => new Uint8Array(k).map((_, i) => (++n * 7 + i) & 255);
     const write = (from: string, to: TalkMessage['to'], when: number, body: string) =>
-      writeTalk({ game: g.gameId, from, to, seq: when, at: when, body }, { mode: 'signed', secretKey: keyOf(from), players: [...players, roster.newcomers[0]!], random });
-    const reader = new TalkReader({ game: g.gameId, players, rules: { rule: 'full', mode: 'signed' }, roster: () => roster, me: { id: 'p1', secretKey: keyOf('p1') } });
+      writeTalk(
+        { game: g.gameId, from, to, seq: when, at: when, body },
+        { mode: 'signed', secretKey: keyOf(from), players: [...players, roster.newcomers[0]!], random },
+      );
+    const reader = new TalkReader({
+      game: g.gameId,
+      players,
+      rules: { rule: 'full', mode: 'signed' },
+      roster: () => roster,
+      me: { id: 'p1', secretKey: keyOf('p1') },
+    });
     const read = (m: TalkMessage) => {
       const r = reader.read(m);
       return r.kind === 'shown' ? `${r.talk.from}: ${r.talk.body}` : r.kind === 'refused' ? `${r.finding.code} ${r.finding.player}` : r.kind;
