@@ -15,6 +15,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { startRelay } from '@fairtable/relay';
 import { Referee } from '@fairtable/core/referee.js';
+import { randomBytes, toHex } from '@fairtable/core/bytes.js';
+import { fromKeyFile } from '@fairtable/core/identity.js';
+import { talkText, writeTalk } from '@fairtable/core/press/index.js';
 import { diplomacyRegistry, type DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { cliProcesses, main } from './cli-processes.js';
 
@@ -28,7 +31,14 @@ interface Envelope {
 
 describe('fairtable play diplomacy: a newcomer takes over an absent power', () => {
   it('proposed and approved from the command line, it orders the power to the end; audit names only the absence', async () => {
-    const relay = await startRelay({ host: '127.0.0.1', port: 0, dataDir: join(cli.dir, 'data'), logger: pino({ level: 'silent' }) });
+    // As `fairtable relay` starts it: with Diplomacy's machine for the talk route's hand-overs (press.md §10).
+    const relay = await startRelay({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: join(cli.dir, 'data'),
+      logger: pino({ level: 'silent' }),
+      talkRegistry: diplomacyRegistry,
+    });
     try {
       const [p1, p2, p3, nia, stranger] = ['p1', 'p2', 'p3', 'nia', 'zed'].map((n) => cli.keys(n)) as [
         ReturnType<typeof cli.keys>,
@@ -161,6 +171,27 @@ describe('fairtable play diplomacy: a newcomer takes over an absent power', () =
       // The absent player's missed orders, said as absences; no rule broken, by anybody.
       expect(verdict.violations.filter((v) => v.kind !== 'absence')).toEqual([]);
       expect(new Set(verdict.violations.map((v) => v.player))).toEqual(new Set(['p3']));
+
+      // Table talk (press.md §10): the newcomer writes under its own key, another power reads it as the newcomer's;
+      // the departed player's key writes no more, refused by its own command and by the relay.
+      const said = await cli.start(['talk', '--relay', relay.url, '--game', game, '--key', nia!.key, 'Nia', 'holds', 'France', 'now.']);
+      expect(said.status, said.stderr).toBe(0);
+      expect(said.stdout).toMatch(/^nia wrote to the table/);
+      const read = await cli.start(['talk', '--relay', relay.url, '--game', game, '--key', p1.key, 'read']);
+      expect(read.status, read.stderr).toBe(0);
+      expect(read.stdout).toMatch(/ nia to the table, signed: Nia holds France now\./);
+      expect(read.stdout).not.toMatch(/REFUSED/);
+      const departed = await cli.start(['talk', '--relay', relay.url, '--game', game, '--key', p3!.key, 'I am still France']);
+      expect(departed.status).not.toBe(0);
+      expect(departed.stderr).toMatch(/writes no more press/);
+      const p3Keys = fromKeyFile(JSON.parse(readFileSync(p3!.key, 'utf8')));
+      const late = writeTalk(
+        { game, from: 'p3', to: 'table', seq: 1, at: Date.now(), body: 'I am still France' },
+        { mode: 'signed', secretKey: p3Keys.keys.secretKey, players: [{ id: 'p3', key: toHex(p3Keys.keys.publicKey) }], random: randomBytes },
+      );
+      const posted = await fetch(`${relay.url}/games/${game}/talk`, { method: 'POST', body: talkText(late) });
+      expect(posted.status).toBe(403);
+      expect(((await posted.json()) as { error: { code: string } }).error.code).toBe('talk_departed');
     } finally {
       await relay.close();
     }
