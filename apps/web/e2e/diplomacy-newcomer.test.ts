@@ -3,7 +3,7 @@
  * ends"; docs/spec/web.md §4): ann and bob play a two-player game, so England is held by nobody; nia, in a browser
  * of her own, makes her newcomer file on the game page and waits; ann pastes it and proposes her (a file altered on
  * the way is refused first), bob approves her with a click, and nia's page joins the game as a newcomer and is
- * given England's orders from the next round. Nobody is named for a fault.
+ * given England's orders from the next round, and writes private press to ann that ann reads. Nobody is named for a fault.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -124,6 +124,21 @@ describe('a Diplomacy newcomer in the browser', () => {
     await niaForm.waitFor({ timeout: 30_000 });
     expect(await niaForm.textContent()).toMatch(/^Your orders for england, Fall 1901, movement/);
     expect(await nia.getByTestId('status').textContent()).toMatch(/You play nia\. Connection: ready/);
+    // nia talks as England's new player (docs/spec/press.md §10): private press to ann, sealed to ann's key from
+    // nia's, which ann's page reads as nia's, signed; bob's page shows it sealed, not for him.
+    await nia.locator('details.chat summary').click();
+    await nia.getByRole('checkbox', { name: 'ann' }).check();
+    await nia.getByLabel('Message').fill('Ann, England will support you into Munich.');
+    await nia.getByRole('button', { name: 'Send to ann' }).click();
+    await expect.poll(async () => await ann.getByTestId('talk-unread').textContent(), { timeout: 15_000 }).toBe('1');
+    await ann.locator('details.chat summary').click();
+    const annTalk = ann.getByRole('group', { name: 'Table talk' });
+    await expect.poll(async () => (await annTalk.textContent()) ?? '', { timeout: 10_000 }).toContain('Ann, England will support you into Munich.');
+    expect(await annTalk.getByTestId('talk-message').first().textContent()).toMatch(/^nia to ann/);
+    await bob.locator('details.chat summary').click();
+    await bob.getByTestId('talk-sealed').waitFor({ timeout: 10_000 });
+    expect(await bob.getByRole('group', { name: 'Table talk' }).textContent()).not.toContain('Munich');
+    for (const p of [ann, bob, nia]) expect(await p.getByTestId('talk-refused').count()).toBe(0);
     // Nobody was named for a fault on any page.
     for (const p of [ann, bob, nia]) expect(await p.getByRole('region', { name: 'Rule breaking seen' }).count()).toBe(0);
     for (const p of [ann, bob, nia]) await p.context().close();
