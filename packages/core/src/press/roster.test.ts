@@ -104,6 +104,12 @@ describe('talk by a newcomer (press.md §10)', () => {
       // Each message counts once: the same refused message again is a duplicate.
       expect(reader.read(after).kind).toBe('duplicate');
     }
+    // Deniable: refused the same way, naming nobody, by the recipient whose MAC checks.
+    const deniable = write('france', ['austria'], 11, 50_001, 'still me', { mode: 'deniable' });
+    expect(refused(readerFor('austria', () => HANDED, 'deniable').read(deniable))).toMatchObject({ code: 'talk_departed', player: null });
+    // A message to the departed seat after the hand-over is shown, naming nobody (its author may not have seen it).
+    const toFrance = write('england', ['france'], 12, 60_000, 'France, are you there?');
+    expect(shown(readerFor('austria', () => HANDED).read(toFrance))).toMatchObject({ from: 'england', body: null, private: true });
     // Before the hand-over took effect (the newcomer only proposed), France writes as before.
     expect(shown(readerFor('austria', () => PROPOSED).read(after)).from).toBe('france');
   });
