@@ -1,18 +1,7 @@
 #!/usr/bin/env node
-/**
- * The `fairtable` command. Each subcommand lives in `commands/<name>.ts` and
- * exports `register(program)`; this file only assembles them.
- *
- * Only the module of the command named on the command line is loaded: each
- * module pulls in its protocols, the relay or OpenPGP, and loading all of them
- * costs about 0.7 s before any work, on every `fairtable mail read` a player
- * runs. `fairtable --help`, `fairtable help`, no command and a command that
- * is not one load them all, so the help lists every command and commander can
- * suggest the nearest name.
- */
-import { Command } from 'commander';
+/** The `fairtable` command: the process's own command line, run by `runFairtable` (program.ts). */
 import { useNativeSha256 } from '@fairtable/node/native-hash.js';
-import { addExamples } from './examples.js';
+import { reportFailure, runFairtable } from './program.js';
 
 // A reader that stops early (`fairtable dearmor m.txt | head`) is no error: stop quietly, as other tools do.
 process.stdout.on('error', (e: NodeJS.ErrnoException) => {
@@ -23,51 +12,5 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
 // Node's SHA-256 gives the same bytes as noble's, faster (packages/node/src/native-hash.ts).
 useNativeSha256();
 
-const program = new Command();
-program
-  .name('fairtable')
-  .description('Fair remote games with no trusted game master: play through a relay or by e-mail, simulate, audit, keys, OpenPGP.')
-  .version('0.1.0')
-  // One line, not the whole help: the error stays on screen above it.
-  .showHelpAfterError('(add --help for the options and examples)')
-  // A command line commander refuses (a missing option, an unknown one) is bad input: exit 2, as for every
-  // other bad input, never 1, which audit and verify keep for "checked, and it does not hold".
-  .exitOverride((e) => process.exit(e.exitCode === 0 ? 0 : 2));
-
-type Module = { register(program: Command): void };
-/** Each module's loader, in the order `fairtable --help` lists them. */
-const MODULES = {
-  keygen: () => import('./commands/keygen.js'),
-  random: () => import('./commands/random.js'),
-  armor: () => import('./commands/armor.js'),
-  audit: () => import('./commands/audit.js'),
-  simulate: () => import('./commands/simulate.js'),
-  demo: () => import('./commands/demo.js'),
-  vrf: () => import('./commands/vrf.js'),
-  rochambeau: () => import('./commands/rochambeau.js'),
-  signidice: () => import('./commands/signidice.js'),
-  diplomacy: () => import('./commands/diplomacy.js'),
-  mail: () => import('./commands/mail.js'),
-  play: () => import('./commands/play.js'),
-  fetch: () => import('./commands/fetch.js'),
-  talk: () => import('./commands/talk.js'),
-  pgp: () => import('./commands/pgp.js'),
-  relay: () => import('./commands/relay.js'),
-} satisfies Record<string, () => Promise<Module>>;
-/** The module of each top-level command: each module's own name, and `dearmor`, which `armor` registers. */
-const MODULE_OF: Readonly<Record<string, keyof typeof MODULES>> = {
-  ...(Object.fromEntries(Object.keys(MODULES).map((k) => [k, k])) as Record<keyof typeof MODULES, keyof typeof MODULES>),
-  dearmor: 'armor',
-};
-
-const named = process.argv[2];
-const only = named !== undefined && Object.hasOwn(MODULE_OF, named) ? MODULE_OF[named] : undefined;
-const loaders: (() => Promise<Module>)[] = only !== undefined ? [MODULES[only]] : Object.values(MODULES);
-for (const module of await Promise.all(loaders.map((load) => load()))) module.register(program);
-addExamples(program);
-
-program.parseAsync(process.argv).catch((error: unknown) => {
-  const e = error as { code?: string; message?: string };
-  process.stderr.write(`fairtable: ${e.code ? `[${e.code}] ` : ''}${e.message ?? String(error)}\n`);
-  process.exitCode = 2;
-});
+// Not awaited: a command whose work ends with the event loop (a relay stopping) must not end in an unsettled await.
+void runFairtable(process.argv).catch(reportFailure);

@@ -136,3 +136,22 @@ describe("a newcomer's lines (docs/SPEC.md §4.6)", () => {
     expect(core.violations.some((v) => v.player === null)).toBe(false);
   });
 });
+
+describe('a small file audited on the calling thread', () => {
+  it('gives the verdict and evidence of the threads and of core: asked for (workers: 0) and by default', async () => {
+    const text = [equivocation[0]!, '', ...equivocation.slice(1, 3), '   ', ...equivocation.slice(3)].join('\n');
+    for (const bytes of [new TextEncoder().encode(dice.join('\n')), new TextEncoder().encode(text)]) {
+      const file = join(dir, `t${fileNo++}.jsonl`);
+      writeFileSync(file, bytes);
+      const core = auditText(bytes);
+      const threads = await auditFile(file, { workers: 1, batch: 4 });
+      const here = await auditFile(file, { workers: 0, batch: 4 });
+      const plain = await auditFile(file);
+      expect(shape(threads)).toEqual(shape(core));
+      expect(shape(here)).toEqual(shape(core));
+      expect(shape(plain)).toEqual(shape(core));
+      expect(here.violations.flatMap((v) => v.evidence.map((e) => e.envelope))).toEqual(threads.violations.flatMap((v) => v.evidence.map((e) => e.envelope)));
+    }
+    expect(shape(await auditFile(join(dir, `t${fileNo - 1}.jsonl`)))).toMatchObject({ valid: false, violations: [{ code: 'equivocation', player: 'p1' }] });
+  });
+});

@@ -23,12 +23,20 @@ import type { Violation } from '@fairtable/core/errors.js';
 import { useNativeSha256 } from './native-hash.js';
 
 export interface AuditFileOptions {
+  /** Verifying threads: the cores less one when not given; 0 verifies on the auditing thread itself. */
   readonly workers?: number;
   readonly batch?: number;
   readonly onProgress?: (bytesRead: number, totalBytes: number, lines: number) => void;
 }
 
 type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null };
+
+/**
+ * A file of at most this many bytes, with no number of workers asked for, is audited on the calling thread
+ * with no thread of its own: starting the coordinator and a verifying thread loads the modules twice more,
+ * about 0.6 s of CPU, more than checking a few hundred lines takes (a game of dice is a few kilobytes).
+ */
+export const ONE_THREAD_BYTES = 256 << 10;
 
 /** A batch goes to a worker at this many lines or this many characters, whichever comes first. */
 const BATCH_CHARS = 4 << 20;
@@ -55,9 +63,30 @@ async function eachLine(path: string, take: (line: TranscriptLine) => Promise<vo
  * Audits a transcript file. The work runs in a coordinating worker thread with
  * a bounded heap (the main thread's heap limits cannot be changed once Node
  * has started, and an unbounded heap lets garbage pile up to several times
- * what the audit holds), which starts the verifying workers in turn.
+ * what the audit holds), which starts the verifying workers in turn (`workers`
+ * of them; the cores less one when not given). A file of at most
+ * `ONE_THREAD_BYTES` with `workers` not given is audited on the calling
+ * thread alone, by the same code.
  */
-export function auditFile(path: string, options: AuditFileOptions = {}): Promise<Verdict> {
+export async function auditFile(path: string, options: AuditFileOptions = {}): Promise<Verdict> {
+  // A file that cannot be read is reported as the threads report it.
+  const size = await stat(path).then(
+    (s) => s.size,
+    () => Infinity,
+  );
+  if (options.workers === undefined && size <= ONE_THREAD_BYTES) {
+    try {
+      return await auditFileHere(path, { ...options, workers: 0 });
+    } catch (e) {
+      // Errors as the coordinator's message turns them into.
+      const err = e as { code?: string; message?: string };
+      throw new TranscriptError((err.code ?? 'bad_input') as never, err.message ?? String(e));
+    }
+  }
+  return auditInThreads(path, options);
+}
+
+function auditInThreads(path: string, options: AuditFileOptions): Promise<Verdict> {
   const worker = new Worker(new URL('./audit-coordinator.js', import.meta.url), {
     workerData: { path, workers: options.workers ?? null, batch: options.batch ?? null },
     resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 },
@@ -83,7 +112,7 @@ export function auditFile(path: string, options: AuditFileOptions = {}): Promise
   });
 }
 
-/** The audit itself, on the current thread (the coordinator runs this). */
+/** The audit itself, on the current thread (the coordinator runs this); `workers: 0` verifies on this thread too. */
 export async function auditFileHere(path: string, options: AuditFileOptions = {}): Promise<Verdict> {
   useNativeSha256();
   const total = (await stat(path)).size;
@@ -112,7 +141,7 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
     const id = batchId++;
     // The coordinator prepares one batch in (workers + 2) itself: with as many threads as cores, none is
     // oversubscribed, and its share balances its own ordered work against the workers' (docs/SPEC.md §9).
-    if (id % (workers.length + 2) === workers.length + 1) {
+    if (workers.length === 0 || id % (workers.length + 2) === workers.length + 1) {
       const results = texts.map((text, i) => {
         const p = prepareLine(start + i, text, keys!, nativeVerify);
         return { hash: p.hash, sigOk: p.sigOk, shapeError: p.shapeError };
@@ -152,7 +181,7 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
       const text = setupText(line);
       auditor = new Auditor(text);
       keys = auditor.referee.checker.keys;
-      const count = Math.max(1, options.workers ?? availableParallelism() - 1);
+      const count = options.workers === 0 ? 0 : Math.max(1, options.workers ?? availableParallelism() - 1);
       const workerUrl = new URL('./verify-worker.js', import.meta.url);
       // Small heaps: a worker holds one batch at a time, and a large young generation only grows the RSS.
       workers = Array.from(

@@ -21,6 +21,7 @@ import { Referee } from '@fairtable/core/referee.js';
 import { diplomacyRegistry, type DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { type MailResult, mailNew, mailOrders, mailPrefs, mailRead, mailStatus, mailText, mailTranscript, readMail } from './index.js';
 import { PostOffice, asEmail, asQuotedReply, type Participant } from './post-office.js';
+import { runInProcess } from '../in-process.js';
 
 const root = mkdtempSync(join(tmpdir(), 'fairtable-diplomacy-mail-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -365,7 +366,9 @@ describe('Diplomacy by mail, a reveal withheld', () => {
 describe('the fairtable mail command for Diplomacy', () => {
   const cli = join(fileURLToPath(new URL('../../../..', import.meta.url)), 'packages/cli/bin/fairtable.js');
   const run = (args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: 'utf8', cwd: root });
-  it('mail new diplomacy takes the play command options, and decide --orders and --prefs answer', () => {
+  // After the two processes that create the game, the same command lines inside this process (in-process.ts).
+  const here = (args: string[]) => runInProcess(args, { cwd: root });
+  it('mail new diplomacy takes the play command options, and decide --orders and --prefs answer', async () => {
     const tag = 'cli';
     const ps = people(tag);
     const pubs = ps.map((p) => join(root, `${tag}-${p.id}.pub.json`)).join(',');
@@ -408,30 +411,30 @@ describe('the fairtable mail command for Diplomacy', () => {
       recorder: { id: 'rita' },
     });
     // Fixed assignment: ann (seat 1) plays Austria, and her orders are due at once.
-    const status = run(['mail', 'status', '--dir', dir]);
+    const status = await here(['mail', 'status', '--dir', dir]);
     expect(status.status, status.stderr).toBe(0);
     expect(status.stdout).toContain('Spring 1901, movement (S1901M)');
     expect(status.stdout).toMatch(/^ {2}Austria \(ann\): A bud, F tri, A vie$/m);
     expect(status.stdout).toMatch(/^ {4}A vie - gal$/m);
     expect(status.stdout).toContain('answer with: fairtable mail decide --dir DIR --orders FILE');
-    const json = JSON.parse(run(['mail', 'status', '--dir', dir, '--json']).stdout) as { decision: { kind: string }; board: string };
+    const json = JSON.parse((await here(['mail', 'status', '--dir', dir, '--json'])).stdout) as { decision: { kind: string }; board: string };
     expect(json.decision.kind).toBe('orders');
     expect(json.board).toContain('Austria (ann): A bud, F tri, A vie');
-    const prefs = run(['mail', 'decide', '--dir', dir, '--prefs', 'A']);
+    const prefs = await here(['mail', 'decide', '--dir', dir, '--prefs', 'A']);
     expect(prefs.status).toBe(2);
     expect(prefs.stderr).toMatch(/\[illegal_choice\] the game asks for orders now, not preferences/);
     // Under the strict typo rule a wrong unit letter is refused at its line, before anything is committed.
     writeFileSync(join(root, 'typo.txt'), 'A Vie-Gal\nA Tri-Alb\n');
-    const typo = run(['mail', 'decide', '--dir', dir, '--orders', join(root, 'typo.txt')]);
+    const typo = await here(['mail', 'decide', '--dir', dir, '--orders', join(root, 'typo.txt')]);
     expect(typo.status).toBe(2);
     expect(typo.stderr).toMatch(/\[illegal_order\] line 2: "A Tri-Alb": the unit in tri is a fleet/);
     writeFileSync(join(root, 'orders.txt'), 'A Vie-Gal\nF Tri-Alb\nA Bud S A Vie-Gal\n');
-    const orders = run(['mail', 'decide', '--dir', dir, '--orders', join(root, 'orders.txt')]);
+    const orders = await here(['mail', 'decide', '--dir', dir, '--orders', join(root, 'orders.txt')]);
     expect(orders.status, orders.stderr).toBe(0);
     expect(orders.stdout).toMatch(/send to every other participant/);
     const submission = readdirSync(join(dir, 'outbox')).filter((f) => f.includes('submission'));
     expect(submission).toHaveLength(1);
-    const again = run(['mail', 'decide', '--dir', dir, '--orders', join(root, 'orders.txt')]);
+    const again = await here(['mail', 'decide', '--dir', dir, '--orders', join(root, 'orders.txt')]);
     expect(again.status).toBe(2);
     expect(again.stderr).toMatch(/\[illegal_choice\] there are no orders to give now/);
   }, 30_000);

@@ -8,16 +8,24 @@ import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
 import type { Choices } from '@fairtable/core/protocols/machine.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import { randomChoice } from '@fairtable/core/testing';
+import { runInProcess } from '../in-process.js';
 import { asEmail, asQuotedReply } from './post-office.js';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const main = join(root, 'packages/cli/bin/fairtable.js');
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-mail-cli-'));
 
+/** The built command as a process of its own: its real start-up, exit status and standard input. */
 function run(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', input, cwd: dir });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+/**
+ * The same command line run inside this process (../in-process.ts): the steps of a long game, hundreds of
+ * them, without a process's start-up each; status, stdout and stderr are checked as for a process.
+ */
+const here = (args: string[], input?: string) => runInProcess(args, { cwd: dir, ...(input === undefined ? {} : { input }) });
 
 /** Moves every outbox file of `folder` out, returning their texts. */
 function outbox(folder: string): string[] {
@@ -33,9 +41,10 @@ function outbox(folder: string): string[] {
     });
 }
 
-describe('fairtable mail, as separate processes', () => {
-  // Dozens of runs of the command, each a process: minutes when the machine is busy.
-  it('two players play dice by mail with the commands the issue names, and the transcripts audit valid', () => {
+describe('fairtable mail, as a player runs it', () => {
+  // Dozens of runs of the command: keygen, the invitation, standard input, the exit statuses and the audit
+  // as processes of their own; the rounds of the game inside this process (a process each took minutes).
+  it('two players play dice by mail with the commands the issue names, and the transcripts audit valid', async () => {
     // keygen prints the public part on stdout.
     for (const p of ['ann', 'ben']) {
       const r = run(['keygen', '--name', p, '--out', `${p}.json`]);
@@ -77,7 +86,7 @@ describe('fairtable mail, as separate processes', () => {
         ['A', 'B'],
         ['B', 'A'],
       ] as const) {
-        const status = JSON.parse(run(['mail', 'status', '--dir', me, '--json']).stdout) as {
+        const status = JSON.parse((await here(['mail', 'status', '--dir', me, '--json'])).stdout) as {
           decision: unknown;
           done: boolean;
           protocol: string;
@@ -86,12 +95,12 @@ describe('fairtable mail, as separate processes', () => {
         };
         seen.push(status);
         if (status.decision !== null) {
-          const d = run(['mail', 'decide', '--dir', me, 'null']);
+          const d = await here(['mail', 'decide', '--dir', me, 'null']);
           expect(d.status, d.stderr).toBe(0);
         }
         const mails = outbox(me);
         if (mails.length > 0) {
-          const r = run(['mail', 'read', '--dir', other, '-'], mails.map((t) => asEmail(t, me, other)).join('\n'));
+          const r = await here(['mail', 'read', '--dir', other, '-'], mails.map((t) => asEmail(t, me, other)).join('\n'));
           expect(r.status, r.stderr).toBe(0);
         }
       }
@@ -102,8 +111,8 @@ describe('fairtable mail, as separate processes', () => {
       }
     }
     expect(rounds).toBeLessThan(40);
-    expect(run(['mail', 'transcript', '--dir', 'A', '--out', 'a.jsonl']).status).toBe(0);
-    expect(run(['mail', 'transcript', '--dir', 'B', '--out', 'b.jsonl']).status).toBe(0);
+    expect((await here(['mail', 'transcript', '--dir', 'A', '--out', 'a.jsonl'])).status).toBe(0);
+    expect((await here(['mail', 'transcript', '--dir', 'B', '--out', 'b.jsonl'])).status).toBe(0);
     expect(readFileSync(join(dir, 'b.jsonl'), 'utf8')).toBe(readFileSync(join(dir, 'a.jsonl'), 'utf8'));
     const audit = run(['audit', 'a.jsonl', '--json']);
     expect(audit.status).toBe(0);
@@ -116,9 +125,11 @@ describe('fairtable mail, as separate processes', () => {
 });
 
 /**
- * The issue's check (issue 11): three game folders, each driven only by `fairtable mail` in its own processes,
- * playing dice and then Monopoly to the end by passing the outbox files around as a mailing list would: some
- * wrapped in e-mails, some quoted once or twice in replies, some delivered twice, some late (after later mail).
+ * The issue's check (issue 11): three game folders, each driven only by `fairtable mail` command lines (run
+ * inside this process, each reading its folder from disk as a process does; keygen, the audits and the
+ * refused file as processes of their own), playing dice and then Monopoly to the end by passing the outbox
+ * files around as a mailing list would: some wrapped in e-mails, some quoted once or twice in replies, some
+ * delivered twice, some late (after later mail).
  * The transcripts come out identical, `fairtable audit` finds them valid, and the receipts each player holds
  * pass the independent Python checker of docs/spec/relay.md §2. A file altered in transit is refused and named.
  */
@@ -126,8 +137,8 @@ describe('the issue check: three folders play dice and then Monopoly by passing 
   const names = ['ann', 'ben', 'cat'] as const;
   const choose = new RandomStream(new Uint8Array(32).fill(11), 'mail-cli-strategy');
 
-  function game(protocol: 'dice' | 'monopoly', turns: number, folder: (who: string) => string): { lines: string[]; rounds: number } {
-    const created = run([
+  async function game(protocol: 'dice' | 'monopoly', turns: number, folder: (who: string) => string): Promise<{ lines: string[]; rounds: number }> {
+    const created = await here([
       'mail',
       'new',
       protocol,
@@ -175,7 +186,7 @@ describe('the issue check: three folders play dice and then Monopoly by passing 
           writeFileSync(join(dir, name), m.text);
           return name;
         });
-        let r = run(['mail', 'read', '--dir', folder(me), '--key', `${me}.json`, ...files]);
+        let r = await here(['mail', 'read', '--dir', folder(me), '--key', `${me}.json`, ...files]);
         if (r.status === 2 && /holds no game yet/.test(r.stderr)) {
           // Mail that overtook the invitation: kept for later, as a person would.
           inbox.get(me)!.push(...due.map((m) => ({ text: m.text, due: round + 1 })));
@@ -183,9 +194,9 @@ describe('the issue check: three folders play dice and then Monopoly by passing 
         }
         expect(r.status, r.stderr + r.stdout).toBe(0);
         while (/ decides: /.test(r.stdout)) {
-          const s = JSON.parse(run(['mail', 'status', '--dir', folder(me), '--json']).stdout) as { decision: { choices: Choices } | null };
+          const s = JSON.parse((await here(['mail', 'status', '--dir', folder(me), '--json'])).stdout) as { decision: { choices: Choices } | null };
           if (s.decision === null) break;
-          r = run(['mail', 'decide', '--dir', folder(me), JSON.stringify(randomChoice(s.decision.choices, choose))]);
+          r = await here(['mail', 'decide', '--dir', folder(me), JSON.stringify(randomChoice(s.decision.choices, choose))]);
           expect(r.status, r.stderr).toBe(0);
         }
         if (/the game is over/.test(r.stdout)) over.add(me);
@@ -193,10 +204,11 @@ describe('the issue check: three folders play dice and then Monopoly by passing 
       }
     }
     expect(over.size).toBe(names.length);
-    const texts = names.map((me) => {
-      expect(run(['mail', 'transcript', '--dir', folder(me), '--out', `${folder(me)}.jsonl`]).status).toBe(0);
-      return readFileSync(join(dir, `${folder(me)}.jsonl`), 'utf8');
-    });
+    const texts: string[] = [];
+    for (const me of names) {
+      expect((await here(['mail', 'transcript', '--dir', folder(me), '--out', `${folder(me)}.jsonl`])).status).toBe(0);
+      texts.push(readFileSync(join(dir, `${folder(me)}.jsonl`), 'utf8'));
+    }
     expect(texts[1]).toBe(texts[0]);
     expect(texts[2]).toBe(texts[0]);
     const audit = run(['audit', `${folder('ann')}.jsonl`, '--json']);
@@ -229,16 +241,16 @@ describe('the issue check: three folders play dice and then Monopoly by passing 
     expect(JSON.parse(py.stdout)).toMatchObject({ ok: true, receipts: lines.length });
   }
 
-  it('dice, then Monopoly: identical transcripts that audit valid, receipts that pass the Python checker; an altered file is refused', () => {
+  it('dice, then Monopoly: identical transcripts that audit valid, receipts that pass the Python checker; an altered file is refused', async () => {
     for (const p of ['cat']) {
       const r = run(['keygen', '--name', p, '--out', `${p}.json`]);
       expect(r.status).toBe(0);
       writeFileSync(join(dir, `${p}.pub.json`), r.stdout);
     }
-    const dice = game('dice', 2, (who) => `dice-${who}`);
+    const dice = await game('dice', 2, (who) => `dice-${who}`);
     expect(dice.lines.length).toBeGreaterThan(6);
     independentCheck('dice-ben', dice.lines);
-    const monopoly = game('monopoly', 2, (who) => `monopoly-${who}`);
+    const monopoly = await game('monopoly', 2, (who) => `monopoly-${who}`);
     expect(JSON.parse(monopoly.lines[0]!).body.setup.game).toBe('monopoly');
     independentCheck('monopoly-cat', monopoly.lines);
 
