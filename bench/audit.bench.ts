@@ -1,21 +1,25 @@
 /**
- * Audit benchmarks (issue: foundation).
+ * Audit benchmarks (issue: foundation; the audit's speed).
  * - Baseline: `openssl speed ed25519` verification rate on one core, measured now.
- * - Auditing a 100,000-envelope transcript with `auditFile` (native verification in worker threads) and the ratio.
+ * - The whole `fairtable audit --json` command (start-up, worker threads and all) on a 50,000-envelope
+ *   transcript, timed from its launch to its exit, and the ratio to openssl; then the same with
+ *   `--workers` 1, 2, 4, 8 and 15. Each run also reports its process's CPU time (user + system, all
+ *   threads) per envelope, the figure that stays meaningful on a shared machine.
  * - The noble-only (browser) path on a slice, for reference.
- * - Peak memory of `fairtable audit` on a 1,000,000-envelope transcript (in a child process).
+ * - The whole command on a 1,000,000-envelope transcript: rate, ratio and peak RSS (whole process,
+ *   worker threads included).
+ * Options: `--no-million` skips the million-envelope run, `--no-workers` the runs by worker count.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTranscript } from './lib/make-transcript.ts';
-// The built package: its worker thread is a compiled file next to it (run `npm run build` first).
-import { auditFile } from '@fairtable/node/audit-file.js';
 import { Auditor } from '@fairtable/core/audit.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = join(root, '.bench-tmp');
+const cli = join(root, 'packages/cli/bin/fairtable.js');
 
 function opensslVerifyRate(): number | null {
   const r = spawnSync('openssl', ['speed', '-seconds', '3', 'ed25519'], { encoding: 'utf8' });
@@ -31,50 +35,69 @@ function opensslVerifyRate(): number | null {
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 
-const big = process.argv.includes('--no-million') ? 0 : 1_000_000;
-const file100k = join(tmp, 'dice-100k.jsonl');
-process.stdout.write('writing the 100,000-envelope transcript (cached in .bench-tmp/)…\n');
-await makeTranscript(file100k, 100_000);
+/** Prints the main thread's resource usage (all threads: getrusage) on stderr as the command exits. */
+const usageProbe = join(tmp, 'usage-probe.mjs');
+writeFileSync(
+  usageProbe,
+  `import { isMainThread } from 'node:worker_threads';
+if (isMainThread) process.on('exit', () => process.stderr.write('\\nUSAGE ' + JSON.stringify(process.resourceUsage()) + '\\n'));
+`,
+);
+
+interface Run {
+  readonly lines: number;
+  readonly valid: boolean;
+  readonly seconds: number;
+  readonly cpuMicros: number;
+  readonly maxRssKiB: number;
+}
+
+/** `fairtable audit --json FILE`, as a user runs it: a new process, timed from launch to exit. */
+function auditCommand(file: string, workers?: number): Run {
+  const args = ['--import', usageProbe, cli, 'audit', '--json', ...(workers === undefined ? [] : ['--workers', String(workers)]), file];
+  const t = performance.now();
+  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const seconds = (performance.now() - t) / 1000;
+  const usageLine = r.stderr.split('\n').find((l) => l.startsWith('USAGE '));
+  if (r.status !== 0 || usageLine === undefined) throw new Error(`fairtable audit exited with ${r.status}: ${r.stderr.slice(0, 2000)}`);
+  const usage = JSON.parse(usageLine.slice(6)) as { userCPUTime: number; systemCPUTime: number; maxRSS: number };
+  const verdict = JSON.parse(r.stdout) as { lines: number; valid: boolean };
+  return { lines: verdict.lines, valid: verdict.valid, seconds, cpuMicros: usage.userCPUTime + usage.systemCPUTime, maxRssKiB: usage.maxRSS };
+}
+
+function report(label: string, run: Run, openssl: number | null, target: number): void {
+  const rate = run.lines / run.seconds;
+  const ratio = openssl === null ? '' : `, ratio to openssl one core ${(rate / openssl).toFixed(2)} (target >= ${target.toFixed(2)})`;
+  process.stdout.write(
+    `${label}: ${fmt(run.lines)} lines in ${run.seconds.toFixed(2)} s = ${fmt(rate)} envelopes/s${ratio}; ` +
+      `CPU ${(run.cpuMicros / run.lines).toFixed(0)} µs/envelope, peak RSS ${(run.maxRssKiB / 1024).toFixed(0)} MB, valid=${run.valid}\n`,
+  );
+}
+
+const file50k = join(tmp, 'dice-50k.jsonl');
+process.stdout.write('writing the 50,000-envelope transcript (cached in .bench-tmp/)…\n');
+await makeTranscript(file50k, 50_000);
 
 const openssl = opensslVerifyRate();
 process.stdout.write(`openssl speed ed25519, one core: ${openssl === null ? 'unavailable' : `${fmt(openssl)} verify/s`}\n`);
 
-// Warm up the workers' JIT on a short run, then measure.
-const t0 = performance.now();
-const verdict = await auditFile(file100k);
-const seconds = (performance.now() - t0) / 1000;
-const rate = verdict.lines / seconds;
-process.stdout.write(
-  `audit 100k (native, worker threads): ${verdict.lines} lines in ${seconds.toFixed(2)} s = ${fmt(rate)} envelopes/s, valid=${verdict.valid}\n`,
-);
-if (openssl !== null) process.stdout.write(`  ratio to openssl one-core verify: ${(rate / openssl).toFixed(2)} (target >= 1.00)\n`);
+report('fairtable audit 50k (whole command, default workers)', auditCommand(file50k), openssl, 1.2);
+if (!process.argv.includes('--no-workers')) {
+  for (const workers of [1, 2, 4, 8, 15]) report(`  --workers ${workers}`, auditCommand(file50k, workers), openssl, 1.2);
+}
 
-const slice = readFileSync(file100k, 'utf8').split('\n').slice(0, 5_001);
+const slice = readFileSync(file50k, 'utf8').split('\n').slice(0, 5_001);
 const t1 = performance.now();
 const auditor = new Auditor(slice[0]!);
 for (let i = 1; i < slice.length; i++) auditor.add(slice[i]!);
 const nobleRate = (slice.length - 1) / ((performance.now() - t1) / 1000);
 process.stdout.write(`audit (noble only, one thread, the browser path): ${fmt(nobleRate)} envelopes/s\n`);
 
-if (big > 0) {
+if (!process.argv.includes('--no-million')) {
   const fileBig = join(tmp, 'dice-1m.jsonl');
   process.stdout.write('writing the 1,000,000-envelope transcript (cached; several minutes the first time)…\n');
-  await makeTranscript(fileBig, big, (n) => n % 100_000 === 0 && process.stdout.write(`  ${fmt(n)}\n`));
-  const probeFile = join(tmp, 'probe-1m.mjs');
-  writeFileSync(
-    probeFile,
-    `
-    const { auditFile } = await import(${JSON.stringify(join(root, 'packages/node/dist/audit-file.js'))});
-    const t = performance.now();
-    const v = await auditFile(${JSON.stringify(fileBig)});
-    console.log(JSON.stringify({ lines: v.lines, valid: v.valid, seconds: (performance.now() - t) / 1000, maxRssKiB: process.resourceUsage().maxRSS }));`,
-  );
-  const r = spawnSync(process.execPath, [probeFile], { encoding: 'utf8' });
-  if (r.status !== 0) process.stdout.write(`1M audit failed: ${r.stderr}\n`);
-  else {
-    const m = JSON.parse(r.stdout.trim()) as { lines: number; valid: boolean; seconds: number; maxRssKiB: number };
-    process.stdout.write(
-      `audit 1M: ${m.lines} lines in ${m.seconds.toFixed(1)} s (${fmt(m.lines / m.seconds)}/s), valid=${m.valid}, peak RSS ${(m.maxRssKiB / 1024).toFixed(0)} MB for the whole process, worker threads included (target < 200 MB)\n`,
-    );
-  }
+  await makeTranscript(fileBig, 1_000_000, (n) => n % 100_000 === 0 && process.stdout.write(`  ${fmt(n)}\n`));
+  const big = auditCommand(fileBig);
+  report('fairtable audit 1M (whole command)', big, openssl, 1.2);
+  process.stdout.write(`  peak RSS ${(big.maxRssKiB / 1024).toFixed(0)} MB for the whole process, worker threads included (target < 200 MB)\n`);
 }

@@ -9,7 +9,7 @@
  */
 import { FairtableError } from './errors.js';
 import { platformSha256 } from './platform.js';
-import { canonicalBytes } from './jcs.js';
+import { canonicalize } from './jcs.js';
 import { concatBytes, toHex, utf8 } from './bytes.js';
 
 export type HashTag =
@@ -44,13 +44,45 @@ export function sha256(data: Uint8Array): Uint8Array {
   return platformSha256(data);
 }
 
+/**
+ * Scratch for a hash's input (prefix and data), reused from one hash to the next: the one-shot digest takes
+ * its input whole, and building it in a fresh array for every hash (several a transcript line) was work for
+ * the collector. Inputs longer than SCRATCH_MAX get arrays of their own.
+ */
+let scratch = new Uint8Array(1024);
+const SCRATCH_MAX = 64 * 1024;
+const encoder = new TextEncoder();
+
+function room(bytes: number): Uint8Array | null {
+  if (bytes > SCRATCH_MAX) return null;
+  if (scratch.length < bytes) scratch = new Uint8Array(Math.max(bytes, 2 * scratch.length));
+  return scratch;
+}
+
 export function taggedHash(tag: HashTag, ...parts: Uint8Array[]): Uint8Array {
-  return platformSha256(concatBytes(domainPrefix(tag), ...parts));
+  const prefix = domainPrefix(tag);
+  let length = prefix.length;
+  for (const p of parts) length += p.length;
+  const out = room(length);
+  if (out === null) return platformSha256(concatBytes(prefix, ...parts));
+  out.set(prefix, 0);
+  let at = prefix.length;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return platformSha256(out.subarray(0, length));
 }
 
 /** H(tag, JCS(value)). */
 export function hashJson(tag: HashTag, value: unknown): Uint8Array {
-  return taggedHash(tag, canonicalBytes(value));
+  const text = canonicalize(value);
+  const prefix = domainPrefix(tag);
+  const out = room(prefix.length + 3 * text.length);
+  if (out === null) return platformSha256(concatBytes(prefix, utf8(text)));
+  out.set(prefix, 0);
+  const written = encoder.encodeInto(text, out.subarray(prefix.length)).written;
+  return platformSha256(out.subarray(0, prefix.length + written));
 }
 
 export const hashJsonHex = (tag: HashTag, value: unknown): string => toHex(hashJson(tag, value));

@@ -10,7 +10,10 @@ import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 export type Sha256 = (data: Uint8Array) => Uint8Array;
 
 export interface PlatformOptions {
-  /** SHA-256 for every core hash in this thread (tagged hashes, envelopes, the stream). */
+  /**
+   * SHA-256 for every core hash in this thread (tagged hashes, envelopes, the stream). It returns a new array
+   * and keeps nothing of its input, which may be a view of a scratch array that the next hash overwrites.
+   */
   readonly sha256?: Sha256;
 }
 

@@ -26,6 +26,7 @@ import { isStrictPublicKey, verify } from './identity.js';
 import { MAX_LINE_BYTES, overLimit } from './lines.js';
 import { gameIdOf, setupError, type GameSetup, type SetupBody } from './setup.js';
 import { HashRing } from './hash-ring.js';
+import { signedLine } from './signed-line.js';
 import { RecordBlocks } from './record-blocks.js';
 
 /** An envelope that passed every envelope-layer check, ready for its protocol. */
@@ -118,9 +119,10 @@ function whyNotCanonical(text: string): string {
  * cannot hold, nesting deeper than MAX_DEPTH or any other spelling of the same
  * value makes the line malformed, naming nobody, and two readers can never see
  * two values in one signed line. Never throws: any line is either prepared or
- * malformed. The fast path is the native JSON.parse and a comparison with the
- * canonical text it has to build anyway; the strict reader runs only to say
- * why a line was refused.
+ * malformed. The fast path is the native JSON.parse, and for a line that is
+ * plainly canonical its signed bytes cut from its own text (signed-line.ts);
+ * otherwise a comparison with the canonical text built from the envelope. The
+ * strict reader runs only to say why a line was refused.
  */
 export function prepareLine(line: number, text: string, keys: ReadonlyMap<string, Uint8Array>, verifyFn: VerifyFn = verify): PreparedLine {
   const malformed = (why: string): PreparedLine => ({ line, text, envelope: null, shapeError: why, hash: null, sigOk: false });
@@ -156,6 +158,11 @@ export function prepareEnvelope(
   const malformed = (why: string): PreparedLine => ({ line, text, envelope: null, shapeError: why, hash: null, sigOk: false });
   if (overLimit(text)) return unreadableLine(line, text.slice(0, 200), `longer than ${MAX_LINE_BYTES} bytes`);
   try {
+    const signed = signedLine(text, envelope);
+    if (signed !== null) {
+      const key = keys.get(envelope.from);
+      return { line, text, envelope, shapeError: null, hash: signed.hash, sigOk: key !== undefined && verifyFn(signed.sig, signed.message, key) };
+    }
     let body: string;
     try {
       // The envelope is one level; its body has the rest.

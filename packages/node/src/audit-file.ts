@@ -29,7 +29,8 @@ export interface AuditFileOptions {
   readonly onProgress?: (bytesRead: number, totalBytes: number, lines: number) => void;
 }
 
-type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null };
+/** A verifying thread's answer for a line; `envelope` only from the coordinator's own share (no second parse). */
+type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null; envelope?: Envelope | null };
 
 /**
  * A file of at most this many bytes, with no number of workers asked for, is audited on the calling thread
@@ -144,7 +145,7 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
     if (workers.length === 0 || id % (workers.length + 2) === workers.length + 1) {
       const results = texts.map((text, i) => {
         const p = prepareLine(start + i, text, keys!, nativeVerify);
-        return { hash: p.hash, sigOk: p.sigOk, shapeError: p.shapeError };
+        return { hash: p.hash, sigOk: p.sigOk, shapeError: p.shapeError, envelope: p.envelope };
       });
       inflight.push(Promise.resolve({ start, lines, results }));
       return;
@@ -167,7 +168,7 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
       }
       const r = done.results[i]!;
       // A prepared line without a shape error is the canonical text of an envelope: this parse cannot fail.
-      const envelope = r.shapeError === null ? (JSON.parse(line.text) as Envelope) : null;
+      const envelope = r.shapeError !== null ? null : (r.envelope ?? (JSON.parse(line.text) as Envelope));
       const prepared: PreparedLine = { line: done.start + i, text: line.text, envelope, shapeError: r.shapeError, hash: r.hash, sigOk: r.sigOk };
       // A newcomer's line (docs/SPEC.md §4.6): the workers know the setup's keys only, the checker's map has it by now.
       if (envelope !== null && !r.sigOk && keys!.has(envelope.from)) auditor!.addPrepared(prepareLine(done.start + i, line.text, keys!, nativeVerify));
