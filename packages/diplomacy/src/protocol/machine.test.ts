@@ -37,7 +37,15 @@ function events(lines: readonly string[]): GameEvent[] {
 const native = { verify: nativeVerify, sign: nativeSign } as const;
 const audit = (lines: readonly string[]) => auditLines(lines, { registry, verify: nativeVerify });
 
-type PlayOptions = { players?: number; cheat?: string; cheater?: string; params?: Record<string, JsonValue>; extension?: SimExtension; n?: number; noble?: boolean };
+type PlayOptions = {
+  players?: number;
+  cheat?: string;
+  cheater?: string;
+  params?: Record<string, JsonValue>;
+  extension?: SimExtension;
+  n?: number;
+  noble?: boolean;
+};
 /** Games played with the built-in extension, by their options: a game several tests read is played once (a game is a pure function of its options). */
 const played = new Map<string, ReturnType<typeof simulate>>();
 
