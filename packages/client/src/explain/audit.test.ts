@@ -15,6 +15,7 @@ import { CHEATS, cheatApplies, simulate, type Cheat, type SimProtocol } from '@f
 import { writeHostile } from '../../../../bench/lib/hostile-transcripts.js';
 import { auditTranscript, type AuditResult } from './audit.js';
 import { webCryptoVerifier } from './webcrypto.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const main = join(root, 'packages/cli/dist/main.js');
@@ -48,12 +49,18 @@ const write = (name: string, lines: readonly string[]): { file: string; text: st
   return { file, text };
 };
 
+/**
+ * The games are played on OpenSSL's Ed25519 (the same signatures as noble's, packages/node's differential test):
+ * they are the input here, not what is tested. The page's auditor checks every signature with noble.
+ */
+const native = { sign: nativeSign, verify: nativeVerify } as const;
+
 const PROTOCOLS: SimProtocol[] = ['beacon', 'dice', 'keyed-stream', 'signidice', 'rochambeau'];
 
 describe('auditTranscript agrees with fairtable audit --json', () => {
   for (const protocol of PROTOCOLS) {
     it(`${protocol}: honest, and every cheat that applies`, async () => {
-      const honest = write(`${protocol}-honest.jsonl`, simulate({ protocol, players: 3, seed: utf8(`audit-${protocol}`), turns: 2 }).lines);
+      const honest = write(`${protocol}-honest.jsonl`, simulate({ protocol, players: 3, seed: utf8(`audit-${protocol}`), turns: 2, ...native }).lines);
       expect(await agree(honest.file, honest.text)).toMatchObject({ valid: true });
       let cheats = 0;
       for (const cheat of CHEATS as readonly Cheat[]) {
@@ -61,7 +68,7 @@ describe('auditTranscript agrees with fairtable audit --json', () => {
         if (cheat.startsWith('escrow-') || cheat.startsWith('layers-')) continue;
         const cheater = cheat.startsWith('house-') ? 'house' : 'p1';
         if (cheatApplies(cheat, protocol === 'signidice' ? 'signidice' : protocol, cheater) !== null) continue;
-        const sim = simulate({ protocol, players: 3, seed: utf8(`audit-${protocol}-${cheat}`), turns: 2, cheat, cheater });
+        const sim = simulate({ protocol, players: 3, seed: utf8(`audit-${protocol}-${cheat}`), turns: 2, cheat, cheater, ...native });
         const { file, text } = write(`${protocol}-${cheat}.jsonl`, sim.lines);
         const got = await agree(file, text);
         // Cheats the door refuses at submission (forge, replay, equivocate) leave the log itself clean.
@@ -73,7 +80,7 @@ describe('auditTranscript agrees with fairtable audit --json', () => {
   }
 
   it('on hostile files, as text and as bytes', async () => {
-    const honest = simulate({ protocol: 'dice', players: 3, seed: utf8('audit-hostile'), turns: 2 }).lines;
+    const honest = simulate({ protocol: 'dice', players: 3, seed: utf8('audit-hostile'), turns: 2, ...native }).lines;
     const files = writeHostile(dir, honest, false);
     expect(files.length).toBeGreaterThan(5);
     for (const h of files) {
@@ -96,7 +103,7 @@ describe('auditTranscript agrees with fairtable audit --json', () => {
 });
 
 describe('auditTranscript on a page', () => {
-  const lines = simulate({ protocol: 'dice', players: 2, seed: utf8('audit-progress'), turns: 60 }).lines;
+  const lines = simulate({ protocol: 'dice', players: 2, seed: utf8('audit-progress'), turns: 60, ...native }).lines;
   const text = lines.join('\n');
 
   it('reports progress up to the whole input and gives the same verdict with WebCrypto and with noble', async () => {

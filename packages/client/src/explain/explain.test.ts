@@ -12,9 +12,16 @@ import { verify as nobleVerify } from '@fairtable/core/identity.js';
 import { explainOutcomes } from './provenance.js';
 import { diceSumProbabilities, distribution, outcomeDistributions } from './distributions.js';
 import type { Provenance, ProvenanceInput } from './types.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+
+/**
+ * The games are played on OpenSSL's Ed25519 (the same signatures as noble's, packages/node's differential test):
+ * they are the input here; what explains them checks every signature as the page does.
+ */
+const ed25519 = { sign: nativeSign, verify: nativeVerify } as const;
 
 const game = (protocol: SimProtocol, seed: string, extra: { cheat?: Cheat; cheater?: string; turns?: number; players?: number } = {}) =>
-  simulate({ protocol, players: extra.players ?? 3, seed: utf8(seed), turns: extra.turns ?? 4, ...extra });
+  simulate({ protocol, players: extra.players ?? 3, seed: utf8(seed), turns: extra.turns ?? 4, ...extra, ...ed25519 });
 
 const failed = (entries: readonly Provenance[]): { entry: Provenance; input: ProvenanceInput }[] =>
   entries.flatMap((entry) => entry.inputs.filter((i) => i.ok === false).map((input) => ({ entry, input })));
@@ -73,7 +80,7 @@ describe('explainOutcomes on honest games', () => {
   }
 
   it("Monopoly on keyed streams: each roll (the mover's X, the next player's draws) explained, and charted", () => {
-    const sim = simulate({ protocol: 'keyed-stream', game: 'monopoly', players: 3, seed: utf8('explain-keyed-monopoly'), turns: 4 });
+    const sim = simulate({ protocol: 'keyed-stream', game: 'monopoly', players: 3, seed: utf8('explain-keyed-monopoly'), turns: 4, ...ed25519 });
     expect(sim.violations).toEqual([]);
     const rolls = sim.lines.filter((l) => (JSON.parse(l) as { body: { type: string } }).body.type === 'roll').length;
     expect(rolls).toBeGreaterThan(5);
@@ -106,7 +113,7 @@ describe('explainOutcomes on honest games', () => {
 
   it('keyed-stream with audits during play: numbers under each key checked by that key', () => {
     const sim = game('keyed-stream', 'explain-keyed-audits', { turns: 6, players: 2 });
-    const withAudits = simulate({ protocol: 'keyed-stream', players: 2, seed: utf8('explain-keyed-audits'), turns: 6, params: { auditEvery: 2 } });
+    const withAudits = simulate({ protocol: 'keyed-stream', players: 2, seed: utf8('explain-keyed-audits'), turns: 6, params: { auditEvery: 2 }, ...ed25519 });
     const entries = explainOutcomes(withAudits.lines);
     expect(entries.length).toBeGreaterThan(0);
     expect(entries.every((e) => e.ok && e.inputs.some((i) => i.label.includes('draws') && i.ok === true))).toBe(true);
@@ -225,7 +232,7 @@ describe('outcomeDistributions', () => {
   }
 
   it('dice with an expression: each turn explained in its words, every face charted on its own die', () => {
-    const sim = simulate({ protocol: 'dice', players: 2, seed: utf8('explain-dice-expr'), turns: 5, params: { roll: '2d20kh1+1d4-1' } });
+    const sim = simulate({ protocol: 'dice', players: 2, seed: utf8('explain-dice-expr'), turns: 5, params: { roll: '2d20kh1+1d4-1' }, ...ed25519 });
     const entries = explainOutcomes(sim.lines);
     expect(entries).toHaveLength(10);
     for (const e of entries) {

@@ -9,11 +9,17 @@ import { frozenMachine as frozen, frozenRegistry, Mutation } from '../sim/frozen
 import { simulate, SIM_PROTOCOLS } from '../sim/simulate.js';
 import { GENERIC_CHEATS, type Cheat } from '../sim/cheats.js';
 import { Auditor } from '../audit.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 
 const registry = frozenRegistry(DEFAULT_REGISTRY);
+/**
+ * The games are signed and checked with OpenSSL's Ed25519 (the same bytes and verdicts as noble's, packages/node's
+ * differential test): what is tested here is the machines' purity; sim/cheats.test.ts plays every protocol on noble.
+ */
+const ed25519 = { sign: nativeSign, verify: nativeVerify } as const;
 
 function audit(lines: readonly string[]) {
-  const a = new Auditor(lines[0]!, { registry });
+  const a = new Auditor(lines[0]!, { registry, verify: nativeVerify });
   for (const l of lines.slice(1)) a.add(l);
   return a.verdict();
 }
@@ -39,6 +45,7 @@ describe('no machine changes the state it is given', () => {
         registry,
         cheat,
         cheater: 'p2',
+        ...ed25519,
       });
       const v = audit(r.lines);
       expect(v.violations.map((x) => x.player)).toContain('p2');
@@ -61,6 +68,7 @@ describe('no machine changes the state it is given', () => {
         cheat,
         cheater: 'p2',
         ...(accomplices === undefined ? {} : { accomplices }),
+        ...ed25519,
       });
       const v = audit(r.lines);
       expect(v.violations.map((x) => x.player)).toContain('p2');
@@ -86,6 +94,7 @@ describe('no machine changes the state it is given', () => {
           registry,
           ...(game === undefined ? {} : { game }),
           ...(cheat === undefined ? {} : { cheat, cheater }),
+          ...ed25519,
         });
         const v = audit(r.lines);
         for (const x of v.violations) expect([cheater, null]).toContain(x.player);

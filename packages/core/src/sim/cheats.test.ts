@@ -5,6 +5,14 @@ import { auditLines } from '../audit.js';
 import { verify } from '../identity.js';
 import { toHex } from '../bytes.js';
 import { sha256 } from '@noble/hashes/sha2.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+
+/**
+ * The cheating games are signed and checked with OpenSSL's Ed25519 (packages/node's fast path: the same signatures,
+ * and the same verdicts, for OpenSSL's refusals are asked of noble again; its differential test proves both). Each
+ * protocol's honest game below stays on noble, as a browser plays and audits it.
+ */
+const ed25519 = { sign: nativeSign, verify: nativeVerify } as const;
 
 /** The violation each cheat must produce, per protocol family; the cheater is always named. */
 function expectedCode(protocol: string, cheat: Cheat): string {
@@ -83,17 +91,17 @@ describe('every cheat on every protocol is caught and the cheater named', () => 
     for (const cheat of cheats) {
       it(`${protocol}: ${cheat}`, () => {
         const cheater = cheat.startsWith('house-') ? 'house' : 'p2';
-        const r = simulate({ protocol, players: 3, seed: new Uint8Array(32).fill(11), turns: 2, cheat, cheater, drop: 0.05, duplicate: 0.05 });
+        const r = simulate({ protocol, players: 3, seed: new Uint8Array(32).fill(11), turns: 2, cheat, cheater, drop: 0.05, duplicate: 0.05, ...ed25519 });
         if (DOOR_CHEATS.has(cheat)) {
           // Refused at the table's door and named there, with the envelope as evidence; never recorded.
           const refusal = r.refusals.find((x) => x.code === expectedCode(protocol, cheat));
           expect(refusal?.player).toBe(cheater);
           expect(refusal!.evidence.length).toBeGreaterThan(0);
           expect(r.refusals.every((x) => x.player === cheater)).toBe(true);
-          for (const v of auditLines(r.lines).violations) expect([cheater, null]).toContain(v.player);
+          for (const v of auditLines(r.lines, { verify: nativeVerify }).violations) expect([cheater, null]).toContain(v.player);
           return;
         }
-        const verdict = auditLines(r.lines);
+        const verdict = auditLines(r.lines, { verify: nativeVerify });
         expect(verdict.valid).toBe(false);
         const first = verdict.violations[0]!;
         expect(first.code).toBe(expectedCode(protocol, cheat));

@@ -20,6 +20,14 @@ import { diplomacyRegistry as registry } from './index.js';
 import { diplomacyTable } from './test-table.js';
 import { diplomacySim } from './sim.js';
 import type { DiplomacyState } from './machine.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+
+/**
+ * The seats and the audits sign and check with OpenSSL's Ed25519 (the same signatures and verdicts as noble's,
+ * which packages/node's differential test proves): noble's checks were most of this file's time, and the
+ * Diplomacy machine's own tests keep a game on noble.
+ */
+const ed25519 = { sign: nativeSign, verify: nativeVerify } as const;
 
 const seed = (n: number): Uint8Array => new Uint8Array(32).fill(n);
 const ids = Array.from({ length: 7 }, (_, i) => `p${i}`);
@@ -39,7 +47,7 @@ interface Run {
 
 /** Seven seats assign powers with `escrow`; `hooks` rewrite what a seat sends. Deadlines pass until every seat plays. */
 function assign(escrow: string, hooks: Record<string, OutgoingHook> = {}): Run {
-  const { clock, log, seats, flush } = diplomacyTable({ params: { assign: 'weighted', escrow }, hooks, keySeed: 71, randomSeed: 80 });
+  const { clock, log, seats, flush } = diplomacyTable({ params: { assign: 'weighted', escrow }, hooks, keySeed: 71, randomSeed: 80, ed25519 });
   const observer = seats[0]!;
   for (let pass = 0; pass < 12 && (observer.referee.state as DiplomacyState).stage === 'assign'; pass++) {
     seats.forEach((s, i) => {
@@ -54,7 +62,7 @@ function assign(escrow: string, hooks: Record<string, OutgoingHook> = {}): Run {
   const state = observer.referee.state as DiplomacyState;
   expect(state.stage).toBe('play');
   const violations = observer.referee.violations;
-  const auditor = new Auditor(log[0]!, { registry, keepEvents: true });
+  const auditor = new Auditor(log[0]!, { registry, keepEvents: true, verify: nativeVerify });
   for (const l of log.slice(1)) auditor.add(l);
   const events = auditor.referee.events;
   return { log, state, events, violations, named: violations.map((v) => [v.code, v.player, v.kind ?? 'rule']) };
@@ -259,8 +267,9 @@ describe('lossy networks: the withholder of the assignment round is opened, and 
         maxDelay: 100,
         cheat: 'withhold',
         cheater: 'p4',
+        ...ed25519,
       });
-      const v = auditLines(r.lines, { registry });
+      const v = auditLines(r.lines, { registry, verify: nativeVerify });
       expect(v.outcome).not.toBeNull();
       expect(v.violations).toEqual([]);
       expect(v.outcome?.forfeits).toEqual([]);

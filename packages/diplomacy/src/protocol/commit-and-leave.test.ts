@@ -11,6 +11,14 @@ import { RandomStream } from '@fairtable/core/stream.js';
 import type { GameEvent } from '@fairtable/core/protocols/machine.js';
 import { diplomacyRegistry as registry } from './index.js';
 import { diplomacyTable } from './test-table.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+
+/**
+ * The seats and the audits sign and check with OpenSSL's Ed25519 (the same signatures and verdicts as noble's,
+ * which packages/node's differential test proves): noble's checks were most of this file's time, and the
+ * Diplomacy machine's own tests keep a game on noble.
+ */
+const ed25519 = { sign: nativeSign, verify: nativeVerify } as const;
 
 const seed = (n: number): Uint8Array => new Uint8Array(32).fill(n);
 
@@ -26,7 +34,7 @@ function leave(escrow: JsonValue, leaveAfter: 'commit' | 'claim') {
       return b;
     },
   };
-  const { clock, log, seats, flush } = diplomacyTable({ params: { escrow }, hooks: { p1: leaving }, keySeed: 41, randomSeed: 50 });
+  const { clock, log, seats, flush } = diplomacyTable({ params: { escrow }, hooks: { p1: leaving }, keySeed: 41, randomSeed: 50, ed25519 });
   flush();
   const random = new RandomStream(seed(60), 'strategy');
   // Every seat answers its first orders; p1's answer is what it commits to before it leaves.
@@ -40,7 +48,7 @@ function leave(escrow: JsonValue, leaveAfter: 'commit' | 'claim') {
   }
   // Time passes in steps, as the honest seats' clocks run: claims at each deadline, shares, signatures.
   const adjudicated = (): GameEvent | undefined => {
-    const a = new Auditor(log[0]!, { registry, keepEvents: true });
+    const a = new Auditor(log[0]!, { registry, keepEvents: true, verify: nativeVerify });
     for (const l of log.slice(1)) a.add(l);
     return a.referee.events.find((e) => e.type === 'adjudicated');
   };
@@ -49,7 +57,7 @@ function leave(escrow: JsonValue, leaveAfter: 'commit' | 'claim') {
     for (const st of seats) st.tick();
     flush();
   }
-  const auditor = new Auditor(log[0]!, { registry, keepEvents: true });
+  const auditor = new Auditor(log[0]!, { registry, keepEvents: true, verify: nativeVerify });
   for (const l of log.slice(1)) auditor.add(l);
   return { log, committed, events: auditor.referee.events, verdict: auditor.verdict(), seats };
 }

@@ -16,14 +16,22 @@ import { RandomStream } from '@fairtable/core/stream.js';
 import { approveBody, diplomacyRegistry as registry, newcomerBody, newcomerConsent, openHandovers, proposalHash, type DiplomacyState } from './index.js';
 import { diplomacyTable, seed } from './test-table.js';
 import { TalkReader, talkRosterOfLog, writeTalk, type TalkMessage } from '@fairtable/core/press/index.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+
+/**
+ * The seats, the door and the audits sign and check with OpenSSL's Ed25519 (the same signatures and verdicts as
+ * noble's, which packages/node's differential test proves): most of this file's time was noble's checks, and the
+ * Diplomacy machine's own tests keep a game on noble.
+ */
+const ed25519 = { sign: nativeSign, verify: nativeVerify } as const;
 
 const newcomerKeys = simKeys(seed(77), 0);
 const N1 = { id: 'n1', key: toHex(newcomerKeys.publicKey), name: 'Nora' };
 
 /** Seven seats (fixed powers: p6 is Turkey) and an orderer with a door; p6 sends nothing, so Turkey falls into civil disorder after one phase. */
 function handoverGame(params: Readonly<Record<string, JsonValue>> = {}, hooks: Readonly<Record<string, OutgoingHook>> = {}) {
-  const base = diplomacyTable({ params: { timeoutMs: 1000, absentAfter: 1, years: 2, ...params }, keySeed: 21, randomSeed: 30, hooks });
-  const door = new Door(base.setupLine);
+  const base = diplomacyTable({ params: { timeoutMs: 1000, absentAfter: 1, years: 2, ...params }, keySeed: 21, randomSeed: 30, hooks, ed25519 });
+  const door = new Door(base.setupLine, { verify: nativeVerify });
   const log = [base.setupLine];
   const pending: string[] = [];
   const refusals: Extract<Admission, { ok: false }>[] = [];
@@ -81,7 +89,7 @@ function handoverGame(params: Readonly<Record<string, JsonValue>> = {}, hooks: R
     return proposalHash(base.seats[0]!.gameId, power, N1);
   };
   const audit = () => {
-    const a = new Auditor(log[0]!, { registry, keepEvents: true });
+    const a = new Auditor(log[0]!, { registry, keepEvents: true, verify: nativeVerify });
     for (const l of log.slice(1)) a.add(l);
     return a;
   };

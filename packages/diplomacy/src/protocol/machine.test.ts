@@ -18,18 +18,42 @@ import { assignPowers, parsePreferences } from '../assign.js';
 import { diplomacySim } from './sim.js';
 import type { DiplomacyState } from './machine.js';
 import type { Cheat } from '@fairtable/core/testing';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 
 const seed = (n: number): Uint8Array => new Uint8Array(32).fill(n);
 const registry = diplomacyRegistry;
 
 function events(lines: readonly string[]): GameEvent[] {
-  const a = new Auditor(lines[0]!, { registry, keepEvents: true });
+  const a = new Auditor(lines[0]!, { registry, keepEvents: true, verify: nativeVerify });
   for (const l of lines.slice(1)) a.add(l);
   return a.referee.events;
 }
 
-function play(options: { players?: number; cheat?: string; cheater?: string; params?: Record<string, JsonValue>; extension?: SimExtension; n?: number }) {
-  return simulate({
+/**
+ * Signing and checking signatures with OpenSSL's Ed25519 (packages/node's fast path: the same signatures and the
+ * same verdicts as noble's, which its differential test proves): seven seats each check every envelope, and noble's
+ * checks were most of this file's time. The first honest game and its audit stay on noble.
+ */
+const native = { verify: nativeVerify, sign: nativeSign } as const;
+const audit = (lines: readonly string[]) => auditLines(lines, { registry, verify: nativeVerify });
+
+type PlayOptions = {
+  players?: number;
+  cheat?: string;
+  cheater?: string;
+  params?: Record<string, JsonValue>;
+  extension?: SimExtension;
+  n?: number;
+  noble?: boolean;
+};
+/** Games played with the built-in extension, by their options: a game several tests read is played once (a game is a pure function of its options). */
+const played = new Map<string, ReturnType<typeof simulate>>();
+
+function play(options: PlayOptions) {
+  const key = options.extension === undefined ? JSON.stringify(options) : null;
+  const known = key === null ? undefined : played.get(key);
+  if (known !== undefined) return known;
+  const r = simulate({
     protocol: 'diplomacy',
     extension: options.extension ?? diplomacySim,
     registry,
@@ -37,12 +61,16 @@ function play(options: { players?: number; cheat?: string; cheater?: string; par
     seed: seed(options.n ?? 3),
     params: { assign: 'fixed', years: 1, ...(options.params ?? {}) },
     ...(options.cheat === undefined ? {} : { cheat: options.cheat, cheater: options.cheater ?? 'p1' }),
+    ...(options.noble === true ? {} : native),
   });
+  if (key !== null) played.set(key, r);
+  return r;
 }
 
 describe('diplomacy machine: honest play', () => {
   it('7 players, fixed powers, one year: valid, everyone signs the same positions', () => {
-    const r = play({});
+    // On noble's Ed25519, as a browser plays and audits.
+    const r = play({ noble: true });
     const v = auditLines(r.lines, { registry });
     expect(v.violations).toEqual([]);
     expect(v.valid).toBe(true);
@@ -62,8 +90,9 @@ describe('diplomacy machine: honest play', () => {
       drop: 0.1,
       duplicate: 0.1,
       maxDelay: 50,
+      ...native,
     });
-    const v = auditLines(r.lines, { registry });
+    const v = audit(r.lines);
     expect(v.violations).toEqual([]);
     const assignment = events(r.lines).find((e) => e.type === 'assignment')!;
     const powers = Object.values(assignment.powers as Record<string, string>);
@@ -74,7 +103,7 @@ describe('diplomacy machine: honest play', () => {
 
   it('serial dictatorship: one joint random order of the players', () => {
     const r = play({ params: { assign: 'serial' }, n: 5 });
-    expect(auditLines(r.lines, { registry }).valid).toBe(true);
+    expect(audit(r.lines).valid).toBe(true);
     const assignment = events(r.lines).find((e) => e.type === 'assignment')!;
     expect([...(assignment.order as string[])].sort()).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
   });
@@ -92,7 +121,7 @@ describe('diplomacy machine: every cheat is caught and its cheater named', () =>
   for (const [cheat, code] of cases) {
     it(`${cheat}: ${code}`, () => {
       const r = play({ cheat });
-      const v = auditLines(r.lines, { registry });
+      const v = audit(r.lines);
       expect(v.valid).toBe(false);
       const first = v.violations[0]!;
       expect(first.code).toBe(code);
@@ -113,13 +142,13 @@ describe('diplomacy machine: every cheat is caught and its cheater named', () =>
       const refusal = r.refusals.find((x) => x.code === code);
       expect(refusal?.player).toBe('p1');
       expect(r.refusals.every((x) => x.player === 'p1')).toBe(true);
-      for (const x of auditLines(r.lines, { registry }).violations) expect(['p1', null]).toContain(x.player);
+      for (const x of audit(r.lines).violations) expect(['p1', null]).toContain(x.player);
     });
   }
 
   it('tampered orders: every unit of the power holds, the game goes on', () => {
     const r = play({ cheat: 'tampered-orders' });
-    const v = auditLines(r.lines, { registry });
+    const v = audit(r.lines);
     expect(v.violations[0]!.message).toMatch(/england.*defaults/);
     const first = events(r.lines).find((e) => e.type === 'adjudicated')!;
     // England's orders are not used at all: no result names england, and its three units stay where they were.
@@ -129,7 +158,7 @@ describe('diplomacy machine: every cheat is caught and its cheater named', () =>
 
   it('disagreeing adjudication: the signer is named, the game goes on from the position the orders give', () => {
     const r = play({ cheat: 'disagree' });
-    const v = auditLines(r.lines, { registry });
+    const v = audit(r.lines);
     expect(v.violations).toHaveLength(1);
     expect(v.violations[0]!.message).toMatch(/p1 signed position/);
     expect(v.outcome?.summary).toMatchObject({ phase: 'S1902M' });
@@ -137,7 +166,7 @@ describe('diplomacy machine: every cheat is caught and its cheater named', () =>
 
   it('a withheld reveal: named, the power forfeits into civil disorder', () => {
     const r = play({ cheat: 'withhold' });
-    const v = auditLines(r.lines, { registry });
+    const v = audit(r.lines);
     expect(v.outcome?.forfeits).toEqual([{ player: 'p1', code: 'withheld' }]);
     expect(events(r.lines).some((e) => e.type === 'civil-disorder' && e.power === 'england')).toBe(true);
   });
@@ -149,7 +178,7 @@ describe('diplomacy machine: every cheat is caught and its cheater named', () =>
       cheats: { 'skip-commit': () => ({ body: (b) => (b.type === 'commit' && left-- > 0 ? null : b) }) },
     };
     const r = play({ cheat: 'skip-commit', extension: silent });
-    const v = auditLines(r.lines, { registry });
+    const v = audit(r.lines);
     expect(v.violations.map((x) => [x.code, x.player])).toEqual([['withheld', 'p1']]);
     expect(v.outcome?.forfeits).toEqual([]);
     const adjudicated = events(r.lines).filter((e) => e.type === 'adjudicated');
@@ -202,7 +231,7 @@ describe('orders written by hand, as a gpg player writes its file', () => {
 describe('threshold escrow: a withheld reveal is opened by k of the others', () => {
   it('the withholder gains nothing and is not named: its committed orders are opened and adjudicated', () => {
     const r = play({ cheat: 'withhold', params: { escrow: 'threshold' } });
-    const v = auditLines(r.lines, { registry });
+    const v = audit(r.lines);
     // Commit and leave (§10.6.1): a reveal opened from escrow names nobody.
     expect(v.violations.map((x) => [x.code, x.player])).toEqual([]);
     const ev = events(r.lines);
@@ -221,7 +250,7 @@ describe('threshold escrow: a withheld reveal is opened by k of the others', () 
 
   it('honest play with escrow: valid, and no share is ever published', () => {
     const r = play({ params: { escrow: 'threshold', threshold: 3 } });
-    expect(auditLines(r.lines, { registry }).valid).toBe(true);
+    expect(audit(r.lines).valid).toBe(true);
     expect(r.lines.some((l) => l.includes('"type":"share"'))).toBe(false);
   });
 
@@ -314,8 +343,9 @@ describe('lossy networks name no honest player', () => {
         duplicate: 0.1,
         maxDelay: 100,
         ...(cheat === undefined ? {} : { cheat, cheater: 'p4' }),
+        ...native,
       });
-      const v = auditLines(r.lines, { registry });
+      const v = audit(r.lines);
       expect(v.outcome).not.toBeNull();
       for (const x of v.violations) expect(x.player).toBe('p4');
       expect(v.violations.length).toBe(named);
@@ -365,8 +395,9 @@ describe("seed 003's layered escrow: a withheld reveal is peeled by the others",
       params: { assign: 'fixed', years: 1, escrow: 'layers' },
       accomplices,
       ...(cheat === undefined ? {} : { cheat, cheater }),
+      ...native,
     });
-    const v = auditLines(r.lines, { registry });
+    const v = audit(r.lines);
     return { r, v, ev: events(r.lines), named: v.violations.map((x) => [x.code, x.player]) };
   };
   const englandOrders = (ev: GameEvent[]): string[] =>

@@ -7,8 +7,14 @@ import { frozenRegistry, simulate } from '@fairtable/core/testing';
 import { Auditor } from '@fairtable/core/audit.js';
 import { diplomacyRegistry } from './index.js';
 import { diplomacySim } from './sim.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 
 const registry = frozenRegistry(diplomacyRegistry);
+/**
+ * Signatures signed and checked with OpenSSL's Ed25519 (the same bytes and verdicts as noble's, packages/node's
+ * differential test): what is tested here is the machine's purity, and noble's checks were most of the time.
+ */
+const ed25519 = { sign: nativeSign, verify: nativeVerify } as const;
 
 describe('the diplomacy machine never changes the state it is given', () => {
   for (const [cheat, params] of [
@@ -31,8 +37,9 @@ describe('the diplomacy machine never changes the state it is given', () => {
         params: { years: 1, ...params },
         drop: 0.05,
         ...(cheat === undefined ? {} : { cheat, cheater: 'p2' }),
+        ...ed25519,
       });
-      const a = new Auditor(r.lines[0]!, { registry });
+      const a = new Auditor(r.lines[0]!, { registry, verify: nativeVerify });
       for (const l of r.lines.slice(1)) a.add(l);
       const v = a.verdict();
       expect(v.outcome).not.toBeNull();

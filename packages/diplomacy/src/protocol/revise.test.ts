@@ -14,11 +14,19 @@ import { Seat, type OutgoingHook } from '@fairtable/core/seat/seat.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import { diplomacyRegistry as registry } from './index.js';
 import { diplomacyTable, seed } from './test-table.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
+
+/**
+ * The seats and the audits sign and check with OpenSSL's Ed25519 (the same signatures and verdicts as noble's,
+ * which packages/node's differential test proves): noble's checks were most of this file's time, and the
+ * Diplomacy machine's own tests keep a game on noble.
+ */
+const ed25519 = { sign: nativeSign, verify: nativeVerify } as const;
 
 type Answer = Record<string, JsonValue>;
 
 function game(params: Readonly<Record<string, JsonValue>>, hooks: Readonly<Record<string, OutgoingHook>> = {}, followKey = false) {
-  const table = diplomacyTable({ params: { revisable: true, ...params }, hooks, keySeed: 91, randomSeed: 100, followKey });
+  const table = diplomacyTable({ params: { revisable: true, ...params }, hooks, keySeed: 91, randomSeed: 100, followKey, ed25519 });
   table.flush();
   const random = new RandomStream(seed(110), 'strategy');
   const seat = (id: string): Seat => table.seats.find((s) => s.id === id)!;
@@ -47,7 +55,7 @@ function game(params: Readonly<Record<string, JsonValue>>, hooks: Readonly<Recor
     }
   };
   const audit = () => {
-    const a = new Auditor(table.log[0]!, { registry, keepEvents: true });
+    const a = new Auditor(table.log[0]!, { registry, keepEvents: true, verify: nativeVerify });
     for (const l of table.log.slice(1)) a.add(l);
     return { events: a.referee.events, verdict: a.verdict(), named: a.verdict().violations.map((v) => [v.code, v.player]) };
   };

@@ -7,7 +7,8 @@ import { toHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
 import { createSetupEnvelope } from '@fairtable/core/setup.js';
-import { Seat, type OutgoingHook, type SeatOptions } from '@fairtable/core/seat/seat.js';
+import { Seat, type OutgoingHook, type SeatOptions, type SignFn } from '@fairtable/core/seat/seat.js';
+import type { VerifyFn } from '@fairtable/core/transcript.js';
 import { RandomStream } from '@fairtable/core/stream.js';
 import { diplomacyRegistry as registry } from './index.js';
 
@@ -26,6 +27,8 @@ export interface TableOptions {
   readonly hooks?: Readonly<Record<string, OutgoingHook>>;
   /** Seats with no random source of their own: each follows its key (every secret derived from it), so it can be rebuilt from the log. */
   readonly followKey?: boolean;
+  /** How the seats sign and check signatures (noble's Ed25519 unless given; a test may pass packages/node's, which gives the same bytes). */
+  readonly ed25519?: { readonly sign: SignFn; readonly verify: VerifyFn };
 }
 
 /** A 32-byte seed of `n`s. */
@@ -66,6 +69,7 @@ export function diplomacyTable(o: TableOptions) {
       clock: () => clock.now,
       transport: { submit: (t) => pending.push(t), sync: () => undefined },
       ...(hook === undefined ? {} : { outgoing: hook }),
+      ...(o.ed25519 === undefined ? {} : { sign: o.ed25519.sign, verify: o.ed25519.verify }),
     };
   };
   const seats = ids.map((_, i) => new Seat(options(i)));

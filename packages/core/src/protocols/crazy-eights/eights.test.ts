@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { utf8 } from '../../bytes.js';
-import { auditLines } from '../../audit.js';
+import { auditLines, type Verdict } from '../../audit.js';
+import type { Registry } from '../../registry.js';
 import { taggedHash } from '../../hash.js';
 import type { Envelope } from '../../envelope.js';
 import { simulate, type SimResult } from '../../sim/simulate.js';
@@ -36,8 +37,16 @@ function play(
 }
 
 const bodies = (lines: readonly string[]): Envelope[] => lines.slice(1).map((l) => JSON.parse(l) as Envelope);
-const named = (r: SimResult): string[] =>
-  [...new Set([...r.violations, ...auditLines(r.lines, { registry: crazyEightsRegistry }).violations].map((v) => v.player ?? 'nobody'))].sort();
+/** Each transcript's verdict, by registry: an audit is a pure function of the lines, so the checks of a test that read it share one. */
+const verdicts = new WeakMap<readonly string[], Map<Registry, Verdict>>();
+function audit(lines: readonly string[], registry: Registry = crazyEightsRegistry): Verdict {
+  const known = verdicts.get(lines) ?? new Map<Registry, Verdict>();
+  verdicts.set(lines, known);
+  const verdict = known.get(registry) ?? auditLines(lines, { registry });
+  known.set(registry, verdict);
+  return verdict;
+}
+const named = (r: SimResult): string[] => [...new Set([...r.violations, ...audit(r.lines).violations].map((v) => v.player ?? 'nobody'))].sort();
 type Summary = { turns: number; hands: Record<string, number>; ended: string | null; gone: string[]; history: { player: string; played?: number }[] };
 
 /**
@@ -75,7 +84,7 @@ function hiddenHand(lines: readonly string[], owner: string): number[] {
 describe('Crazy Eights on the deck', () => {
   it('an honest game of two goes to its end; the audit is valid, names nobody and agrees', () => {
     const r = play(2, 1);
-    const verdict = auditLines(r.lines, { registry: crazyEightsRegistry });
+    const verdict = audit(r.lines);
     expect(verdict.violations).toEqual([]);
     expect(r.violations).toEqual([]);
     expect(r.outcome).not.toBeNull();
@@ -104,7 +113,7 @@ describe('Crazy Eights on the deck', () => {
     });
     expect(r.outcome).not.toBeNull();
     expect(named(r)).toEqual([]);
-    expect(auditLines(r.lines, { registry }).valid).toBe(true);
+    expect(audit(r.lines, registry).valid).toBe(true);
   }, 240_000);
 
   // Each cheat on a table of three: the cheater alone is named, with its code; the game goes on without it.
@@ -120,7 +129,7 @@ describe('Crazy Eights on the deck', () => {
     '%s: the cheater is named %s, and nobody else',
     (cheat, code) => {
       const r = play(3, 3, cheat, 'p1');
-      const verdict = auditLines(r.lines, { registry: crazyEightsRegistry });
+      const verdict = audit(r.lines);
       const found = [...r.violations, ...verdict.violations, ...r.refusals.map((x) => ({ player: x.player, code: x.code }))];
       expect(found.some((v) => v.player === 'p1' && v.code === code)).toBe(true);
       expect(named(r).filter((p) => p !== 'p1')).toEqual([]);
@@ -149,7 +158,7 @@ describe('Crazy Eights on the deck', () => {
 
   it('a player who leaves after the deal is named absent, not a cheat; the others stand in for it, finish, and its hand stays hidden', () => {
     const r = play(3, 7, 'leave', 'p2');
-    const verdict = auditLines(r.lines, { registry: crazyEightsRegistry });
+    const verdict = audit(r.lines);
     expect(verdict.violations.length).toBeGreaterThan(0);
     expect(verdict.violations.every((v) => v.player === 'p2' && v.kind === 'absence')).toBe(true);
     expect(named(r)).toEqual(['p2']);

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { utf8 } from '../../bytes.js';
-import { auditLines } from '../../audit.js';
+import { auditLines, type Verdict } from '../../audit.js';
+import type { Registry } from '../../registry.js';
 import { taggedHash } from '../../hash.js';
 import type { Envelope } from '../../envelope.js';
 import { simulate, type SimResult } from '../../sim/simulate.js';
@@ -38,13 +39,21 @@ function play(
 }
 
 const bodies = (lines: readonly string[]): Envelope[] => lines.slice(1).map((l) => JSON.parse(l) as Envelope);
-const named = (r: SimResult): string[] =>
-  [...new Set([...r.violations, ...auditLines(r.lines, { registry: holdemRegistry }).violations].map((v) => v.player ?? 'nobody'))].sort();
+/** Each transcript's verdict, by registry: an audit is a pure function of the lines, so the checks of a test that read it share one. */
+const verdicts = new WeakMap<readonly string[], Map<Registry, Verdict>>();
+function audit(lines: readonly string[], registry: Registry = holdemRegistry): Verdict {
+  const known = verdicts.get(lines) ?? new Map<Registry, Verdict>();
+  verdicts.set(lines, known);
+  const verdict = known.get(registry) ?? auditLines(lines, { registry });
+  known.set(registry, verdict);
+  return verdict;
+}
+const named = (r: SimResult): string[] => [...new Set([...r.violations, ...audit(r.lines).violations].map((v) => v.player ?? 'nobody'))].sort();
 
 describe("Hold'em on the deck", () => {
   it('an honest heads-up hand goes to its showdown; the audit is valid and names nobody', () => {
     const r = play(2, 1);
-    const verdict = auditLines(r.lines, { registry: holdemRegistry });
+    const verdict = audit(r.lines);
     expect(verdict.violations).toEqual([]);
     expect(r.violations).toEqual([]);
     expect(r.outcome).not.toBeNull();
@@ -85,7 +94,7 @@ describe("Hold'em on the deck", () => {
     });
     expect(r.outcome).not.toBeNull();
     expect(named(r)).toEqual([]);
-    expect(auditLines(r.lines, { registry }).valid).toBe(true);
+    expect(audit(r.lines, registry).valid).toBe(true);
   }, 120_000);
 
   it('two hands: the button moves, each hand shuffles a fresh deck, the chips carry over', () => {
@@ -98,7 +107,7 @@ describe("Hold'em on the deck", () => {
       .filter((e) => e.body.type === 'shuffle')
       .map((e) => e.body.hand);
     expect(hands).toEqual([1, 1, 2, 2]);
-    expect(auditLines(r.lines, { registry: holdemRegistry }).valid).toBe(true);
+    expect(audit(r.lines).valid).toBe(true);
   }, 120_000);
 
   it('heads-up, a player leaves: late to act it folds, late to the next shuffle it is gone; named absent, its chips forfeited', () => {
@@ -129,7 +138,7 @@ describe("Hold'em on the deck", () => {
     '%s: the cheater is named %s, and nobody else',
     (cheat, code) => {
       const r = play(2, 3, cheat, 'p1');
-      const verdict = auditLines(r.lines, { registry: holdemRegistry });
+      const verdict = audit(r.lines);
       const found = [...r.violations, ...verdict.violations, ...r.refusals.map((x) => ({ player: x.player, code: x.code }))];
       expect(found.some((v) => v.player === 'p1' && v.code === code)).toBe(true);
       expect(named(r).filter((p) => p !== 'p1')).toEqual([]);
@@ -183,7 +192,7 @@ function hiddenHole(lines: readonly string[], owner: string, positions: readonly
 describe("Hold'em on the deck: a seat that breaks a deal step or leaves, and what stays hidden", () => {
   it('a wrong decryption share names its sender; the others stand in for it from its backup and the hand finishes; its folded hand stays hidden', () => {
     const r = play(3, 5, 'bad-decryption-share', 'p1');
-    const verdict = auditLines(r.lines, { registry: holdemRegistry });
+    const verdict = audit(r.lines);
     expect(verdict.violations.map((v) => [v.player, v.code])).toEqual([['p1', 'bad_decryption_share']]);
     expect(named(r)).toEqual(['p1']);
     const summary = r.outcome!.summary as { hands: number; gone: string[]; results: { shown: Record<string, number[]>; board: number[] }[] };
@@ -206,7 +215,7 @@ describe("Hold'em on the deck: a seat that breaks a deal step or leaves, and wha
 
   it('a player who leaves mid-hand is named absent, not a cheat; the others finish the hand without it and its cards stay hidden', () => {
     const r = play(3, 7, 'leave', 'p2');
-    const verdict = auditLines(r.lines, { registry: holdemRegistry });
+    const verdict = audit(r.lines);
     expect(verdict.violations.every((v) => v.player === 'p2' && v.kind === 'absence')).toBe(true);
     expect(verdict.violations.length).toBeGreaterThan(0);
     expect(named(r)).toEqual(['p2']);
