@@ -151,7 +151,8 @@ export class TableTalk {
     if (!res.ok) throw new FairtableError('refused', `the relay did not keep the message: ${answer.error?.code ?? res.status}: ${answer.error?.message ?? ''}`);
     // The relay answers with the message's place: read it there like a pushed one (no read of the whole page
     // again); a relay that does not say where reads the talk again.
-    if (Number.isSafeInteger(answer.index) && Number.isSafeInteger(answer.at)) this.take({ index: answer.index as number, at: answer.at as number, text: talkText(m) });
+    if (Number.isSafeInteger(answer.index) && Number.isSafeInteger(answer.at))
+      this.take({ index: answer.index as number, at: answer.at as number, text: talkText(m) });
     else await this.load();
     if (this.loading !== null) await this.loading;
     return m;

@@ -78,16 +78,18 @@ function cases(): Case[] {
         ['S + 2^253', S + 2n ** 253n],
       ] as const)
         out.push({ name, sig: concatBytes(sig.subarray(0, 32), numberToBytesLE(s % 2n ** 256n, 32)), msg, pk });
-      if (j === 0) for (const [t, T] of torsion.entries()) {
-        out.push({ name: `R = torsion point ${t}`, sig: concatBytes(T, sig.subarray(32)), msg, pk });
-        out.push({ name: `R = torsion point ${t}, S = 0`, sig: concatBytes(T, new Uint8Array(32)), msg, pk: T });
-        out.push({ name: `A = torsion point ${t}`, sig, msg, pk: T });
-      }
-      if (j === 0) for (const [n, E] of nonCanonical.entries()) {
-        out.push({ name: `A non-canonical ${n}`, sig, msg, pk: E });
-        out.push({ name: `R non-canonical ${n}`, sig: concatBytes(E, sig.subarray(32)), msg, pk });
-        out.push({ name: `R non-canonical ${n}, S = 0`, sig: concatBytes(E, new Uint8Array(32)), msg, pk: E });
-      }
+      if (j === 0)
+        for (const [t, T] of torsion.entries()) {
+          out.push({ name: `R = torsion point ${t}`, sig: concatBytes(T, sig.subarray(32)), msg, pk });
+          out.push({ name: `R = torsion point ${t}, S = 0`, sig: concatBytes(T, new Uint8Array(32)), msg, pk: T });
+          out.push({ name: `A = torsion point ${t}`, sig, msg, pk: T });
+        }
+      if (j === 0)
+        for (const [n, E] of nonCanonical.entries()) {
+          out.push({ name: `A non-canonical ${n}`, sig, msg, pk: E });
+          out.push({ name: `R non-canonical ${n}`, sig: concatBytes(E, sig.subarray(32)), msg, pk });
+          out.push({ name: `R non-canonical ${n}, S = 0`, sig: concatBytes(E, new Uint8Array(32)), msg, pk: E });
+        }
       out.push({ name: 'key of random bytes', sig, msg, pk: bytesOf('random key', i * 3 + j) });
       out.push({ name: 'R of random bytes', sig: concatBytes(bytesOf('random R', i * 3 + j), sig.subarray(32)), msg, pk });
     }

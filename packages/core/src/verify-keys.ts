@@ -6,8 +6,8 @@
  * A game checks the same handful of keys over and over (every envelope, every talk message, every relay batch),
  * and noble's `verify` takes the key as bytes: each call decompresses it (a square root) and multiplies it by the
  * challenge without a table (about 250 doublings). Here a key's point, and whether it is of small order, are
- * remembered from its first use, and from its fourth a table of its multiples (window 6, about 1,400 points,
- * built by noble) makes the multiplication a few dozen additions. The steps, as in noble's `verify`:
+ * remembered from its first use, and from its sixteenth a table of its multiples (window 6, about 1,400 points,
+ * built by noble in ~30 ms, which ~14 verifications repay) makes the multiplication a few dozen additions. The steps, as in noble's `verify`:
  *
  *   A = decode(publicKey), canonical, not of small order; R = decode(sig[0..32]), canonical; S = sig[32..64] < L;
  *   k = SHA-512(R ‖ A ‖ M) mod L; valid when [8]((R + [k]A) − [S]B) is the identity.
@@ -32,8 +32,8 @@ interface KnownKey {
 /** Keys remembered, least recently used first (a Map keeps insertion order). */
 const known = new Map<string, KnownKey>();
 const MAX_KEYS = 32;
-/** The use of a key from which its table is built: a key seen once or twice (a newcomer, a one-off check) costs no table. */
-const TABLE_FROM_USE = 4;
+/** The use of a key from which its table is built: a key read a few times (a newcomer, a one-off check) costs no table. */
+const TABLE_FROM_USE = 16;
 /** noble's window: 44 windows of 32 points, built in ~30 ms in Node 20; 8 would take ~4 times as long for a few percent. */
 const WINDOW = 6;
 
