@@ -155,6 +155,47 @@ describe('TableTalk', () => {
     expect(new Set(seqs).size).toBe(6);
   });
 
+  it('an answer that comes before the pushes of earlier messages waits for them; a gap no push fills is read from the pages', async () => {
+    const relay = fakeRelay();
+    let reads = 0;
+    const counting: FetchLike = (url, init) => {
+      if (init?.method !== 'POST') reads++;
+      return relay.fetch(url, init);
+    };
+    const a = new TableTalk({
+      relayUrl: 'http://relay.test',
+      gameId: GAME,
+      players,
+      params: { press: { rule: 'full', mode: 'signed' } },
+      me: { id: ids[0]!, secretKey: keys[0]!.secretKey },
+      fetch: counting,
+      clock: () => 5,
+    });
+    await a.send('table', 'first');
+    // one read of the (empty) pages before the first post
+    expect(reads).toBe(1);
+    const f = seat(relay, 2);
+    await f.send('table', 'from france');
+    await f.send(['austria'], 'to austria');
+    // austria's answer (index 3) comes before the pushes of france's two messages (1, 2)
+    await a.send('table', 'second');
+    expect(a.entries.map((x) => x.index)).toEqual([0]);
+    a.take(relay.pushed[2]!);
+    a.take(relay.pushed[1]!);
+    expect(a.entries.map((x) => x.index)).toEqual([0, 1, 2, 3]);
+    expect(a.entries.map((x) => (x.kind === 'shown' ? x.talk.body : x.kind))).toEqual(['first', 'from france', 'to austria', 'second']);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(reads).toBe(1);
+    // france writes again and the push is lost; austria's next answer leaves a gap that only a read fills
+    await f.send('table', 'lost push');
+    await a.send('table', 'third');
+    expect(a.entries.length).toBe(4);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(reads).toBeGreaterThan(1);
+    expect(a.entries.map((x) => x.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(a.entries.every((x) => x.kind === 'shown')).toBe(true);
+  });
+
   it('pushes that come during a read, out of order and twice, are each read once and in order', async () => {
     const relay = fakeRelay();
     const a = seat(relay, 0);

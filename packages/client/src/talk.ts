@@ -43,6 +43,8 @@ export type TalkEntry =
 
 /** Waits before the second and third tries of a request that failed on the network. */
 const RETRY_DELAYS_MS = [100, 400] as const;
+/** How long a gap in the pushed messages may stay open before the pages are read to fill it. */
+const GAP_WAIT_MS = 250;
 /** The most pushed messages kept while the ones before them are still to come. */
 const MAX_AHEAD = 1_000;
 
@@ -61,6 +63,7 @@ export class TableTalk {
   /** Whether a read of the relay's talk has completed: a seat's first message waits for one (its earlier messages set `seq`). */
   private loadedOnce = false;
   private loading: Promise<void> | null = null;
+  private gapTimer: ReturnType<typeof setTimeout> | null = null;
   /** Messages the relay pushed or answered with beyond the next one to read, by index: read once the ones before them are in. */
   private readonly ahead = new Map<number, { readonly index: number; readonly at: number; readonly text: string }>();
   private readonly listeners = new Set<() => void>();
@@ -114,7 +117,9 @@ export class TableTalk {
 
   /**
    * A message the relay pushed (the client's `talk` event): read now when it is the next, else kept until the ones
-   * before it are in. A gap that no read in progress will fill (a message missed before the pushes began) is fetched.
+   * before it are in. A gap still open after GAP_WAIT_MS (a message missed before the pushes began, or pushes that
+   * stopped) is filled by a read of the pages; one the pushes fill in time costs no read (the relay's answer to a post
+   * often comes before the pushes of the messages others posted just before it).
    */
   take(frame: { readonly index: number; readonly at: number; readonly text: string }): void {
     if (frame.index < this.nextIndex) return;
@@ -122,7 +127,17 @@ export class TableTalk {
     if (this.ahead.size < MAX_AHEAD || frame.index === this.nextIndex) this.ahead.set(frame.index, frame);
     if (this.loading !== null) return;
     if (this.drain() > 0) this.changed();
-    if (this.ahead.size > 0) void this.load().catch(() => {});
+    if (this.ahead.size > 0) this.fillGapSoon();
+  }
+
+  private fillGapSoon(): void {
+    if (this.gapTimer !== null) return;
+    this.gapTimer = setTimeout(() => {
+      this.gapTimer = null;
+      if (this.ahead.size > 0 && this.loading === null) void this.load().catch(() => {});
+    }, GAP_WAIT_MS);
+    // In Node, a pending gap read does not keep a process that has nothing else to do alive.
+    (this.gapTimer as { unref?: () => void }).unref?.();
   }
 
   /** Writes and posts a message from this seat; resolves once the relay kept it. */
@@ -133,7 +148,7 @@ export class TableTalk {
     if (Array.isArray(to) && this.rules.rule !== 'full') throw new FairtableError('refused', 'this game has public press only');
     // Once read, the talk is kept current by the relay's pushes and its answers to posts (§7); the first message
     // waits for a read so that its seq is above this seat's earlier ones.
-    if (!this.loadedOnce || this.ahead.size > 0) await this.load();
+    if (!this.loadedOnce) await this.load();
     const random = this.o.random ?? randomBytes;
     const at = (this.o.clock ?? Date.now)();
     // Above every message of this seat read so far, and otherwise from the clock with three random digits: two
@@ -149,12 +164,11 @@ export class TableTalk {
     const res = await this.request(`${this.base()}/talk`, { method: 'POST', body: talkText(m), headers: { 'content-type': 'application/json' } });
     const answer = JSON.parse(await res.text()) as { index?: unknown; at?: unknown; error?: { code?: string; message?: string } };
     if (!res.ok) throw new FairtableError('refused', `the relay did not keep the message: ${answer.error?.code ?? res.status}: ${answer.error?.message ?? ''}`);
-    // The relay answers with the message's place: read it there like a pushed one (no read of the whole page
-    // again); a relay that does not say where reads the talk again.
+    // The relay answers with the message's place: read it there like a pushed one (no read of the pages again),
+    // at once when it is the next, else once the messages before it are in; a relay that does not say where is read again.
     if (Number.isSafeInteger(answer.index) && Number.isSafeInteger(answer.at))
       this.take({ index: answer.index as number, at: answer.at as number, text: talkText(m) });
     else await this.load();
-    if (this.loading !== null) await this.loading;
     return m;
   }
 
