@@ -109,10 +109,22 @@ game.on('line', ({ line, text }) => {
 try {
   await game.finished;
   await sending;
-  // The others may still be writing the last phase's press: read until every message of every phase is in (a minute at most).
-  for (let waited = 0; talk !== null && talk.entries.length < total * phases && waited < 60_000; waited += 200) {
-    await talk.load();
-    if (talk.entries.length < total * phases) await new Promise((r) => setTimeout(r, 200));
+  // The others may still be writing the last phase's press: wait for the relay to push every message of every phase
+  // (a minute at most), reading the pages once more at the end in case a push was missed.
+  const t = talk;
+  if (t !== null && t.entries.length < total * phases) {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(done, 60_000);
+      const stop = t.onChange(() => {
+        if (t.entries.length >= total * phases) done();
+      });
+      function done(): void {
+        clearTimeout(timer);
+        stop();
+        resolve();
+      }
+    });
+    await t.load();
   }
 } finally {
   game.close();

@@ -122,6 +122,102 @@ describe('TableTalk', () => {
     expect(changes).toBeGreaterThan(0);
   });
 
+  it('reads the page once, then keeps up from the answers to its posts and the pushes: every message read once, in order', async () => {
+    const relay = fakeRelay();
+    let reads = 0;
+    const a = new TableTalk({
+      relayUrl: 'http://relay.test',
+      gameId: GAME,
+      players,
+      params: { press: { rule: 'full', mode: 'signed' } },
+      me: { id: ids[0]!, secretKey: keys[0]!.secretKey },
+      fetch: (url, init) => {
+        if (init?.method !== 'POST') reads++;
+        return relay.fetch(url, init);
+      },
+      clock: () => 5,
+    });
+    const f = seat(relay, 2);
+    await f.send('table', 'before');
+    for (let i = 0; i < 6; i++) {
+      await a.send(i % 2 === 0 ? 'table' : ['france'], `a ${i}`);
+      // The relay pushes every message to every socket of the game, the author's own included.
+      a.take(relay.pushed[relay.pushed.length - 1]!);
+      await f.send('table', `f ${i}`);
+      a.take(relay.pushed[relay.pushed.length - 1]!);
+    }
+    // The first send read the talk (two pages of the fake relay: one message, then none); nothing after it.
+    expect(reads).toBe(2);
+    expect(a.entries.map((x) => x.index)).toEqual(Array.from({ length: 13 }, (_, i) => i));
+    expect(a.entries.every((x) => x.kind === 'shown')).toBe(true);
+    const seqs = a.entries.flatMap((x) => (x.kind === 'shown' && x.talk.mine ? [x.talk.seq] : []));
+    expect(seqs).toEqual([...seqs].sort((p, q) => p - q));
+    expect(new Set(seqs).size).toBe(6);
+  });
+
+  it('an answer that comes before the pushes of earlier messages waits for them; a gap no push fills is read from the pages', async () => {
+    const relay = fakeRelay();
+    let reads = 0;
+    const counting: FetchLike = (url, init) => {
+      if (init?.method !== 'POST') reads++;
+      return relay.fetch(url, init);
+    };
+    const a = new TableTalk({
+      relayUrl: 'http://relay.test',
+      gameId: GAME,
+      players,
+      params: { press: { rule: 'full', mode: 'signed' } },
+      me: { id: ids[0]!, secretKey: keys[0]!.secretKey },
+      fetch: counting,
+      clock: () => 5,
+    });
+    await a.send('table', 'first');
+    // one read of the (empty) pages before the first post
+    expect(reads).toBe(1);
+    const f = seat(relay, 2);
+    await f.send('table', 'from france');
+    await f.send(['austria'], 'to austria');
+    // austria's answer (index 3) comes before the pushes of france's two messages (1, 2)
+    await a.send('table', 'second');
+    expect(a.entries.map((x) => x.index)).toEqual([0]);
+    a.take(relay.pushed[2]!);
+    a.take(relay.pushed[1]!);
+    expect(a.entries.map((x) => x.index)).toEqual([0, 1, 2, 3]);
+    expect(a.entries.map((x) => (x.kind === 'shown' ? x.talk.body : x.kind))).toEqual(['first', 'from france', 'to austria', 'second']);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(reads).toBe(1);
+    // france writes again and the push is lost; austria's next answer leaves a gap that only a read fills
+    await f.send('table', 'lost push');
+    await a.send('table', 'third');
+    expect(a.entries.length).toBe(4);
+    await new Promise((r) => setTimeout(r, 400));
+    expect(reads).toBeGreaterThan(1);
+    expect(a.entries.map((x) => x.index)).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(a.entries.every((x) => x.kind === 'shown')).toBe(true);
+  });
+
+  it('pushes that come during a read, out of order and twice, are each read once and in order', async () => {
+    const relay = fakeRelay();
+    const a = seat(relay, 0);
+    for (let i = 0; i < 7; i++) await a.send(i % 3 === 0 ? ['england'] : 'table', `m ${i}`);
+    const e = seat(relay, 1);
+    let changes = 0;
+    e.onChange(() => changes++);
+    const reading = e.load();
+    for (const i of [5, 1, 6, 0, 3, 3, 2, 4, 6]) e.take(relay.pushed[i]!);
+    await reading;
+    expect(e.entries.map((x) => x.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(e.entries.map((x) => (x.kind === 'shown' ? x.talk.body : x.kind))).toEqual(['m 0', 'm 1', 'm 2', 'm 3', 'm 4', 'm 5', 'm 6']);
+    expect(changes).toBeGreaterThan(0);
+    // pushed out of order with no read in progress: kept until the gap is filled, then read in order
+    const f = seat(relay, 2);
+    for (const i of [2, 1]) f.take(relay.pushed[i]!);
+    f.take(relay.pushed[0]!);
+    await f.load();
+    expect(f.entries.map((x) => x.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    expect(f.entries.filter((x) => x.kind === 'shown' && x.talk.body !== null).map((x) => x.index)).toEqual([1, 2, 4, 5]);
+  });
+
   it('refuses to write what the game’s press rules forbid; table chat is on by default', async () => {
     const relay = fakeRelay();
     const publicOnly = seat(relay, 0, { press: { rule: 'public', mode: 'signed' } });

@@ -51,6 +51,10 @@ export type TalkEntry =
 
 /** Waits before the second and third tries of a request that failed on the network. */
 const RETRY_DELAYS_MS = [100, 400] as const;
+/** How long a gap in the pushed messages may stay open before the pages are read to fill it. */
+const GAP_WAIT_MS = 250;
+/** The most pushed messages kept while the ones before them are still to come. */
+const MAX_AHEAD = 1_000;
 
 interface Page {
   readonly talk: readonly { readonly index: number; readonly at: number; readonly text: string }[];
@@ -64,7 +68,12 @@ export class TableTalk {
   private nextIndex = 0;
   private readUpTo = 0;
   private lastSeq = 0;
+  /** Whether a read of the relay's talk has completed: a seat's first message waits for one (its earlier messages set `seq`). */
+  private loadedOnce = false;
   private loading: Promise<void> | null = null;
+  private gapTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Messages the relay pushed or answered with beyond the next one to read, by index: read once the ones before them are in. */
+  private readonly ahead = new Map<number, { readonly index: number; readonly at: number; readonly text: string }>();
   private readonly listeners = new Set<() => void>();
 
   constructor(private readonly o: TableTalkOptions) {
@@ -126,17 +135,36 @@ export class TableTalk {
 
   /** Reads what the relay holds beyond what this reader has. */
   load(): Promise<void> {
-    this.loading ??= this.loadAll().finally(() => (this.loading = null));
+    this.loading ??= this.loadAll().finally(() => {
+      this.loading = null;
+      if (this.drain() > 0) this.changed();
+    });
     return this.loading;
   }
 
-  /** A message the relay pushed (the client's `talk` event): read now when it is the next, else fetched in order. */
+  /**
+   * A message the relay pushed (the client's `talk` event): read now when it is the next, else kept until the ones
+   * before it are in. A gap still open after GAP_WAIT_MS (a message missed before the pushes began, or pushes that
+   * stopped) is filled by a read of the pages; one the pushes fill in time costs no read (the relay's answer to a post
+   * often comes before the pushes of the messages others posted just before it).
+   */
   take(frame: { readonly index: number; readonly at: number; readonly text: string }): void {
     if (frame.index < this.nextIndex) return;
-    if (frame.index === this.nextIndex && this.loading === null) {
-      this.add(frame);
-      this.changed();
-    } else void this.load().catch(() => {});
+    // Bounded: past MAX_AHEAD kept messages a push is dropped (the read that fills the gap brings it again).
+    if (this.ahead.size < MAX_AHEAD || frame.index === this.nextIndex) this.ahead.set(frame.index, frame);
+    if (this.loading !== null) return;
+    if (this.drain() > 0) this.changed();
+    if (this.ahead.size > 0) this.fillGapSoon();
+  }
+
+  private fillGapSoon(): void {
+    if (this.gapTimer !== null) return;
+    this.gapTimer = setTimeout(() => {
+      this.gapTimer = null;
+      if (this.ahead.size > 0 && this.loading === null) void this.load().catch(() => {});
+    }, GAP_WAIT_MS);
+    // In Node, a pending gap read does not keep a process that has nothing else to do alive.
+    (this.gapTimer as { unref?: () => void }).unref?.();
   }
 
   /** Writes and posts a message from this seat; resolves once the relay kept it. */
@@ -151,7 +179,9 @@ export class TableTalk {
       const gone = to.filter((id) => !now.has(id));
       if (gone.length > 0) throw new FairtableError('refused', `not a seat that reads press now: ${gone.join(', ')}`);
     }
-    await this.load();
+    // Once read, the talk is kept current by the relay's pushes and its answers to posts (§7); the first message
+    // waits for a read so that its seq is above this seat's earlier ones.
+    if (!this.loadedOnce) await this.load();
     const random = this.o.random ?? randomBytes;
     const at = (this.o.clock ?? Date.now)();
     // Above every message of this seat read so far, and otherwise from the clock with three random digits: two
@@ -171,9 +201,13 @@ export class TableTalk {
       },
     );
     const res = await this.request(`${this.base()}/talk`, { method: 'POST', body: talkText(m), headers: { 'content-type': 'application/json' } });
-    const answer = JSON.parse(await res.text()) as { error?: { code?: string; message?: string } };
+    const answer = JSON.parse(await res.text()) as { index?: unknown; at?: unknown; error?: { code?: string; message?: string } };
     if (!res.ok) throw new FairtableError('refused', `the relay did not keep the message: ${answer.error?.code ?? res.status}: ${answer.error?.message ?? ''}`);
-    await this.load();
+    // The relay answers with the message's place: read it there like a pushed one (no read of the pages again),
+    // at once when it is the next, else once the messages before it are in; a relay that does not say where is read again.
+    if (Number.isSafeInteger(answer.index) && Number.isSafeInteger(answer.at))
+      this.take({ index: answer.index as number, at: answer.at as number, text: talkText(m) });
+    else await this.load();
     return m;
   }
 
@@ -185,12 +219,27 @@ export class TableTalk {
       let added = 0;
       for (const t of page.talk) {
         if (t.index !== this.nextIndex) continue;
+        this.ahead.delete(t.index);
         this.add(t);
         added++;
       }
+      added += this.drain();
       if (added > 0) this.changed();
-      if (added === 0 || page.talk.length === 0) return;
+      if (added === 0 || page.talk.length === 0) break;
     }
+    this.loadedOnce = true;
+    for (const i of this.ahead.keys()) if (i < this.nextIndex) this.ahead.delete(i);
+  }
+
+  /** Reads the kept messages that come next, in order; returns how many. */
+  private drain(): number {
+    let n = 0;
+    for (let t = this.ahead.get(this.nextIndex); t !== undefined; t = this.ahead.get(this.nextIndex)) {
+      this.ahead.delete(t.index);
+      this.add(t);
+      n++;
+    }
+    return n;
   }
 
   private add(t: { readonly index: number; readonly at: number; readonly text: string }): void {

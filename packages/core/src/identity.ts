@@ -10,6 +10,7 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { FairtableError } from './errors.js';
 import { fromHex, isHex, randomBytes, toHex } from './bytes.js';
 import { taggedHash } from './hash.js';
+import { verifyRemembered } from './verify-keys.js';
 
 export interface KeyPair {
   readonly secretKey: Uint8Array; // 32-byte RFC 8032 seed
@@ -25,13 +26,9 @@ export function sign(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
   return ed25519.sign(message, secretKey);
 }
 
+/** The verification rule (noble's `ed25519.verify`, `zip215: false`), with the keys it reads often remembered (verify-keys.ts). */
 export function verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
-  if (signature.length !== 64 || publicKey.length !== 32) return false;
-  try {
-    return ed25519.verify(signature, message, publicKey, { zip215: false });
-  } catch {
-    return false;
-  }
+  return verifyRemembered(signature, message, publicKey);
 }
 
 const strictKeys = new Map<string, boolean>();

@@ -133,6 +133,17 @@ describe('talk, signed', () => {
     expect(refused(readerFor('france').read(talkText(elsewhere)))).toMatchObject({ code: 'talk_wrong_game', player: null });
   });
 
+  it("an author cannot write with another seat's key, even one whose bytes changed after a first message", () => {
+    const secretKey = keys.austria!.secretKey.slice();
+    const o = { mode: 'signed' as const, secretKey, players, random };
+    writeTalk({ game: GAME, from: 'austria', to: 'table', seq: 1, at: 0, body: 'mine' }, o);
+    expect(() => writeTalk({ game: GAME, from: 'england', to: 'table', seq: 1, at: 0, body: 'not mine' }, o)).toThrow(/not england's/);
+    secretKey.set(keys.england!.secretKey);
+    expect(() => writeTalk({ game: GAME, from: 'austria', to: 'table', seq: 2, at: 0, body: 'not mine' }, o)).toThrow(/not austria's/);
+    const m = writeTalk({ game: GAME, from: 'england', to: 'table', seq: 2, at: 0, body: 'now mine' }, o);
+    expect(readerFor('france').read(talkText(m))).toMatchObject({ kind: 'shown', talk: { from: 'england', proof: 'signed' } });
+  });
+
   it('a replay is dropped and names nobody; two different messages with one seq name their author with both', () => {
     const reader = readerFor('france');
     const first = write('germany', 'table', 5, 'We are friends.');

@@ -92,10 +92,21 @@ const macOf = (key: Uint8Array, m: TalkMessage): string => toHex(hmac(sha256, ke
 export const macReaders = (m: { from: string; to: TalkTo }, players: readonly PlayerEntry[]): string[] =>
   Array.isArray(m.to) ? [...m.to] : players.map((p) => p.id).filter((id) => id !== m.from);
 
+/** The public key of each secret key an author wrote with (one scalar multiplication per key, not per message), with the secret's bytes as they were. */
+const publicKeys = new WeakMap<Uint8Array, { readonly secret: Uint8Array; readonly publicKey: Uint8Array }>();
+
+function publicKeyOf(secretKey: Uint8Array): Uint8Array {
+  const known = publicKeys.get(secretKey);
+  if (known !== undefined && equalBytes(known.secret, secretKey)) return known.publicKey;
+  const publicKey = ed25519.getPublicKey(secretKey);
+  publicKeys.set(secretKey, { secret: secretKey.slice(), publicKey });
+  return publicKey;
+}
+
 /** Signs or MACs, and for a list of seats seals, a draft: the message as it goes to the relay. */
 export function writeTalk(draft: TalkDraft, o: WriteOptions): TalkMessage {
   const head = { game: draft.game, from: draft.from, to: Array.isArray(draft.to) ? [...draft.to].sort() : draft.to, seq: draft.seq, at: draft.at };
-  if (!equalBytes(keyOf(o.players, draft.from), ed25519.getPublicKey(o.secretKey))) {
+  if (!equalBytes(keyOf(o.players, draft.from), publicKeyOf(o.secretKey))) {
     throw new FairtableError('bad_input', `talk: the key given is not ${draft.from}'s`, { field: 'secretKey' });
   }
   let m: TalkMessage;
