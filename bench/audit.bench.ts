@@ -11,7 +11,7 @@
  * Options: `--no-million` skips the million-envelope run, `--no-workers` the runs by worker count.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeTranscript } from './lib/make-transcript.ts';
@@ -19,6 +19,7 @@ import { Auditor } from '@fairtable/core/audit.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = join(root, '.bench-tmp');
+mkdirSync(tmp, { recursive: true });
 const cli = join(root, 'packages/cli/bin/fairtable.js');
 
 function opensslVerifyRate(): number | null {
