@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { simulate, SIM_PROTOCOLS, type SimProtocol } from './sim/simulate.js';
 import { auditLines } from './audit.js';
+import { verifiedOnce } from './sim/memo.js';
 import { verify } from './identity.js';
-import { toHex } from './bytes.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 
 const seedA = new Uint8Array(32).fill(31);
@@ -133,13 +133,7 @@ describe("a transcript's holder cannot frame an honest player", () => {
   it('any edit of any protocol names nobody', () => {
     // The 400 edited logs share most of their lines: each signature is checked once, with noble, and its answer
     // reused (a check is a pure function of signature, message and key, so no verdict can change).
-    const checked = new Map<string, boolean>();
-    const verifyOnce = (sig: Uint8Array, msg: Uint8Array, pk: Uint8Array): boolean => {
-      const id = `${toHex(sig)} ${toHex(pk)} ${toHex(msg)}`;
-      let ok = checked.get(id);
-      if (ok === undefined) checked.set(id, (ok = verify(sig, msg, pk)));
-      return ok;
-    };
+    const verifyOnce = verifiedOnce(verify);
     fc.assert(
       fc.property(fc.constantFrom(...SIM_PROTOCOLS), fc.array(anEdit, { minLength: 1, maxLength: 3 }), (protocol, edits) => {
         const { honest, other } = games.get(protocol)!;

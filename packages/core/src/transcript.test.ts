@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { auditLines } from './audit.js';
+import { verifiedOnce } from './sim/memo.js';
 import { simulate } from './sim/simulate.js';
 import type { Envelope } from './envelope.js';
 import { envelopeLine } from './envelope.js';
 import { verify } from './identity.js';
-import { toHex } from './bytes.js';
 
 const seed = new Uint8Array(32).fill(3);
 const honest = simulate({ protocol: 'dice', players: 3, seed, turns: 2 }).lines;
@@ -22,13 +22,7 @@ describe('transcripts', () => {
   it('any altered byte after the setup is caught', () => {
     // The 300 altered logs share all their lines but one: each signature is checked once, with noble, and its
     // answer reused (a check is a pure function of signature, message and key); every altered line is checked.
-    const checked = new Map<string, boolean>();
-    const verifyOnce = (sig: Uint8Array, msg: Uint8Array, pk: Uint8Array): boolean => {
-      const id = `${toHex(sig)} ${toHex(pk)} ${toHex(msg)}`;
-      let ok = checked.get(id);
-      if (ok === undefined) checked.set(id, (ok = verify(sig, msg, pk)));
-      return ok;
-    };
+    const verifyOnce = verifiedOnce(verify);
     fc.assert(
       fc.property(fc.integer({ min: 1, max: honest.length - 1 }), fc.nat(), fc.integer({ min: 1, max: 255 }), (line, at, delta) => {
         const text = honest[line]!;

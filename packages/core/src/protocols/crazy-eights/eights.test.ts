@@ -4,12 +4,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { utf8 } from '../../bytes.js';
-import { auditLines, type Verdict } from '../../audit.js';
-import type { Registry } from '../../registry.js';
 import { taggedHash } from '../../hash.js';
 import type { Envelope } from '../../envelope.js';
 import { simulate, type SimResult } from '../../sim/simulate.js';
 import { frozenRegistry } from '../../sim/frozen.js';
+import { sharedAudit } from '../../sim/memo.js';
 import { cardUnder } from '../../deck/decrypt.js';
 import type { Ciphertext } from '../../deck/elgamal.js';
 import { pointFromHex } from '../../deck/group.js';
@@ -38,14 +37,7 @@ function play(
 
 const bodies = (lines: readonly string[]): Envelope[] => lines.slice(1).map((l) => JSON.parse(l) as Envelope);
 /** Each transcript's verdict, by registry: an audit is a pure function of the lines, so the checks of a test that read it share one. */
-const verdicts = new WeakMap<readonly string[], Map<Registry, Verdict>>();
-function audit(lines: readonly string[], registry: Registry = crazyEightsRegistry): Verdict {
-  const known = verdicts.get(lines) ?? new Map<Registry, Verdict>();
-  verdicts.set(lines, known);
-  const verdict = known.get(registry) ?? auditLines(lines, { registry });
-  known.set(registry, verdict);
-  return verdict;
-}
+const audit = sharedAudit(crazyEightsRegistry);
 const named = (r: SimResult): string[] => [...new Set([...r.violations, ...audit(r.lines).violations].map((v) => v.player ?? 'nobody'))].sort();
 type Summary = { turns: number; hands: Record<string, number>; ended: string | null; gone: string[]; history: { player: string; played?: number }[] };
 
