@@ -63,7 +63,7 @@ export class HandoverTracker {
     const referee = t.referee;
     while (t.next < g.committed) {
       const lines = await this.store.readLines(g.id, t.next, Math.min(PAGE, g.committed - t.next));
-      if (lines.length === 0) break;
+      const from = t.next;
       for (const l of lines) {
         if (l.line !== t.next) break;
         const prepared = referee.prepare(l.line, l.text);
@@ -71,6 +71,8 @@ export class HandoverTracker {
         t.departed.push(...departuresOf(fed.events, l.line, prepared.envelope?.time ?? 0));
         t.next++;
       }
+      // A page that does not continue the log (none, or not from line `from`) ends the catch-up: the next post tries again.
+      if (t.next === from) break;
     }
     return t.departed;
   }
