@@ -13,7 +13,7 @@ import {
   pressRulesOf,
   TalkReader,
   talkText,
-  writeTalk,
+  writeOwnTalk,
   type PressRules,
   type ShownTalk,
   type TalkFinding,
@@ -190,7 +190,7 @@ export class TableTalk {
     const r = random(2);
     const seq = Math.max(this.lastSeq + 1, at * 1000 + (((r[0]! << 8) | r[1]!) % 1000));
     this.lastSeq = seq;
-    const m = writeTalk(
+    const written = writeOwnTalk(
       { game: this.o.gameId, from: me.id, to, seq, at, body },
       {
         mode: this.rules.mode,
@@ -200,6 +200,8 @@ export class TableTalk {
         random,
       },
     );
+    const m = written.message;
+    this.reader?.wrote(written);
     const res = await this.request(`${this.base()}/talk`, { method: 'POST', body: talkText(m), headers: { 'content-type': 'application/json' } });
     const answer = JSON.parse(await res.text()) as { index?: unknown; at?: unknown; error?: { code?: string; message?: string } };
     if (!res.ok) throw new FairtableError('refused', `the relay did not keep the message: ${answer.error?.code ?? res.status}: ${answer.error?.message ?? ''}`);

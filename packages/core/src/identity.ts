@@ -10,7 +10,8 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import { FairtableError } from './errors.js';
 import { fromHex, isHex, randomBytes, toHex } from './bytes.js';
 import { taggedHash } from './hash.js';
-import { verifyRemembered } from './verify-keys.js';
+import { publicKeyRemembered, signRemembered } from './ed25519/sign.js';
+import { verifyRemembered } from './ed25519/verify.js';
 
 export interface KeyPair {
   readonly secretKey: Uint8Array; // 32-byte RFC 8032 seed
@@ -19,14 +20,15 @@ export interface KeyPair {
 
 export function generateKeyPair(seed: Uint8Array = randomBytes(32)): KeyPair {
   if (seed.length !== 32) throw new FairtableError('bad_length', 'secret key: expected 32 bytes', { field: 'secretKey' });
-  return { secretKey: seed, publicKey: ed25519.getPublicKey(seed) };
+  return { secretKey: seed, publicKey: publicKeyRemembered(seed) };
 }
 
+/** noble's `ed25519.sign`, byte for byte, with the key's expansion remembered (ed25519/sign.ts). */
 export function sign(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
-  return ed25519.sign(message, secretKey);
+  return signRemembered(message, secretKey);
 }
 
-/** The verification rule (noble's `ed25519.verify`, `zip215: false`), with the keys it reads often remembered (verify-keys.ts). */
+/** The verification rule (noble's `ed25519.verify`, `zip215: false`), with the keys it reads often remembered (ed25519/verify.ts). */
 export function verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
   return verifyRemembered(signature, message, publicKey);
 }

@@ -11,7 +11,8 @@
  * only the dealer or k players can compute; C_0 = s·G binds s publicly.
  *
  * Shares are encrypted to each player's fairtable key turned into its X25519 form (RFC 7748, via noble's
- * `toMontgomery`): an ephemeral X25519 key, HKDF-SHA-256 of the shared secret bound to the game, the dealer
+ * `toMontgomery`; the sealer's side computed on the Edwards form with the player's remembered table,
+ * ed25519/x25519.ts): an ephemeral X25519 key, HKDF-SHA-256 of the shared secret bound to the game, the dealer
  * and the seat, and ChaCha20-Poly1305. Curve and field arithmetic are noble's; nothing here is hand-written.
  */
 import { ristretto255, ed25519, x25519 } from '@noble/curves/ed25519.js';
@@ -21,6 +22,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToBigInt, fromHex, toHex, utf8 } from '../bytes.js';
 import { FairtableError } from '../errors.js';
 import { taggedHash } from '../hash.js';
+import { sharedSecretWithKey } from '../ed25519/x25519.js';
 
 const Point = ristretto255.Point;
 const Fn = Point.Fn;
@@ -133,7 +135,7 @@ const ZERO_NONCE = new Uint8Array(12);
 /** Encrypts `share` to the player whose fairtable (Ed25519) public key is `playerKey`; `context` binds game, dealer and seat. */
 export function sealShare(share: string, playerKey: Uint8Array, context: string, random: (n: number) => Uint8Array): SealedShare {
   const ephemeral = random(32);
-  const shared = x25519.getSharedSecret(ephemeral, ed25519.utils.toMontgomery(playerKey));
+  const shared = sharedSecretWithKey(ephemeral, playerKey);
   // A fresh key per box, so the all-zero nonce is used once.
   const box = chacha20poly1305(shareKey(shared, context), ZERO_NONCE).encrypt(fromHex(share, 'share', 32));
   return { ephemeral: toHex(x25519.getPublicKey(ephemeral)), box: toHex(box) };
@@ -153,7 +155,7 @@ export function sealShares(
   const ephemeral = random(32);
   const ephemeralPublic = toHex(x25519.getPublicKey(ephemeral));
   return shares.map((share, i) => {
-    const shared = x25519.getSharedSecret(ephemeral, ed25519.utils.toMontgomery(playerKeys[i]!));
+    const shared = sharedSecretWithKey(ephemeral, playerKeys[i]!);
     const box = chacha20poly1305(shareKey(shared, contexts[i]!), ZERO_NONCE).encrypt(fromHex(share, 'share', 32));
     return { ephemeral: ephemeralPublic, box: toHex(box) };
   });

@@ -18,6 +18,7 @@ import {
   TalkReader,
   talkText,
   unwrapContentKey,
+  writeOwnTalk,
   writeTalk,
   type PressMode,
   type PressRules,
@@ -242,6 +243,53 @@ describe('talk, signed', () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("an author's own messages read back", () => {
+  const draft = (to: TalkDraft['to'], seq: number, body: string): TalkDraft => ({ game: GAME, from: 'austria', to, seq, at: 1_000 * seq, body });
+  const writeOwn = (to: TalkDraft['to'], seq: number, body: string, mode: PressMode = 'signed') =>
+    writeOwnTalk(draft(to, seq, body), { mode, secretKey: keys.austria!.secretKey, players, random });
+
+  it('reads its very text as a reader without the note does, public and sealed, signed and deniable', () => {
+    for (const mode of ['signed', 'deniable'] as const) {
+      const rules: PressRules = { rule: 'full', mode };
+      for (const [seq, to] of [
+        [1, 'table'],
+        [2, ['france']],
+        [3, ['england', 'germany']],
+      ] as const) {
+        const w = writeOwn(to, seq, `message ${seq}, ${mode}`, mode);
+        expect(w.contentKey === null).toBe(to === 'table');
+        const noted = readerFor('austria', rules);
+        noted.wrote(w);
+        const fast = shown(noted.read(talkText(w.message)));
+        const full = shown(readerFor('austria', rules).read(talkText(w.message)));
+        expect(fast).toEqual(full);
+        expect(fast.body).toBe(`message ${seq}, ${mode}`);
+        // Read back once only: the same text again is a duplicate, as for any reader.
+        expect(noted.read(talkText(w.message)).kind).toBe('duplicate');
+      }
+    }
+  });
+
+  it('reads in full a text that differs from what was written, and ignores a note from another seat or an observer', () => {
+    const w = writeOwn(['france'], 4, 'Hold Galicia.');
+    const forged = { ...w.message, sig: toHex(sign(talkSigningBytes(w.message), keys.england!.secretKey)) };
+    const noted = readerFor('austria');
+    // A note of a message writeOwnTalk did not make (here one signed by england in austria's name) is ignored.
+    noted.wrote({ ...w, message: forged });
+    expect(refused(noted.read(talkText(forged)))).toMatchObject({ code: 'talk_forged', player: 'england' });
+    const reader = readerFor('austria');
+    reader.wrote(w);
+    const tampered = talkText({ ...w.message, at: w.message.at + 1 });
+    expect(refused(reader.read(tampered))).toMatchObject({ code: 'talk_bad_signature', player: null });
+    const france = readerFor('france');
+    france.wrote(w);
+    expect(shown(france.read(talkText(w.message))).body).toBe('Hold Galicia.');
+    const observer = readerFor(null);
+    observer.wrote(w);
+    expect(shown(observer.read(talkText(w.message))).body).toBeNull();
   });
 });
 

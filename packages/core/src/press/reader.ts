@@ -8,10 +8,11 @@
  * a box a recipient says it cannot open name nobody: the relay or anyone else could have made them, and a
  * recipient's word alone never names an author.
  */
-import { fromHex, toHex } from '../bytes.js';
+import { equalBytes, fromHex, toHex } from '../bytes.js';
+import { publicKeyRemembered } from '../ed25519/sign.js';
 import type { PlayerEntry } from '../setup.js';
-import { parseTalk, talkId, type TalkMessage } from './message.js';
-import { openBox, unwrapContentKey, verifyTalkMac, verifyTalkSignature } from './seal.js';
+import { parseTalk, talkId, talkText, type TalkMessage } from './message.js';
+import { openBox, unwrapContentKey, verifyTalkMac, verifyTalkSignature, writtenInThisProcess, type WrittenTalk } from './seal.js';
 import type { PressRules } from './rules.js';
 import { departureOf, type TalkRoster } from './roster.js';
 
@@ -94,6 +95,9 @@ export interface TalkReaderOptions {
   readonly roster?: () => TalkRoster;
 }
 
+/** Own messages remembered until read back. */
+const MAX_OWN = 256;
+
 const refuse = (code: TalkCode, player: string | null, message: string, evidence: readonly unknown[], provable: boolean): TalkRead => ({
   kind: 'refused',
   finding: { code, player, message, evidence, provable },
@@ -105,16 +109,40 @@ export class TalkReader {
   private readonly seen = new Map<string, Map<number, { id: string; message: TalkMessage }>>();
   /** Ids of every message shown or refused after authentication, and of unverified ones. */
   private readonly ids = new Set<string>();
+  /** Messages this reader's seat wrote and has not read back yet, by their exact text (`wrote`). */
+  private readonly own = new Map<string, { readonly message: TalkMessage; readonly contentKey: Uint8Array | null; readonly body: string }>();
 
   constructor(private readonly o: TalkReaderOptions) {
     for (const p of o.players) this.keys.set(p.id, fromHex(p.key, 'key', 32));
   }
 
+  /**
+   * Notes a message this reader's seat has just written (`writeOwnTalk`), so that reading back its very text skips
+   * what the author knows already in a signed game: its signatures (its own, over these bytes) and the unwrapping
+   * of its content key (it drew the key). Every other check of `read` still runs, and a text that differs by one byte is
+   * read in full. Ignored for an observer, for a message that is not in this seat's name under its key, and for any
+   * message object `writeOwnTalk` did not make in this process (a note cannot vouch for a message built elsewhere).
+   */
+  wrote(written: WrittenTalk): void {
+    const me = this.o.me;
+    const m = written.message;
+    if (me === undefined || m.from !== me.id || !writtenInThisProcess(m)) return;
+    const key = this.keys.get(me.id);
+    if (key === undefined || !equalBytes(key, publicKeyRemembered(me.secretKey))) return;
+    // Bounded: a seat whose messages the relay never hands back does not grow this without end.
+    if (this.own.size >= MAX_OWN) this.own.delete(this.own.keys().next().value!);
+    // The text as it is now, and the message as that text says (a copy: the caller's object may change later).
+    const text = talkText(m);
+    this.own.set(text, { message: JSON.parse(text) as TalkMessage, contentKey: written.contentKey, body: written.body });
+  }
+
   /** Reads one message (its text as the relay gave it, or already parsed). */
   read(input: string | TalkMessage): TalkRead {
+    const written = typeof input === 'string' ? this.own.get(input) : undefined;
+    if (written !== undefined) this.own.delete(input as string);
     let m: TalkMessage;
     try {
-      m = typeof input === 'string' ? parseTalk(input) : parseTalk(JSON.stringify(input));
+      m = written !== undefined ? written.message : typeof input === 'string' ? parseTalk(input) : parseTalk(JSON.stringify(input));
     } catch (e) {
       return refuse('talk_malformed', null, (e as Error).message, [typeof input === 'string' ? input : input], false);
     }
@@ -127,8 +155,13 @@ export class TalkReader {
     const authorKey = this.keys.get(m.from);
     if (authorKey === undefined) return refuse('talk_unknown_author', null, `${m.from} is not a seat of this game`, [m], false);
 
+    // This seat's own text, signed by it a moment ago under the key it is seated with (`wrote`). In a deniable game
+    // the MACs are checked as for any message (HMACs, cheap; and a seat with no reader to MAC for is refused).
+    const own = written !== undefined && m.sig !== undefined ? written : undefined;
     let proof: TalkProof;
-    if (rules.mode === 'signed' || m.sig !== undefined) {
+    if (own !== undefined) {
+      proof = 'signed';
+    } else if (rules.mode === 'signed' || m.sig !== undefined) {
       if (!verifyTalkSignature(m, authorKey)) {
         const writer = this.otherSeats(m.from).find((id) => verifyTalkSignature(m, this.keys.get(id)!));
         if (writer !== undefined) return this.named(id, refuse('talk_forged', writer, `a message in ${m.from}'s name, signed by ${writer}`, [m], true));
@@ -194,7 +227,10 @@ export class TalkReader {
     }
 
     let body: string | null = m.body ?? null;
-    if (isPrivate && me !== undefined && m.sealed?.wraps[me.id] !== undefined && proof !== 'unverified') {
+    if (own !== undefined && own.contentKey !== null && isPrivate) {
+      // The box this seat sealed: its content key and body are the ones it wrote.
+      body = own.body;
+    } else if (isPrivate && me !== undefined && m.sealed?.wraps[me.id] !== undefined && proof !== 'unverified') {
       let contentKey: Uint8Array;
       try {
         contentKey = unwrapContentKey(m, me.id, me.secretKey);

@@ -26,6 +26,7 @@ import { openShare, sealShares } from '../escrow/vss.js';
 import { domainPrefix, taggedHash } from '../hash.js';
 import { canonicalBytes, canonicalize, parseJson } from '../jcs.js';
 import { sign, verify } from '../identity.js';
+import { publicKeyRemembered } from '../ed25519/sign.js';
 import type { PlayerEntry } from '../setup.js';
 import { innerSigningBytes, talkShapeError, talkSigningBytes, type InnerStatement, type TalkMessage, type TalkTo } from './message.js';
 import type { PressMode } from './rules.js';
@@ -92,41 +93,51 @@ const macOf = (key: Uint8Array, m: TalkMessage): string => toHex(hmac(sha256, ke
 export const macReaders = (m: { from: string; to: TalkTo }, players: readonly PlayerEntry[]): string[] =>
   Array.isArray(m.to) ? [...m.to] : players.map((p) => p.id).filter((id) => id !== m.from);
 
-/** The public key of each secret key an author wrote with (one scalar multiplication per key, not per message), with the secret's bytes as they were. */
-const publicKeys = new WeakMap<Uint8Array, { readonly secret: Uint8Array; readonly publicKey: Uint8Array }>();
-
-function publicKeyOf(secretKey: Uint8Array): Uint8Array {
-  const known = publicKeys.get(secretKey);
-  if (known !== undefined && equalBytes(known.secret, secretKey)) return known.publicKey;
-  const publicKey = ed25519.getPublicKey(secretKey);
-  publicKeys.set(secretKey, { secret: secretKey.slice(), publicKey });
-  return publicKey;
-}
-
 /** Signs or MACs, and for a list of seats seals, a draft: the message as it goes to the relay. */
 export function writeTalk(draft: TalkDraft, o: WriteOptions): TalkMessage {
+  return writeOwnTalk(draft, o).message;
+}
+
+/** What the author of a message knows of it: the message, and for a sealed one the content key it drew. */
+export interface WrittenTalk {
+  readonly message: TalkMessage;
+  readonly contentKey: Uint8Array | null;
+  /** The text written (in clear for the table, inside the box for a sealed message). */
+  readonly body: string;
+}
+
+/** The messages `writeOwnTalk` made in this process: the only ones `TalkReader.wrote` takes note of. */
+const writtenHere = new WeakSet<TalkMessage>();
+
+/** Whether `m` is a message object `writeOwnTalk` made here (not one built, copied or changed elsewhere). */
+export const writtenInThisProcess = (m: TalkMessage): boolean => writtenHere.has(m);
+
+/** `writeTalk`, keeping the sealed box's content key for the author (its own reader need not unwrap it: `TalkReader.wrote`). */
+export function writeOwnTalk(draft: TalkDraft, o: WriteOptions): WrittenTalk {
   const head = { game: draft.game, from: draft.from, to: Array.isArray(draft.to) ? [...draft.to].sort() : draft.to, seq: draft.seq, at: draft.at };
-  if (!equalBytes(keyOf(o.players, draft.from), publicKeyOf(o.secretKey))) {
+  if (!equalBytes(keyOf(o.players, draft.from), publicKeyRemembered(o.secretKey))) {
     throw new FairtableError('bad_input', `talk: the key given is not ${draft.from}'s`, { field: 'secretKey' });
   }
   let m: TalkMessage;
+  let contentKey: Uint8Array | null = null;
   if (Array.isArray(head.to)) {
     const to = head.to;
     to.forEach((id) => keyOf(o.players, id));
     const inner =
       o.mode === 'signed' ? { body: draft.body, sig: toHex(sign(innerSigningBytes({ ...head, to, body: draft.body }), o.secretKey)) } : { body: draft.body };
-    const contentKey = o.random(32);
+    const key = o.random(32);
+    contentKey = key;
     const readers = [...to, draft.from].sort();
     const wrapped = sealShares(
-      readers.map(() => toHex(contentKey)),
+      readers.map(() => toHex(key)),
       readers.map((id) => keyOf(o.players, id)),
       readers.map((id) => wrapContext(head, id)),
       o.random,
     );
     const wraps: Record<string, string> = {};
     readers.forEach((id, i) => (wraps[id] = wrapped[i]!.box));
-    const box = chacha20poly1305(contentKey, ZERO_NONCE).encrypt(canonicalBytes(inner));
-    m = { ...head, sealed: { ephemeral: wrapped[0]!.ephemeral, wraps, box: toHex(box), keyHash: keyHashOf(contentKey) } };
+    const box = chacha20poly1305(key, ZERO_NONCE).encrypt(canonicalBytes(inner));
+    m = { ...head, sealed: { ephemeral: wrapped[0]!.ephemeral, wraps, box: toHex(box), keyHash: keyHashOf(key) } };
   } else {
     m = { ...head, body: draft.body };
   }
@@ -139,7 +150,8 @@ export function writeTalk(draft: TalkDraft, o: WriteOptions): TalkMessage {
   }
   const problem = talkShapeError(m);
   if (problem !== null) throw new FairtableError('bad_input', problem, { field: 'talk' });
-  return m;
+  writtenHere.add(m);
+  return { message: m, contentKey, body: draft.body };
 }
 
 /** Whether `m` carries a valid signature of `authorKey` (signed games). */

@@ -12,7 +12,7 @@ import { FairtableError } from '@fairtable/core/errors.js';
 import { canonicalize, type JsonValue } from '@fairtable/core/jcs.js';
 import { intParam, type Ctx, type Stepper } from '@fairtable/core/protocols/machine.js';
 import type { Accepted } from '@fairtable/core/transcript.js';
-import { deal, openEscrowedValue, randomScalar, reconstruct, sealShare, sealValue, verifyShare, type SealedShare } from '@fairtable/core/escrow/vss.js';
+import { deal, openEscrowedValue, randomScalar, reconstruct, sealShares, sealValue, verifyShare, type SealedShare } from '@fairtable/core/escrow/vss.js';
 import { exchangeContext, headProblem, layerPlan, onionProblem } from '@fairtable/core/escrow/layers.js';
 import type { DiplomacyState } from './machine.js';
 
@@ -66,7 +66,13 @@ export function escrowOf(s: DiplomacyState, opening: Opening, ctx: Ctx): EscrowB
   const dealing = deal(secret, s.escrow!.k, others.length, ctx.random);
   return {
     commitments: dealing.commitments,
-    shares: others.map((p, i) => sealShare(dealing.shares[i]!, fromHex(s.keys[p]!, 'key', 32), shareContext(s, s.round, s.me!, p), ctx.random)),
+    // One ephemeral key for the dealing: each box still has its own shared secret and context.
+    shares: sealShares(
+      dealing.shares,
+      others.map((p) => fromHex(s.keys[p]!, 'key', 32)),
+      others.map((p) => shareContext(s, s.round, s.me!, p)),
+      ctx.random,
+    ),
     sealed: sealValue(utf8(canonicalize(opening as unknown as JsonValue)), secret, valueContext(s, s.round, s.me!)),
   };
 }

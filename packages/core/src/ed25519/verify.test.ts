@@ -1,5 +1,5 @@
 /**
- * The verification with remembered keys (verify-keys.ts) gives noble's `ed25519.verify` (`zip215: false`) verdict on
+ * The verification with remembered keys (verify.ts) gives noble's `ed25519.verify` (`zip215: false`) verdict on
  * every input: valid signatures, and crafted bad ones (flipped bits, S ≥ L, small-order and non-canonical R and A,
  * keys and R of mixed order whose signatures pass the cofactored equation only, points off the curve), each
  * checked before and after the key's table is built.
@@ -8,10 +8,10 @@ import { ED25519_TORSION_SUBGROUP, ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToNumberLE, numberToBytesLE } from '@noble/curves/utils.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
-import { concatBytes, fromHex, utf8 } from './bytes.js';
-import { taggedHash } from './hash.js';
-import { generateKeyPair, sign, verify } from './identity.js';
-import { forgetRememberedKeys, rememberedKeys, verifyRemembered } from './verify-keys.js';
+import { concatBytes, fromHex, utf8 } from '../bytes.js';
+import { taggedHash } from '../hash.js';
+import { generateKeyPair, sign, verify } from '../identity.js';
+import { forgetRememberedKeys, rememberedKeys, verifyRemembered } from './verify.js';
 
 const { Point } = ed25519;
 const { Fn } = Point;
