@@ -292,8 +292,18 @@ async function main(): Promise<void> {
 
   const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-bench-'));
   dataDirs.add(dataDir);
-  // Every game and connection comes from 127.0.0.1: the per-address limits (relay.md §5) are raised to the bench's own load.
-  const perAddress = ['--games-per-minute', String(2 * GAMES), '--connections-per-address', String(2 * GAMES * PLAYERS)];
+  // Every game and connection comes from 127.0.0.1, and the games are made with a few keys: the per-address and
+  // per-key limits (relay.md §5, "Quotas") are raised to the bench's own load.
+  const perAddress = [
+    '--games-per-minute',
+    String(2 * GAMES),
+    '--connections-per-address',
+    String(2 * GAMES * PLAYERS),
+    '--games-per-key',
+    String(2 * GAMES),
+    '--games-per-address',
+    String(2 * GAMES),
+  ];
   const relay = await startChild([cli, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...perAddress], (line) => {
     if (!line.startsWith('{')) return null;
     const log = JSON.parse(line) as { msg?: string; port?: number };
