@@ -254,11 +254,12 @@ describe("an author's own messages read back", () => {
   it('reads its very text as a reader without the note does, public and sealed, signed and deniable', () => {
     for (const mode of ['signed', 'deniable'] as const) {
       const rules: PressRules = { rule: 'full', mode };
-      for (const [seq, to] of [
+      const cases: [number, TalkDraft['to']][] = [
         [1, 'table'],
         [2, ['france']],
         [3, ['england', 'germany']],
-      ] as const) {
+      ];
+      for (const [seq, to] of cases) {
         const w = writeOwn(to, seq, `message ${seq}, ${mode}`, mode);
         expect(w.contentKey === null).toBe(to === 'table');
         const noted = readerFor('austria', rules);
