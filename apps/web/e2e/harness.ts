@@ -15,7 +15,15 @@ export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
 /** What the web app's build reads: its own sources and those of the packages it bundles (vite.config.ts). */
-const BUILD_INPUTS = ['apps/web/src', 'apps/web/index.html', 'apps/web/vite.config.ts', 'packages/core/src', 'packages/client/src', 'packages/diplomacy/src', 'package-lock.json'];
+const BUILD_INPUTS = [
+  'apps/web/src',
+  'apps/web/index.html',
+  'apps/web/vite.config.ts',
+  'packages/core/src',
+  'packages/client/src',
+  'packages/diplomacy/src',
+  'package-lock.json',
+];
 /** Written into dist once a build has finished: the build is current while no input is newer. */
 const BUILT = 'apps/web/dist/.built';
 
@@ -28,7 +36,8 @@ function newest(path: string): number {
   return n;
 }
 
-const current = (): boolean => existsSync(join(ROOT, BUILT)) && statSync(join(ROOT, BUILT)).mtimeMs >= Math.max(...BUILD_INPUTS.map((p) => newest(join(ROOT, p))));
+const current = (): boolean =>
+  existsSync(join(ROOT, BUILT)) && statSync(join(ROOT, BUILT)).mtimeMs >= Math.max(...BUILD_INPUTS.map((p) => newest(join(ROOT, p))));
 
 /**
  * Builds apps/web into its dist, which the relay serves, unless the last build is newer than everything it reads.
