@@ -13,7 +13,7 @@ let relay: RunningRelay;
 let browser: Browser;
 
 beforeAll(async () => {
-  buildApp();
+  await buildApp();
   relay = await startRelay();
   browser = await launch();
 }, 120_000);

@@ -4,7 +4,8 @@
  * No browser is ever downloaded: the tests use /usr/bin/chromium (or $CHROMIUM), which `.ci/run` installs.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,11 +14,65 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
-/** Builds apps/web into its dist, which the relay serves. */
-export function buildApp(): void {
-  const vite = join(ROOT, 'node_modules/vite/bin/vite.js');
-  const r = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: join(ROOT, 'apps/web'), encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`building the web app failed:\n${r.stdout}${r.stderr}`);
+/** What the web app's build reads: its own sources and those of the packages it bundles (vite.config.ts). */
+const BUILD_INPUTS = [
+  'apps/web/src',
+  'apps/web/index.html',
+  'apps/web/vite.config.ts',
+  'packages/core/src',
+  'packages/client/src',
+  'packages/diplomacy/src',
+  'package-lock.json',
+];
+/** Written into dist once a build has finished: the build is current while no input is newer. */
+const BUILT = 'apps/web/dist/.built';
+
+/** The newest modification time under `path` (a file or a folder), in milliseconds. */
+function newest(path: string): number {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let n = st.mtimeMs;
+  for (const e of readdirSync(path)) n = Math.max(n, newest(join(path, e)));
+  return n;
+}
+
+const current = (): boolean =>
+  existsSync(join(ROOT, BUILT)) && statSync(join(ROOT, BUILT)).mtimeMs >= Math.max(...BUILD_INPUTS.map((p) => newest(join(ROOT, p))));
+
+/**
+ * Builds apps/web into its dist, which the relay serves, unless the last build is newer than everything it reads.
+ * The browser test files run in parallel workers: one builds while the others wait on a lock (a folder, made
+ * atomically), so no relay serves a dist that another file's build is emptying, and the app is built once a run.
+ */
+export async function buildApp(): Promise<void> {
+  if (current()) return;
+  const lock = join(tmpdir(), `fairtable-web-build-${createHash('sha256').update(ROOT).digest('hex').slice(0, 16)}.lock`);
+  const until = Date.now() + 120_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      // A lock left by a build killed midway is older than any build takes.
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      if (since !== undefined && Date.now() - since > 120_000) rmSync(lock, { recursive: true, force: true });
+      if (Date.now() > until) throw new Error(`another test file's build of the web app did not finish (${lock})`, { cause: e });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    if (current()) return;
+    // The stamp takes the time the build started: a source saved while it ran makes the next run build again.
+    const started = new Date();
+    const vite = join(ROOT, 'node_modules/vite/bin/vite.js');
+    const r = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: join(ROOT, 'apps/web'), encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`building the web app failed:\n${r.stdout}${r.stderr}`);
+    writeFileSync(join(ROOT, BUILT), '');
+    utimesSync(join(ROOT, BUILT), started, started);
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 export interface RunningRelay {

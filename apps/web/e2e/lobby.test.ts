@@ -23,7 +23,7 @@ let browser: Browser;
 const errors: string[] = [];
 
 beforeAll(async () => {
-  buildApp();
+  await buildApp();
   relay = await startRelay();
   browser = await launch();
 }, 120_000);

@@ -21,7 +21,7 @@ const SHOTS = process.env.SCREENSHOTS_DIR ?? join(tmpdir(), 'fairtable-web-shots
 mkdirSync(SHOTS, { recursive: true });
 
 beforeAll(async () => {
-  buildApp();
+  await buildApp();
   // openpgp.js stays out of the page: nothing the app imports reaches @fairtable/pgp.
   const assets = join(ROOT, 'apps/web/dist/assets');
   for (const f of readdirSync(assets)) expect(readFileSync(join(assets, f), 'utf8').includes('openpgp'), f).toBe(false);
