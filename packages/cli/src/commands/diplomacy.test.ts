@@ -1,7 +1,8 @@
 /**
- * `fairtable diplomacy` end to end: builds the CLI, then runs
- * `node packages/cli/bin/fairtable.js diplomacy ...` on DATC cases and on bad
- * input, checking output and exit codes (docs/spec/diplomacy.md §8).
+ * `fairtable diplomacy` end to end: runs `fairtable diplomacy ...` on DATC cases and on bad input, checking
+ * output and exit codes (docs/spec/diplomacy.md §8). The built command runs as a process of its own where its
+ * start-up, standard input and exit statuses are under test (the lottery, the refusals, exit 1); the DATC
+ * cases and the rest run the same command lines inside this process (../in-process.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -10,12 +11,20 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import cases from '../../../diplomacy/src/testdata/datc-v2.4.json' with { type: 'json' };
+import { runInProcess } from '../in-process.js';
 
 const MAIN = fileURLToPath(new URL('../../bin/fairtable.js', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'fairtable-diplomacy-'));
 
-function cli(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
+/** The built command as a process of its own. */
+function spawned(args: string[], input?: string): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, [MAIN, 'diplomacy', ...args], { encoding: 'utf8', input });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+/** The same command line inside this process: status, stdout and stderr as a process gives them. */
+async function cli(args: string[], input?: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const run = await runInProcess(['diplomacy', ...args], input === undefined ? {} : { input });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -35,7 +44,7 @@ describe('fairtable diplomacy', () => {
   it('assign: the seed 003 example, its lottery numbers replayed', () => {
     const prefs = join(scratch, 'prefs.txt');
     writeFileSync(prefs, '1 AE(GI)R\n2 FRG\n3 (EFG)TI(AR)\n4 E\n5\n6 FRA\n7 GRA\n8 %REG\n');
-    const r = cli(['assign', '--prefs', prefs, '--numbers', '5,0,0', '--json']);
+    const r = spawned(['assign', '--prefs', prefs, '--numbers', '5,0,0', '--json']);
     expect(r.status, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as {
       contests: { power: string; chances: Record<string, number>; outcomes: number; number: number; winner: number }[];
@@ -44,14 +53,14 @@ describe('fairtable diplomacy', () => {
     expect(out.contests[0]).toMatchObject({ power: 'france', chances: { '2': 3, '3': 1, '6': 3 }, outcomes: 7, number: 5, winner: 6 });
     expect(out.assignment).toMatchObject({ '1': 'austria', '2': 'russia', '6': 'france' });
     expect(out.assignment['8']).toBeUndefined();
-    const few = cli(['assign', '--prefs', prefs, '--numbers', '5']);
+    const few = spawned(['assign', '--prefs', prefs, '--numbers', '5']);
     expect(few.status).toBe(2);
     expect(few.stderr).toMatch(/\[bad_input\] too few lottery numbers/);
   });
 
   // Every seventh case, and each retreat and adjustment section's first, through the command (all run in-process in datc.test.ts).
   const chosen = cases.filter((c, i) => i % 7 === 0 || ['6.F.17', '6.F.24', '6.H.1', '6.I.1', '6.J.2'].includes(c.id));
-  it.each(chosen.map((c) => [c.id, c] as const))('adjudicate: DATC %s', (_id, c) => {
+  it.each(chosen.map((c) => [c.id, c] as const))('adjudicate: DATC %s', async (_id, c) => {
     const input = {
       phase: c.phase,
       units: c.pre.units,
@@ -60,7 +69,7 @@ describe('fairtable diplomacy', () => {
       contested: 'contested' in c.pre ? c.pre.contested : [],
       orders: c.orders,
     };
-    const run = cli(['adjudicate', '-'], JSON.stringify(input));
+    const run = await cli(['adjudicate', '-'], JSON.stringify(input));
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const out = JSON.parse(run.stdout) as { units: Unit[]; dislodged: Unit[]; results: unknown[]; hash: string; phase: unknown };
@@ -72,24 +81,27 @@ describe('fairtable diplomacy', () => {
     expect(out.hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
-  it.each(cases.filter((c) => c.phase.type === 'retreat').map((c) => [c.id, c] as const))('adjudicate: DATC %s from its movement results alone', (_id, c) => {
-    // Only the fields the issue names, plus the case's PRESTATE_RESULTS: no contested, no attackerFrom.
-    const dislodged = (c.pre.dislodged as Unit[]).map((d) => ({ power: d.power, type: d.type, at: d.at }));
-    const input = {
-      phase: c.phase,
-      units: c.pre.units,
-      dislodged,
-      supplyCenterOwners: c.pre.supplyCenterOwners,
-      results: 'results' in c.pre ? c.pre.results : [],
-      orders: c.orders,
-    };
-    const run = cli(['adjudicate', '-'], JSON.stringify(input));
-    expect(run.status).toBe(0);
-    const out = JSON.parse(run.stdout) as { units: Unit[] };
-    expect(out.units.map(key).sort()).toEqual((c.post.units as Unit[]).map(key).sort());
-  });
+  it.each(cases.filter((c) => c.phase.type === 'retreat').map((c) => [c.id, c] as const))(
+    'adjudicate: DATC %s from its movement results alone',
+    async (_id, c) => {
+      // Only the fields the issue names, plus the case's PRESTATE_RESULTS: no contested, no attackerFrom.
+      const dislodged = (c.pre.dislodged as Unit[]).map((d) => ({ power: d.power, type: d.type, at: d.at }));
+      const input = {
+        phase: c.phase,
+        units: c.pre.units,
+        dislodged,
+        supplyCenterOwners: c.pre.supplyCenterOwners,
+        results: 'results' in c.pre ? c.pre.results : [],
+        orders: c.orders,
+      };
+      const run = await cli(['adjudicate', '-'], JSON.stringify(input));
+      expect(run.status).toBe(0);
+      const out = JSON.parse(run.stdout) as { units: Unit[] };
+      expect(out.units.map(key).sort()).toEqual((c.post.units as Unit[]).map(key).sort());
+    },
+  );
 
-  it('adjudicate reads a file and is deterministic', () => {
+  it('adjudicate reads a file and is deterministic', async () => {
     const file = join(scratch, 'spring.json');
     writeFileSync(
       file,
@@ -100,8 +112,8 @@ describe('fairtable diplomacy', () => {
         orders: [{ power: 'France', text: 'army paris moves to burgundy' }],
       }),
     );
-    const a = cli(['adjudicate', file]);
-    const b = cli(['adjudicate', file]);
+    const a = await cli(['adjudicate', file]);
+    const b = await cli(['adjudicate', file]);
     expect(a.status).toBe(0);
     expect(a.stdout).toBe(b.stdout);
     const out = JSON.parse(a.stdout) as { phase: unknown; units: Unit[]; results: unknown[] };
@@ -119,33 +131,34 @@ describe('fairtable diplomacy', () => {
       'bad_position',
     ],
     ['orders not a list', '{"phase": {"season": "spring", "year": 1901, "type": "movement"}, "units": [], "orders": 3}', 'bad_input'],
-  ])('adjudicate exits 2 on %s', (_what, input, code) => {
-    const run = cli(['adjudicate', '-'], input);
+  ])('adjudicate exits 2 on %s', async (_what, input, code) => {
+    // Unreadable standard input through a process of its own; the other refusals inside this process.
+    const run = code === 'bad_json' ? spawned(['adjudicate', '-'], input) : await cli(['adjudicate', '-'], input);
     expect(run.status).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(new RegExp(`^fairtable: \\[${code}\\] `));
   });
 
-  it('orders prints canonical forms, and errors with exit 1', () => {
+  it('orders prints canonical forms, and errors with exit 1', async () => {
     const file = join(scratch, 'orders.txt');
     writeFileSync(file, 'A Par -> Burgundy\n# a comment\n\nF bre moves to mid-atlantic ocean\nA mar S A par - bur\n');
-    expect(cli(['orders', file, '--power', 'france', '--phase', 'S1901M'])).toEqual({
+    expect(await cli(['orders', file, '--power', 'france', '--phase', 'S1901M'])).toEqual({
       status: 0,
       stdout: 'A par - bur\nF bre - mao\nA mar S A par - bur\n',
       stderr: '',
     });
     writeFileSync(file, 'A par - bur\nA mar - xyz\nA mun - ruh\n');
-    const bad = cli(['orders', file, '--power', 'france', '--phase', 'S1901M', '--json']);
+    const bad = spawned(['orders', file, '--power', 'france', '--phase', 'S1901M', '--json']);
     expect(bad.status).toBe(1);
     const out = JSON.parse(bad.stdout) as { order: string | null; error: { code: string } | null }[];
     expect(out.map((o) => o.error?.code ?? null)).toEqual([null, 'unknown_province', 'illegal_order']);
   });
 
-  it('a wrong unit letter is corrected, or an error with --strict-unit-type', () => {
+  it('a wrong unit letter is corrected, or an error with --strict-unit-type', async () => {
     const file = join(scratch, 'typo.txt');
     writeFileSync(file, 'A Bre - MAO\n');
-    expect(cli(['orders', file, '--power', 'france', '--phase', 'S1901M'])).toEqual({ status: 0, stdout: 'F bre - mao\n', stderr: '' });
-    const strict = cli(['orders', file, '--power', 'france', '--phase', 'S1901M', '--strict-unit-type']);
+    expect(await cli(['orders', file, '--power', 'france', '--phase', 'S1901M'])).toEqual({ status: 0, stdout: 'F bre - mao\n', stderr: '' });
+    const strict = await cli(['orders', file, '--power', 'france', '--phase', 'S1901M', '--strict-unit-type']);
     expect(strict.status).toBe(1);
     expect(strict.stdout).toContain('[illegal_order]');
     const input = JSON.stringify({
@@ -153,11 +166,11 @@ describe('fairtable diplomacy', () => {
       units: [{ power: 'france', type: 'fleet', at: 'bre' }],
       orders: [{ power: 'france', text: 'A Bre - MAO' }],
     });
-    const held = JSON.parse(cli(['adjudicate', '-', '--strict-unit-type'], input).stdout) as { units: Unit[] };
+    const held = JSON.parse((await cli(['adjudicate', '-', '--strict-unit-type'], input)).stdout) as { units: Unit[] };
     expect(held.units).toEqual([{ power: 'france', type: 'fleet', at: 'bre' }]);
   });
 
-  it('orders checks against a given position and its phase', () => {
+  it('orders checks against a given position and its phase', async () => {
     const position = join(scratch, 'retreat.json');
     writeFileSync(
       position,
@@ -170,14 +183,14 @@ describe('fairtable diplomacy', () => {
     );
     const file = join(scratch, 'retreat.txt');
     writeFileSync(file, 'A mar - gas\n');
-    expect(cli(['orders', file, '--power', 'france', '--phase', 'F1903R', '--position', position]).stdout).toBe('A mar R gas\n');
-    const wrong = cli(['orders', file, '--power', 'france', '--phase', 'S1901M', '--position', position]);
+    expect((await cli(['orders', file, '--power', 'france', '--phase', 'F1903R', '--position', position])).stdout).toBe('A mar R gas\n');
+    const wrong = await cli(['orders', file, '--power', 'france', '--phase', 'S1901M', '--position', position]);
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toContain('[bad_input]');
-    expect(cli(['orders', file, '--power', 'france', '--phase', 'X1901M']).status).toBe(2);
+    expect((await cli(['orders', file, '--power', 'france', '--phase', 'X1901M'])).status).toBe(2);
   });
 
-  it('orders --offered lists every order the power is offered: a convoy through two fleets, the convoy of a fleet mid-chain, a support of the convoyed move', () => {
+  it('orders --offered lists every order the power is offered: a convoy through two fleets, the convoy of a fleet mid-chain, a support of the convoyed move', async () => {
     const position = join(scratch, 'lon-por.json');
     writeFileSync(
       position,
@@ -194,15 +207,15 @@ describe('fairtable diplomacy', () => {
       }),
     );
     const args = ['--phase', 'F1903M', '--position', position];
-    const england = cli(['orders', '--power', 'england', '--offered', ...args]);
+    const england = await cli(['orders', '--power', 'england', '--offered', ...args]);
     expect(england.status).toBe(0);
     const lines = england.stdout.split('\n');
     expect(lines).toEqual(expect.arrayContaining(['A lon:', '    A lon - por via convoy', 'F mao:', '    F mao C A lon - por', '    F eng C A lon - por']));
-    expect(cli(['orders', '--power', 'france', '--offered', ...args]).stdout.split('\n')).toContain('    A spa S A lon - por');
+    expect((await cli(['orders', '--power', 'france', '--offered', ...args])).stdout.split('\n')).toContain('    A spa S A lon - por');
     const file = join(scratch, 'lon-por.txt');
     writeFileSync(file, 'A Lon - Por via convoy\nF MAO C A Lon - Por\nF ENG convoys A Lon - Por\n');
-    expect(cli(['orders', file, '--power', 'england', ...args]).stdout).toBe('A lon - por via convoy\nF mao C A lon - por\nF eng C A lon - por\n');
-    const neither = cli(['orders', '--power', 'england', ...args]);
+    expect((await cli(['orders', file, '--power', 'england', ...args])).stdout).toBe('A lon - por via convoy\nF mao C A lon - por\nF eng C A lon - por\n');
+    const neither = await cli(['orders', '--power', 'england', ...args]);
     expect(neither.status).toBe(2);
     expect(neither.stderr).toContain('[bad_input]');
   });

@@ -7,6 +7,8 @@
  * with `bad_cheater` rather than written as an honest game. `diplomacy` is
  * simulated through the core's simulator with the Diplomacy machine, its
  * registry and its own cheats injected (docs/spec/diplomacy.md §10.7).
+ * The players sign, and the simulator's audits check, with Node's OpenSSL Ed25519 (packages/node's fast path:
+ * the same signatures as noble's, and noble's verdict wherever OpenSSL says no).
  */
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
@@ -21,6 +23,7 @@ import { BUILTIN_GAMES } from '@fairtable/core/games/index.js';
 import { Auditor, auditLines } from '@fairtable/core/audit.js';
 import type { RefereeOptions } from '@fairtable/core/referee.js';
 import { HOUSE } from '@fairtable/core/signidice/arbiter.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { fail, failWith } from '../io.js';
 
 /**
@@ -153,6 +156,7 @@ export function register(program: Command): void {
       }
       const cheat = opts.cheat as Cheat | undefined;
       const registry = isDiplomacy || isHoldem || isEights ? { registry: cliRegistry } : {};
+      const audited = { ...registry, verify: nativeVerify };
       let result: ReturnType<typeof simulate>;
       try {
         const turns = num(opts.turns, '--turns', 1, 1_000_000);
@@ -161,6 +165,8 @@ export function register(program: Command): void {
         const threshold = num(opts.threshold, '--threshold', 1, 15);
         result = simulate({
           protocol,
+          sign: nativeSign,
+          verify: nativeVerify,
           ...(isDiplomacy
             ? {
                 extension: diplomacySim,
@@ -208,14 +214,16 @@ export function register(program: Command): void {
       } catch (e) {
         failWith(e);
       }
+      // The simulator's audit of the transcript, made once: to check a cheat left a trace, and for Diplomacy to print.
+      let verdict: ReturnType<typeof auditLines> | undefined;
       if (cheat !== undefined) {
         // A cheat that left no trace would be written as an honest game: refuse it instead.
         const cheater = cheaterFor(protocol, cheat, opts.cheater);
-        const verdict = auditLines(result.lines, registry);
+        verdict = auditLines(result.lines, audited);
         // A value withheld under escrow and opened from it names nobody (docs/SPEC.md §7.4): the opening is its trace.
         const seeds = (verdict.outcome?.summary as { seeds?: { opened?: unknown }[] } | undefined)?.seeds ?? [];
         const opened =
-          seeds.some((x) => Array.isArray(x.opened) && x.opened.includes(cheater)) || (isDiplomacy && openedFromEscrow(result.lines, registry, cheater));
+          seeds.some((x) => Array.isArray(x.opened) && x.opened.includes(cheater)) || (isDiplomacy && openedFromEscrow(result.lines, audited, cheater));
         const named =
           opened ||
           result.refusals.some((r) => r.player === cheater) ||
@@ -240,7 +248,7 @@ export function register(program: Command): void {
       );
       if (isDiplomacy) {
         // The whole game audited as anyone would audit the file: valid, or each player named with the rule broken.
-        const verdict = auditLines(result.lines, registry);
+        verdict ??= auditLines(result.lines, audited);
         process.stderr.write(
           verdict.valid
             ? `audit: valid (${JSON.stringify(o?.summary ?? null)})\n`

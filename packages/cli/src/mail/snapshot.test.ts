@@ -6,7 +6,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import type { JsonValue } from '@fairtable/core/jcs.js';
-import type { Choices } from '@fairtable/core/protocols/machine.js';
+import type { Choices, Decision } from '@fairtable/core/protocols/machine.js';
+import { simStrategy } from '@fairtable/core/testing';
+import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
 import { GameFolder } from './folder.js';
 import { loadKey, mailNew, mailRead, mailStatus, mailTranscript } from './index.js';
 import { PostOffice, type Participant } from './post-office.js';
@@ -135,6 +137,39 @@ describe('snapshots of every machine that can save its state', () => {
       expect(auditLines(texts[0]!.trimEnd().split('\n')).valid).toBe(true);
     });
   }
+
+  it('diplomacy, with threshold escrow: mid-game, every folder restores the seat a full replay rebuilds, and the game ends the same', () => {
+    const ps = people(['ann', 'ben', 'cid']).map((p) => ({ ...p, dir: join(root, 'diplomacy', p.id) }));
+    mailNew({
+      protocol: 'diplomacy',
+      dir: ps[0]!.dir,
+      key: ps[0]!.key,
+      players: ps.map((p) => join(root, `${p.id}.pub.json`)),
+      diplomacy: { years: 1, assign: 'fixed', escrow: 'threshold' },
+    });
+    const post = new PostOffice(ps, { hold: (n) => (n % 5 === 0 ? 1 : 0) });
+    const random = simStrategy(new Uint8Array(32).fill(5));
+    const choose = (_who: string, d: Decision): JsonValue => random(d);
+    post.play(choose, { maxRounds: 8 });
+    for (const p of ps) {
+      const f = open(p.dir);
+      expect(f.fromSnapshot, p.id).toBe(true);
+      expect((f.seat!.referee.state as { round: number }).round, p.id).toBeGreaterThan(0);
+      expect(seatState(f), p.id).toBe(seatState(replayed(p.dir, `diplomacy-${p.id}`)));
+    }
+    const last = post.play(choose);
+    expect(last.map((r) => r.status.done)).toEqual([true, true, true]);
+    const texts = ps.map((p) => {
+      const out = join(root, `diplomacy-${p.id}.jsonl`);
+      mailTranscript(p.dir, out);
+      return readFileSync(out, 'utf8');
+    });
+    expect(texts[1]).toBe(texts[0]);
+    expect(texts[2]).toBe(texts[0]);
+    const verdict = auditLines(texts[0]!.trimEnd().split('\n'), { registry: diplomacyRegistry });
+    expect(verdict.violations).toEqual([]);
+    expect(verdict.valid).toBe(true);
+  });
 
   it('rochambeau cannot save its state: its folders keep no snapshot and are replayed', () => {
     const ps = people(['ann', 'ben']).map((p) => ({ ...p, dir: join(root, 'rochambeau', p.id) }));

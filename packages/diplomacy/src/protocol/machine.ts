@@ -230,6 +230,17 @@ export const diplomacy: Machine<DiplomacyState> = {
   // A seat carries a gpg-only player's mail when it arrives, not because its journal says so (§11).
   carried: ['pgp-commit', 'pgp-reveal'],
 
+  // The state is data through and through (strings, finite numbers, booleans, plain records and lists): saved as
+  // it is, loaded as a deep copy of the saved JSON (docs/spec/mail.md §2.1), so a mail folder keeps a snapshot
+  // instead of replaying its game on every command.
+  saveState(s: DiplomacyState): JsonValue {
+    return s as unknown as JsonValue;
+  },
+
+  loadState(saved: JsonValue): DiplomacyState {
+    return JSON.parse(JSON.stringify(saved)) as DiplomacyState;
+  },
+
   init(setup: GameSetup, gameId: string, me: string | null): StepResult<DiplomacyState> {
     const gpgPlayers = readGpgPlayers(
       setup.params.gpgPlayers,
