@@ -14,7 +14,7 @@ import { createSetupEnvelope } from '@fairtable/core/setup.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { toHex } from '@fairtable/core/bytes.js';
-import { runInProcess, type InProcessRun } from '@fairtable/cli/in-process.js';
+import { runInProcess, type InProcessRun } from '../packages/cli/src/in-process.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const main = join(root, 'packages/cli/bin/fairtable.js');

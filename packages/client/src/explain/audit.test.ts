@@ -16,7 +16,7 @@ import { writeHostile } from '../../../../bench/lib/hostile-transcripts.js';
 import { auditTranscript, type AuditResult } from './audit.js';
 import { webCryptoVerifier } from './webcrypto.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
-import { runInProcess } from '@fairtable/cli/in-process.js';
+import { runInProcess } from '../../../cli/src/in-process.js';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const main = join(root, 'packages/cli/dist/main.js');
