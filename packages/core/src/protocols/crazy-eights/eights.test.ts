@@ -3,7 +3,6 @@
  * cheater who is named while the honest players never are, a player who leaves, and hands that stay hidden.
  */
 import { describe, expect, it } from 'vitest';
-import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { utf8 } from '../../bytes.js';
 import { taggedHash } from '../../hash.js';
 import type { Envelope } from '../../envelope.js';
@@ -16,13 +15,6 @@ import { pointFromHex } from '../../deck/group.js';
 import { crazyEightsRegistry } from './registry.js';
 import { eightsSim, eightsStrategy, type EightsCheat } from './sim.js';
 
-/**
- * The games are signed and their players' signatures checked with OpenSSL's Ed25519 (packages/node's fast path:
- * the same signatures and the same answers, its differential test proves both): the deck is under test here, not
- * the signature path. The first honest game stays on noble, as a browser plays it; every audit checks with noble.
- */
-const ed25519 = { sign: nativeSign, verify: nativeVerify } as const;
-
 function play(
   players: number,
   seed: number,
@@ -30,7 +22,6 @@ function play(
   cheater = 'p1',
   registry = crazyEightsRegistry,
   params: Record<string, number> = {},
-  signatures: 'native' | 'noble' = 'native',
 ): SimResult {
   return simulate({
     protocol: 'crazy-eights',
@@ -41,7 +32,6 @@ function play(
     registry,
     params,
     ...(cheat === undefined ? {} : { cheat, cheater }),
-    ...(signatures === 'native' ? ed25519 : {}),
   });
 }
 
@@ -85,7 +75,7 @@ function hiddenHand(lines: readonly string[], owner: string): number[] {
 
 describe('Crazy Eights on the deck', () => {
   it('an honest game of two goes to its end; the audit is valid, names nobody and agrees', () => {
-    const r = play(2, 1, undefined, 'p1', crazyEightsRegistry, {}, 'noble');
+    const r = play(2, 1);
     const verdict = audit(r.lines);
     expect(verdict.violations).toEqual([]);
     expect(r.violations).toEqual([]);
@@ -112,7 +102,6 @@ describe('Crazy Eights on the deck', () => {
       drop: 0.05,
       duplicate: 0.05,
       registry,
-      ...ed25519,
     });
     expect(r.outcome).not.toBeNull();
     expect(named(r)).toEqual([]);

@@ -4,7 +4,6 @@
  * that stay hidden in the transcript.
  */
 import { describe, expect, it } from 'vitest';
-import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { utf8 } from '../../bytes.js';
 import { taggedHash } from '../../hash.js';
 import type { Envelope } from '../../envelope.js';
@@ -17,13 +16,6 @@ import type { Ciphertext } from '../../deck/elgamal.js';
 import { pointFromHex } from '../../deck/group.js';
 import { holdemSim, holdemStrategy, type HoldemCheat } from './sim.js';
 
-/**
- * The games are signed and their players' signatures checked with OpenSSL's Ed25519 (packages/node's fast path:
- * the same signatures and the same answers, its differential test proves both): the deck is under test here, not
- * the signature path. The first honest game stays on noble, as a browser plays it; every audit checks with noble.
- */
-const ed25519 = { sign: nativeSign, verify: nativeVerify } as const;
-
 /** `folder` folds at once when set; everyone else never folds. */
 function play(
   players: number,
@@ -32,7 +24,6 @@ function play(
   cheater = 'p1',
   folder: string | null = null,
   hands = 1,
-  signatures: 'native' | 'noble' = 'native',
 ): SimResult {
   return simulate({
     protocol: 'holdem',
@@ -43,7 +34,6 @@ function play(
     params: { hands },
     registry: holdemRegistry,
     ...(cheat === undefined ? {} : { cheat, cheater }),
-    ...(signatures === 'native' ? ed25519 : {}),
   });
 }
 
@@ -54,7 +44,7 @@ const named = (r: SimResult): string[] => [...new Set([...r.violations, ...audit
 
 describe("Hold'em on the deck", () => {
   it('an honest heads-up hand goes to its showdown; the audit is valid and names nobody', () => {
-    const r = play(2, 1, undefined, 'p1', null, 1, 'noble');
+    const r = play(2, 1);
     const verdict = audit(r.lines);
     expect(verdict.violations).toEqual([]);
     expect(r.violations).toEqual([]);
@@ -93,7 +83,6 @@ describe("Hold'em on the deck", () => {
       drop: 0.05,
       duplicate: 0.05,
       registry,
-      ...ed25519,
     });
     expect(r.outcome).not.toBeNull();
     expect(named(r)).toEqual([]);
