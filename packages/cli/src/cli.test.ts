@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runInProcess, type InProcessRun } from './in-process.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const main = join(root, 'packages/cli/bin/fairtable.js');
@@ -14,17 +15,20 @@ function run(args: string[], input?: string): { status: number | null; stdout: s
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** `fairtable ARGS` in this process (`runInProcess`), for a test of many runs whose subject is the verdict, not the process. */
+const here = (args: string[]): Promise<InProcessRun> => runInProcess(args, { cwd: dir });
+
 describe('a transcript edited by whoever holds it names nobody (docs/SPEC.md §4.4)', () => {
-  it('a deleted line, a changed byte, a line from another game: exit 1, no player named, where the log was altered', () => {
+  it('a deleted line, a changed byte, a line from another game: exit 1, no player named, where the log was altered', async () => {
     for (const [protocol, extra] of [
       ['dice', ['--players', '3', '--turns', '3']],
       ['signidice', ['--players', '3']],
     ] as const) {
       const file = join(dir, `held-${protocol}.jsonl`);
       const other = join(dir, `other-${protocol}.jsonl`);
-      expect(run(['simulate', protocol, ...extra, '--seed', '05'.repeat(32), '--out', file]).status).toBe(0);
+      expect((await here(['simulate', protocol, ...extra, '--seed', '05'.repeat(32), '--out', file])).status).toBe(0);
       // Another game of the same players: the same seed (so the same keys), another number of rounds.
-      expect(run(['simulate', protocol, '--players', '3', '--turns', '4', '--seed', '05'.repeat(32), '--out', other]).status).toBe(0);
+      expect((await here(['simulate', protocol, '--players', '3', '--turns', '4', '--seed', '05'.repeat(32), '--out', other])).status).toBe(0);
       const lines = readFileSync(file, 'utf8').trim().split('\n');
       const foreign = readFileSync(other, 'utf8').trim().split('\n');
       const edits = [
@@ -36,7 +40,7 @@ describe('a transcript edited by whoever holds it names nobody (docs/SPEC.md §4
       for (const edited of edits) {
         const path = join(dir, 'edited.jsonl');
         writeFileSync(path, edited.join('\n') + '\n');
-        const r = run(['audit', path, '--json']);
+        const r = await here(['audit', path, '--json']);
         expect(r.status).toBe(1);
         const v = JSON.parse(r.stdout) as { violations: { player: string | null }[]; alteredAt: number | null; outcome: unknown };
         expect(v.violations.filter((x) => x.player !== null)).toEqual([]);

@@ -10,8 +10,9 @@
  * command throws is reported as `main.ts` reports it (one `[code] message` line, status 2).
  *
  * Not for: a command that reads standard input as a stream (`process.stdin`), starts worker threads or a
- * server, or leaves work running after its action returns (relay, play, talk, audit). Those, and the
- * command's own start-up, are tested as processes. Runs are one at a time: each swaps process-wide hooks
+ * server, or leaves work running after its action returns (relay, play, talk, an audit given `--workers`
+ * or a file over `ONE_THREAD_BYTES`; `audit FILE` of a small file runs on the calling thread and may run
+ * here). Those, and the command's own start-up, are tested as processes. Runs are one at a time: each swaps process-wide hooks
  * (stdout, stderr, exit, the working folder, `readFileSync` of descriptor 0) and puts them back after.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module';

@@ -1,14 +1,17 @@
 /**
  * What a new user meets first, run through the built command: output cut short
  * by a pipe, the help of every command, and the audit's verdict in plain words.
+ * Runs whose subject is the command's words, not its process, are run in this
+ * process (`runInProcess`): a start of the process costs more than most of them.
  */
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EXAMPLES } from './examples.js';
+import { runInProcess, type InProcessRun } from './in-process.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
 const main = join(root, 'packages/cli/bin/fairtable.js');
@@ -18,6 +21,9 @@ function run(args: string[]): { status: number | null; stdout: string; stderr: s
   const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', cwd: dir });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** `fairtable ARGS` in this process, in the same folder: for the runs of a test that are many, not about the process. */
+const here = (args: string[], input?: string): Promise<InProcessRun> => runInProcess(args, { cwd: dir, ...(input === undefined ? {} : { input }) });
 
 describe('output into a pipe that closes early (| head)', () => {
   it('stops quietly, with no stack trace', async () => {
@@ -38,11 +44,11 @@ describe('output into a pipe that closes early (| head)', () => {
 });
 
 describe('fairtable audit, read by someone who has not read the spec', () => {
-  it('says what the cheat means, what it did to the outcome, the standing, and which line of the file to open', () => {
+  it('says what the cheat means, what it did to the outcome, the standing, and which line of the file to open', async () => {
     const file = join(dir, 'cheat.jsonl');
-    const sim = run(['simulate', 'dice', '--players', '4', '--cheat', 'wrong-opening', '--cheater', 'p2', '--seed', '07'.repeat(32), '--out', file]);
+    const sim = await here(['simulate', 'dice', '--players', '4', '--cheat', 'wrong-opening', '--cheater', 'p2', '--seed', '07'.repeat(32), '--out', file]);
     expect(sim.status).toBe(0);
-    const r = run(['audit', file]);
+    const r = await here(['audit', file]);
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/^ {2}scores: p0 \d+, p1 \d+, p2 \d+, p3 \d+$/m);
     expect(r.stdout).toMatch(/what it means: commit_mismatch: the player locked in a hidden value/);
@@ -56,11 +62,11 @@ describe('fairtable audit, read by someone who has not read the spec', () => {
     expect(r.stdout).toContain(`line ${seq}  commit_mismatch  p2`);
   });
 
-  it('says when the cheater stays in the game under the rules’ penalty (Diplomacy: its units hold)', () => {
+  it('says when the cheater stays in the game under the rules’ penalty (Diplomacy: its units hold)', async () => {
     const file = join(dir, 'dip.jsonl');
-    const sim = run(['simulate', 'diplomacy', '--players', '7', '--years', '1', '--cheat', 'tampered-orders', '--seed', '03'.repeat(32), '--out', file]);
+    const sim = await here(['simulate', 'diplomacy', '--players', '7', '--years', '1', '--cheat', 'tampered-orders', '--seed', '03'.repeat(32), '--out', file]);
     expect(sim.status).toBe(0);
-    const r = run(['audit', file]);
+    const r = await here(['audit', file]);
     expect(r.status).toBe(1);
     expect(r.stdout).toMatch(/for the outcome: p1 was not put out of the game for it/);
   });
@@ -74,10 +80,10 @@ describe('fairtable audit, read by someone who has not read the spec', () => {
     expect(m![3]).toMatch(/^the player .+\.$/);
   });
 
-  it('adds nothing to a valid verdict but the standing', () => {
+  it('adds nothing to a valid verdict but the standing', async () => {
     const file = join(dir, 'honest.jsonl');
-    expect(run(['simulate', 'snakes', '--players', '2', '--turns', '3', '--seed', '08'.repeat(32), '--out', file]).status).toBe(0);
-    const r = run(['audit', file]);
+    expect((await here(['simulate', 'snakes', '--players', '2', '--turns', '3', '--seed', '08'.repeat(32), '--out', file])).status).toBe(0);
+    const r = await here(['audit', file]);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/^ {2}squares: p0 \d+, p1 \d+$/m);
     expect(r.stdout).not.toMatch(/what it means|for the outcome|lines count from 0/);
@@ -142,7 +148,7 @@ describe('--help of every command', () => {
 });
 
 describe('mail status, for a player who has never played by mail', () => {
-  it('prints the decide command for this folder, ready to paste, and it is taken', () => {
+  it('prints the decide command for this folder, ready to paste, and it is taken', async () => {
     const keys = ['alice', 'bob'].map((name) => {
       const pub = spawnSync('bash', ['-c', `"${process.execPath}" "${main}" keygen --name ${name} --out ${name}.json > ${name}.pub.json`], { cwd: dir });
       expect(pub.status).toBe(0);
@@ -150,22 +156,23 @@ describe('mail status, for a player who has never played by mail', () => {
     });
     const made = run(['mail', 'new', 'dice', '--dir', 'game a', '--key', 'alice.json', '--players', keys.join(','), '--turns', '1', '--timeout', '1d']);
     expect(made.status, made.stderr).toBe(0);
-    // The mail goes back and forth (bob joins from alice's invitation) until it is alice's roll.
-    const ft = `"${process.execPath}" "${main}"`;
-    const deliver = (from: string, to: string, key: string): void => {
-      const r = spawnSync(
-        'bash',
-        [
-          '-c',
-          `shopt -s nullglob; mkdir -p sent; f=('${from}'/outbox/*); [ \${#f[@]} -eq 0 ] || { cat "\${f[@]}" | ${ft} mail read --dir '${to}' ${key} - && mv "\${f[@]}" sent/; }`,
-        ],
-        { cwd: dir, encoding: 'utf8' },
-      );
+    // The mail goes back and forth (bob joins from alice's invitation) until it is alice's roll. The moves are
+    // carried and read in this process (`runInProcess`, as a pipe into `mail read --dir TO -` would); the command
+    // the status prints is pasted into a shell below.
+    const deliver = async (from: string, to: string, key: string[]): Promise<void> => {
+      const outbox = join(dir, from, 'outbox');
+      const files = existsSync(outbox) ? readdirSync(outbox).sort() : [];
+      if (files.length === 0) return;
+      const input = files.map((f) => readFileSync(join(outbox, f), 'utf8')).join('');
+      const r = await here(['mail', 'read', '--dir', to, ...key, '-'], input);
       expect(r.status, r.stderr).toBe(0);
+      mkdirSync(join(dir, 'sent'), { recursive: true });
+      for (const f of files) renameSync(join(outbox, f), join(dir, 'sent', f));
     };
-    for (let i = 0; i < 6 && !run(['mail', 'status', '--dir', 'game a']).stdout.includes('decision:'); i++) {
-      deliver('game a', 'game-b', '--key bob.json');
-      deliver('game-b', 'game a', '');
+    const statusOf = async (folder: string): Promise<string> => (await here(['mail', 'status', '--dir', folder])).stdout;
+    for (let i = 0; i < 6 && !(await statusOf('game a')).includes('decision:'); i++) {
+      await deliver('game a', 'game-b', ['--key', 'bob.json']);
+      await deliver('game-b', 'game a', []);
     }
     const status = run(['mail', 'status', '--dir', 'game a']);
     expect(status.stdout).toMatch(/^ {2}answer: null$/m);
@@ -177,10 +184,11 @@ describe('mail status, for a player who has never played by mail', () => {
     // Played to the end, the last word gives the scores, not only the winner.
     let last = '';
     for (let i = 0; i < 8 && !last.includes('the game is over'); i++) {
-      deliver('game a', 'game-b', '');
-      for (const d of ['game-b', 'game a']) if (run(['mail', 'status', '--dir', d]).stdout.includes('decision:')) run(['mail', 'decide', '--dir', d, 'null']);
-      deliver('game-b', 'game a', '');
-      last = run(['mail', 'status', '--dir', 'game a']).stdout;
+      await deliver('game a', 'game-b', []);
+      for (const d of ['game-b', 'game a'])
+        if ((await statusOf(d)).includes('decision:')) expect((await here(['mail', 'decide', '--dir', d, 'null'])).status).toBe(0);
+      await deliver('game-b', 'game a', []);
+      last = await statusOf('game a');
     }
     expect(last).toMatch(/the game is over: winners (alice|bob|alice, bob); scores: alice \d+, bob \d+/);
   });
@@ -240,24 +248,24 @@ describe('a command line that is wrong, or a file still in its e-mail wrapping',
     expect(run(['audit', '--help']).status).toBe(0);
   });
 
-  it('names the mistake when the public part of a key is given where the key file is wanted', () => {
-    const made = run(['keygen', '--name', 'pat', '--out', 'pat.json']);
+  it('names the mistake when the public part of a key is given where the key file is wanted', async () => {
+    const made = await here(['keygen', '--name', 'pat', '--out', 'pat.json']);
     expect(made.status, made.stderr).toBe(0);
     writeFileSync(join(dir, 'pat.pub.json'), made.stdout);
-    const r = run(['mail', 'new', 'dice', '--dir', 'pub-mistake', '--key', 'pat.pub.json', '--players', 'pat.pub.json']);
+    const r = await here(['mail', 'new', 'dice', '--dir', 'pub-mistake', '--key', 'pat.pub.json', '--players', 'pat.pub.json']);
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/\[bad_key_file\] \S*pat\.pub\.json is the public part of pat's key.*the one keygen wrote with --out/);
   });
 
-  it('tells an armored or encrypted file apart from a broken transcript, and says how to unwrap it', () => {
+  it('tells an armored or encrypted file apart from a broken transcript, and says how to unwrap it', async () => {
     const file = join(dir, 'wrapped.jsonl');
-    expect(run(['simulate', 'beacon', '--players', '2', '--seed', '09'.repeat(32), '--out', file]).status).toBe(0);
+    expect((await here(['simulate', 'beacon', '--players', '2', '--seed', '09'.repeat(32), '--out', file])).status).toBe(0);
     const armored = spawnSync('bash', ['-c', `"${process.execPath}" "${main}" armor "${file}" > "${dir}/move.txt"`]);
     expect(armored.status).toBe(0);
-    const r = run(['audit', 'move.txt']);
+    const r = await here(['audit', 'move.txt']);
     expect(r.status).toBe(2);
     expect(r.stderr).toContain('[bad_input] move.txt: an armored message (as mailed), not a transcript: fairtable dearmor move.txt > game.jsonl');
-    const json = run(['audit', 'move.txt', '--json']);
+    const json = await here(['audit', 'move.txt', '--json']);
     expect(JSON.parse(json.stdout)).toMatchObject({ valid: false, error: { code: 'bad_input' } });
   });
 });

@@ -1,6 +1,7 @@
 /** `fairtable simulate keyed-stream --game … --audit-every …`: seed 000's protocol with any game, from the command line. */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { runInProcess, type InProcessRun } from './in-process.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +15,9 @@ function run(args: string[]): { status: number | null; stdout: string; stderr: s
   const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', cwd: dir });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
+
+/** `fairtable ARGS` in this process (`runInProcess`): the games after the first, whose subject is what the command plays, not its process. */
+const here = (args: string[]): Promise<InProcessRun> => runInProcess(args, { cwd: dir });
 
 const bodies = (file: string): { from: string; body: { type: string; [k: string]: unknown } }[] =>
   readFileSync(file, 'utf8')
@@ -63,50 +67,52 @@ describe('fairtable simulate keyed-stream --game', () => {
     expect(verdict.outcome.summary.game).toBe('monopoly');
   });
 
-  it('plays snakes, with no audit before the end when --audit-every is not given', () => {
+  it('plays snakes, with no audit before the end when --audit-every is not given', async () => {
     const file = join(dir, 'snakes.jsonl');
-    expect(run(['simulate', 'keyed-stream', '--game', 'snakes', '--players', '2', '--turns', '5', '--seed', '08'.repeat(32), '--out', file]).status).toBe(0);
+    expect(
+      (await here(['simulate', 'keyed-stream', '--game', 'snakes', '--players', '2', '--turns', '5', '--seed', '08'.repeat(32), '--out', file])).status,
+    ).toBe(0);
     const lines = bodies(file);
     expect(lines[0]!.body.setup).toMatchObject({ game: 'snakes', params: { maxRounds: 5 } });
     expect(lines.some((l) => l.body.type === 'audit-request')).toBe(false);
-    expect(run(['audit', file]).status).toBe(0);
+    expect((await here(['audit', file])).status).toBe(0);
   });
 
-  it('refuses an unknown game, --game for a protocol without one, and --audit-every outside keyed-stream', () => {
-    expect(run(['simulate', 'keyed-stream', '--game', 'poker', '--players', '2', '--out', 'x']).stderr).toMatch(/bad_input.*unknown game "poker"/);
-    expect(run(['simulate', 'beacon', '--game', 'monopoly', '--players', '2', '--out', 'x']).stderr).toMatch(/--game is for keyed-stream and chain/);
-    expect(run(['simulate', 'chain', '--audit-every', '2', '--players', '2', '--out', 'x']).stderr).toMatch(/--audit-every is for keyed-stream/);
-    expect(run(['simulate', 'keyed-stream', '--audit-every', '0', '--players', '2', '--out', 'x']).stderr).toMatch(/out_of_range/);
+  it('refuses an unknown game, --game for a protocol without one, and --audit-every outside keyed-stream', async () => {
+    expect((await here(['simulate', 'keyed-stream', '--game', 'poker', '--players', '2', '--out', 'x'])).stderr).toMatch(/bad_input.*unknown game "poker"/);
+    expect((await here(['simulate', 'beacon', '--game', 'monopoly', '--players', '2', '--out', 'x'])).stderr).toMatch(/--game is for keyed-stream and chain/);
+    expect((await here(['simulate', 'chain', '--audit-every', '2', '--players', '2', '--out', 'x'])).stderr).toMatch(/--audit-every is for keyed-stream/);
+    expect((await here(['simulate', 'keyed-stream', '--audit-every', '0', '--players', '2', '--out', 'x'])).stderr).toMatch(/out_of_range/);
   });
 });
 
 describe('fairtable simulate beacon --escrow vss', () => {
-  it("opens a withholder's value from the others' shares and names nobody; refuses escrow cheats outside it", () => {
+  it("opens a withholder's value from the others' shares and names nobody; refuses escrow cheats outside it", async () => {
     const file = join(dir, 'escrow.jsonl');
     const seed = '07'.repeat(32);
-    const r = run(['simulate', 'beacon', '--players', '5', '--escrow', 'vss', '--threshold', '3', '--cheat', 'withhold', '--seed', seed, '--out', file]);
+    const r = await here(['simulate', 'beacon', '--players', '5', '--escrow', 'vss', '--threshold', '3', '--cheat', 'withhold', '--seed', seed, '--out', file]);
     expect(r.status, r.stderr).toBe(0);
     const types = bodies(file).map((e) => e.body.type);
     // Each other player published its share of p1's value: the round ended on the committed value.
     expect(bodies(file).filter((e) => e.body.type === 'share' && e.body.dealer === 'p1').length).toBeGreaterThanOrEqual(3);
     expect(types.filter((t) => t === 'check').length).toBe(5);
-    const audit = run(['audit', file, '--json']);
+    const audit = await here(['audit', file, '--json']);
     const verdict = JSON.parse(audit.stdout) as { violations: { code: string; player: string }[] };
     expect(verdict.violations).toEqual([]);
-    expect(run(['simulate', 'dice', '--players', '2', '--cheat', 'escrow-wrong-share', '--out', join(dir, 'x.jsonl')]).stderr).toMatch(
+    expect((await here(['simulate', 'dice', '--players', '2', '--cheat', 'escrow-wrong-share', '--out', join(dir, 'x.jsonl')])).stderr).toMatch(
       /\[bad_cheater\].*beacon --escrow vss/,
     );
-    expect(run(['simulate', 'dice', '--players', '2', '--escrow', 'vss', '--out', join(dir, 'y.jsonl')]).stderr).toMatch(
+    expect((await here(['simulate', 'dice', '--players', '2', '--escrow', 'vss', '--out', join(dir, 'y.jsonl')])).stderr).toMatch(
       /--escrow is for beacon and diplomacy/,
     );
   });
 });
 
 describe('fairtable simulate beacon --escrow layers', () => {
-  it('peels a withheld value; members who refuse are named through --accomplice; layer cheats need --escrow layers', () => {
+  it('peels a withheld value; members who refuse are named through --accomplice; layer cheats need --escrow layers', async () => {
     const seed = '08'.repeat(32);
     const file = join(dir, 'layers.jsonl');
-    const r = run([
+    const r = await here([
       'simulate',
       'beacon',
       '--players',
@@ -133,14 +139,16 @@ describe('fairtable simulate beacon --escrow layers', () => {
         .map((e) => e.from)
         .sort(),
     ).toEqual(['p1', 'p4']);
-    const verdict = JSON.parse(run(['audit', file, '--json']).stdout) as { violations: { code: string; player: string }[] };
+    const verdict = JSON.parse((await here(['audit', file, '--json'])).stdout) as { violations: { code: string; player: string }[] };
     // p0's missing peel is an absence; p2's value was peeled and counts: nobody names it.
     expect(verdict.violations.map((v) => `${v.code} ${v.player}`).sort()).toEqual(['withheld p0']);
     const garbage = join(dir, 'layers-garbage.jsonl');
-    expect(run(['simulate', 'beacon', '--players', '4', '--escrow', 'layers', '--cheat', 'layers-bad-box', '--seed', seed, '--out', garbage]).status).toBe(0);
-    const named = JSON.parse(run(['audit', garbage, '--json']).stdout) as { violations: { code: string; player: string }[] };
+    expect(
+      (await here(['simulate', 'beacon', '--players', '4', '--escrow', 'layers', '--cheat', 'layers-bad-box', '--seed', seed, '--out', garbage])).status,
+    ).toBe(0);
+    const named = JSON.parse((await here(['audit', garbage, '--json'])).stdout) as { violations: { code: string; player: string }[] };
     expect(named.violations.map((v) => `${v.code} ${v.player}`)).toEqual(['bad_layer p1']);
-    expect(run(['simulate', 'beacon', '--players', '3', '--cheat', 'layers-bad-body', '--out', join(dir, 'z.jsonl')]).stderr).toMatch(
+    expect((await here(['simulate', 'beacon', '--players', '3', '--cheat', 'layers-bad-body', '--out', join(dir, 'z.jsonl')])).stderr).toMatch(
       /\[bad_cheater\].*--escrow layers/,
     );
   });

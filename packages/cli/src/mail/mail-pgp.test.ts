@@ -16,6 +16,7 @@ import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/s
 import { mailText } from './message.js';
 import { asEmail, asQuotedReply } from './post-office.js';
 import { clearsignedText, pgpBlocks } from './pgp-mail.js';
+import { runInProcess, type InProcessRun } from '../in-process.js';
 
 const root = fileURLToPath(new URL('../../../..', import.meta.url));
 const main = join(root, 'packages/cli/bin/fairtable.js');
@@ -27,6 +28,12 @@ interface Run {
   stdout: string;
   stderr: string;
 }
+
+/**
+ * `fairtable ARGS` in this process (`runInProcess`): the game's rounds, the statements and the refusals. Key
+ * generation, the first binding and the first mail read from standard input still run the built command.
+ */
+const here = (args: string[], input?: string): Promise<InProcessRun> => runInProcess(args, { cwd: dir, ...(input === undefined ? {} : { input }) });
 
 function fairtable(args: string[], input?: string): Run {
   const r = spawnSync(process.execPath, [main, ...args], { encoding: 'utf8', input, cwd: dir, timeout: 60_000 });
@@ -112,7 +119,7 @@ afterAll(() => {
 });
 
 describe('reading OpenPGP blocks out of saved mail', () => {
-  it('finds an encrypted block quoted twice and re-wrapped, and undoes dash-escaping in a clearsigned one', () => {
+  it('finds an encrypted block quoted twice and re-wrapped, and undoes dash-escaping in a clearsigned one', async () => {
     const body = Array.from({ length: 6 }, (_, i) => 'QUJD'.repeat(16 + i)).join('\n');
     const block = `-----BEGIN PGP MESSAGE-----\n\n${body}\n=AbCd\n-----END PGP MESSAGE-----\n`;
     const mail = asQuotedReply(asEmail(block, 'ann', 'ben'), 'ben', 'cid', 2).replace(/\n/g, '\r\n');
@@ -131,12 +138,12 @@ describe('reading OpenPGP blocks out of saved mail', () => {
 });
 
 describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigned by gpg', () => {
-  it('every seat checks the bindings; gpg-encrypted and clearsigned mail is read with --pgp-key; the transcripts match and audit valid', () => {
+  it('every seat checks the bindings; gpg-encrypted and clearsigned mail is read with --pgp-key; the transcripts match and audit valid', async () => {
     // Ann binds with fairtable; Ben binds by hand: the statement from fairtable, signed by gpg.
     const bound = fairtable(['pgp', 'bind', '--key', 'ann.sec.asc', '--fairtable-key', 'ann.pub.json', '--out', 'ann.binding.txt']);
     expect(bound.status, bound.stderr).toBe(0);
     writeFileSync(at('ann.binding.json'), bound.stdout);
-    const statement = fairtable(['pgp', 'statement', '--fairtable-key', 'ben.pub.json', '--pgp-key', 'ben.pub.asc']);
+    const statement = await here(['pgp', 'statement', '--fairtable-key', 'ben.pub.json', '--pgp-key', 'ben.pub.asc']);
     expect(statement.status, statement.stderr).toBe(0);
     writeFileSync(at('ben.binding.txt'), statement.stdout);
     expect(gpg(ben.home, ['--detach-sign', '--armor', '-o', at('ben.binding.txt.asc'), at('ben.binding.txt')]).status).toBe(0);
@@ -150,7 +157,7 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
 
     // A binding signed by someone else's OpenPGP key is refused at creation, naming the player.
     writeFileSync(at('forged.binding.json'), JSON.stringify({ ...benEntry, publicKey: readFileSync(at('eve.pub.asc'), 'utf8') }));
-    const forged = fairtable([
+    const forged = await here([
       'mail',
       'new',
       'dice',
@@ -166,11 +173,11 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
     expect(forged.status).toBe(2);
     expect(forged.stderr).toMatch(/\[pgp_wrong_signer\] ben: /);
     // Mail can be encrypted only to participants who are bound: without Ben's binding, --encrypt names him.
-    const unbound = fairtable(['mail', 'new', 'dice', '--dir', 'Y', '--key', 'ann.json', '--players', 'ann.pub.json,ben.pub.json', '--encrypt']);
+    const unbound = await here(['mail', 'new', 'dice', '--dir', 'Y', '--key', 'ann.json', '--players', 'ann.pub.json,ben.pub.json', '--encrypt']);
     expect(unbound.status).toBe(2);
     expect(unbound.stderr).toMatch(/\[bad_binding\] ben has no OpenPGP binding/);
 
-    const created = fairtable([
+    const created = await here([
       'mail',
       'new',
       'dice',
@@ -203,11 +210,11 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
     expect(locked.status).toBe(2);
     expect(locked.stderr).toMatch(/pgp_cannot_decrypt/);
     // Eve's key does not open it either.
-    const wrong = fairtable(['mail', 'read', '--dir', 'B', '--key', 'ben.json', '--pgp-key', 'eve.sec.asc', '-'], saved);
+    const wrong = await here(['mail', 'read', '--dir', 'B', '--key', 'ben.json', '--pgp-key', 'eve.sec.asc', '-'], saved);
     expect(wrong.status).toBe(2);
     expect(wrong.stderr).toMatch(/pgp_cannot_decrypt/);
     // Ben's seat checks the bindings against his own OpenPGP key and joins.
-    const joined = fairtable(['mail', 'read', '--dir', 'B', '--key', 'ben.json', '--pgp-key', 'ben.sec.asc', '-'], saved);
+    const joined = await here(['mail', 'read', '--dir', 'B', '--key', 'ben.json', '--pgp-key', 'ben.sec.asc', '-'], saved);
     expect(joined.status, joined.stderr).toBe(0);
     expect(joined.stdout).toMatch(/joined game/);
     expect(joined.stdout).toContain(`ben's fairtable key is bound to OpenPGP key ${ben.fingerprint}`);
@@ -225,9 +232,9 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
         ['B', 'A', ben],
       ] as const) {
         const extra = player === ann ? annPgp : [];
-        const status = JSON.parse(fairtable(['mail', 'status', '--dir', me, '--json', ...extra]).stdout) as { decision: unknown; done: boolean };
+        const status = JSON.parse((await here(['mail', 'status', '--dir', me, '--json', ...extra])).stdout) as { decision: unknown; done: boolean };
         done.push(status.done);
-        if (status.decision !== null) expect(fairtable(['mail', 'decide', '--dir', me, 'null', ...extra]).status).toBe(0);
+        if (status.decision !== null) expect((await here(['mail', 'decide', '--dir', me, 'null', ...extra])).status).toBe(0);
         const mails = outbox(me).map((text) => {
           if (player === ann) {
             expect(text).toContain('-----BEGIN PGP MESSAGE-----');
@@ -249,17 +256,17 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
           return asEmail(wrapped.stdout, player.name, other);
         });
         if (mails.length === 0) continue;
-        const r = fairtable(['mail', 'read', '--dir', other, ...(other === 'B' ? ['--pgp-key', 'ben.sec.asc'] : annPgp), '-'], mails.join('\n'));
+        const r = await here(['mail', 'read', '--dir', other, ...(other === 'B' ? ['--pgp-key', 'ben.sec.asc'] : annPgp), '-'], mails.join('\n'));
         expect(r.status, r.stderr + r.stdout).toBe(0);
       }
       if (done.every((d) => d)) break;
     }
     expect(checkedWithGpg).toBe(true);
     expect(rounds).toBeLessThan(20);
-    expect(fairtable(['mail', 'transcript', '--dir', 'A', '--out', 'a.jsonl']).status).toBe(0);
-    expect(fairtable(['mail', 'transcript', '--dir', 'B', '--out', 'b.jsonl']).status).toBe(0);
+    expect((await here(['mail', 'transcript', '--dir', 'A', '--out', 'a.jsonl'])).status).toBe(0);
+    expect((await here(['mail', 'transcript', '--dir', 'B', '--out', 'b.jsonl'])).status).toBe(0);
     expect(readFileSync(at('b.jsonl'), 'utf8')).toBe(readFileSync(at('a.jsonl'), 'utf8'));
-    const audit = fairtable(['audit', 'a.jsonl', '--json']);
+    const audit = await here(['audit', 'a.jsonl', '--json']);
     expect(audit.status, audit.stdout).toBe(0);
     expect(JSON.parse(audit.stdout)).toMatchObject({ valid: true, violations: [] });
     // The bindings stand in the setup of the transcript, fixed by the game id.
@@ -267,14 +274,14 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
     expect((setup.params.pgp as { player: string }[]).map((b) => b.player)).toEqual(['ann', 'ben']);
   }, 120_000);
 
-  it('an invitation whose setup carries a bad binding is refused by the reading seat, naming the player', () => {
+  it('an invitation whose setup carries a bad binding is refused by the reading seat, naming the player', async () => {
     // A creator who skipped the check: Ann signs a setup whose binding for Ben was made by Eve's OpenPGP key.
     const annKeys = generateKeyPair(new Uint8Array(32).fill(7));
     const benKeys = generateKeyPair(new Uint8Array(32).fill(8));
     writeFileSync(at('ann2.json'), JSON.stringify(toKeyFile('ann', annKeys)));
     writeFileSync(at('ben2.json'), JSON.stringify(toKeyFile('ben', benKeys)));
     writeFileSync(at('ben2.pub.json'), JSON.stringify(toPublicKeyFile('ben', benKeys.publicKey)));
-    const bound = fairtable(['pgp', 'bind', '--key', 'eve.sec.asc', '--fairtable-key', 'ben2.pub.json', '--out', 'eve-as-ben.txt']);
+    const bound = await here(['pgp', 'bind', '--key', 'eve.sec.asc', '--fairtable-key', 'ben2.pub.json', '--out', 'eve-as-ben.txt']);
     expect(bound.status, bound.stderr).toBe(0);
     const entry = JSON.parse(bound.stdout) as Record<string, string>;
     const setup: GameSetup = {
@@ -291,7 +298,7 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
     const setupLine = envelopeLine(createSetupEnvelope(setup, 'ann', annKeys));
     writeFileSync(at('bad-invitation.txt'), asEmail(mailText({ kind: 'invitation', game: gameIdOf(setup), setupLine }), 'ann', 'ben'));
     // Ben's seat, knowing his OpenPGP key, refuses: the binding for his seat names Eve's key.
-    const mine = fairtable(['mail', 'read', '--dir', 'C', '--key', 'ben2.json', '--pgp-key', 'ben.sec.asc', 'bad-invitation.txt']);
+    const mine = await here(['mail', 'read', '--dir', 'C', '--key', 'ben2.json', '--pgp-key', 'ben.sec.asc', 'bad-invitation.txt']);
     expect(mine.status).toBe(2);
     expect(mine.stderr).toMatch(/\[pgp_wrong_signer\] ben: /);
     // A binding whose statement was altered is refused by any seat, with or without its OpenPGP key.
@@ -299,7 +306,7 @@ describe('a game by mail with OpenPGP bindings and mail encrypted and clearsigne
     const setup2 = { ...setup, params: { ...setup.params, pgp: [altered] } };
     const line2 = envelopeLine(createSetupEnvelope(setup2, 'ann', annKeys));
     writeFileSync(at('bad-invitation-2.txt'), mailText({ kind: 'invitation', game: gameIdOf(setup2), setupLine: line2 }));
-    const other = fairtable(['mail', 'read', '--dir', 'D', '--key', 'ben2.json', 'bad-invitation-2.txt']);
+    const other = await here(['mail', 'read', '--dir', 'D', '--key', 'ben2.json', 'bad-invitation-2.txt']);
     expect(other.status).toBe(2);
     expect(other.stderr).toMatch(/\[(bad_pgp_signature|bad_binding)\] ben: /);
     expect(readdirSync(dir)).not.toContain('C');
