@@ -34,7 +34,6 @@ import {
   settleClaim,
   Stepper,
   type Ctx,
-  type Decision,
   type Machine,
   type Outcome,
   type StepResult,
@@ -46,22 +45,10 @@ import { verifyShare } from '@fairtable/core/escrow/vss.js';
 import type { Accepted } from '@fairtable/core/transcript.js';
 import { openOwnAnswer, sealOwnAnswer } from '@fairtable/core/seat/own-answer.js';
 import type { Body } from '@fairtable/core/envelope.js';
-import { formatPreferences, parsePreferences, POWER_LETTERS, type Preferences } from '../assign.js';
-import { phaseName } from '../phase-names.js';
+import { formatPreferences, parsePreferences, type Preferences } from '../assign.js';
 import { positionHash, startingPosition } from '../position.js';
 import { orderChoices } from './options.js';
-import {
-  afterSalt,
-  carriedCommitment,
-  checkCarriedCommit,
-  DEFAULT_PGP_SKEW_MS,
-  fileMatches,
-  fileRandom,
-  readGpgPlayers,
-  notationValue,
-  saltPrefix,
-  saltProblem,
-} from './gpg.js';
+import { DEFAULT_PGP_SKEW_MS, readGpgPlayers } from './gpg.js';
 import { startPeel, wrap, type OnionHead } from '@fairtable/core/escrow/layers.js';
 import {
   backgroundCheck,
@@ -77,7 +64,7 @@ import {
   type EscrowBody,
 } from './escrow.js';
 import { assignEscrow, readAssignValue } from './assign-escrow.js';
-import { voteAnswer, voteFromAnswer, voteLine, voteValues } from './endings.js';
+import { voteAnswer, voteFromAnswer, voteLine } from './endings.js';
 import {
   isPeel,
   MAX_VALUE_CHARS,
@@ -95,135 +82,11 @@ import {
 } from './state.js';
 import * as revise from './revise.js';
 import { handoverStep } from './handover.js';
+import { carried } from './carried.js';
+import { decision } from './decision.js';
 import { forfeit, phaseDeadlines, handOnAbsent, advance, ownContext, rerunAssignment, stepPeel, settlePeel } from './rounds.js';
 
 export * from './state.js';
-
-/** A preference list as a player types it, without its number: `AE(GI)R`, `%REG`, or nothing. */
-const PREFERENCE_PATTERN = '%?[AEFGIRTaefgirt() ]*';
-
-/** Example lists an automatic player draws from: each power first once, a bracket, a reserve and no preference. */
-function preferenceExamples(seat: number): string[] {
-  const letters = Object.keys(POWER_LETTERS);
-  const rotated = (k: number): string => [...letters.slice(k), ...letters.slice(0, k)].join('');
-  const examples = letters.map((_, k) => rotated((k + seat) % letters.length).slice(0, 3));
-  examples.push(`(${rotated(seat % 7).slice(0, 3)})${rotated((seat + 3) % 7).slice(0, 2)}`, '');
-  return examples;
-}
-
-function decision(s: DiplomacyState): Decision | null {
-  if (s.me === null || s.phase !== 'commit') return null;
-  if (!revise.mayRevise(s) && (s.commits[s.me] !== undefined || (s.mine !== null && s.mine.round === s.round))) return null;
-  if (!required(s).includes(s.me)) return null;
-  const deadline = s.phaseStart + s.timeoutMs;
-  if (s.stage === 'assign') {
-    return {
-      kind: 'preferences',
-      prompt:
-        'Your preference list in the seed-003 notation: powers best first (A E F G I R T), a bracket for equal preference, % first for a reserve, or nothing',
-      choices: { type: 'text', pattern: PREFERENCE_PATTERN, maxLength: 40, examples: preferenceExamples(s.players.indexOf(s.me)) },
-      deadline,
-    };
-  }
-  const power = s.powers[s.me]!;
-  const onBoard = map.powers.filter((p) => alive(s.position, p));
-  return {
-    kind: 'orders',
-    prompt: `Your orders for ${power}, ${phaseName(s.position)} (${phaseLabel(s.position)}): one per unit${s.position.phase.type === 'adjustment' ? ' (or build, removal, waive)' : ''}, and a vote to end the game if you wish`,
-    choices: { ...orderChoices(map, s.position, power), optional: { vote: { type: 'one-of', values: voteValues(power, onBoard) }, ...revise.readyMember(s) } },
-    deadline,
-  };
-}
-
-/**
- * A gpg-only player's commitment (`pgp-commit`: its `.asc`) or orders file (`pgp-reveal`), carried by the
- * envelope's author (§11). Only what the player's key vouches for counts; a carrier can fail to forward,
- * or forward twice (the first copy counts), but what it carries that is not the player's is named
- * `bad_carry` (a signature) or left aside until the deadline (a file, which nobody signed).
- */
-function carried(state: DiplomacyState, msg: Accepted): StepResult<DiplomacyState> {
-  const st = new Stepper();
-  const body = msg.envelope.body;
-  const from = msg.envelope.from;
-  const player = typeof body.player === 'string' ? body.player : '';
-  const key = state.gpgKeys[player];
-  const ignore = (why: string): StepResult<DiplomacyState> => {
-    st.emit({ type: 'pgp-ignored', player, carrier: from, line: msg.line, why });
-    return st.result(state);
-  };
-  if (key === undefined) {
-    st.violation('unexpected_message', from, msg, `${from} carried a ${body.type} for ${player}, who is not a gpg-only player of this game`);
-    return st.result(state);
-  }
-  if (typeof body.round !== 'number' || body.round > state.round) {
-    st.violation('out_of_turn', from, msg, `${from} carried ${player}'s ${body.type} for round ${String(body.round)}; the game is in round ${state.round}`);
-    return st.result(state);
-  }
-  // Carrying is a service and several seats race to do it: what comes late or twice is set aside, held against nobody.
-  if (body.round < state.round) return ignore('for an earlier round');
-  if (!state.active.includes(player) || state.excused[player] === true) return ignore('the player takes no part in this round');
-  const s = copy(state);
-  const label = s.stage === 'assign' ? 'powers' : phaseLabel(s.position);
-  if (body.type === 'pgp-commit') {
-    if (s.pgpCommits[player] !== undefined) return ignore('the player has a commitment this round: the first one carried counts');
-    if (s.phase !== 'commit') return ignore(`the commit set of round ${s.round} is fixed`);
-    if (!required(s).includes(player)) return ignore(`${player} has no power to order in ${label}`);
-    const binding = notationValue(s.gameId, s.round, label, player);
-    const check = checkCarriedCommit(key, body.signature as JsonValue | undefined, s.phaseStart, s.pgpSkewMs, s.pgpUsed[player] ?? [], binding);
-    if (!check.ok) {
-      st.violation('bad_carry', from, msg, `${from} carried, as ${player}'s commitment for ${label}, a signature that is not one: ${check.problem}`);
-      return st.result(state);
-    }
-    s.pgpCommits[player] = check.commit;
-    s.pgpUsed[player] = [...(s.pgpUsed[player] ?? []), check.commit.digest];
-    s.commits[player] = carriedCommitment(s.gameId, player, s.round, check.commit.digest);
-    st.emit({ type: 'pgp-commit', player, carrier: from, round: s.round, created: check.commit.created });
-    advance(s, st, msg.time);
-    return st.result(s);
-  }
-  if (s.phase !== 'reveal' || s.claims[player] === undefined) return ignore(`round ${s.round} is not revealing ${player}'s orders now`);
-  if (s.reveals[player] !== undefined) return ignore("the player's file is in: the first one carried counts");
-  const file = body.file;
-  const commit = s.pgpCommits[player]!;
-  const prefix = saltPrefix(s.gameId, s.round, label, player);
-  if (typeof file !== 'string' || file.length > MAX_VALUE_CHARS || !fileMatches(commit, file)) {
-    // A file that does not even say it is this round's orders of this player is no attempt at this reveal.
-    if (typeof file !== 'string' || saltProblem(file, prefix) !== null) return ignore(`not ${player}'s file for round ${s.round}`);
-    // Nobody signed this file, so it names nobody now; the deadline decides (§11.5).
-    if (s.pgpRefused[player] === undefined) s.pgpRefused[player] = msg.line;
-    st.emit({ type: 'pgp-reveal-refused', player, carrier: from, line: msg.line });
-    return st.result(s);
-  }
-  const problem = saltProblem(file, prefix);
-  if (s.stage === 'assign') {
-    const read = problem === null ? readAssignValue(s, player, { prefs: ordersIn(afterSalt(file))[0] ?? '', random: fileRandom(file) }) : null;
-    if (read === null) {
-      const code = problem !== null ? 'commit_mismatch' : 'unexpected_message';
-      st.violation(code, player, msg, `${player}'s signed preference file ${problem ?? "holds no list in the seed's notation"}: it takes no power`);
-      forfeit(s, st, player, code);
-      rerunAssignment(s, msg.time);
-    } else {
-      s.reveals[player] = read as unknown as JsonValue;
-      advance(s, st, msg.time);
-    }
-    return st.result(s);
-  }
-  const power = s.powers[player]!;
-  if (problem !== null) {
-    // The player signed this file: a salt line that is not this round's is the player's own fault.
-    st.violation(
-      'commit_mismatch',
-      player,
-      msg,
-      `${player}'s signed orders for ${power} in ${label}: ${problem}; all of ${power}'s units take the rules' defaults`,
-    );
-    s.reveals[player] = [];
-  } else s.reveals[player] = ordersIn(afterSalt(file));
-  s.orders[power] = s.reveals[player] as string[];
-  st.emit({ type: 'pgp-reveal', player, carrier: from, round: s.round });
-  advance(s, st, msg.time);
-  return st.result(s);
-}
 
 export const diplomacy: Machine<DiplomacyState> = {
   protocol: 'diplomacy',
