@@ -202,13 +202,13 @@ export class TableTalk {
     );
     const m = written.message;
     this.reader?.wrote(written);
-    const res = await this.request(`${this.base()}/talk`, { method: 'POST', body: talkText(m), headers: { 'content-type': 'application/json' } });
+    const text = talkText(m);
+    const res = await this.request(`${this.base()}/talk`, { method: 'POST', body: text, headers: { 'content-type': 'application/json' } });
     const answer = JSON.parse(await res.text()) as { index?: unknown; at?: unknown; error?: { code?: string; message?: string } };
     if (!res.ok) throw new FairtableError('refused', `the relay did not keep the message: ${answer.error?.code ?? res.status}: ${answer.error?.message ?? ''}`);
     // The relay answers with the message's place: read it there like a pushed one (no read of the pages again),
     // at once when it is the next, else once the messages before it are in; a relay that does not say where is read again.
-    if (Number.isSafeInteger(answer.index) && Number.isSafeInteger(answer.at))
-      this.take({ index: answer.index as number, at: answer.at as number, text: talkText(m) });
+    if (Number.isSafeInteger(answer.index) && Number.isSafeInteger(answer.at)) this.take({ index: answer.index as number, at: answer.at as number, text });
     else await this.load();
     return m;
   }
