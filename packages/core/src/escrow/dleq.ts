@@ -12,6 +12,7 @@
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { bytesToBigInt, concatBytes, fromHex, toHex, utf8 } from '../bytes.js';
+import { answersKept } from './kept.js';
 
 const Point = ed25519.Point;
 const Fn = Point.Fn;
@@ -57,8 +58,12 @@ export function exchange(ephemeral: string, secretKey: Uint8Array, context: stri
   return { shared: S.toHex(), proof: toHex(concatBytes(Fn.toBytes(c), Fn.toBytes(z))) };
 }
 
+const exchangesChecked = answersKept<boolean>(1024);
 /** Whether `shared` is a·E for the key `key` = a·G (anyone can check; no secret involved). */
-export function exchangeValid(ephemeral: string, key: string, x: Exchange, context: string): boolean {
+export const exchangeValid = (ephemeral: string, key: string, x: Exchange, context: string): boolean =>
+  exchangesChecked([ephemeral, key, x, context], () => exchangeValidOf(ephemeral, key, x, context));
+
+function exchangeValidOf(ephemeral: string, key: string, x: Exchange, context: string): boolean {
   try {
     const A = keyPoint(key);
     const E = Point.fromHex(ephemeral);

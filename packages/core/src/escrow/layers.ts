@@ -31,6 +31,7 @@ import { FairtableError } from '../errors.js';
 import { hashJson, taggedHash } from '../hash.js';
 import { canonicalize } from '../jcs.js';
 import { exchangeValid, keyPoint, type Exchange } from './dleq.js';
+import { answersKept } from './kept.js';
 
 /** One layer: who can open it, the content key sealed to each, its hash, and the inside. */
 export interface Layer {
@@ -166,8 +167,12 @@ function layerProblem(value: unknown, depth: number, to: readonly string[]): str
   return null;
 }
 
+const headsChecked = answersKept<string | null>(512);
 /** Why a published head cannot be used (checked by everyone as the commit arrives), or null. */
-export function headProblem(value: unknown, plan: LayerPlan, context: string): string | null {
+export const headProblem = (value: unknown, plan: LayerPlan, context: string): string | null =>
+  headsChecked([value, plan, context], () => headProblemOf(value, plan, context));
+
+function headProblemOf(value: unknown, plan: LayerPlan, context: string): string | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'the onion is not an object';
   const h = value as Partial<Record<keyof OnionHead, unknown>>;
   if (!isHex(h.ephemeral, 32) || !isHex(h.pok, 64)) return "the onion lacks its ephemeral key or the key's proof";
@@ -277,12 +282,23 @@ export function peelOn(p: Peel, plan: LayerPlan, context: string, able: (member:
   return [];
 }
 
+const onionsChecked = answersKept<string | null>(512);
 /**
  * The seed's background check, from the seed the owner publishes with its reveal, on a head that passed
  * `headProblem`: the seed is the ephemeral key's, every member's box of every layer gives the layer's key,
  * every body opens, down to the core, which must be `revealed`. Null when all is well, else the owner's fault.
  */
-export function onionProblem(
+export const onionProblem = (
+  head: OnionHead,
+  seedHex: unknown,
+  others: readonly string[],
+  keys: Readonly<Record<string, string>>,
+  context: string,
+  revealed: Uint8Array,
+): string | null =>
+  onionsChecked([head, seedHex, others, keys, context, toHex(revealed)], () => onionProblemOf(head, seedHex, others, keys, context, revealed));
+
+function onionProblemOf(
   head: OnionHead,
   seedHex: unknown,
   others: readonly string[],
