@@ -147,7 +147,7 @@ describe('fairtable play diplomacy --orders', () => {
 
       let joined: Promise<Run[]> | null = null;
       const args = ['play', 'diplomacy', '--relay', relay.url, '--key', 'p1.json', '--players', NAMES.map((n) => `${n}.pub.json`).join(',')];
-      const creator = await play([...args, '--years', '1', '--timeout-ms', '20000', '--ask'], {
+      const creator = await play([...args, '--years', '1', '--timeout-ms', '10000', '--ask'], {
         stdin: austria,
         onFirstLine: (line) => {
           const id = line.split(' ')[0]!;
