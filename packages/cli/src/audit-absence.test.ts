@@ -94,7 +94,9 @@ describe('fairtable audit: absence, rule breaking, in progress', async () => {
 
   it('the one reveal withheld without escrow is rule breaking: exit 1, named under "rule breaking seen"', async () => {
     const file = join(dir, 'beacon-none.jsonl');
-    expect((await here(['simulate', 'beacon', '--players', '4', '--escrow', 'none', '--cheat', 'withhold', '--seed', '0a'.repeat(32), '--out', file])).status).toBe(0);
+    expect(
+      (await here(['simulate', 'beacon', '--players', '4', '--escrow', 'none', '--cheat', 'withhold', '--seed', '0a'.repeat(32), '--out', file])).status,
+    ).toBe(0);
     const json = JSON.parse((await here(['audit', file, '--json'])).stdout) as JsonVerdict;
     expect(json.violations.map((v) => [v.code, v.player, v.kind])).toEqual([['withheld', 'p1', 'rule']]);
     expect(json.valid).toBe(false);

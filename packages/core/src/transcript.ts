@@ -20,7 +20,7 @@
 import { FairtableError, type ErrorCode, type Evidence, type Violation, type ViolationCode } from './errors.js';
 import { concatBytes, fromHex, hexInto, isHex, toHex, utf8 } from './bytes.js';
 import { domainPrefix } from './hash.js';
-import { canonicalize, jsonProblem, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
+import { canonicalize, jsonProblem, MAX_DEPTH, parseCanonical } from './jcs.js';
 import { canonicalUnsigned, envelopeHashFromParts, envelopeShapeError, isPlayerId, ZERO_HASH, type Envelope } from './envelope.js';
 import { isStrictPublicKey, verify } from './identity.js';
 import { MAX_LINE_BYTES, overLimit } from './lines.js';
