@@ -4,7 +4,7 @@
  * bounds, the judge's bound on N, option ranges, player-id names, prototype
  * member names as protocols. Each refusal is exit 2 with one `[code]` line.
  */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,10 +47,7 @@ function refusedByProcess(args: string[], code: string): string {
   return r.stderr;
 }
 
-beforeAll(() => {
-  const b = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: root, encoding: 'utf8' });
-  if (b.status !== 0) throw new Error(`build failed: ${b.stdout}${b.stderr}`);
-}, 120_000);
+// The built command is brought up to date once for the whole run, by test/global-setup.ts.
 
 describe('simulate: a cheat its cheater cannot commit is an error', () => {
   it('a house cheat defaults to the house and is caught; --cheater p1 with it is bad_cheater', async () => {

@@ -6,7 +6,7 @@
  * expectation here fails the test.
  */
 import { describe, expect, it, beforeAll } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,8 +44,7 @@ function bash(command: string): Promise<Result> {
 }
 
 beforeAll(() => {
-  const b = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: root, encoding: 'utf8' });
-  if (b.status !== 0) throw new Error(`build failed: ${b.stdout}${b.stderr}`);
+  // The built command is brought up to date once for the whole run, by test/global-setup.ts.
   // `npx fairtable` is the built binary; the README's paths into the repository resolve through a link.
   mkdirSync(bin);
   writeFileSync(
@@ -54,7 +53,7 @@ beforeAll(() => {
   );
   chmodSync(join(bin, 'npx'), 0o755);
   symlinkSync(join(root, 'packages'), join(dir, 'packages'));
-}, 120_000);
+});
 
 type Check = (r: Result) => void;
 

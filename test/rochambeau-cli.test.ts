@@ -2,7 +2,9 @@
  * `fairtable rochambeau judge FILE` end to end: files and stdin, the verdict
  * it prints against the core's, node:crypto for the hashes where the CLI
  * takes it, and exit code 2 with a message for unreadable input. The command
- * runs from source (test/rochambeau-cli-driver.ts), so no build is needed.
+ * is the built one a player runs (brought up to date for the run by
+ * test/global-setup.ts): it starts from the bundle in a third of the CPU time a
+ * start from source through tsx takes.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -16,17 +18,15 @@ import { judgeInputChunks, judgeOutput } from '@fairtable/core/rochambeau/judge-
 import { CONDUCTS, seededRandom, simulateGame } from '@fairtable/core/rochambeau/simulation.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const driver = join(root, 'test/rochambeau-cli-driver.ts');
-const tsconfig = join(root, 'test/rochambeau-source.tsconfig.json');
+const main = join(root, 'packages/cli/bin/fairtable.js');
 const scratch = mkdtempSync(join(tmpdir(), 'rochambeau-cli-'));
 
 function fairtable(args: string[], stdin?: string | Uint8Array) {
-  const run = spawnSync(process.execPath, ['--import', 'tsx', driver, ...args], {
+  const run = spawnSync(process.execPath, [main, ...args], {
     cwd: root,
     input: stdin ?? '',
     encoding: 'utf8',
     maxBuffer: 1 << 28,
-    env: { ...process.env, TSX_TSCONFIG_PATH: tsconfig },
   });
   if (run.error) throw run.error;
   return run;

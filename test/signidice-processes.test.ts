@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { runInProcess } from '../packages/cli/src/in-process.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const main = join(root, 'packages/cli/bin/fairtable.js');
@@ -27,6 +28,16 @@ function cli(args: string[]): string {
   return r.stdout;
 }
 
+/**
+ * The same in this process (`runInProcess`), for the commands that reach no relay: key files, and audits of
+ * the small transcripts (on the calling thread). The key swap's audit, with its exit status, goes through a process.
+ */
+async function here(args: string[]): Promise<string> {
+  const r = await runInProcess(args, { cwd: dir });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return r.stdout;
+}
+
 function collect(child: ChildProcess): Promise<{ out: string; code: number | null }> {
   children.push(child);
   let out = '';
@@ -38,7 +49,7 @@ function collect(child: ChildProcess): Promise<{ out: string; code: number | nul
 let relayUrl = '';
 let witnessUrl = '';
 beforeAll(async () => {
-  for (const name of ['house', 'alice', 'bob']) writeFileSync(join(dir, `${name}.pub.json`), cli(['keygen', '--name', name, '--out', `${name}.json`]));
+  for (const name of ['house', 'alice', 'bob']) writeFileSync(join(dir, `${name}.pub.json`), await here(['keygen', '--name', name, '--out', `${name}.json`]));
   relayUrl = await startRelay('data');
   witnessUrl = await startRelay('witness-data');
 }, 120_000);
@@ -140,7 +151,7 @@ describe('Signidice across processes through a relay', () => {
     const fetched = join(dir, `fetched-${game}.jsonl`);
     cli(['fetch', '--relay', relayUrl, '--game', game, '--out', fetched]);
     expect(readFileSync(fetched, 'utf8')).toBe(readFileSync(transcript, 'utf8'));
-    const relayKey = JSON.parse(cli(['audit', fetched, '--json', '--relay-key', await keyOf(relayUrl)])) as {
+    const relayKey = JSON.parse(await here(['audit', fetched, '--json', '--relay-key', await keyOf(relayUrl)])) as {
       relay: { receipted: number };
       valid: boolean;
       lines: number;
@@ -153,7 +164,7 @@ describe('Signidice across processes through a relay', () => {
     const key = await keyOf(relayUrl);
     const setup = JSON.parse(readFileSync(transcript, 'utf8').split('\n')[0]!) as { body: { setup: { params: { relay?: string } } } };
     expect(setup.body.setup.params.relay).toBe(key);
-    const bound = JSON.parse(cli(['audit', fetched, '--json'])) as { valid: boolean; relay: { boundTo: string; timed: boolean } };
+    const bound = JSON.parse(await here(['audit', fetched, '--json'])) as { valid: boolean; relay: { boundTo: string; timed: boolean } };
     expect(bound).toMatchObject({ valid: true, relay: { boundTo: key, timed: true } });
   }, 60_000);
 
@@ -181,7 +192,7 @@ describe('Signidice with a witness relay named in the setup', () => {
     // Every line of the log was published to the witness by its author (the setup by the house).
     expect(records.length).toBe(readFileSync(fetched, 'utf8').trim().split('\n').length);
     const args = ['audit', fetched, '--json', '--relay-key', await keyOf(relayUrl)];
-    const verdict = JSON.parse(cli([...args, '--witness', `${fetched}.witness.jsonl`, '--witness', `${transcript}.alice.evidence.jsonl`])) as {
+    const verdict = JSON.parse(await here([...args, '--witness', `${fetched}.witness.jsonl`, '--witness', `${transcript}.alice.evidence.jsonl`])) as {
       valid: boolean;
       relay: { recordsUsed: number; recordsIgnored: string[] };
     };

@@ -1,5 +1,5 @@
 /** `fairtable simulate keyed-stream --game … --audit-every …`: seed 000's protocol with any game, from the command line. */
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { runInProcess, type InProcessRun } from './in-process.js';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -25,10 +25,7 @@ const bodies = (file: string): { from: string; body: { type: string; [k: string]
     .split('\n')
     .map((l) => JSON.parse(l) as { from: string; body: { type: string } });
 
-beforeAll(() => {
-  const b = spawnSync('npx', ['tsc', '-b', 'packages/cli'], { cwd: root, encoding: 'utf8' });
-  if (b.status !== 0) throw new Error(`build failed: ${b.stdout}${b.stderr}`);
-}, 120_000);
+// The built command is brought up to date once for the whole run, by test/global-setup.ts.
 
 describe('fairtable simulate keyed-stream --game', () => {
   it('plays Monopoly on seed 000 protocol, with audits on demand every turn, and the transcript audits valid', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
-import { canonicalize, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
+import { canonicalize, jsonProblem, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
 import { FairtableError } from './errors.js';
 
 const vectors = JSON.parse(readFileSync(new URL('./vectors/jcs.json', import.meta.url), 'utf8')) as {
@@ -127,6 +127,32 @@ describe('the strict reader (parseJson, docs/SPEC.md §1)', () => {
         if (JSON.stringify(JSON.parse(text), null, 1) !== canonical)
           expect(() => parseCanonical(JSON.stringify(JSON.parse(text), null, 1))).toThrow(/canonical/);
       }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('jsonProblem says what parseJson would throw, or null where it reads the text', () => {
+    const problem = (text: string): string | null => {
+      try {
+        parseJson(text, 'line');
+        return null;
+      } catch (e) {
+        return (e as FairtableError).message;
+      }
+    };
+    for (const t of ['x', '', '{', '[1]x', '{"a":1,"a":2}', '1e400', '-0', '"\\ud800"', '[]', '{"a":[1,{"b":null}]}', '['.repeat(MAX_DEPTH + 1)])
+      expect(jsonProblem(t, 'line'), t).toBe(problem(t));
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string({ unit: 'binary' }),
+          fc.json(),
+          fc.json().map((t) => t.slice(0, Math.max(0, t.length - 1))),
+        ),
+        (text) => {
+          expect(jsonProblem(text, 'line')).toBe(problem(text));
+        },
+      ),
       { numRuns: 1000 },
     );
   });

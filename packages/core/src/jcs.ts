@@ -122,6 +122,24 @@ export function parseJson(text: string, field = 'json'): JsonValue {
   return value;
 }
 
+/**
+ * Why `parseJson(text, field)` would refuse `text` (the message of the error it would throw), or null when
+ * it reads it: without building an exception for the refusal, so that a file of many junk lines costs its
+ * reading and no more.
+ */
+export function jsonProblem(text: string, field = 'json'): string | null {
+  const reader = new StrictReader(text, field, true);
+  try {
+    reader.value(MAX_DEPTH);
+    reader.space();
+    if (reader.at < text.length) reader.fail('bad_json', 'text after the value');
+    return null;
+  } catch (e) {
+    if (e === QUIET_REFUSAL && reader.problem !== null) return reader.problem;
+    throw e;
+  }
+}
+
 /** Parses text that must be the canonical form of its value (what a signed line is): else `not_canonical`. */
 export function parseCanonical(text: string, field = 'json'): JsonValue {
   const value = parseJson(text, field);
@@ -136,16 +154,27 @@ const LITERALS: readonly (readonly [string, JsonValue])[] = [
   ['null', null],
 ];
 
+/** What a quiet reader throws, made once: its message is kept on the reader. */
+const QUIET_REFUSAL = new Error('refused');
+
 // Recursive descent: recursion is bounded by MAX_DEPTH, so no input can exhaust the stack.
 class StrictReader {
   at = 0;
+  /** A quiet reader's refusal, the message `fail` would have thrown. */
+  problem: string | null = null;
   constructor(
     private readonly text: string,
     private readonly field: string,
+    private readonly quiet = false,
   ) {}
 
   fail(code: 'bad_json' | 'not_canonical', why: string): never {
-    throw new FairtableError(code, `${this.field}: ${why} (at character ${this.at})`, { field: this.field });
+    const message = `${this.field}: ${why} (at character ${this.at})`;
+    if (this.quiet) {
+      this.problem = message;
+      throw QUIET_REFUSAL;
+    }
+    throw new FairtableError(code, message, { field: this.field });
   }
 
   space(): void {

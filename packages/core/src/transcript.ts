@@ -20,7 +20,7 @@
 import { FairtableError, type ErrorCode, type Evidence, type Violation, type ViolationCode } from './errors.js';
 import { concatBytes, fromHex, hexInto, isHex, toHex, utf8 } from './bytes.js';
 import { domainPrefix } from './hash.js';
-import { canonicalize, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
+import { canonicalize, jsonProblem, MAX_DEPTH, parseCanonical } from './jcs.js';
 import { canonicalUnsigned, envelopeHashFromParts, envelopeShapeError, isPlayerId, ZERO_HASH, type Envelope } from './envelope.js';
 import { isStrictPublicKey, verify } from './identity.js';
 import { MAX_LINE_BYTES, overLimit } from './lines.js';
@@ -104,12 +104,14 @@ export function unreadableLine(line: number, note: string, problem: string): Pre
 /** Why `text`, which is not its value's canonical form, is refused: the strict reader's reason, or plain non-canonical form. */
 function whyNotCanonical(text: string): string {
   try {
-    parseJson(text, 'line');
-    return 'not in canonical form (RFC 8785): a signed line is written exactly as its canonical JSON';
+    return jsonProblem(text, 'line') ?? 'not in canonical form (RFC 8785): a signed line is written exactly as its canonical JSON';
   } catch (e) {
     return e instanceof FairtableError ? e.message : 'not JSON';
   }
 }
+
+/** Characters a JSON text can begin with (after white space): a line starting otherwise is not JSON, unparsed. */
+const JSON_START = /^[\s{["\-0-9tfn]/;
 
 /**
  * Parses one line, computes its hash and checks its signature against the setup's keys.
@@ -130,6 +132,8 @@ export function prepareLine(line: number, text: string, keys: ReadonlyMap<string
   if (overLimit(text)) return unreadableLine(line, text.slice(0, 200), `longer than ${MAX_LINE_BYTES} bytes`);
   try {
     let value: unknown;
+    // A junk line is refused without the exception JSON.parse would build for it (a file can hold millions).
+    if (!JSON_START.test(text)) return malformed(whyNotCanonical(text));
     try {
       value = JSON.parse(text);
     } catch {

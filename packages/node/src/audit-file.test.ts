@@ -16,7 +16,7 @@ import { envelopeLine, signEnvelope, type Body, type Envelope } from '@fairtable
 import { toHex } from '@fairtable/core/bytes.js';
 import { prepareLine, TranscriptChecker } from '@fairtable/core/transcript.js';
 // The file auditor runs its threads from the built files (audit-coordinator.js beside audit-file.js): test the build.
-import { auditFile } from '../dist/audit-file.js';
+import { auditFile, auditFileHere } from '../dist/audit-file.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-audit-file-'));
 let fileNo = 0;
@@ -54,10 +54,16 @@ const shape = (v: Verdict): Shape => ({
   violations: v.violations.map((x) => ({ code: x.code, player: x.player, seq: x.seq, evidence: x.evidence.map((e) => ({ line: e.line, hash: e.hash })) })),
 });
 
-async function both(bytes: Uint8Array): Promise<{ core: Verdict; file: Verdict }> {
+/**
+ * Both auditors on `bytes`. `coordinator: 'here'` runs the file auditor's coordinator (its reading, cutting
+ * and ordered checks) on this thread, with its verifying thread as usual: what the coordinator's own thread
+ * runs, without starting that thread, for the property's many files; the other tests go through `auditFile`.
+ */
+async function both(bytes: Uint8Array, coordinator: 'thread' | 'here' = 'thread'): Promise<{ core: Verdict; file: Verdict }> {
   const file = join(dir, `t${fileNo++}.jsonl`);
   writeFileSync(file, bytes);
-  return { core: auditText(bytes), file: await auditFile(file, { workers: 1, batch: 4 }) };
+  const options = { workers: 1, batch: 4 };
+  return { core: auditText(bytes), file: await (coordinator === 'here' ? auditFileHere(file, options) : auditFile(file, options)) };
 }
 
 /** What a mail client, an editor or a careless recorder does to a file without touching an envelope. */
@@ -90,12 +96,13 @@ function render(
 describe('core and file auditors agree byte for byte (docs/SPEC.md §4.5)', () => {
   it('on blank and whitespace-only lines, CRLF, a BOM, a missing final LF and junk lines', async () => {
     for (const lines of [dice, equivocation]) {
+      const plain = shape(auditText(lines.join('\n')));
       await fc.assert(
         fc.asyncProperty(layout(lines), async (l) => {
-          const { core, file } = await both(render(lines, l));
+          const { core, file } = await both(render(lines, l), 'here');
           expect(shape(file)).toEqual(shape(core));
           // Whitespace alone changes nothing: the verdict is that of the plain transcript.
-          if (l.junk === null) expect(shape(core)).toEqual(shape(auditText(lines.join('\n'))));
+          if (l.junk === null) expect(shape(core)).toEqual(plain);
         }),
         { numRuns: 12 },
       );
