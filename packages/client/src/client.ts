@@ -622,7 +622,7 @@ export class RelayGame {
     if (line === 0) {
       let setup: ReturnType<typeof readSetupLine>;
       try {
-        setup = readSetupLine(text);
+        setup = readSetupLine(text, this.options.verify);
       } catch (e) {
         return this.caught({
           code: 'relay_lied',

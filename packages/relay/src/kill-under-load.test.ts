@@ -15,9 +15,14 @@ import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
 import { signHello } from '@fairtable/core/order/hello.js';
+import { nativeSign } from '@fairtable/node/native-verify.js';
+import { useNativeSha256 } from '@fairtable/node/native-hash.js';
 import { createGame, diceGame, until, type TestGame } from './test-helpers.js';
 
 const main = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+// The lines are signed with OpenSSL's Ed25519 and hashed with node:crypto's SHA-256 (the same bytes as noble's):
+// what is tested is what the relay stores, not how the test made its lines.
+useNativeSha256();
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 const sockets: WebSocket[] = [];
@@ -52,6 +57,7 @@ function chain(g: TestGame, count: number): string[] {
     const e = signEnvelope(
       { v: 1, game: g.id, from: g.ids[p]!, seq: last[p]!.seq, prev: last[p]!.prev, at: n, head, time: 1000 + n, body: { type: 'note', n } },
       g.keys[p]!.secretKey,
+      nativeSign,
     );
     head = envelopeHash(e);
     last[p] = { seq: last[p]!.seq + 1, prev: head };
@@ -88,7 +94,7 @@ describe('the relay killed under load', () => {
               ws.once('close', () => reject(new Error('closed before the welcome')));
               ws.on('message', (data) => {
                 const m = JSON.parse(data.toString()) as { kind: string; nonce?: string; line?: number; text?: string; receipt?: unknown };
-                if (m.kind === 'challenge') ws.send(JSON.stringify({ kind: 'hello', id, sig: signHello(g.id, m.nonce!, g.keys[p]!.secretKey) }));
+                if (m.kind === 'challenge') ws.send(JSON.stringify({ kind: 'hello', id, sig: signHello(g.id, m.nonce!, g.keys[p]!.secretKey, nativeSign) }));
                 else if (m.kind === 'welcome') {
                   ws.removeAllListeners('close');
                   resolve();

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import WebSocket from 'ws';
 import { toHex } from '@fairtable/core/bytes.js';
 import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
-import { nativeSign } from '@fairtable/node/native-verify.js';
+import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { generateKeyPair, type KeyPair } from '@fairtable/core/identity.js';
 import { signHello } from '@fairtable/core/order/hello.js';
 import { checkReceipt, firstLogHash, nextLogHash, type Receipt } from '@fairtable/core/order/receipt.js';
@@ -141,7 +141,9 @@ export class WireClient {
 
 /**
  * A seat of @fairtable/core playing over the relay: every entry's receipt must verify under the relay's
- * key and chain (`log` recomputed from the lines received), or `problems` records why not.
+ * key and chain (`log` recomputed from the lines received), or `problems` records why not. It signs and
+ * checks with OpenSSL's Ed25519 (packages/node's fast path: the same signatures and verdicts as noble's, its
+ * differential test), as the relay does: what these tests play is the relay, not the signature path.
  */
 export class RelaySeat {
   readonly seat: Seat;
@@ -169,6 +171,8 @@ export class RelaySeat {
       },
       resendMs: 300,
       syncMs: 300,
+      sign: nativeSign,
+      verify: nativeVerify,
     });
     this.play = () => {
       for (let d = this.seat.decision(); d !== null; d = this.seat.decision()) this.seat.decide(strategy(d) as JsonValue);
@@ -200,7 +204,7 @@ export class RelaySeat {
     if (line > this.receipts.length) return; // a gap: the seat's sync fills it
     let r: Receipt;
     try {
-      r = checkReceipt(value, this.relayKey);
+      r = checkReceipt(value, this.relayKey, nativeVerify);
     } catch (e) {
       this.problems.push(`line ${line}: ${(e as Error).message}`);
       return;

@@ -412,7 +412,7 @@ export function witnessRoutes(o: WitnessOptions): WitnessApp {
     let gameId: string;
     let envelope: Envelope;
     try {
-      const read = readSetupLine(text);
+      const read = readSetupLine(text, nativeVerify);
       gameId = read.gameId;
       envelope = read.envelope;
       new WitnessBook(text, nativeVerify);

@@ -86,7 +86,7 @@ export class WitnessBook {
     readonly setupLine: string,
     private readonly verifyFn: VerifyFn = verify,
   ) {
-    const { envelope, setup, gameId } = readSetupLine(setupLine);
+    const { envelope, setup, gameId } = readSetupLine(setupLine, verifyFn);
     this.gameId = gameId;
     this.keyMap = new Map(setup.players.map((p) => [p.id, fromHex(p.key, 'key', 32)]));
     this.keys = this.keyMap;
