@@ -6,7 +6,11 @@ import { Door } from './door.js';
 import { envelopeLine, signEnvelope, type Body } from './envelope.js';
 import { createSetupEnvelope } from './setup.js';
 import { MAX_NEWCOMERS, prepareLine, TranscriptChecker } from './transcript.js';
-import type { KeyPair } from './identity.js';
+import { generateKeyPair, type KeyPair } from './identity.js';
+import { envelopeHash, type Envelope } from './envelope.js';
+import { auditLines } from './audit.js';
+import { auditWithReceipts } from './order/censorship.js';
+import { firstLogHash, nextLogHash, signReceipt } from './order/receipt.js';
 
 const seed = new Uint8Array(32).fill(9);
 const keys = [simKeys(seed, 0), simKeys(seed, 1)];
@@ -84,5 +88,25 @@ describe('a newcomer line makes a new author', () => {
     expect(t.door.checker.keys.has(`m${MAX_NEWCOMERS - 1}`)).toBe(true);
     expect(t.admit('p0', keys[0]!, introduce)).toMatchObject({ ok: true });
     expect(t.door.checker.keys.has('n1')).toBe(false);
+  });
+
+  it("the audit with the relay's receipts reads a newcomer's lines under the key its line gave, as the plain audit does", () => {
+    const t = table();
+    expect(t.admit('p0', keys[0]!, introduce)).toMatchObject({ ok: true });
+    expect(t.admit('n1', newcomer, { type: 'hello' })).toMatchObject({ ok: true });
+    expect(t.admit('n1', newcomer, { type: 'again' })).toMatchObject({ ok: true });
+    const relay = generateKeyPair(new Uint8Array(32).fill(21));
+    const game = t.door.checker.gameId;
+    let log = '';
+    const receipts = t.log.map((text, line) => {
+      const hash = envelopeHash(JSON.parse(text) as Envelope);
+      log = line === 0 ? firstLogHash(game, hash) : nextLogHash(log, hash);
+      return signReceipt({ v: 1, game, line, hash, log, time: line }, relay.secretKey);
+    });
+    const plain = auditLines(t.log);
+    const receipted = auditWithReceipts(t.log, { orderer: toHex(relay.publicKey), receipts, records: [] });
+    expect(receipted.relay.receipted).toBe(t.log.length);
+    expect(receipted.violations.some((v) => v.code === 'bad_signature' || v.player === 'n1')).toBe(false);
+    expect(receipted.violations.map((v) => [v.code, v.player, v.seq])).toEqual(plain.violations.map((v) => [v.code, v.player, v.seq]));
   });
 });

@@ -266,7 +266,13 @@ export function auditWithReceipts(lines: readonly string[], evidence: OrderEvide
     timeOf,
     ...(trustTime ? { vouched: (line: number) => times[line] !== undefined } : {}),
   });
-  for (let i = 1; i < lines.length; i++) auditor.add(lines[i]!);
+  // Each line was prepared (parsed, hashed, its signature checked) once, above, against the setup's keys; a line
+  // by a newcomer the game introduced since is prepared again against the keys the referee has grown to.
+  for (let i = 1; i < lines.length; i++) {
+    const p = prepared[i]!;
+    if (p.envelope === null || keys.has(p.envelope.from)) auditor.addPrepared(p);
+    else auditor.add(lines[i]!);
+  }
   const signed = auditor.verdict();
   // Without trust in the relay's clock, a deadline names a player only where the receipt times name it too
   // (time.md §3): neither the relay's clock nor one signer's can name anyone alone.
