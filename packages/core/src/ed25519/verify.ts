@@ -13,13 +13,16 @@
  * inversion where decoding R costs a square root. Any other signature, valid only under the cofactored equation
  * or not valid, takes the full steps above.
  *
+ * The SHA-512 is the platform's (platform.ts): noble's in a browser, OpenSSL's where packages/node installs it,
+ * the same bytes either way (packages/node's native-hash.test.ts).
+ *
  * `verify.test.ts` checks the verdict against noble's `ed25519.verify` over valid signatures and crafted bad
  * ones (flipped bits, S ≥ L, non-canonical and small-order R and A, keys of mixed order, points off the curve).
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToNumberLE, equalBytes } from '@noble/curves/utils.js';
-import { sha512 } from '@noble/hashes/sha2.js';
 import { concatBytes } from '../bytes.js';
+import { platformSha512 } from '../platform.js';
 import { knownKey, type EdPoint } from './known-keys.js';
 
 export { forgetRememberedKeys, rememberedKeys } from './known-keys.js';
@@ -37,7 +40,7 @@ export function verifyRemembered(signature: Uint8Array, message: Uint8Array, pub
   } catch {
     return false;
   }
-  const k = ed25519.Point.Fn.create(bytesToNumberLE(sha512(concatBytes(r, publicKey, message))));
+  const k = ed25519.Point.Fn.create(bytesToNumberLE(platformSha512(concatBytes(r, publicKey, message))));
   const kA = A.multiplyUnsafe(k);
   if (equalBytes(SB.subtract(kA).toBytes(), r)) return true;
   let R: EdPoint;
