@@ -35,6 +35,7 @@ import {
   type DeckTable,
   type RPoint,
 } from './group.js';
+import { answersKept } from '../escrow/kept.js';
 
 /** Which shuffle of which deck a proof is about. */
 export interface ShuffleStatement {
@@ -200,14 +201,24 @@ export function shuffle(st: Omit<ShuffleStatement, 'output'>, random: (n: number
   );
 }
 
+/**
+ * The answers of the last shuffle checks, by the canonical text of statement and proof (escrow/kept.ts): every
+ * replica of a table in one process (each seat, the audit of its transcript, a simulation's players) checks the
+ * same proofs, and the second reads the first's answer. A few entries suffice: the replicas check a shuffle close
+ * together, and each key is the whole deck's text (tens of KB).
+ */
+const shufflesChecked = answersKept<boolean>(64);
+
 /** Whether `proof` shows that `st.output` is a permutation of re-encryptions of `st.input` under `st.key`. */
 export function verifyShuffle(st: ShuffleStatement, proof: ShuffleProof): boolean {
-  try {
-    return check(st, proof);
-  } catch {
-    // An undecodable point or scalar, or a list of the wrong length: the proof does not verify.
-    return false;
-  }
+  return shufflesChecked([st, proof], () => {
+    try {
+      return check(st, proof);
+    } catch {
+      // An undecodable point or scalar, or a list of the wrong length: the proof does not verify.
+      return false;
+    }
+  });
 }
 
 /** The finding for a shuffle: none when its proof verifies, else `bad_shuffle` naming the shuffler. */
