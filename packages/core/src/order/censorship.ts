@@ -104,7 +104,7 @@ function isOrdererReceipt(r: unknown): boolean {
 export function auditWithReceipts(lines: readonly string[], evidence: OrderEvidence, options: RefereeOptions = {}): RelayVerdict {
   const setupLine = lines[0];
   if (setupLine === undefined) throw new FairtableError('bad_input', 'the transcript is empty: it starts with its setup envelope', { field: 'lines' });
-  const { setup, gameId } = readSetupLine(setupLine);
+  const { setup, gameId } = readSetupLine(setupLine, options.verify);
   const keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key, 'key', 32)]));
   const verifyFn = options.verify;
   const prepared: PreparedLine[] = lines.map((t, i) => prepareLine(i, t, keys, verifyFn));
