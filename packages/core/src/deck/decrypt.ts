@@ -15,6 +15,7 @@
  * dealt to that player, or a card other than the one the shares open to, is `card_not_dealt`.
  */
 import type { Violation } from '../errors.js';
+import { answersKept } from '../escrow/kept.js';
 import { cardOf, type Ciphertext } from './elgamal.js';
 import { BASE, ZERO, Transcript, fixedPointFromHex, mul, pointFromHex, pointHex, seatOf, type DeckTable, type RPoint } from './group.js';
 import { checkEqual, proveEqual } from './proofs.js';
@@ -49,17 +50,26 @@ export function decryptionShare(
   return { player, position, share: pointHex(d), proof };
 }
 
+/**
+ * The answers of the last decryption-share checks, by the canonical text of their inputs (escrow/kept.ts): the
+ * replicas of a table in one process (the seats, the audit of a seat's copy) check the same shares. Enough for
+ * every share of a few hands, so that an audit at a game's end still finds the seats' answers.
+ */
+const sharesChecked = answersKept<boolean>(2048);
+
 /** Whether `share` is its player's decryption share of `card` at its position, against its key share `key` (hex). */
 export function decryptionShareValid(table: DeckTable, key: string, card: Ciphertext, share: DecryptionShare): boolean {
-  try {
-    if (!table.players.includes(share.player)) return false;
-    const y = fixedPointFromHex(key, 'key');
-    const a = pointFromHex(card.a, 'a');
-    const d = pointFromHex(share.share, 'share');
-    return checkEqual(shareTranscript(table, share.player, share.position), BASE, y, a, d, share.proof);
-  } catch {
-    return false;
-  }
+  return sharesChecked([table, key, card, share], () => {
+    try {
+      if (!table.players.includes(share.player)) return false;
+      const y = fixedPointFromHex(key, 'key');
+      const a = pointFromHex(card.a, 'a');
+      const d = pointFromHex(share.share, 'share');
+      return checkEqual(shareTranscript(table, share.player, share.position), BASE, y, a, d, share.proof);
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The card under `card` once the decryption shares `parts` (points) of every key share are removed, or null. */
