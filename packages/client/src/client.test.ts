@@ -31,13 +31,17 @@ function newGame(protocol: string, game: string | null, params: Record<string, J
   return { setupLine: envelopeLine(createSetupEnvelope(setup, 'p0', players[0]!.keys)), players };
 }
 
-let relay: MiniRelay | null = null;
-const open: RelayGame[] = [];
-afterEach(async () => {
-  for (const g of open.splice(0)) g.close();
-  await relay?.close();
-  relay = null;
-});
+/** What a test started: its relays and seats, closed when it ends. */
+interface Held {
+  readonly relays: MiniRelay[];
+  readonly games: RelayGame[];
+}
+const started: Held = { relays: [], games: [] };
+async function release(h: Held): Promise<void> {
+  for (const g of h.games.splice(0)) g.close();
+  for (const r of h.relays.splice(0)) await r.close();
+}
+afterEach(() => release(started));
 
 async function play(
   protocol: string,
@@ -46,8 +50,10 @@ async function play(
   n: number,
   automatic = true,
   seats: { readonly only?: readonly string[]; readonly clock?: (id: string) => (() => number) | undefined; readonly batch?: number } = {},
+  into: Held = started,
 ): Promise<{ relay: MiniRelay; games: RelayGame[]; gameId: string; relayKey: string; players: Player[] }> {
-  relay = await startMiniRelay(seats.batch === undefined ? {} : { batch: seats.batch });
+  const relay = await startMiniRelay(seats.batch === undefined ? {} : { batch: seats.batch });
+  into.relays.push(relay);
   const { setupLine, players } = newGame(protocol, game, params, n);
   const created = await createGame(relay.url, setupLine);
   const clockOf = (id: string): { clock?: () => number } => {
@@ -59,7 +65,7 @@ async function play(
     .map((p) =>
       joinGame({
         ...clockOf(p.id),
-        relayUrl: relay!.url,
+        relayUrl: relay.url,
         gameId: created.game,
         id: p.id,
         keys: p.keys,
@@ -70,7 +76,7 @@ async function play(
         ...(automatic ? { strategy: randomStrategy(randomBytes(32)) } : {}),
       }),
     );
-  open.push(...games);
+  into.games.push(...games);
   return { relay, games, gameId: created.game, relayKey: created.relay, players };
 }
 
@@ -165,8 +171,18 @@ describe('the client through a relay', () => {
  * (exclusive) until the log has more than `from` lines, and `lie(truth)` from then on. Returns p1's finding.
  */
 async function caught(lie: (truth: View, keys: KeyPair, gameId: string) => View, hold: number, from: number): Promise<RelayLie> {
+  // Its own relay and seats, closed here: these tests run at once, each mostly waiting out the deadline below.
+  const own: Held = { relays: [], games: [] };
+  try {
+    return await caughtOn(own, lie, hold, from);
+  } finally {
+    await release(own);
+  }
+}
+
+async function caughtOn(own: Held, lie: (truth: View, keys: KeyPair, gameId: string) => View, hold: number, from: number): Promise<RelayLie> {
   // A short timeout: once p1 stops, the others claim its deadline and finish without it.
-  const { relay, games, gameId, relayKey } = await play('chain', 'dice', { rounds: 3, timeoutMs: 1500 }, 3);
+  const { relay, games, gameId, relayKey } = await play('chain', 'dice', { rounds: 3, timeoutMs: 1500 }, 3, true, {}, own);
   relay.lie = (player, truth) =>
     player !== 'p1'
       ? truth
@@ -255,7 +271,7 @@ describe('time and restarts', () => {
       onSubmit: (t: string) => (kept.inFlight = t),
     };
     const first = joinGame({ ...base, onLine: (_n, text, receipt) => (kept.lines.push(text), kept.receipts.push(receipt)) });
-    open.push(first);
+    started.games.push(first);
     const truth = r.relay.games.get(r.gameId)!;
     while (truth.lines.filter((t) => t.includes('"from":"p1"')).length < 3) await new Promise((res) => setTimeout(res, 5));
     first.close();
@@ -265,7 +281,7 @@ describe('time and restarts', () => {
       random: seatRandom(secret, r.gameId),
       resume: { lines: [...kept.lines], receipts: [...kept.receipts], journal: [...kept.journal], inFlight: kept.inFlight },
     });
-    open.push(resumed);
+    started.games.push(resumed);
     expect(resumed.lines.length).toBe(held);
     const [o0, o1] = await Promise.all([r.games[0]!.finished, resumed.finished]);
     expect(o1).toEqual(o0);
@@ -299,7 +315,7 @@ describe('time and restarts', () => {
       onDecision: (c) => kept.journal.push(c),
       onLine: (_n, text, receipt) => (kept.lines.push(text), kept.receipts.push(receipt), journalAt.push(kept.journal.length)),
     });
-    open.push(first);
+    started.games.push(first);
     const [outcome] = await Promise.all([r.games[0]!.finished, first.finished]);
     /** Where p1's own lines stand in the log. */
     const mine = kept.lines
@@ -317,7 +333,7 @@ describe('time and restarts', () => {
         onSubmit: (t) => submitted.push(t),
         resume: { lines: kept.lines.slice(0, n), receipts: kept.receipts.slice(0, n), journal: kept.journal.slice(0, journalAt[n]) },
       });
-      open.push(again);
+      started.games.push(again);
       again.on('refused', (x) => refused.push(x.code));
       return { outcome: await again.finished, lines: again.lines, submitted, refused };
     };
@@ -370,7 +386,7 @@ describe('time and restarts', () => {
 });
 
 describe('a lying relay is caught', () => {
-  it('drops a line (the next lines renumbered, with their own receipts): the receipts name other lines', async () => {
+  it.concurrent('drops a line (the next lines renumbered, with their own receipts): the receipts name other lines', async () => {
     const lie = await caught(
       (t) => ({ lines: [...t.lines.slice(0, 4), ...t.lines.slice(5)], receipts: [...t.receipts.slice(0, 4), ...t.receipts.slice(5)] }),
       4,
@@ -381,7 +397,7 @@ describe('a lying relay is caught', () => {
     expect(lie.receipts[0]!.line).toBe(5);
   });
 
-  it('drops a line and re-signs a consistent history for it: the log it receipted is one no door admits', async () => {
+  it.concurrent('drops a line and re-signs a consistent history for it: the log it receipted is one no door admits', async () => {
     const lie = await caught(
       (t, keys, game) => {
         const lines = [...t.lines.slice(0, 3), ...t.lines.slice(4)];
@@ -395,7 +411,7 @@ describe('a lying relay is caught', () => {
     expect(lie.receipts[0]!.line).toBe(3);
   });
 
-  it('reorders two lines and re-signs them: caught as a log no door admits, with the receipt of the line', async () => {
+  it.concurrent('reorders two lines and re-signs them: caught as a log no door admits, with the receipt of the line', async () => {
     const lie = await caught(
       (t, keys, game) => {
         const lines = [...t.lines];
@@ -409,7 +425,7 @@ describe('a lying relay is caught', () => {
     expect(lie.line).toBe(3);
   });
 
-  it('reorders two lines keeping their receipts: the receipts name other lines', async () => {
+  it.concurrent('reorders two lines keeping their receipts: the receipts name other lines', async () => {
     const lie = await caught(
       (t) => {
         const lines = [...t.lines];
@@ -425,7 +441,7 @@ describe('a lying relay is caught', () => {
     expect(lie.line).toBe(3);
   });
 
-  it('alters a line under its true receipt: the line does not hash to what the relay signed', async () => {
+  it.concurrent('alters a line under its true receipt: the line does not hash to what the relay signed', async () => {
     const lie = await caught(
       (t) => {
         const lines = [...t.lines];
@@ -441,7 +457,7 @@ describe('a lying relay is caught', () => {
     expect(lie.lines[0]!.text).toContain('"time"');
   });
 
-  it("serves a line whose receipt does not chain from the lines before it: the relay's two receipts contradict", async () => {
+  it.concurrent("serves a line whose receipt does not chain from the lines before it: the relay's two receipts contradict", async () => {
     const lie = await caught(
       (t, keys, game) => {
         const receipts = [...t.receipts] as Receipt[];
