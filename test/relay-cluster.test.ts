@@ -21,7 +21,7 @@ import { envelopeLine } from '@fairtable/core/envelope.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
 import { auditWithReceipts } from '@fairtable/core/order/censorship.js';
-import { randomStrategy } from '@fairtable/core/testing';
+import { randomStrategy, verifiedOnce } from '@fairtable/core/testing';
 import { createGame, fetchGame, joinGame, type RelayGame } from '@fairtable/client';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { useNativeSha256 } from '@fairtable/node/native-hash.js';
@@ -65,13 +65,7 @@ function diceGame(seed: number, rounds: number): { id: string; setupLine: string
 // differential test), each signature checked once for the four seats that read it, and hash with node:crypto's
 // SHA-256 (the same bytes as noble's). The audits check with the same fast path, one game again on noble alone.
 useNativeSha256();
-const checked = new Map<string, boolean>();
-const fastVerify = (sig: Uint8Array, msg: Uint8Array, pk: Uint8Array): boolean => {
-  const id = `${toHex(sig)} ${toHex(pk)} ${toHex(msg)}`;
-  let ok = checked.get(id);
-  if (ok === undefined) checked.set(id, (ok = nativeVerify(sig, msg, pk)));
-  return ok;
-};
+const fastVerify = verifiedOnce(nativeVerify);
 
 const until = async (what: string, ms: number, ok: () => boolean | Promise<boolean>): Promise<void> => {
   const end = Date.now() + ms;

@@ -21,3 +21,4 @@ export { belowBig, randomChoice, randomStrategy, simStrategy, type Strategy } fr
 export { monopolyStrategy } from './sim/monopoly-strategy.js';
 export { MemoryNetwork, type Link, type NetNode, type NetworkOptions } from './sim/network.js';
 export { Table, type Refusal, type TableMessage } from './sim/table.js';
+export { verifiedOnce } from './sim/memo.js';

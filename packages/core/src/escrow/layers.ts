@@ -288,14 +288,7 @@ const onionsChecked = answersKept<string | null>(512);
  * `headProblem`: the seed is the ephemeral key's, every member's box of every layer gives the layer's key,
  * every body opens, down to the core, which must be `revealed`. Null when all is well, else the owner's fault.
  */
-export const onionProblem = (
-  head: OnionHead,
-  seedHex: unknown,
-  others: readonly string[],
-  keys: Readonly<Record<string, string>>,
-  context: string,
-  revealed: Uint8Array,
-): string | null =>
+export const onionProblem: typeof onionProblemOf = (head, seedHex, others, keys, context, revealed) =>
   onionsChecked([head, seedHex, others, keys, context, toHex(revealed)], () => onionProblemOf(head, seedHex, others, keys, context, revealed));
 
 function onionProblemOf(
