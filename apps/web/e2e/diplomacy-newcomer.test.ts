@@ -123,7 +123,8 @@ describe('a Diplomacy newcomer in the browser', () => {
     await nia.reload();
     await niaForm.waitFor({ timeout: 30_000 });
     expect(await niaForm.textContent()).toMatch(/^Your orders for england, Fall 1901, movement/);
-    expect(await nia.getByTestId('status').textContent()).toMatch(/You play nia\. Connection: ready/);
+    // The form is drawn from the page's copy; the connection to the relay may still be loading when it shows.
+    await expect.poll(async () => (await nia.getByTestId('status').textContent()) ?? '', { timeout: 15_000 }).toMatch(/You play nia\. Connection: ready/);
     // nia talks as England's new player (docs/spec/press.md §10): private press to ann, sealed to ann's key from
     // nia's, which ann's page reads as nia's, signed; bob's page shows it sealed, not for him.
     await nia.locator('details.chat summary').click();
