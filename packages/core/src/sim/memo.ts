@@ -3,7 +3,6 @@
  * of their inputs, so their answers can be shared without changing any verdict.
  */
 import { auditLines, type Verdict } from '../audit.js';
-import { toHex } from '../bytes.js';
 import type { Registry } from '../registry.js';
 
 /** An `audit(lines, registry?)` that audits each transcript (the same array) once per registry. */
@@ -18,15 +17,4 @@ export function sharedAudit(defaultRegistry: Registry): (lines: readonly string[
   };
 }
 
-/** A signature check that asks `verify` once for each (signature, key, message) and reuses its answer. */
-export function verifiedOnce(
-  verify: (sig: Uint8Array, msg: Uint8Array, pk: Uint8Array) => boolean,
-): (sig: Uint8Array, msg: Uint8Array, pk: Uint8Array) => boolean {
-  const checked = new Map<string, boolean>();
-  return (sig, msg, pk) => {
-    const id = `${toHex(sig)} ${toHex(pk)} ${toHex(msg)}`;
-    let ok = checked.get(id);
-    if (ok === undefined) checked.set(id, (ok = verify(sig, msg, pk)));
-    return ok;
-  };
-}
+export { verifiedOnce } from './verified-once.js';
