@@ -97,6 +97,9 @@ export class FairtableError extends Error {
   }
 }
 
+/** A transcript that cannot be audited at all (docs/SPEC.md §4.1): no usable setup, no line 0. */
+export class TranscriptError extends FairtableError {}
+
 /** Stable violation codes; the same strings appear in the API, the CLI and on the wire. */
 export type ViolationCode =
   // envelope layer

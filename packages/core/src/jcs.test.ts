@@ -43,6 +43,46 @@ describe('RFC 8785 canonicalization', () => {
       { numRuns: 500 },
     );
   });
+  it('writes what a plain reading of RFC 8785 writes, and refuses with the path of what it refuses', () => {
+    // The reference: members sorted by UTF-16 code units, strings and numbers as the engine writes them.
+    const LONE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+    const reference = (v: unknown, depth: number): string | null => {
+      if (v === null || typeof v === 'boolean') return JSON.stringify(v);
+      if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : null;
+      if (typeof v === 'string') return LONE.test(v) ? null : JSON.stringify(v);
+      if (typeof v !== 'object' || depth === 0) return null;
+      const parts: string[] = [];
+      if (Array.isArray(v)) {
+        for (const item of v as unknown[]) {
+          const written = reference(item, depth - 1);
+          if (written === null) return null;
+          parts.push(written);
+        }
+        return `[${parts.join(',')}]`;
+      }
+      for (const key of Object.keys(v).sort()) {
+        const member = reference((v as Record<string, unknown>)[key], depth - 1);
+        if (member === null || LONE.test(key)) return null;
+        parts.push(`${JSON.stringify(key)}:${member}`);
+      }
+      return `{${parts.join(',')}}`;
+    };
+    const text = fc.oneof(fc.string({ unit: 'binary', maxLength: 6 }), fc.constantFrom('\ud800', '\udc00x', 'a\ud83d\ude00', '"\\\n\u0001'));
+    const leaf = fc.oneof(text, fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constantFrom(undefined, -0, NaN, Infinity));
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node'), { maxLength: 4 }), fc.dictionary(text, tie('node'), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(value, fc.integer({ min: 1, max: 4 }), (v, depth) => {
+        const want = reference(v, depth);
+        if (want !== null) expect(canonicalize(v, depth)).toBe(want);
+        else expect(() => canonicalize(v, depth)).toThrow(/^\$/);
+      }),
+      { numRuns: 3000 },
+    );
+    expect(() => canonicalize({ a: [1, { b: '\udc00' }] })).toThrow('$.a[1].b: string holds a lone surrogate');
+    expect(() => canonicalize({ a: [1, NaN] })).toThrow('$.a[1]: number is not finite');
+  });
 });
 
 describe('the strict reader (parseJson, docs/SPEC.md §1)', () => {

@@ -17,7 +17,7 @@
  * means the log was altered after the fact: it names nobody, and the referee
  * stops judging the game on such a log.
  */
-import { FairtableError, type ErrorCode, type Evidence, type Violation, type ViolationCode } from './errors.js';
+import { FairtableError, TranscriptError, type ErrorCode, type Evidence, type Violation, type ViolationCode } from './errors.js';
 import { concatBytes, fromHex, hexInto, isHex, toHex, utf8 } from './bytes.js';
 import { domainPrefix } from './hash.js';
 import { canonicalize, jsonProblem, MAX_DEPTH, parseCanonical } from './jcs.js';
@@ -55,7 +55,8 @@ export interface PreparedLine {
 
 export type VerifyFn = (signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array) => boolean;
 
-export class TranscriptError extends FairtableError {}
+/** Defined beside FairtableError, so that a caller can know it without loading the checker. */
+export { TranscriptError };
 
 /**
  * Parses and checks line 0 (docs/SPEC.md §4.1). Throws TranscriptError when the

@@ -1,6 +1,6 @@
 /** The coordinating thread of `auditFile` (see there): runs the audit and posts progress and the verdict. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { auditFileHere } from './audit-file.js';
+import { auditFileHere } from './audit-here.js';
 
 const { path, workers, batch } = workerData as { path: string; workers: number | null; batch: number | null };
 let last = 0;

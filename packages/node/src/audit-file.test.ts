@@ -16,16 +16,18 @@ import { envelopeLine, signEnvelope, type Body, type Envelope } from '@fairtable
 import { toHex } from '@fairtable/core/bytes.js';
 import { prepareLine, TranscriptChecker } from '@fairtable/core/transcript.js';
 // The file auditor runs its threads from the built files (audit-coordinator.js beside audit-file.js): test the build.
-import { auditFile, auditFileHere } from '../dist/audit-file.js';
+import { auditFile } from '../dist/audit-file.js';
+import { auditFileHere } from '../dist/audit-here.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'fairtable-audit-file-'));
 let fileNo = 0;
 
 beforeAll(() => {
   // A stale build would test yesterday's code: refuse to run rather than pass on it.
-  for (const src of ['./audit-file.ts', '../../core/src/lines.ts', '../../core/src/audit.ts', '../../core/src/transcript.ts']) {
+  for (const src of ['./audit-file.ts', './audit-here.ts', '../../core/src/lines.ts', '../../core/src/audit.ts', '../../core/src/transcript.ts']) {
     const at = (p: string): number => statSync(fileURLToPath(new URL(p, import.meta.url))).mtimeMs;
-    if (at(src) > at(src.replace('src/', 'dist/').replace('./audit-file', '../dist/audit-file').replace(/\.ts$/, '.js')) + 1000) {
+    const built = (src.startsWith('./') ? `../dist/${src.slice(2)}` : src.replace('src/', 'dist/')).replace(/\.ts$/, '.js');
+    if (at(src) > at(built) + 1000) {
       throw new Error(`${src} is newer than its build: run npm run build`);
     }
   }

@@ -1,26 +1,12 @@
 /**
- * Auditing a transcript file (docs/SPEC.md §9): streams the file's bytes,
- * cuts them into lines by the rule of core's lines.ts (§4.5, the rule the core
- * auditor uses on a string), prepares lines in worker threads with native
- * verification, and feeds them in order to the core auditor. Memory is bounded
- * whatever the file holds: a line is never held beyond 1 MiB, batches are cut
- * by size as well as count, and violations beyond the first thousand are only
- * counted. Evidence envelopes that the streaming pass no longer holds are
- * fetched in a second pass over the file, cut by the same rule, only when a
- * violation names them.
+ * Auditing a transcript file (docs/SPEC.md §9): `auditFile` runs the audit (audit-here.ts) in a coordinating
+ * worker thread, or on the calling thread for a small file. This module loads neither the auditor nor the
+ * protocols: a thread that only starts the audit (the command line's own) does not pay for loading them.
  */
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
-import { availableParallelism } from 'node:os';
-import { Auditor, emptyTranscript, setupText, type Verdict } from '@fairtable/core/audit.js';
-import { LineSplitter, type TranscriptLine } from '@fairtable/core/lines.js';
-import { parseJson } from '@fairtable/core/jcs.js';
-import { prepareLine, TranscriptError, unreadableLine, type PreparedLine } from '@fairtable/core/transcript.js';
-import { nativeVerify } from './native-verify.js';
-import type { Envelope } from '@fairtable/core/envelope.js';
-import type { Violation } from '@fairtable/core/errors.js';
-import { useNativeSha256 } from './native-hash.js';
+import type { Verdict } from '@fairtable/core/audit.js';
+import { TranscriptError } from '@fairtable/core/errors.js';
 
 export interface AuditFileOptions {
   /** Verifying threads: the cores less one when not given; 0 verifies on the auditing thread itself. */
@@ -29,36 +15,12 @@ export interface AuditFileOptions {
   readonly onProgress?: (bytesRead: number, totalBytes: number, lines: number) => void;
 }
 
-/** A verifying thread's answer for a line; `envelope` only from the coordinator's own share (no second parse). */
-type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null; envelope?: Envelope | null };
-
 /**
  * A file of at most this many bytes, with no number of workers asked for, is audited on the calling thread
  * with no thread of its own: starting the coordinator and a verifying thread loads the modules twice more,
  * about 0.6 s of CPU, more than checking a few hundred lines takes (a game of dice is a few kilobytes).
  */
 export const ONE_THREAD_BYTES = 256 << 10;
-
-/** A batch goes to a worker at this many lines or this many characters, whichever comes first. */
-const BATCH_CHARS = 4 << 20;
-
-/** Reads `path` and hands each transcript line to `take`, in order, with back-pressure. */
-async function eachLine(path: string, take: (line: TranscriptLine) => Promise<void>, onBytes?: (n: number) => void): Promise<void> {
-  const splitter = new LineSplitter();
-  const ready: TranscriptLine[] = [];
-  const collect = (line: TranscriptLine): void => {
-    ready.push(line);
-  };
-  // Iterating the stream itself (not an event queue) keeps back-pressure: nothing more is read
-  // while the consumer is behind.
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 18 }) as AsyncIterable<Buffer>) {
-    onBytes?.(chunk.length);
-    splitter.push(chunk, collect);
-    for (const line of ready.splice(0)) await take(line);
-  }
-  splitter.end(collect);
-  for (const line of ready.splice(0)) await take(line);
-}
 
 /**
  * Audits a transcript file. The work runs in a coordinating worker thread with
@@ -77,6 +39,7 @@ export async function auditFile(path: string, options: AuditFileOptions = {}): P
   );
   if (options.workers === undefined && size <= ONE_THREAD_BYTES) {
     try {
+      const { auditFileHere } = await import('./audit-here.js');
       return await auditFileHere(path, { ...options, workers: 0 });
     } catch (e) {
       // Errors as the coordinator's message turns them into.
@@ -111,144 +74,4 @@ function auditInThreads(path: string, options: AuditFileOptions): Promise<Verdic
       if (code !== 0) reject(new TranscriptError('bad_input', `the audit thread stopped with code ${code}`));
     });
   });
-}
-
-/** The audit itself, on the current thread (the coordinator runs this); `workers: 0` verifies on this thread too. */
-export async function auditFileHere(path: string, options: AuditFileOptions = {}): Promise<Verdict> {
-  useNativeSha256();
-  const total = (await stat(path)).size;
-  let bytes = 0;
-  let auditor = null as Auditor | null; // set by handleLine on line 0
-  let workers: Worker[] = [];
-  let keys: ReadonlyMap<string, Uint8Array> | null = null;
-  const batchSize = options.batch ?? 512;
-  let pending: TranscriptLine[] = [];
-  let pendingChars = 0;
-  let nextStart = 1;
-  let batchId = 0;
-  const inflight: Promise<{ start: number; lines: TranscriptLine[]; results: Prepared[] }>[] = [];
-  const waiting = new Map<number, { resolve: (r: Prepared[]) => void; reject: (e: unknown) => void }>();
-  const maxInflight = 6;
-
-  const dispatch = (): void => {
-    if (pending.length === 0) return;
-    const lines = pending;
-    // Unreadable lines are the coordinator's (drainOne); the workers get an empty text in their place.
-    const texts = lines.map((l) => (l.problem === null ? l.text : ''));
-    const start = nextStart;
-    pending = [];
-    pendingChars = 0;
-    nextStart += texts.length;
-    const id = batchId++;
-    // The coordinator prepares one batch in (workers + 2) itself: with as many threads as cores, none is
-    // oversubscribed, and its share balances its own ordered work against the workers' (docs/SPEC.md §9).
-    if (workers.length === 0 || id % (workers.length + 2) === workers.length + 1) {
-      const results = texts.map((text, i) => {
-        const p = prepareLine(start + i, text, keys!, nativeVerify);
-        return { hash: p.hash, sigOk: p.sigOk, shapeError: p.shapeError, envelope: p.envelope };
-      });
-      inflight.push(Promise.resolve({ start, lines, results }));
-      return;
-    }
-    const worker = workers[id % workers.length]!;
-    inflight.push(
-      new Promise((resolve, reject) => {
-        waiting.set(id, { resolve: (results) => resolve({ start, lines, results }), reject });
-        worker.postMessage({ id, start, texts });
-      }),
-    );
-  };
-  const drainOne = async (): Promise<void> => {
-    const done = await inflight.shift()!;
-    for (let i = 0; i < done.lines.length; i++) {
-      const line = done.lines[i]!;
-      if (line.problem !== null) {
-        auditor!.addPrepared(unreadableLine(done.start + i, line.text, line.problem));
-        continue;
-      }
-      const r = done.results[i]!;
-      // A prepared line without a shape error is the canonical text of an envelope: this parse cannot fail.
-      const envelope = r.shapeError !== null ? null : (r.envelope ?? (JSON.parse(line.text) as Envelope));
-      const prepared: PreparedLine = { line: done.start + i, text: line.text, envelope, shapeError: r.shapeError, hash: r.hash, sigOk: r.sigOk };
-      // A newcomer's line (docs/SPEC.md §4.6): the workers know the setup's keys only, the checker's map has it by now.
-      if (envelope !== null && !r.sigOk && keys!.has(envelope.from)) auditor!.addPrepared(prepareLine(done.start + i, line.text, keys!, nativeVerify));
-      else auditor!.addPrepared(prepared);
-    }
-    options.onProgress?.(bytes, total, auditor!.nextLine);
-  };
-
-  const handleLine = async (line: TranscriptLine): Promise<void> => {
-    if (auditor === null) {
-      const text = setupText(line);
-      auditor = new Auditor(text);
-      keys = auditor.referee.checker.keys;
-      const count = options.workers === 0 ? 0 : Math.max(1, options.workers ?? availableParallelism() - 1);
-      const workerUrl = new URL('./verify-worker.js', import.meta.url);
-      // Small heaps: a worker holds one batch at a time, and a large young generation only grows the RSS.
-      workers = Array.from(
-        { length: count },
-        () => new Worker(workerUrl, { workerData: { setupLine: text }, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 } }),
-      );
-      for (const w of workers) {
-        w.on('message', (m: { id: number; results: Prepared[] }) => {
-          waiting.get(m.id)?.resolve(m.results);
-          waiting.delete(m.id);
-        });
-        // A verifying thread that dies fails the audit instead of leaving it waiting forever.
-        w.on('error', (e) => {
-          for (const pending of waiting.values()) pending.reject(e);
-          waiting.clear();
-        });
-      }
-      return;
-    }
-    pending.push(line);
-    pendingChars += line.text.length;
-    if (pending.length >= batchSize || pendingChars >= BATCH_CHARS) {
-      dispatch();
-      if (inflight.length >= maxInflight) await drainOne();
-    }
-  };
-
-  try {
-    await eachLine(path, handleLine, (n) => {
-      bytes += n;
-    });
-    if (auditor === null) throw emptyTranscript();
-    dispatch();
-    while (inflight.length > 0) await drainOne();
-  } finally {
-    await Promise.all(workers.map((w) => w.terminate()));
-  }
-  const verdict = auditor.verdict();
-  return { ...verdict, violations: await fillEvidence(path, verdict.violations) };
-}
-
-/** Second pass: puts the envelope of every evidence line that names only its line number. */
-async function fillEvidence(path: string, violations: readonly Violation[]): Promise<Violation[]> {
-  const wanted = new Set<number>();
-  for (const v of violations) for (const e of v.evidence) if (e.line !== undefined && e.envelope === undefined && e.note === undefined) wanted.add(e.line);
-  if (wanted.size === 0) return [...violations];
-  const found = new Map<number, { envelope: unknown } | { note: string }>();
-  let n = 0;
-  await eachLine(path, async (line) => {
-    if (wanted.has(n)) {
-      // The strict reader: a line named as evidence may be anything (20,000 levels deep, say), and what is
-      // attached must stay small and shallow enough to pass between threads and print.
-      try {
-        if (line.problem !== null) throw new Error(line.problem);
-        found.set(n, { envelope: parseJson(line.text, `line ${n}`) });
-      } catch {
-        found.set(n, { note: line.text.slice(0, 200) });
-      }
-    }
-    n++;
-  });
-  return violations.map((v) => ({
-    ...v,
-    evidence: v.evidence.map((e) => {
-      const filled = e.line !== undefined && e.envelope === undefined && e.note === undefined ? found.get(e.line) : undefined;
-      return filled === undefined ? e : { ...e, ...filled };
-    }),
-  }));
 }

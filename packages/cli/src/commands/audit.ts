@@ -13,13 +13,11 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { isHex } from '@fairtable/core/bytes.js';
 import { LineSplitter, MAX_LINE_BYTES, splitBytes, type TranscriptLine } from '@fairtable/core/lines.js';
-import { auditWithReceipts, type RelayReport } from '@fairtable/core/order/censorship.js';
-import { nativeVerify } from '@fairtable/node/native-verify.js';
+import type { auditWithReceipts, RelayReport } from '@fairtable/core/order/censorship.js';
 import type { Command } from 'commander';
 import { auditFile } from '@fairtable/node/audit-file.js';
-import { auditText, type Verdict } from '@fairtable/core/audit.js';
+import type { Verdict } from '@fairtable/core/audit.js';
 import type { Registry } from '@fairtable/core/registry.js';
-import { cliRegistry } from '../registry.js';
 import { fail, progressBar } from '../io.js';
 import { byKind, consequence, exitCode, lineNote, meaning, standing, timedOut } from '../verdict-words.js';
 import { violationKind } from '@fairtable/core/errors.js';
@@ -101,10 +99,13 @@ function setupOf(file: string): { protocol?: unknown; params?: { [key: string]: 
   }
 }
 
-/** The registry for a transcript whose setup names a protocol from outside the core's built-ins, or null. */
-function externalRegistry(file: string): Registry | null {
+/**
+ * The registry for a transcript whose setup names a protocol from outside the core's built-ins, or null.
+ * Loaded only then: the usual audit runs in its own threads, and this thread need not load every protocol.
+ */
+async function externalRegistry(file: string): Promise<Registry | null> {
   const protocol = setupOf(file)?.protocol;
-  return protocol === 'diplomacy' || protocol === 'holdem' || protocol === 'crazy-eights' ? cliRegistry : null;
+  return protocol === 'diplomacy' || protocol === 'holdem' || protocol === 'crazy-eights' ? (await import('../registry.js')).cliRegistry : null;
 }
 
 /**
@@ -250,10 +251,10 @@ export function register(program: Command): void {
       const bar = progressBar('auditing');
       let verdict: Verdict;
       try {
-        const registry = externalRegistry(file);
+        const registry = await externalRegistry(file);
         verdict =
           registry !== null
-            ? auditText(readFileSync(file), { registry })
+            ? (await import('@fairtable/core/audit.js')).auditText(readFileSync(file), { registry })
             : await auditFile(file, {
                 ...(workers !== undefined ? { workers } : {}),
                 onProgress: (done, total, lines) => bar.update(done, total, `${lines} lines`),
@@ -288,14 +289,14 @@ function jsonLines(path: string): unknown[] {
  * The audit of a game played through a relay (docs/spec/relay.md §9): the whole file in memory, on one
  * thread, with the receipts beside it and the witness evidence given.
  */
-function auditOrdered(
+async function auditOrdered(
   file: string,
   relayKey: string,
   witnessFiles: readonly string[],
   trustTime: boolean,
   json: boolean,
   unreadable: (code: string, message: string) => never,
-): void {
+): Promise<void> {
   const lines = splitBytes(readFileSync(file)).map((l) => l.text);
   if (lines.length === 0) unreadable('bad_input', `${file}: the transcript is empty: it starts with its setup envelope`);
   const receiptsFile = `${file}.receipts.jsonl`;
@@ -310,7 +311,11 @@ function auditOrdered(
   }
   let verdict: ReturnType<typeof auditWithReceipts>;
   try {
-    const registry = externalRegistry(file);
+    const registry = await externalRegistry(file);
+    const [{ auditWithReceipts }, { nativeVerify }] = await Promise.all([
+      import('@fairtable/core/order/censorship.js'),
+      import('@fairtable/node/native-verify.js'),
+    ]);
     verdict = auditWithReceipts(
       lines,
       { orderer: relayKey, receipts, records, trustTime },
