@@ -21,9 +21,10 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     // A time limit on every fast-check property, shrinking included (test/fast-check-setup.ts).
     setupFiles: ['test/fast-check-setup.ts'],
-    // One test file per core (vitest's default leaves one core idle): many files wait on child processes,
-    // relays and a browser rather than compute, so every core is kept busy.
-    maxWorkers: availableParallelism(),
+    // One test file per core and one more (vitest's default leaves one core idle): many files wait on child
+    // processes, relays, deadlines and a browser rather than compute, and the extra file fills those waits
+    // (docs/BENCHMARKS.md, "Three files at once on two cores").
+    maxWorkers: availableParallelism() + 1,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
