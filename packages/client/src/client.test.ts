@@ -210,6 +210,21 @@ async function caughtOn(own: Held, lie: (truth: View, keys: KeyPair, gameId: str
 
 const now = (): number => Date.now();
 
+/**
+ * A history re-signed from line 3 on may move the victim's own envelope, whose receipt the relay gave it when
+ * it submitted: which of its envelopes stands at 3 or 4 depends on how the seats' moves interleave. The victim then
+ * holds two receipts of the relay for one line that differ, a fork proof, and names the lie by it (as soon as the
+ * re-signed receipt arrives, before any door is asked). True when that is what was found, its proof checked.
+ */
+function reSignedOverOwn(lie: RelayLie): boolean {
+  if (lie.kind !== 'fork') return false;
+  // Lines 0–2 it was served true; the re-signed history starts where its log stopped.
+  expect(lie.line).toBeGreaterThanOrEqual(3);
+  expect(lie.receipts).toHaveLength(2);
+  expect(forkProof(lie.receipts[0]!, lie.receipts[1]!)).not.toBeNull();
+  return true;
+}
+
 describe('time and restarts', () => {
   it('judges deadlines on receipt times: a seat whose clock is an hour fast claims nothing early; the absent player is named withheld', async () => {
     const hour = 3_600_000;
@@ -406,6 +421,7 @@ describe('a lying relay is caught', () => {
       3,
       4,
     );
+    if (reSignedOverOwn(lie)) return;
     expect(lie.kind).toBe('admitted_bad_line');
     expect(lie.line).toBe(3);
     expect(lie.receipts[0]!.line).toBe(3);
@@ -421,6 +437,7 @@ describe('a lying relay is caught', () => {
       3,
       4,
     );
+    if (reSignedOverOwn(lie)) return;
     expect(lie.kind).toBe('admitted_bad_line');
     expect(lie.line).toBe(3);
   });

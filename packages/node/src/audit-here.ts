@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import { Auditor, emptyTranscript, setupText, type Verdict } from '@fairtable/core/audit.js';
 import { LineSplitter, type TranscriptLine } from '@fairtable/core/lines.js';
-import { parseJson } from '@fairtable/core/jcs.js';
+import { evidenceOfLine, linesNamed, withLineEvidence, type LineEvidence } from '@fairtable/core/evidence-lines.js';
 import { prepareLine, unreadableLine, type PreparedLine } from '@fairtable/core/transcript.js';
 import { nativeVerify } from './native-verify.js';
 import type { Envelope } from '@fairtable/core/envelope.js';
@@ -158,29 +158,13 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
 
 /** Second pass: puts the envelope of every evidence line that names only its line number. */
 async function fillEvidence(path: string, violations: readonly Violation[]): Promise<Violation[]> {
-  const wanted = new Set<number>();
-  for (const v of violations) for (const e of v.evidence) if (e.line !== undefined && e.envelope === undefined && e.note === undefined) wanted.add(e.line);
+  const wanted = linesNamed(violations);
   if (wanted.size === 0) return [...violations];
-  const found = new Map<number, { envelope: unknown } | { note: string }>();
+  const found = new Map<number, LineEvidence>();
   let n = 0;
   await eachLine(path, async (line) => {
-    if (wanted.has(n)) {
-      // The strict reader: a line named as evidence may be anything (20,000 levels deep, say), and what is
-      // attached must stay small and shallow enough to pass between threads and print.
-      try {
-        if (line.problem !== null) throw new Error(line.problem);
-        found.set(n, { envelope: parseJson(line.text, `line ${n}`) });
-      } catch {
-        found.set(n, { note: line.text.slice(0, 200) });
-      }
-    }
+    if (wanted.has(n)) found.set(n, evidenceOfLine(line, n));
     n++;
   });
-  return violations.map((v) => ({
-    ...v,
-    evidence: v.evidence.map((e) => {
-      const filled = e.line !== undefined && e.envelope === undefined && e.note === undefined ? found.get(e.line) : undefined;
-      return filled === undefined ? e : { ...e, ...filled };
-    }),
-  }));
+  return withLineEvidence(violations, found);
 }

@@ -11,7 +11,7 @@ import { Auditor, emptyTranscript, setupText, type Verdict } from '@fairtable/co
 import type { Registry } from '@fairtable/core/registry.js';
 import { violationKind, type Evidence, type ViolationCode, type ViolationKind } from '@fairtable/core/errors.js';
 import { verify as nobleVerify } from '@fairtable/core/identity.js';
-import { parseJson, type JsonValue } from '@fairtable/core/jcs.js';
+import { evidenceOfLine, linesNamed, withLineEvidence, type LineEvidence } from '@fairtable/core/evidence-lines.js';
 import { LineSplitter, splitText, type TranscriptLine } from '@fairtable/core/lines.js';
 import type { Outcome } from '@fairtable/core/protocols/machine.js';
 import { prepareLine, unreadableLine, type PreparedLine } from '@fairtable/core/transcript.js';
@@ -226,22 +226,13 @@ async function runAudit(input: string | Uint8Array, options: AuditOptions): Prom
  * second pass does, read by the strict reader (a line named as evidence may be anything).
  */
 async function fillEvidence(input: string | Uint8Array, verdict: Verdict, options: AuditOptions): Promise<Verdict> {
-  const wanted = new Set<number>();
-  for (const v of verdict.violations)
-    for (const e of v.evidence) if (e.line !== undefined && e.envelope === undefined && e.note === undefined) wanted.add(e.line);
+  const wanted = linesNamed(verdict.violations);
   if (wanted.size === 0) return verdict;
-  const found = new Map<number, { envelope: JsonValue } | { note: string }>();
+  const found = new Map<number, LineEvidence>();
   let n = 0;
   let sliceStart = clock();
   for (const { line } of linesOf(input)) {
-    if (wanted.has(n)) {
-      try {
-        if (line.problem !== null) throw new Error(line.problem);
-        found.set(n, { envelope: parseJson(line.text, `line ${n}`) });
-      } catch {
-        found.set(n, { note: line.text.slice(0, 200) });
-      }
-    }
+    if (wanted.has(n)) found.set(n, evidenceOfLine(line, n));
     n++;
     if ((n & 1023) === 0 && clock() - sliceStart >= SLICE_MS) {
       await yieldToPage();
@@ -249,13 +240,7 @@ async function fillEvidence(input: string | Uint8Array, verdict: Verdict, option
       sliceStart = clock();
     }
   }
-  const violations = verdict.violations.map((v) => ({
-    ...v,
-    evidence: v.evidence.map((e) => {
-      const filled = e.line !== undefined && e.envelope === undefined && e.note === undefined ? found.get(e.line) : undefined;
-      return filled === undefined ? e : ({ ...e, ...filled } as Evidence);
-    }),
-  }));
+  const violations = withLineEvidence(verdict.violations, found);
   return { ...verdict, violations };
 }
 
