@@ -25,6 +25,12 @@ export default defineConfig({
     // processes, relays, deadlines and a browser rather than compute, and the extra file fills those waits
     // (docs/BENCHMARKS.md, "Three files at once on two cores").
     maxWorkers: availableParallelism() + 1,
+    // Each worker keeps the modules it has loaded from one test file to the next (vitest's isolation off):
+    // loading noble, zod and the packages' sources again for every one of ~240 files cost about a fifth of the
+    // suite's CPU (docs/BENCHMARKS.md, "Modules loaded once per worker"). Tests restore what they change in
+    // the process (mocks, the platform's hashes, the working directory), and the core's caches hold public,
+    // pure results only.
+    isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },
