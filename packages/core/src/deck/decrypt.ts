@@ -17,8 +17,10 @@
 import type { Violation } from '../errors.js';
 import { answersKept } from '../escrow/kept.js';
 import { cardOf, type Ciphertext } from './elgamal.js';
-import { BASE, ZERO, Transcript, fixedPointFromHex, mul, pointFromHex, pointHex, seatOf, type DeckTable, type RPoint } from './group.js';
-import { checkEqual, proveEqual } from './proofs.js';
+import { BASE, ZERO, Transcript, fixedPointFromHex, mul, pointFromHex, pointHex, scalarHex, seatOf, type DeckTable, type RPoint } from './group.js';
+import { checkEqual, NONCE_BYTES, proveEqual } from './proofs.js';
+import { replayOnce, type ProvedOnce } from './proved-once.js';
+import { toHex } from '../bytes.js';
 
 /** A published decryption share. */
 export interface DecryptionShare {
@@ -35,7 +37,10 @@ function shareTranscript(table: DeckTable, player: string, position: number): Tr
   return new Transcript('decryption-share').text(table.game).int(seatOf(table, player)).text(player).int(position);
 }
 
-/** Player `player`'s share for the card at `position`, with its proof (`secret` is its key share's secret). */
+/**
+ * Player `player`'s share for the card at `position`, with its proof (`secret` is its key share's secret). With
+ * a simulation's keeper (proved-once.ts), the same share from the same random bytes is made once.
+ */
 export function decryptionShare(
   table: DeckTable,
   player: string,
@@ -43,8 +48,15 @@ export function decryptionShare(
   position: number,
   card: Ciphertext,
   random: (n: number) => Uint8Array,
+  kept?: ProvedOnce,
 ): DecryptionShare {
   const a = pointFromHex(card.a, 'a');
+  if (kept !== undefined) {
+    const drawn = random(NONCE_BYTES);
+    return kept(['decryption-share', table, player, scalarHex(secret), position, card, toHex(drawn)], () =>
+      decryptionShare(table, player, secret, position, card, replayOnce(drawn)),
+    );
+  }
   const d = mul(a, secret);
   const proof = proveEqual(shareTranscript(table, player, position), BASE, mul(BASE, secret), a, d, secret, random);
   return { player, position, share: pointHex(d), proof };

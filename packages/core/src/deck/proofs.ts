@@ -13,8 +13,11 @@ import { bytesToNumberLE } from '@noble/curves/utils.js';
 import { concatBytes, fromHex, toHex, utf8 } from '../bytes.js';
 import { BASE, Fn, msm, mul, type RPoint, type Transcript } from './group.js';
 
+/** The random bytes a proof's nonce draws (one call). */
+export const NONCE_BYTES = 32;
+
 function nonce(secret: bigint, t: Transcript, random: (n: number) => Uint8Array): bigint {
-  const r = Fn.create(bytesToNumberLE(sha512(concatBytes(utf8('fairtable/deck/nonce/v1'), Fn.toBytes(Fn.create(secret)), random(32), t.bytes()))));
+  const r = Fn.create(bytesToNumberLE(sha512(concatBytes(utf8('fairtable/deck/nonce/v1'), Fn.toBytes(Fn.create(secret)), random(NONCE_BYTES), t.bytes()))));
   return r === 0n ? 1n : r;
 }
 

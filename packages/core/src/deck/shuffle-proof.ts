@@ -36,6 +36,7 @@ import {
   type RPoint,
 } from './group.js';
 import { answersKept } from '../escrow/kept.js';
+import type { ProvedOnce } from './proved-once.js';
 
 /** Which shuffle of which deck a proof is about. */
 export interface ShuffleStatement {
@@ -105,6 +106,36 @@ function challengeOf(seed: Uint8Array, chain: readonly RPoint[], ts: readonly RP
   return new Transcript('shuffle-challenge').raw(seed).points(chain).points(ts).points(tHat).challenge();
 }
 
+/** The prover's random scalars, drawn in this order (r, r̂, w, ŵ, w′): the order fixes the proof's bytes for a given random source. */
+interface ShuffleNonces {
+  readonly r: readonly bigint[];
+  readonly rHat: readonly bigint[];
+  readonly w: readonly bigint[];
+  readonly wHat: readonly bigint[];
+  readonly wPrime: readonly bigint[];
+}
+
+function drawNonces(n: number, random: (n: number) => Uint8Array): ShuffleNonces {
+  const draw = (k: number): bigint[] => Array.from({ length: k }, () => randomScalar(random));
+  const r = draw(n);
+  const rHat = draw(n);
+  const w = draw(4);
+  const wHat = draw(n);
+  return { r, rHat, w, wHat, wPrime: draw(n) };
+}
+
+function checkPermutation(n: number, permutation: readonly number[], rho: readonly bigint[]): void {
+  if (
+    n < 2 ||
+    permutation.length !== n ||
+    rho.length !== n ||
+    new Set(permutation).size !== n ||
+    permutation.some((j) => !Number.isInteger(j) || j < 0 || j >= n)
+  ) {
+    throw new FairtableError('bad_input', 'a shuffle needs a permutation of the whole deck and one randomness per card', { field: 'permutation' });
+  }
+}
+
 /**
  * Shuffles `input` under the joint key with permutation `permutation` (output i takes input
  * permutation[i]) and re-encryption randomness `rho` (output i's), and proves it. Exposed for tests and
@@ -116,40 +147,39 @@ export function proveShuffle(
   rho: readonly bigint[],
   random: (n: number) => Uint8Array,
 ): { output: Ciphertext[]; proof: ShuffleProof } {
-  const n = st.input.length;
-  if (
-    n < 2 ||
-    permutation.length !== n ||
-    rho.length !== n ||
-    new Set(permutation).size !== n ||
-    permutation.some((j) => !Number.isInteger(j) || j < 0 || j >= n)
-  ) {
-    throw new FairtableError('bad_input', 'a shuffle needs a permutation of the whole deck and one randomness per card', { field: 'permutation' });
-  }
+  checkPermutation(st.input.length, permutation, rho);
   const key = fixedPointFromHex(st.key, 'key');
   const input = decodeDeck(st.input);
+  return proveWith(st, key, input, permutation, rho, drawNonces(input.length, random));
+}
+
+function proveWith(
+  st: Omit<ShuffleStatement, 'output'>,
+  key: RPoint,
+  input: readonly Pair[],
+  permutation: readonly number[],
+  rho: readonly bigint[],
+  nonces: ShuffleNonces,
+): { output: Ciphertext[]; proof: ShuffleProof } {
+  const n = input.length;
+  const { r, rHat, w, wHat, wPrime } = nonces;
   const output = permutation.map((j, i) => reEncrypt(key, input[j]!, rho[i]!));
   const h = pedersenH();
   const hs = pedersenGenerators(n);
   const inverse: number[] = new Array<number>(n);
   permutation.forEach((j, i) => (inverse[j] = i));
   // c_j = r_j·G + H_{π⁻¹(j)}: input j goes to output π⁻¹(j).
-  const r = Array.from({ length: n }, () => randomScalar(random));
   const commitments = r.map((rj, j) => mulBase(rj).add(hs[inverse[j]!]!));
   const seed = seedOf({ ...st, output: [] }, input, output, key, commitments);
   const u = Array.from({ length: n }, (_, j) => indexedChallenge(seed, j));
   const uPrime = permutation.map((j) => u[j]!);
   // ĉ_0 = H, ĉ_i = r̂_i·G + u'_i·ĉ_{i−1}.
-  const rHat = Array.from({ length: n }, () => randomScalar(random));
   const chain: RPoint[] = [];
   let previous = h;
   for (let i = 0; i < n; i++) {
     previous = mulBase(rHat[i]!).add(mul(previous, uPrime[i]!));
     chain.push(previous);
   }
-  const w = [0, 1, 2, 3].map(() => randomScalar(random));
-  const wHat = Array.from({ length: n }, () => randomScalar(random));
-  const wPrime = Array.from({ length: n }, () => randomScalar(random));
   const sumOf = (points: readonly RPoint[]): RPoint => points.reduce((acc, p, i) => acc.add(mul(p, wPrime[i]!)), ZERO);
   const t1 = mulBase(w[0]!);
   const t2 = mulBase(w[1]!);
@@ -191,13 +221,22 @@ export function proveShuffle(
 }
 
 /** The shuffler's move: a fresh random permutation and randomness, the shuffled deck and its proof. */
-export function shuffle(st: Omit<ShuffleStatement, 'output'>, random: (n: number) => Uint8Array): { output: Ciphertext[]; proof: ShuffleProof } {
+export function shuffle(
+  st: Omit<ShuffleStatement, 'output'>,
+  random: (n: number) => Uint8Array,
+  kept?: ProvedOnce,
+): { output: Ciphertext[]; proof: ShuffleProof } {
   const n = st.input.length;
-  return proveShuffle(
-    st,
-    randomPermutation(n, random),
-    Array.from({ length: n }, () => randomScalar(random)),
-    random,
+  const permutation = randomPermutation(n, random);
+  const rho = Array.from({ length: n }, () => randomScalar(random));
+  if (kept === undefined) return proveShuffle(st, permutation, rho, random);
+  checkPermutation(n, permutation, rho);
+  const key = fixedPointFromHex(st.key, 'key');
+  const input = decodeDeck(st.input);
+  const nonces = drawNonces(n, random);
+  const hex = (xs: readonly bigint[]): string[] => xs.map(scalarHex);
+  return kept(['shuffle', st, permutation, hex(rho), hex(nonces.r), hex(nonces.rHat), hex(nonces.w), hex(nonces.wHat), hex(nonces.wPrime)], () =>
+    proveWith(st, key, input, permutation, rho, nonces),
   );
 }
 

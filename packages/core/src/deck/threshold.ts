@@ -16,7 +16,9 @@ import { FairtableError, type Violation } from '../errors.js';
 import { deal, openShare, sealShares, verifyShare, type SealedShare } from '../escrow/vss.js';
 import type { Ciphertext } from './elgamal.js';
 import { BASE, Fn, ZERO, Transcript, msm, mul, mulPublic, pointFromHex, pointHex, scalarFromHex, seatOf, type DeckTable, type RPoint } from './group.js';
-import { checkEqual, proveEqual } from './proofs.js';
+import { checkEqual, NONCE_BYTES, proveEqual } from './proofs.js';
+import { replayOnce, type ProvedOnce } from './proved-once.js';
+import { toHex } from '../bytes.js';
 
 /** A player's key, backed up k of n when the deck is made. */
 export interface KeyBackup {
@@ -112,9 +114,16 @@ export function standInShare(
   position: number,
   card: Ciphertext,
   random: (n: number) => Uint8Array,
+  kept?: ProvedOnce,
 ): StandInShare {
   const f = scalarFromHex(heldShare, 'heldShare');
   const a = pointFromHex(card.a, 'a');
+  if (kept !== undefined) {
+    const drawn = random(NONCE_BYTES);
+    return kept(['stand-in-share', table, backup, holder, heldShare, position, card, toHex(drawn)], () =>
+      standInShare(table, backup, holder, heldShare, position, card, replayOnce(drawn)),
+    );
+  }
   const e = mul(a, f);
   const proof = proveEqual(standInTranscript(table, backup.player, holder, position), BASE, mul(BASE, f), a, e, f, random);
   return { leaver: backup.player, holder, position, share: pointHex(e), proof };

@@ -16,6 +16,7 @@ import type { Accepted } from '../transcript.js';
 import type { MessageSchemas } from './messages.js';
 import type { SealedShare } from '../escrow/vss.js';
 import type { Exchange } from '../escrow/dleq.js';
+import type { ProvedOnce } from '../deck/proved-once.js';
 
 export interface Ctx {
   /** Milliseconds; the caller's clock (simulated in tests). */
@@ -34,6 +35,11 @@ export interface Ctx {
    * (docs/spec/escrow.md §3.2): how a seat peels a layer sealed to it without handing the machine its key.
    */
   readonly exchange?: (ephemeral: string, context: string) => Exchange;
+  /**
+   * A simulation's keeper of deck proofs (deck/proved-once.ts): a shuffle or decryption share made again from the
+   * same inputs and random bytes is read back. Only simulations give one; in play every proof is made afresh.
+   */
+  readonly provedOnce?: ProvedOnce;
 }
 
 export interface GameEvent {

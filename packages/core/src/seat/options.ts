@@ -2,6 +2,7 @@
  * The seat's options and saved forms (docs/SPEC.md §10.2): how it reaches the orderer, what it is given, its
  * journal and its snapshot. Re-exported by seat.ts.
  */
+import type { ProvedOnce } from '../deck/proved-once.js';
 import type { Body, Envelope } from '../envelope.js';
 import type { Violation } from '../errors.js';
 import type { JsonValue } from '../jcs.js';
@@ -49,6 +50,8 @@ export interface SeatOptions {
   readonly sign?: SignFn;
   /** The Signidice house's unique-signature prover. */
   readonly prover?: (alpha: Uint8Array) => Uint8Array;
+  /** A simulation's keeper of deck proofs (deck/proved-once.ts); never in play. */
+  readonly provedOnce?: ProvedOnce;
   /** How long an unconfirmed envelope waits before it is submitted again (ms). */
   readonly resendMs?: number;
   /** How long the seat waits for news before asking the orderer for the log again (ms). */

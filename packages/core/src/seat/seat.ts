@@ -315,7 +315,14 @@ export class Seat {
     const openShare = (sealed: SealedShare, context: string): string => openSealedShare(sealed, this.options.keys.secretKey, context);
     const exchange = (ephemeral: string, context: string): Exchange => layerExchange(ephemeral, this.options.keys.secretKey, context);
     const random = this.options.random ?? this.derivedRandom();
-    return this.options.prover === undefined ? { now, random, openShare, exchange } : { now, random, prover: this.options.prover, openShare, exchange };
+    return {
+      now,
+      random,
+      openShare,
+      exchange,
+      ...(this.options.prover === undefined ? {} : { prover: this.options.prover }),
+      ...(this.options.provedOnce === undefined ? {} : { provedOnce: this.options.provedOnce }),
+    };
   }
 
   /** True when the seat's secrets come from its player's key (no `random` given): it follows its key. */

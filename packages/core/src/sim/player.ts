@@ -11,6 +11,7 @@ import type { Registry } from '../registry.js';
 import { Referee } from '../referee.js';
 import { Seat, type JournalEntry, type OutgoingHook, type SeatOptions, type SignFn } from '../seat/seat.js';
 import type { VerifyFn } from '../transcript.js';
+import type { ProvedOnce } from '../deck/proved-once.js';
 import { cheatHook, earlyMove, type Cheat } from './cheats.js';
 import type { Link, NetNode } from './network.js';
 import { simStrategy, type Strategy } from './strategies.js';
@@ -29,6 +30,8 @@ export interface SimPlayerOptions {
   readonly hook?: OutgoingHook;
   /** The out-of-turn message of a protocol from outside the core, when the core's earlyMove knows none. */
   readonly earlyMove?: (seat: Seat) => Body | null;
+  /** The simulation's keeper of deck proofs (deck/proved-once.ts), shared by its seats. */
+  readonly provedOnce?: ProvedOnce;
 }
 
 export class SimPlayer implements NetNode {
@@ -75,6 +78,7 @@ export class SimPlayer implements NetNode {
       ...(prover === undefined ? {} : { prover }),
       ...(options.registry === undefined ? {} : { registry: options.registry }),
       ...(hook === undefined ? {} : { outgoing: hook }),
+      ...(options.provedOnce === undefined ? {} : { provedOnce: options.provedOnce }),
     };
     const r = options.resume;
     this.seat = r === undefined ? new Seat(seatOptions) : Seat.resume(seatOptions, r.lines, r.journal ?? [], r.inFlight ?? null);

@@ -20,6 +20,8 @@ import { ecvrfHouse, type HouseKey } from '../signidice/house-key.js';
 import { HOUSE } from '../signidice/arbiter.js';
 import { MemoryNetwork } from './network.js';
 import { verifiedOnce } from './verified-once.js';
+import { provedOnce as proofKeeper } from '../deck/proved-once.js';
+
 import { Table, type Refusal } from './table.js';
 import { SimPlayer } from './player.js';
 import { CHEATS, cheatApplies, tamperedCopy, type Cheat } from './cheats.js';
@@ -41,6 +43,9 @@ export interface SimExtension {
   readonly earlyMove?: (seat: Seat) => Body | null;
 }
 import { monopolyStrategy } from './monopoly-strategy.js';
+
+/** The deck proofs this process's simulations made, by their inputs (deck/proved-once.ts): a few hands' worth. */
+const simProofs = proofKeeper(4096);
 
 export const SIM_PROTOCOLS = ['beacon', 'chain', 'keyed-stream', 'dice', 'snakes', 'monopoly', 'signidice', 'rochambeau'] as const;
 export type SimProtocol = (typeof SIM_PROTOCOLS)[number];
@@ -169,6 +174,9 @@ export function simulate(options: SimOptions): SimResult {
   // (verified-once.ts). A bench that measures each player's CPU (cpuClock) has each check its own, as on its own machine.
   const verify = options.cpuClock === undefined ? verifiedOnce(options.verify ?? verifySignature) : options.verify;
   const table = new Table(setupLine, ids, verify === undefined ? {} : { verify });
+  // Simulations from one seed make the same deck proofs until their games part: the process keeps them
+  // (deck/proved-once.ts). A bench that measures each player's CPU has each seat make its own.
+  const provedOnce = options.cpuClock === undefined ? simProofs : undefined;
   net.add(table);
   // Monopoly's automatic players read the board; other games draw uniformly among the legal answers.
   const strategyFor =
@@ -196,6 +204,7 @@ export function simulate(options: SimOptions): SimResult {
         ...(options.cpuClock === undefined ? {} : { cpuClock: options.cpuClock }),
         ...(extensionHook === undefined ? {} : { hook: extensionHook({ keys: keys[i]!, random: (n) => stream.bytes(n) }) }),
         ...(external && options.extension?.earlyMove !== undefined ? { earlyMove: options.extension.earlyMove } : {}),
+        ...(provedOnce === undefined ? {} : { provedOnce }),
       },
     );
     net.add(player);

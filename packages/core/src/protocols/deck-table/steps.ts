@@ -107,7 +107,7 @@ export function shuffleMessage(s: DeckTableState, ctx: Ctx): Body | null {
   if (s.me === null || shuffler(s) !== s.me || s.outbox.includes(`shuffle/${s.shuffles}`)) return null;
   s.outbox.push(`shuffle/${s.shuffles}`);
   const input = s.shuffles === 0 ? newDeck(s.size) : s.deck;
-  const made = shuffle({ table: deckTable(s), shuffler: s.me, index: s.shuffles, key: s.jointKey!, input }, ctx.random);
+  const made = shuffle({ table: deckTable(s), shuffler: s.me, index: s.shuffles, key: s.jointKey!, input }, ctx.random, ctx.provedOnce);
   return { type: 'shuffle', index: s.shuffles, deck: made.output as unknown as JsonValue, proof: made.proof as unknown as JsonValue };
 }
 
@@ -163,7 +163,7 @@ export function sendMine(s: DeckTableState, st: Stepper, ctx: Ctx): void {
   if (!s.sent.includes(s.me) && !s.outbox.includes(`shares/${n}`)) {
     s.outbox.push(`shares/${n}`);
     const secret = scalarFromHex(s.secret!, 'secret');
-    const shares = sharePositions(s, s.me).map((p) => decryptionShare(table, s.me!, secret, p, s.deck[p]!, ctx.random));
+    const shares = sharePositions(s, s.me).map((p) => decryptionShare(table, s.me!, secret, p, s.deck[p]!, ctx.random, ctx.provedOnce));
     st.send({ type: 'shares', opening: n, shares: shares as unknown as JsonValue });
   }
   for (const leaver of needStandIn(s)) {
@@ -179,7 +179,7 @@ export function sendMine(s: DeckTableState, st: Stepper, ctx: Ctx): void {
       continue;
     }
     if (!verifyShare(seat + 1, held, backup.commitments)) continue;
-    const shares = sharePositions(s, leaver).map((p) => standInShare(table, backup, s.me!, held, p, s.deck[p]!, ctx.random));
+    const shares = sharePositions(s, leaver).map((p) => standInShare(table, backup, s.me!, held, p, s.deck[p]!, ctx.random, ctx.provedOnce));
     st.send({ type: 'standin', opening: n, leaver, shares: shares as unknown as JsonValue });
   }
 }
@@ -273,7 +273,7 @@ export function openOwn(s: DeckTableState, position: number): number | null {
 
 /** The local player's own decryption share for a position of its hand, to play the card face up. */
 export function ownShare(s: DeckTableState, position: number, ctx: Ctx): DecryptionShare {
-  return decryptionShare(deckTable(s), s.me!, scalarFromHex(s.secret!, 'secret'), position, s.deck[position]!, ctx.random);
+  return decryptionShare(deckTable(s), s.me!, scalarFromHex(s.secret!, 'secret'), position, s.deck[position]!, ctx.random, ctx.provedOnce);
 }
 
 /**

@@ -97,7 +97,7 @@ export function jointKey(s: HoldemState): string | null {
 /** The local player's shuffle of the deck as it stands, with its proof. */
 export function shuffleMessage(s: HoldemState, ctx: Ctx): Body {
   const input = s.shuffles === 0 ? newDeck(DECK_SIZE) : s.deck;
-  const made = shuffle({ table: deckTable(s), shuffler: s.me!, index: s.shuffles, key: s.jointKey!, input }, ctx.random);
+  const made = shuffle({ table: deckTable(s), shuffler: s.me!, index: s.shuffles, key: s.jointKey!, input }, ctx.random, ctx.provedOnce);
   return { type: 'shuffle', hand: s.hand, deck: made.output as unknown as JsonValue, proof: made.proof as unknown as JsonValue };
 }
 
@@ -139,7 +139,7 @@ export function stepShuffle(s: HoldemState, st: Stepper, msg: Accepted): void {
 export function sharesMessage(s: HoldemState, ctx: Ctx): Body {
   const table = deckTable(s);
   const secret = scalarFromHex(s.secret!, 'secret');
-  const shares = sharePositions(s, s.step!, s.me!).map((p) => decryptionShare(table, s.me!, secret, p, s.deck[p]!, ctx.random));
+  const shares = sharePositions(s, s.step!, s.me!).map((p) => decryptionShare(table, s.me!, secret, p, s.deck[p]!, ctx.random, ctx.provedOnce));
   return { type: 'shares', hand: s.hand, step: s.step!, shares: shares as unknown as JsonValue };
 }
 
@@ -192,7 +192,7 @@ export function standInMessage(s: HoldemState, leaver: string, ctx: Ctx): Body |
     return null;
   }
   if (!verifyShare(seat + 1, held, backup.commitments)) return null;
-  const shares = standInPositions(s, leaver).map((p) => standInShare(deckTable(s), backup, s.me!, held, p, s.deck[p]!, ctx.random));
+  const shares = standInPositions(s, leaver).map((p) => standInShare(deckTable(s), backup, s.me!, held, p, s.deck[p]!, ctx.random, ctx.provedOnce));
   return { type: 'standin', hand: s.hand, step: s.step!, leaver, shares: shares as unknown as JsonValue };
 }
 
@@ -261,7 +261,11 @@ export function showMessage(s: HoldemState, ctx: Ctx): Body {
   const table = deckTable(s);
   const x = scalarFromHex(s.secret!, 'secret');
   const positions = holePositions(s)[s.me!]!;
-  const cards = positions.map((p, i) => ({ position: p, card: s.mine![i]!, share: decryptionShare(table, s.me!, x, p, s.deck[p]!, ctx.random) }));
+  const cards = positions.map((p, i) => ({
+    position: p,
+    card: s.mine![i]!,
+    share: decryptionShare(table, s.me!, x, p, s.deck[p]!, ctx.random, ctx.provedOnce),
+  }));
   return { type: 'show', hand: s.hand, cards: cards as unknown as JsonValue };
 }
 
