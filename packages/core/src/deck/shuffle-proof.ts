@@ -23,6 +23,7 @@ import {
   msm,
   mul,
   mulBase,
+  mulSum,
   pedersenGenerators,
   pedersenH,
   fixedPointFromHex,
@@ -180,7 +181,8 @@ function proveWith(
     previous = mulBase(rHat[i]!).add(mul(previous, uPrime[i]!));
     chain.push(previous);
   }
-  const sumOf = (points: readonly RPoint[]): RPoint => points.reduce((acc, p, i) => acc.add(mul(p, wPrime[i]!)), ZERO);
+  // Σ w′_i·P_i, the w′ secret (each s′_i = w′_i + c·u′_i would give the permutation away).
+  const sumOf = (points: readonly RPoint[]): RPoint => mulSum(points, wPrime);
   const t1 = mulBase(w[0]!);
   const t2 = mulBase(w[1]!);
   const t3 = mulBase(w[2]!).add(sumOf(hs));
