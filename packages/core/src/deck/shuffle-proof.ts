@@ -17,7 +17,6 @@ import { decodeDeck, encodePair, reEncrypt, type Ciphertext, type Pair } from '.
 import {
   Fn,
   BASE,
-  ZERO,
   Transcript,
   indexedChallenge,
   msm,
