@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 // The fairtable command. A checked-in launcher, so that npm can link it before the build has made dist/.
 //
-// The commands a player runs often (mail, play, keygen, …) start from one bundle of the built modules
+// The commands a player runs often (mail, play, keygen, audit, …) start from one bundle of the built modules
 // (packages/cli/bundle/, made by `npm run build`): Node then reads a few files instead of about 300, and a
-// `fairtable mail read` starts in about half the time. The bundle is used only while it is as new as the
-// build (bundle-fresh.js); otherwise, and for the commands that start worker threads or serve files found
-// next to their modules (relay, audit, demo), for --help and for anything else, dist/ runs as built.
+// `fairtable mail read` starts in about half the time. The audit's threads are entry points of the bundle too.
+// The bundle is used only while it is as new as the build (bundle-fresh.js); otherwise, and for the commands
+// that serve files found next to their modules or start other threads (relay, demo), for --help and for
+// anything else, dist/ runs as built.
 // FAIRTABLE_NO_BUNDLE=1 always runs dist/.
 import process from 'node:process';
 import { BUNDLE_MAIN, bundleFresh } from './bundle-fresh.js';
 
 const BUNDLED = new Set([
   'mail',
+  'audit',
   'play',
   'talk',
   'fetch',

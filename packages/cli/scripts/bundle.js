@@ -16,7 +16,13 @@ if (process.argv.includes('--if-stale') && bundleFresh()) process.exit(0);
 const outdir = fileURLToPath(new URL('.', BUNDLE_MAIN));
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: [fileURLToPath(new URL('../dist/main.js', import.meta.url))],
+  // The audit's threads start from files beside the module that starts them (new URL('./x.js', import.meta.url)):
+  // each is an entry point of its own, written next to the bundle's chunks under the same name.
+  entryPoints: {
+    main: fileURLToPath(new URL('../dist/main.js', import.meta.url)),
+    'audit-coordinator': fileURLToPath(new URL('../../node/dist/audit-coordinator.js', import.meta.url)),
+    'verify-worker': fileURLToPath(new URL('../../node/dist/verify-worker.js', import.meta.url)),
+  },
   bundle: true,
   splitting: true,
   format: 'esm',

@@ -3,7 +3,7 @@
  * (bin/bundle-fresh.js): a bundle older than any package's build record, or none, is not used.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -51,5 +51,24 @@ describe('the launcher and its bundle', () => {
     expect(bundled.status, bundled.stderr).toBe(built.status);
     expect(bundled.stdout).toBe(built.stdout);
     expect(bundled.stderr).toBe(built.stderr);
+  });
+
+  it('the audit from the bundle starts its threads from the bundle, and says what the audit from dist/ says', () => {
+    const bin = fileURLToPath(new URL('../bin/fairtable.js', import.meta.url));
+    // The threads' modules are entry points of the bundle, beside its chunks (scripts/bundle.js).
+    for (const name of ['audit-coordinator.js', 'verify-worker.js']) expect(existsSync(new URL(`../bundle/${name}`, import.meta.url)), name).toBe(true);
+    const file = join(mkdtempSync(join(tmpdir(), 'fairtable-launcher-')), 'dice.jsonl');
+    const made = spawnSync(process.execPath, [bin, 'simulate', 'dice', '--players', '3', '--turns', '4', '--cheat', 'wrong-opening', '--out', file], {
+      encoding: 'utf8',
+    });
+    expect(made.status, made.stderr).toBe(0);
+    // --workers: the coordinating thread and two verifying threads, even for a small file.
+    const args = ['audit', '--workers', '2', file];
+    const bundled = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8' });
+    const built = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, FAIRTABLE_NO_BUNDLE: '1' } });
+    expect(bundled.status, bundled.stderr).toBe(1);
+    expect(bundled.stdout).toMatch(/INVALID/);
+    expect(bundled.stdout).toBe(built.stdout);
+    expect(bundled.status).toBe(built.status);
   });
 });
