@@ -28,8 +28,8 @@ export default defineConfig({
     // Each worker keeps the modules it has loaded from one test file to the next (vitest's isolation off):
     // loading noble, zod and the packages' sources again for every one of ~240 files cost about a fifth of the
     // suite's CPU (docs/BENCHMARKS.md, "Modules loaded once per worker"). Tests restore what they change in
-    // the process (mocks, the platform's hashes, the working directory), and the core's caches hold public,
-    // pure results only.
+    // the process (mocks, the platform's hashes, the working directory), and the core's caches hold pure
+    // results only, each a function of its whole input, the same whichever file asks.
     isolate: false,
     testTimeout: 60_000,
     hookTimeout: 60_000,
