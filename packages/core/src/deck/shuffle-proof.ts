@@ -139,18 +139,24 @@ function checkPermutation(n: number, permutation: readonly number[], rho: readon
 /**
  * Shuffles `input` under the joint key with permutation `permutation` (output i takes input
  * permutation[i]) and re-encryption randomness `rho` (output i's), and proves it. Exposed for tests and
- * vectors; players call `shuffle`.
+ * vectors; players call `shuffle`. With a simulation's keeper (proved-once.ts), the same inputs and random
+ * draws are proved once: the scalars are drawn before the keeper is asked.
  */
 export function proveShuffle(
   st: Omit<ShuffleStatement, 'output'>,
   permutation: readonly number[],
   rho: readonly bigint[],
   random: (n: number) => Uint8Array,
+  kept?: ProvedOnce,
 ): { output: Ciphertext[]; proof: ShuffleProof } {
   checkPermutation(st.input.length, permutation, rho);
   const key = fixedPointFromHex(st.key, 'key');
   const input = decodeDeck(st.input);
-  return proveWith(st, key, input, permutation, rho, drawNonces(input.length, random));
+  const nonces = drawNonces(input.length, random);
+  const prove = (): { output: Ciphertext[]; proof: ShuffleProof } => proveWith(st, key, input, permutation, rho, nonces);
+  if (kept === undefined) return prove();
+  const hex = (xs: readonly bigint[]): string[] => xs.map(scalarHex);
+  return kept(['shuffle', st, permutation, hex(rho), hex(nonces.r), hex(nonces.rHat), hex(nonces.w), hex(nonces.wHat), hex(nonces.wPrime)], prove);
 }
 
 function proveWith(
@@ -228,16 +234,12 @@ export function shuffle(
   kept?: ProvedOnce,
 ): { output: Ciphertext[]; proof: ShuffleProof } {
   const n = st.input.length;
-  const permutation = randomPermutation(n, random);
-  const rho = Array.from({ length: n }, () => randomScalar(random));
-  if (kept === undefined) return proveShuffle(st, permutation, rho, random);
-  checkPermutation(n, permutation, rho);
-  const key = fixedPointFromHex(st.key, 'key');
-  const input = decodeDeck(st.input);
-  const nonces = drawNonces(n, random);
-  const hex = (xs: readonly bigint[]): string[] => xs.map(scalarHex);
-  return kept(['shuffle', st, permutation, hex(rho), hex(nonces.r), hex(nonces.rHat), hex(nonces.w), hex(nonces.wHat), hex(nonces.wPrime)], () =>
-    proveWith(st, key, input, permutation, rho, nonces),
+  return proveShuffle(
+    st,
+    randomPermutation(n, random),
+    Array.from({ length: n }, () => randomScalar(random)),
+    random,
+    kept,
   );
 }
 

@@ -120,7 +120,7 @@ export function standInShare(
   const a = pointFromHex(card.a, 'a');
   if (kept !== undefined) {
     const drawn = random(NONCE_BYTES);
-    return kept(['stand-in-share', table, backup, holder, heldShare, position, card, toHex(drawn)], () =>
+    return kept(['stand-in-share', table, backup.player, holder, heldShare, position, card, toHex(drawn)], () =>
       standInShare(table, backup, holder, heldShare, position, card, replayOnce(drawn)),
     );
   }

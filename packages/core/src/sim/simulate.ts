@@ -21,7 +21,6 @@ import { HOUSE } from '../signidice/arbiter.js';
 import { MemoryNetwork } from './network.js';
 import { verifiedOnce } from './verified-once.js';
 import { provedOnce as proofKeeper } from '../deck/proved-once.js';
-
 import { Table, type Refusal } from './table.js';
 import { SimPlayer } from './player.js';
 import { CHEATS, cheatApplies, tamperedCopy, type Cheat } from './cheats.js';
