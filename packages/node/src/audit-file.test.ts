@@ -164,3 +164,18 @@ describe('a small file audited on the calling thread', () => {
     expect(shape(await auditFile(join(dir, `t${fileNo - 1}.jsonl`)))).toMatchObject({ valid: false, violations: [{ code: 'equivocation', player: 'p1' }] });
   });
 });
+
+describe('long lines with many verifying threads', () => {
+  it('gives the verdict of core when the batches in flight reach their bound in characters before their count', async () => {
+    // 40 junk lines of 900,000 characters: a batch closes at 4 Mi characters (five lines), eight batches, more than
+    // the 24 Mi characters in flight allow, while eight threads would take 27 batches.
+    const junk = `{"junk":"${'x'.repeat(900_000)}"}`;
+    const lines = [dice[0]!, ...dice.slice(1, 4), ...Array.from({ length: 40 }, () => junk), ...dice.slice(4)];
+    const bytes = new TextEncoder().encode(lines.join('\n'));
+    const file = join(dir, `t${fileNo++}.jsonl`);
+    writeFileSync(file, bytes);
+    const core = auditText(bytes);
+    expect(shape(await auditFile(file, { workers: 8 }))).toEqual(shape(core));
+    expect(shape(core)).toMatchObject({ valid: false });
+  });
+});

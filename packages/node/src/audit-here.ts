@@ -32,6 +32,8 @@ const BATCH_CHARS = 4 << 20;
  * wall time against 91 – 96 % for a fixed share of one batch in (threads + 2) (docs/BENCHMARKS.md).
  */
 const QUEUED = 3;
+/** Characters in flight at most, whatever the number of threads: the six batches' worth of the coordinator's bounded heap. */
+const INFLIGHT_CHARS = 6 * BATCH_CHARS;
 
 /** Reads `path` and hands each transcript line to `take`, in order, with back-pressure. */
 async function eachLine(path: string, take: (line: TranscriptLine) => Promise<void>, onBytes?: (n: number) => void): Promise<void> {
@@ -67,8 +69,11 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
   /** Batches sent to the verifying threads, which take them in turn. */
   let sent = 0;
   const inflight: Promise<{ start: number; lines: TranscriptLine[]; results: Prepared[] }>[] = [];
+  /** The characters of each batch in flight, in order, and their sum. */
+  const inflightSizes: number[] = [];
+  let inflightChars = 0;
   const waiting = new Map<number, { resolve: (r: Prepared[]) => void; reject: (e: unknown) => void }>();
-  /** Batches in flight: QUEUED a verifying thread and as many again on the coordinator, at least six. */
+  /** Batches in flight: QUEUED a verifying thread and as many again on the coordinator, at least six (and INFLIGHT_CHARS). */
   let maxInflight = 6;
 
   const dispatch = (): void => {
@@ -77,6 +82,8 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
     // Unreadable lines are the coordinator's (drainOne); the workers get an empty text in their place.
     const texts = lines.map((l) => (l.problem === null ? l.text : ''));
     const start = nextStart;
+    inflightSizes.push(pendingChars);
+    inflightChars += pendingChars;
     pending = [];
     pendingChars = 0;
     nextStart += texts.length;
@@ -102,6 +109,7 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
   };
   const drainOne = async (): Promise<void> => {
     const done = await inflight.shift()!;
+    inflightChars -= inflightSizes.shift()!;
     for (let i = 0; i < done.lines.length; i++) {
       const line = done.lines[i]!;
       if (line.problem !== null) {
@@ -149,7 +157,7 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
     pendingChars += line.text.length;
     if (pending.length >= batchSize || pendingChars >= BATCH_CHARS) {
       dispatch();
-      if (inflight.length >= maxInflight) await drainOne();
+      while (inflight.length >= maxInflight || (inflight.length > 0 && inflightChars >= INFLIGHT_CHARS)) await drainOne();
     }
   };
 
