@@ -6,10 +6,10 @@
  * the baseline of one noble Ed25519 verification measured in the same run.
  */
 import { simulate } from '@fairtable/core/testing';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 
 // Node seats use Node's fast paths (native Ed25519 and SHA-256, same bytes as noble's).
-useNativeSha256();
+useNativeCrypto();
 import { generateKeyPair, sign, verify } from '@fairtable/core/identity.js';
 import { nativeVerify } from '@fairtable/node/native-verify.js';
 

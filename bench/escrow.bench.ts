@@ -7,10 +7,10 @@
  * native signature paths as in the other benchmarks.
  */
 import { simulate, type SimOptions } from '@fairtable/core/testing';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { nativeVerify } from '@fairtable/node/native-verify.js';
 
-useNativeSha256();
+useNativeCrypto();
 
 const players = 7;
 const k = 4;

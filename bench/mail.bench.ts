@@ -14,13 +14,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { generateKeyPair, toKeyFile, toPublicKeyFile } from '@fairtable/core/identity.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { keepFolders, mailNew, mailTranscript, useSnapshots } from 'fairtable/mail.js';
 import { PostOffice, type Participant } from 'fairtable/mail/post-office.js';
 
-useNativeSha256();
+useNativeCrypto();
 
 const PLAYERS = 4;
 const ROUNDS = 50;

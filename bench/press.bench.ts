@@ -8,9 +8,9 @@
 import { toHex } from '@fairtable/core/bytes.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { TalkReader, talkText, writeTalk, type PressMode, type TalkTo } from '@fairtable/core/press/index.js';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 
-useNativeSha256();
+useNativeCrypto();
 
 const powers = ['austria', 'england', 'france', 'germany', 'italy', 'russia', 'turkey'];
 const keys = powers.map((_, i) => generateKeyPair(new Uint8Array(32).fill(i + 1)));

@@ -9,10 +9,10 @@
 import { generateRsaVrfKeyPair, createRsaVrfProver } from '@fairtable/node/rsa-vrf.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import { simulate } from '@fairtable/core/testing';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 
 // Node seats use Node's fast paths (native Ed25519 and SHA-256, same bytes as noble's).
-useNativeSha256();
+useNativeCrypto();
 import { ecvrfHouse } from '@fairtable/core/signidice/house-key.js';
 import { luckyNumber } from '@fairtable/core/signidice/arbiter.js';
 import { RandomStream } from '@fairtable/core/stream.js';

@@ -24,7 +24,7 @@ import { auditWithReceipts } from '@fairtable/core/order/censorship.js';
 import { randomStrategy, verifiedOnce } from '@fairtable/core/testing';
 import { createGame, fetchGame, joinGame, type RelayGame } from '@fairtable/client';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { exited, haproxyBinary, startBalancer, startRelayProcess, type Balancer, type RelayProcess } from './relay-cluster.js';
 
 const url = process.env.FAIRTABLE_TEST_DATABASE_URL;
@@ -64,7 +64,7 @@ function diceGame(seed: number, rounds: number): { id: string; setupLine: string
 // and check with OpenSSL's Ed25519 (packages/node's fast path, the same signatures and verdicts as noble's, its
 // differential test), each signature checked once for the four seats that read it, and hash with node:crypto's
 // SHA-256 (the same bytes as noble's). The audits check with the same fast path, one game again on noble alone.
-useNativeSha256();
+useNativeCrypto();
 const fastVerify = verifiedOnce(nativeVerify);
 
 const until = async (what: string, ms: number, ok: () => boolean | Promise<boolean>): Promise<void> => {

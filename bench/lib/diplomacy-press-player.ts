@@ -19,7 +19,7 @@ import { readSetupLine } from '@fairtable/core/transcript.js';
 import { simStrategy } from '@fairtable/core/testing';
 import { RandomStream } from '@fairtable/core/stream.js';
 import { taggedHash } from '@fairtable/core/hash.js';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { nativeSign, nativeVerify } from '@fairtable/node/native-verify.js';
 import type { DiplomacyState } from '@fairtable/diplomacy/protocol/index.js';
 import { diplomacyRegistry } from '@fairtable/diplomacy/protocol/index.js';
@@ -35,7 +35,7 @@ const [relayUrl, gameId, id, secretHex, indexText, perPhaseText, totalText, path
   string,
 ];
 const native = path === 'native';
-if (native) useNativeSha256();
+if (native) useNativeCrypto();
 const keys = generateKeyPair(fromHex(secretHex, 'secret', 32));
 const index = Number(indexText);
 const perPhase = Number(perPhaseText);

@@ -16,7 +16,7 @@
  * (stdout, stderr, exit, the working folder, `readFileSync` of descriptor 0) and puts them back after.
  */
 import { createRequire, syncBuiltinESMExports } from 'node:module';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { reportFailure, runFairtable } from './program.js';
 
 export interface InProcessRun {
@@ -93,7 +93,7 @@ export async function runInProcess(args: readonly string[], options: InProcessOp
     fs.readFileSync = readFileSync;
     syncBuiltinESMExports();
     if (options.cwd !== undefined) process.chdir(options.cwd);
-    useNativeSha256();
+    useNativeCrypto();
     try {
       await runFairtable(['node', 'fairtable', ...args]);
     } catch (error) {

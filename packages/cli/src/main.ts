@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** The `fairtable` command: the process's own command line, run by `runFairtable` (program.ts). */
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { reportFailure, runFairtable } from './program.js';
 
 // A reader that stops early (`fairtable dearmor m.txt | head`) is no error: stop quietly, as other tools do.
@@ -9,8 +9,8 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-// Node's SHA-256 gives the same bytes as noble's, faster (packages/node/src/native-hash.ts).
-useNativeSha256();
+// OpenSSL's hashes and Ed25519 signing give the same bytes as noble's, faster (packages/node/src/native-crypto.ts).
+useNativeCrypto();
 
 // Not awaited: a command whose work ends with the event loop (a relay stopping) must not end in an unsettled await.
 void runFairtable(process.argv).catch(reportFailure);

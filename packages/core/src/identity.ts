@@ -12,6 +12,7 @@ import { fromHex, isHex, randomBytes, toHex } from './bytes.js';
 import { taggedHash } from './hash.js';
 import { publicKeyRemembered, signRemembered } from './ed25519/sign.js';
 import { verifyRemembered } from './ed25519/verify.js';
+import { platformEd25519 } from './platform.js';
 
 export interface KeyPair {
   readonly secretKey: Uint8Array; // 32-byte RFC 8032 seed
@@ -28,8 +29,16 @@ export function sign(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
   return signRemembered(message, secretKey);
 }
 
-/** The verification rule (noble's `ed25519.verify`, `zip215: false`), with the keys it reads often remembered (ed25519/verify.ts). */
+/**
+ * The verification rule (noble's `ed25519.verify`, `zip215: false`): the platform's check where it has one
+ * (Node: OpenSSL's "valid", the rule's otherwise, docs/SPEC.md §3.2), else `nobleVerify`.
+ */
 export function verify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
+  return platformEd25519 === null ? verifyRemembered(signature, message, publicKey) : platformEd25519.verify(signature, message, publicKey);
+}
+
+/** The verification rule by noble alone, with the keys it reads often remembered (ed25519/verify.ts). */
+export function nobleVerify(signature: Uint8Array, message: Uint8Array, publicKey: Uint8Array): boolean {
   return verifyRemembered(signature, message, publicKey);
 }
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { sha256 as nobleSha256, sha512 as nobleSha512 } from '@noble/hashes/sha2.js';
 import { configure, platformSha256, platformSha512 } from './platform.js';
-import { generateKeyPair, sign, verify } from './identity.js';
+import { generateKeyPair, nobleVerify as verify, sign } from './identity.js';
 import { sha256, taggedHash } from './hash.js';
 import * as root from './index.js';
 

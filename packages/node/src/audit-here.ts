@@ -18,7 +18,7 @@ import { prepareLine, unreadableLine, type PreparedLine } from '@fairtable/core/
 import { nativeVerify } from './native-verify.js';
 import type { Envelope } from '@fairtable/core/envelope.js';
 import type { Violation } from '@fairtable/core/errors.js';
-import { useNativeSha256 } from './native-hash.js';
+import { useNativeCrypto } from './native-crypto.js';
 import type { AuditFileOptions } from './audit-file.js';
 
 /** A verifying thread's answer for a line; `envelope` only from the coordinator's own share (no second parse). */
@@ -55,7 +55,7 @@ async function eachLine(path: string, take: (line: TranscriptLine) => Promise<vo
 
 /** The audit itself, on the current thread (the coordinator runs this); `workers: 0` verifies on this thread too. */
 export async function auditFileHere(path: string, options: AuditFileOptions = {}): Promise<Verdict> {
-  useNativeSha256();
+  useNativeCrypto();
   const total = (await stat(path)).size;
   let bytes = 0;
   let auditor = null as Auditor | null; // set by handleLine on line 0

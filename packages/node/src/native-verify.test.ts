@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { verify as nobleVerify, generateKeyPair, sign } from '@fairtable/core/identity.js';
+import { nobleVerify, generateKeyPair, sign } from '@fairtable/core/identity.js';
 import { nativeSign, nativeVerify, opensslVerify } from './native-verify.js';
 
 describe('native Ed25519 verification agrees with noble', () => {

@@ -7,8 +7,8 @@
  * is asked, so the verdict is always the noble rule's and the browser (noble
  * alone) and the CLI cannot disagree. The differential test checks both ways.
  */
-import { createPrivateKey, createPublicKey, sign as nodeSign, verify as nodeVerify, type KeyObject } from 'node:crypto';
-import { isStrictPublicKey, verify as nobleVerify } from '@fairtable/core/identity.js';
+import { createPublicKey, verify as nodeVerify, type KeyObject } from 'node:crypto';
+import { isStrictPublicKey, nobleVerify } from '@fairtable/core/identity.js';
 
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
 const keyCache = new Map<string, KeyObject | null>();
@@ -45,16 +45,5 @@ export function opensslVerify(signature: Uint8Array, message: Uint8Array, public
   }
 }
 
-const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-const secretCache = new Map<string, KeyObject>();
-
-/** Native Ed25519 signing: the same bytes as noble's (RFC 8032 signing is deterministic), checked by the differential test. */
-export function nativeSign(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
-  const id = Buffer.from(secretKey).toString('hex');
-  let key = secretCache.get(id);
-  if (key === undefined) {
-    key = createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, secretKey]), format: 'der', type: 'pkcs8' });
-    secretCache.set(id, key);
-  }
-  return new Uint8Array(nodeSign(null, message, key));
-}
+/** Native signing, kept here for the callers that take signing and verification from one module (native-sign.ts). */
+export { nativeSign } from './native-sign.js';

@@ -8,9 +8,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { readSetupLine, prepareLine } from '@fairtable/core/transcript.js';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { nativeVerify } from './native-verify.js';
-import { useNativeSha256 } from './native-hash.js';
+import { useNativeCrypto } from './native-crypto.js';
 
-useNativeSha256();
+useNativeCrypto();
 
 const { setupLine } = workerData as { setupLine: string };
 const { setup } = readSetupLine(setupLine);

@@ -16,13 +16,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { envelopeHash, envelopeLine, signEnvelope, type Envelope } from '@fairtable/core/envelope.js';
 import { signHello } from '@fairtable/core/order/hello.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { createGame, diceGame, until, type TestGame } from './test-helpers.js';
 
 const main = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
 // The lines are signed with OpenSSL's Ed25519 and hashed with node:crypto's SHA-256 (the same bytes as noble's):
 // what is tested is what the relay stores, not how the test made its lines.
-useNativeSha256();
+useNativeCrypto();
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 const sockets: WebSocket[] = [];

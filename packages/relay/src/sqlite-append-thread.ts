@@ -13,7 +13,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { signReceiptBatch, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
 
 export interface AppendBatch {
@@ -40,7 +40,7 @@ export interface AppendDone {
 }
 
 // The leaves and nodes of the receipts' tree are SHA-256: OpenSSL's, the same bytes as noble's.
-useNativeSha256();
+useNativeCrypto();
 
 const { file, synchronous } = workerData as { file: string; synchronous: 'FULL' | 'NORMAL' };
 const db = new Database(file, { timeout: 10_000 });

@@ -7,12 +7,12 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { fromHex } from '@fairtable/core/bytes.js';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { nativeVerify } from '@fairtable/node/native-verify.js';
 import { readSubmitted } from './read-submitted.js';
 import { KIND, type VerifyBatch, type VerifyResults } from './verify-pool.js';
 
-useNativeSha256();
+useNativeCrypto();
 
 // The keys of the games being played: few, and each asked for again and again.
 const keys = new Map<string, Uint8Array>();

@@ -16,14 +16,14 @@ import { fromHex } from '@fairtable/core/bytes.js';
 import { envelopeHash, type Envelope } from '@fairtable/core/envelope.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
 import { auditLines } from '@fairtable/core/audit.js';
-import { useNativeSha256 } from '@fairtable/node/native-hash.js';
+import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { startRelay, type Relay } from './relay.js';
 import { createGame, diceGame, noteEnvelopes as envelopes, RelaySeat, until } from './test-helpers.js';
 import { SqliteWitnessStore, witnessRoutes, type WitnessLimits } from './witness.js';
 
 // Hashing with node:crypto's SHA-256, as the `fairtable relay` command does (the same bytes as noble's): what is
 // tested is the limits and the heap, not the hash.
-useNativeSha256();
+useNativeCrypto();
 
 const dirs: string[] = [];
 const relays: Relay[] = [];

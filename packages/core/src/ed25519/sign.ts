@@ -8,11 +8,15 @@
  *
  * The memory is a WeakMap keyed by the secret key's own Uint8Array, so nothing outlives the key object and no
  * copy of the secret is made into a string. `sign.test.ts` holds the bytes equal to noble's.
+ *
+ * A platform may sign instead (platform.ts: Node passes OpenSSL's Ed25519, the same bytes, which spares a fresh
+ * process noble's table of the base point's multiples); `nobleSign` and `noblePublicKey` are always noble's.
  */
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToNumberLE } from '@noble/curves/utils.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { concatBytes } from '../bytes.js';
+import { platformEd25519 } from '../platform.js';
 
 interface Expanded {
   /** The seed it was expanded from, to notice a key object whose bytes were changed in place. */
@@ -36,8 +40,18 @@ function expanded(secretKey: Uint8Array): Expanded {
 
 const scalarOfHash = (...parts: Uint8Array[]): bigint => Fn.create(bytesToNumberLE(sha512(concatBytes(...parts))));
 
-/** noble's `ed25519.sign(message, secretKey)`, byte for byte, with the key's expansion remembered. */
+/** noble's `ed25519.sign(message, secretKey)`, byte for byte: the platform's signing where it has one, else `nobleSign`. */
 export function signRemembered(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
+  return platformEd25519 === null ? nobleSign(message, secretKey) : platformEd25519.sign(message, secretKey);
+}
+
+/** The public key of `secretKey`: the platform's where it has one, else `noblePublicKey`. */
+export function publicKeyRemembered(secretKey: Uint8Array): Uint8Array {
+  return platformEd25519 === null ? noblePublicKey(secretKey) : platformEd25519.publicKey(secretKey);
+}
+
+/** noble's `ed25519.sign(message, secretKey)`, byte for byte, with the key's expansion remembered. */
+export function nobleSign(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
   const { scalar, prefix, publicKey } = expanded(secretKey);
   const r = scalarOfHash(prefix, message);
   // noble's own sign multiplies with the constant-time `multiply`, which refuses r = 0 (a hash of 2^-252 odds).
@@ -46,7 +60,7 @@ export function signRemembered(message: Uint8Array, secretKey: Uint8Array): Uint
   return concatBytes(R, Fn.toBytes(S));
 }
 
-/** The public key of `secretKey`, from the same remembered expansion. */
-export function publicKeyRemembered(secretKey: Uint8Array): Uint8Array {
+/** The public key of `secretKey` by noble, from the same remembered expansion. */
+export function noblePublicKey(secretKey: Uint8Array): Uint8Array {
   return expanded(secretKey).publicKey;
 }

@@ -10,7 +10,7 @@ import { sha512 } from '@noble/hashes/sha2.js';
 import { describe, expect, it } from 'vitest';
 import { concatBytes, fromHex, utf8 } from '../bytes.js';
 import { taggedHash } from '../hash.js';
-import { generateKeyPair, sign, verify } from '../identity.js';
+import { generateKeyPair, nobleVerify as verify, sign } from '../identity.js';
 import { forgetRememberedKeys, rememberedKeys, verifyRemembered } from './verify.js';
 
 const { Point } = ed25519;
