@@ -9,7 +9,7 @@ process.stdout.on('error', (e: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-// OpenSSL's hashes and Ed25519 signing give the same bytes as noble's, faster (packages/node/src/native-crypto.ts).
+// OpenSSL's hashes and Ed25519 signing give noble's bytes and its checks the rule's verdicts, faster (packages/node/src/native-crypto.ts).
 useNativeCrypto();
 
 // Not awaited: a command whose work ends with the event loop (a relay stopping) must not end in an unsettled await.

@@ -5,14 +5,17 @@
  * first signature or public key, ~60–130 ms of CPU on the project's machine, and every `fairtable` command that
  * reads a key file paid it; OpenSSL has no such start.
  *
- * The private key object is kept for the seed's own Uint8Array (a WeakMap, with the seed's bytes to notice a
- * change in place), as core's noble path keeps its expansion: no copy of the secret is made into a string. A
- * seed of another length than 32 bytes is left to noble, whose error it is everywhere else.
+ * OpenSSL takes ~0.9 ms to read a private key, fifteen signatures' worth, so its key object is kept: for the
+ * seed's own Uint8Array (a WeakMap, with the seed's bytes to notice a change in place), and for a caller that
+ * hands the same seed in a new array each time, by the SHA-256 of the seed (at most KEYS_KEPT of them): no copy
+ * of the secret is made into a string. A seed of another length than 32 bytes is left to noble, whose error it
+ * is everywhere else.
  */
-import { createPrivateKey, createPublicKey, sign as nodeSign, type KeyObject } from 'node:crypto';
+import { createPrivateKey, createPublicKey, hash, sign as nodeSign, type KeyObject } from 'node:crypto';
 import { noblePublicKey, nobleSign } from '@fairtable/core/ed25519/sign.js';
 
 const PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+const KEYS_KEPT = 256;
 
 interface Native {
   readonly seed: Uint8Array;
@@ -20,15 +23,22 @@ interface Native {
   publicKey: Uint8Array | null;
 }
 
-const keys = new WeakMap<Uint8Array, Native>();
+const byArray = new WeakMap<Uint8Array, Native>();
+const byDigest = new Map<string, Native>();
 
 function native(secretKey: Uint8Array): Native {
-  const k = keys.get(secretKey);
+  const k = byArray.get(secretKey);
   if (k !== undefined && k.seed.every((b, i) => b === secretKey[i])) return k;
-  const der = Buffer.concat([PKCS8_PREFIX, secretKey]);
-  const fresh: Native = { seed: secretKey.slice(), key: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }), publicKey: null };
-  der.fill(0);
-  keys.set(secretKey, fresh);
+  const digest = hash('sha256', secretKey, 'hex');
+  let fresh = byDigest.get(digest);
+  if (fresh === undefined) {
+    const der = Buffer.concat([PKCS8_PREFIX, secretKey]);
+    fresh = { seed: secretKey.slice(), key: createPrivateKey({ key: der, format: 'der', type: 'pkcs8' }), publicKey: null };
+    der.fill(0);
+    if (byDigest.size >= KEYS_KEPT) byDigest.clear();
+    byDigest.set(digest, fresh);
+  }
+  byArray.set(secretKey, fresh);
   return fresh;
 }
 

@@ -11,6 +11,8 @@ import { createPublicKey, verify as nodeVerify, type KeyObject } from 'node:cryp
 import { isStrictPublicKey, nobleVerify } from '@fairtable/core/identity.js';
 
 const SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+/** OpenSSL's key objects by public key; a relay meets keys chosen by whoever connects, so at most this many are kept. */
+const KEYS_KEPT = 10_000;
 const keyCache = new Map<string, KeyObject | null>();
 
 function keyObject(publicKey: Uint8Array): KeyObject | null {
@@ -23,6 +25,7 @@ function keyObject(publicKey: Uint8Array): KeyObject | null {
     } catch {
       key = null;
     }
+    if (keyCache.size >= KEYS_KEPT) keyCache.clear();
     keyCache.set(id, key);
   }
   return key;
