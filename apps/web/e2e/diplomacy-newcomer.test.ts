@@ -7,7 +7,7 @@
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, launch, player, startRelay, type RunningRelay } from './harness.js';
+import { buildApp, launch, leave, player, startRelay, type RunningRelay } from './harness.js';
 
 let relay: RunningRelay;
 let browser: Browser;
@@ -142,6 +142,6 @@ describe('a Diplomacy newcomer in the browser', () => {
     for (const p of [ann, bob, nia]) expect(await p.getByTestId('talk-refused').count()).toBe(0);
     // Nobody was named for a fault on any page.
     for (const p of [ann, bob, nia]) expect(await p.getByRole('region', { name: 'Rule breaking seen' }).count()).toBe(0);
-    for (const p of [ann, bob, nia]) await p.context().close();
+    for (const p of [ann, bob, nia]) await leave(p);
   }, 240_000);
 });

@@ -124,12 +124,61 @@ export function launch(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', `--host-resolver-rules=MAP ${LAN_HOST} 127.0.0.1`] });
 }
 
-/** A player: a browser context of its own (its own IndexedDB, so its own keys) and one page. */
-export async function player(browser: Browser, viewport = { width: 900, height: 1000 }): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport });
+/**
+ * Contexts that players have left, per browser, ready for the next player with their storage cleared. Chromium
+ * spends about a second of CPU on a new context's first page, most of it in the renderer that holds the tab's
+ * first, blank document, and a fifth of that on a page opened beside one still open in the same context
+ * (docs/BENCHMARKS.md, "Browser contexts kept for the next player"). Each context therefore keeps a blank page
+ * open, its keeper, from its first player on.
+ */
+const spare = new WeakMap<Browser, BrowserContext[]>();
+/** Each context's keeper page and the origins its players' pages have loaded: what `leave` clears. */
+const kept = new WeakMap<BrowserContext, { readonly keeper: Page; readonly origins: Set<string> }>();
+
+/**
+ * A player: a browser context of its own (its own IndexedDB, so its own keys) and one page. The context is either
+ * new or one that an earlier player left (`leave`): no page of that player is open any more and every origin its
+ * pages loaded has had its storage cleared, so the new player starts with none of its keys, games or settings.
+ * Only the page is the player's to change: an init script or a route goes on the page, never on the context.
+ */
+export async function player(browser: Browser, viewport = { width: 900, height: 1000 }): Promise<{ page: Page }> {
+  let context = spare.get(browser)?.pop();
+  if (context === undefined) {
+    context = await browser.newContext({ viewport });
+    const origins = new Set<string>();
+    context.on('page', (p) =>
+      p.on('framenavigated', (frame) => {
+        const origin = new URL(frame.url()).origin;
+        if (origin !== 'null') origins.add(origin);
+      }),
+    );
+    kept.set(context, { keeper: await context.newPage(), origins });
+  }
   const page = await context.newPage();
+  await page.setViewportSize(viewport);
   page.on('pageerror', (e) => console.error(`page error: ${e.message}`));
-  return { context, page };
+  return { page };
+}
+
+/**
+ * The player of `page` leaves for good: every page of its context closes, as a closed browser would, and the
+ * context's storage is cleared (Chromium's Storage.clearDataForOrigin, every kind: IndexedDB, local storage,
+ * cookies, caches) for each origin its pages loaded; the context then waits for the next `player` of its browser.
+ * Closing a context that `player` did not make is all that is done for it.
+ */
+export async function leave(page: Page): Promise<void> {
+  const context = page.context();
+  const browser = context.browser();
+  const own = kept.get(context);
+  if (browser === null || own === undefined) return context.close();
+  for (const p of context.pages()) if (p !== own.keeper) await p.close();
+  const cdp = await context.newCDPSession(own.keeper);
+  for (const origin of own.origins) await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+  own.origins.clear();
+  await cdp.detach();
+  const pool = spare.get(browser) ?? [];
+  spare.set(browser, pool);
+  pool.push(context);
 }
 
 /** One accessibility finding of axe-core, as much of it as a failing test needs to say. */

@@ -24,7 +24,7 @@ import { cardCode, cardName, parseCard } from '@fairtable/core/games/holdem/inde
 import type { HoldemState } from '@fairtable/core/protocols/holdem/machine.js';
 import { holdemRegistry } from '@fairtable/core/protocols/holdem/registry.js';
 import { Referee } from '@fairtable/core/referee.js';
-import { axeFindings, buildApp, launch, player, startRelay, type RunningRelay } from './harness.js';
+import { axeFindings, buildApp, launch, leave, player, startRelay, type RunningRelay } from './harness.js';
 
 const SEATS = Number(process.env.FAIRTABLE_HOLDEM_SEATS ?? 4);
 if (!(Number.isInteger(SEATS) && SEATS >= 3 && SEATS <= 9))
@@ -123,7 +123,7 @@ describe("Texas Hold'em in the web app", () => {
     const dealtMs = Date.now() - started;
 
     // bob closes his tab mid-hand.
-    await pages.get(LEAVER)!.context().close();
+    await leave(pages.get(LEAVER)!);
     pages.delete(LEAVER);
 
     let raised = false;

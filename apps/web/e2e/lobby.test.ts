@@ -16,7 +16,7 @@ import { envelopeLine } from '@fairtable/core/envelope.js';
 import { generateKeyPair, type KeyPair } from '@fairtable/core/identity.js';
 import { seatSecretHash, signLobbyGame } from '@fairtable/core/lobby.js';
 import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
-import { axeFindings, buildApp, launch, player, startRelay, type RunningRelay } from './harness.js';
+import { axeFindings, buildApp, launch, leave, player, startRelay, type RunningRelay } from './harness.js';
 
 let relay: RunningRelay;
 let browser: Browser;
@@ -124,7 +124,7 @@ describe('lobbies in Chromium', () => {
     await cy.getByRole('button', { name: 'Join as cy' }).click();
     await expect.poll(async () => (await call('GET', `${relay.url}/lobbies/${lobby}`)).body.seats[2].key, { timeout: 10_000 }).not.toBe(null);
     await expect.poll(() => cy.getByTestId('seat-cy').getByRole('cell').first().textContent(), { timeout: 10_000 }).toMatch(/^you \(cy\) joined, key /);
-    for (const p of [creator, bob, cy]) await p.context().close();
+    for (const p of [creator, bob, cy]) await leave(p);
     expect(errors).toEqual([]);
   });
 
@@ -166,7 +166,7 @@ describe('lobbies in Chromium', () => {
     await bob.waitForTimeout(2000);
     expect(bob.url()).toContain('#/lobby/');
     expect(await bob.textContent('body')).not.toMatch(/broke|Not valid/);
-    await bob.context().close();
+    await leave(bob);
     expect(errors).toEqual([]);
   });
 
@@ -200,7 +200,7 @@ describe('lobbies in Chromium', () => {
       expect(await page.getByRole('heading', { level: 2 }).textContent()).toBe('No such game on this relay');
       expect(await page.getByTestId('status').count()).toBe(0);
     }
-    await page.context().close();
+    await leave(page);
     expect(errors).toEqual([]);
   });
 
@@ -248,7 +248,7 @@ describe('lobbies in Chromium', () => {
       if (left !== null && Number(left[1]) > 5) await ann.clock.fastForward((Number(left[1]) - 5) * 1000);
       await expect.poll(() => ann.title(), { timeout: 30_000 }).toMatch(/^⏰ 0:\d\d left to decide: fairtable$/);
       expect(await ann.getByText('Hurry: the deadline is near.').isVisible()).toBe(true);
-      for (const p of [ann, bob]) await p.context().close();
+      for (const p of [ann, bob]) await leave(p);
     } finally {
       await own.stop();
     }
@@ -287,7 +287,7 @@ describe('lobbies in Chromium', () => {
         .poll(() => p.getByTestId('extension-agreed').textContent(), { timeout: 10_000 })
         .toMatch(/^Every player agreed: the deadline is now \d\d:\d\d\.$/);
     expect(await ann.getByRole('button', { name: 'Ask for more time' }).count()).toBe(1);
-    for (const p of [ann, bob]) await p.context().close();
+    for (const p of [ann, bob]) await leave(p);
     expect(errors).toEqual([]);
   });
 });

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { armor } from '@fairtable/core/armor.js';
-import { axeFindings, buildApp, LAN_HOST, launch, player, ROOT, startRelay, type RunningRelay } from './harness.js';
+import { axeFindings, buildApp, LAN_HOST, launch, leave, player, ROOT, startRelay, type RunningRelay } from './harness.js';
 
 let relay: RunningRelay;
 let browser: Browser;
@@ -73,7 +73,7 @@ async function startGame(s: Setup): Promise<Page[]> {
   for (const name of s.others) {
     const invite = await page.getByTestId(`invite-${name}`).inputValue();
     const other = await player(browser, name === s.phone ? { width: 390, height: 844 } : undefined);
-    if (name === s.cheater) await other.context.addInitScript(() => ((globalThis as { __fairtableCheat?: string }).__fairtableCheat = 'wrong-opening'));
+    if (name === s.cheater) await other.page.addInitScript(() => ((globalThis as { __fairtableCheat?: string }).__fairtableCheat = 'wrong-opening'));
     await other.page.goto(invite);
     await other.page.getByRole('button', { name: `Join as ${name}` }).click();
     if (name === s.phone) await fitsWidth(other.page);
@@ -234,10 +234,38 @@ async function auditOn(page: Page): Promise<string> {
 }
 
 async function close(pages: readonly Page[]): Promise<void> {
-  for (const p of pages) await p.context().close();
+  for (const p of pages) await leave(p);
 }
 
 describe('the web app in Chromium', () => {
+  it('hands a context its player left to the next player with nothing of the first: no keys, no games, no settings', async () => {
+    const first = (await player(browser)).page;
+    await first.goto(relay.url + '/');
+    await first.getByRole('heading').first().waitFor();
+    const held = await first.evaluate(async () => {
+      localStorage.setItem('fairtable-test', 'first');
+      await new Promise((resolve, reject) => {
+        const open = indexedDB.open('fairtable-test', 1);
+        open.onupgradeneeded = () => open.result.createObjectStore('s');
+        open.onsuccess = () => (open.result.close(), resolve(null));
+        open.onerror = () => reject(open.error);
+      });
+      return (await indexedDB.databases()).map((d) => d.name).sort();
+    });
+    expect(held).toContain('fairtable-test');
+    const context = first.context();
+    await leave(first);
+    const next = (await player(browser)).page;
+    expect(next.context()).toBe(context);
+    // The first player's page is closed; the context holds the next one's and its blank keeper.
+    expect(first.isClosed()).toBe(true);
+    expect(context.pages()).toHaveLength(2);
+    // A page of the relay's origin that runs none of the app's code: what storage it finds is what was left.
+    await next.goto(relay.url + '/health');
+    expect(await next.evaluate(async () => [localStorage.getItem('fairtable-test'), (await indexedDB.databases()).length])).toEqual([null, 0]);
+    await leave(next);
+  });
+
   it('plays a game of dice between two browsers to a valid audit, one of them reloading mid-game', async () => {
     const pages = await startGame({ game: 'dice', rounds: 3, roll: '3d6+2', others: ['bob'] });
     // A few turns, then bob's page reloads and carries on from its stored copy.
