@@ -2,6 +2,12 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// Node 20 reads the certificates a machine names in NODE_EXTRA_CA_CERTS when each process starts, about 50 ms of
+// CPU (this machine's sandbox sets it for every process); no test makes a TLS connection, and a run starts some
+// 400 Node processes. The test workers and every process they start go without it (docs/BENCHMARKS.md, "Node's
+// start without the extra certificates").
+delete process.env.NODE_EXTRA_CA_CERTS;
+
 const src = (pkg: string): string => fileURLToPath(new URL(`./packages/${pkg}/src/`, import.meta.url));
 
 export default defineConfig({
