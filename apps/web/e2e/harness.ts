@@ -86,7 +86,7 @@ export interface RunningRelay {
 export async function startRelay(options: { dataDir?: string; port?: number } = {}): Promise<RunningRelay> {
   const data = options.dataDir ?? mkdtempSync(join(tmpdir(), 'fairtable-web-'));
   const args = ['relay', '--port', String(options.port ?? 0), '--host', '127.0.0.1', '--data', data];
-  const child = spawn(process.execPath, [join(ROOT, 'packages/cli/dist/main.js'), ...args], {
+  const child = spawn(process.execPath, [join(ROOT, 'packages/cli/bin/fairtable.js'), ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const port = await new Promise<number>((resolve, reject) => {

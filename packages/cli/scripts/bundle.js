@@ -16,12 +16,16 @@ if (process.argv.includes('--if-stale') && bundleFresh()) process.exit(0);
 const outdir = fileURLToPath(new URL('.', BUNDLE_MAIN));
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  // The audit's threads start from files beside the module that starts them (new URL('./x.js', import.meta.url)):
-  // each is an entry point of its own, written next to the bundle's chunks under the same name.
+  // The audit's and the relay's threads start from files beside the module that starts them
+  // (new URL('./x.js', import.meta.url)): each is an entry point of its own, written next to the bundle's chunks
+  // under the same name, so their names are unique across the packages. The relay finds the web app three
+  // folders up from its module (packages/relay/src/page.ts), from bundle/ as from packages/relay/dist/.
   entryPoints: {
     main: fileURLToPath(new URL('../dist/main.js', import.meta.url)),
     'audit-coordinator': fileURLToPath(new URL('../../node/dist/audit-coordinator.js', import.meta.url)),
     'verify-worker': fileURLToPath(new URL('../../node/dist/verify-worker.js', import.meta.url)),
+    'relay-verify-worker': fileURLToPath(new URL('../../relay/dist/relay-verify-worker.js', import.meta.url)),
+    'sqlite-append-thread': fileURLToPath(new URL('../../relay/dist/sqlite-append-thread.js', import.meta.url)),
   },
   bundle: true,
   splitting: true,

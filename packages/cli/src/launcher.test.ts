@@ -2,12 +2,20 @@
  * The launcher (bin/fairtable.js) runs the command's bundle only while it is as new as the build
  * (bin/bundle-fresh.js): a bundle older than any package's build record, or none, is not used.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { randomBytes, toHex } from '@fairtable/core/bytes.js';
+import { envelopeLine } from '@fairtable/core/envelope.js';
+import { generateKeyPair } from '@fairtable/core/identity.js';
+import { auditWithReceipts } from '@fairtable/core/order/censorship.js';
+import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
+import { randomStrategy } from '@fairtable/core/testing';
+import { createGame, fetchGame, joinGame } from '@fairtable/client';
 // @ts-expect-error: a checked-in JavaScript module of the launcher, with no types
 import { PACKAGES, bundleFresh } from '../bin/bundle-fresh.js';
 
@@ -70,5 +78,63 @@ describe('the launcher and its bundle', () => {
     expect(bundled.stdout).toMatch(/INVALID/);
     expect(bundled.stdout).toBe(built.stdout);
     expect(bundled.status).toBe(built.status);
+  });
+
+  it('the relay from the bundle starts its threads from the bundle and receipts a game the audit finds valid, as the relay from dist/ does', async () => {
+    expect(fresh()).toBe(true);
+    for (const name of ['relay-verify-worker.js', 'sqlite-append-thread.js'])
+      expect(existsSync(new URL(`../bundle/${name}`, import.meta.url)), name).toBe(true);
+    const bin = fileURLToPath(new URL('../bin/fairtable.js', import.meta.url));
+    for (const env of [process.env, { ...process.env, FAIRTABLE_NO_BUNDLE: '1' }]) {
+      const data = mkdtempSync(join(tmpdir(), 'fairtable-launcher-relay-'));
+      const child = spawn(process.execPath, [bin, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', data], {
+        env,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      try {
+        let out = '';
+        const port = await new Promise<number>((resolve, reject) => {
+          child.stdout.on('data', (d: Buffer) => {
+            out += d.toString();
+            const m = /"port":(\d+)[^\n]*"relay listening"/.exec(out);
+            if (m !== null) resolve(Number(m[1]));
+          });
+          child.on('exit', (code) => reject(new Error(`the relay exited (${code}):\n${out}`)));
+        });
+        // Its verifying threads started: none would mean their module was not found beside the relay's.
+        const threads = /"threads":(\d+)[^\n]*"verifying threads started"/.exec(out);
+        expect(Number(threads?.[1] ?? 0), out).toBeGreaterThanOrEqual(1);
+        const url = `http://127.0.0.1:${port}`;
+        const relayKey = /"relay":"([0-9a-f]{64})"/.exec(out)![1]!;
+        const ids = ['ann', 'bob'];
+        const keys = ids.map(() => generateKeyPair());
+        const setup: GameSetup = {
+          protocol: 'chain',
+          game: 'dice',
+          params: { timeoutMs: 60_000, rounds: 2 },
+          players: ids.map((id, i) => ({ id, key: toHex(keys[i]!.publicKey) })),
+          nonce: toHex(randomBytes(32)),
+          created: Date.now(),
+        };
+        const game = gameIdOf(setup);
+        await createGame(url, envelopeLine(createSetupEnvelope(setup, 'ann', keys[0]!)));
+        const seats = ids.map((id, i) =>
+          joinGame({ relayUrl: url, gameId: game, id, keys: keys[i]!, WebSocket, relayKey, strategy: randomStrategy(randomBytes(32)) }),
+        );
+        const outcomes = await Promise.all(seats.map((s) => s.finished));
+        for (const s of seats) s.close();
+        for (const o of outcomes) expect(o.forfeits).toEqual([]);
+        // Stored by the writing thread and receipted: what the relay serves audits valid, every line receipted.
+        const fetched = await fetchGame(url, game, relayKey);
+        expect(fetched.lie).toBeNull();
+        const verdict = auditWithReceipts(fetched.lines, { orderer: relayKey, receipts: fetched.receipts, records: [] });
+        expect(verdict.violations).toEqual([]);
+        expect(verdict.valid).toBe(true);
+        expect(verdict.relay.receipted).toBe(fetched.lines.length);
+      } finally {
+        child.kill('SIGTERM');
+        if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+      }
+    }
   });
 });

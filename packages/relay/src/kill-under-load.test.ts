@@ -19,7 +19,7 @@ import { nativeSign } from '@fairtable/node/native-verify.js';
 import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { createGame, diceGame, until, type TestGame } from './test-helpers.js';
 
-const main = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../../cli/bin/fairtable.js', import.meta.url));
 // The lines are signed with OpenSSL's Ed25519 and hashed with node:crypto's SHA-256 (the same bytes as noble's):
 // what is tested is what the relay stores, not how the test made its lines.
 useNativeCrypto();

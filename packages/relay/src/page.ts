@@ -8,7 +8,10 @@ import { extname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 
-/** Where `npm run build` puts the web app, seen from this module (src/ or dist/ of packages/relay). */
+/**
+ * Where `npm run build` puts the web app, seen from this module: three folders up from src/ or dist/ of
+ * packages/relay, and from packages/cli/bundle/, where the command's bundle has this module (scripts/bundle.js).
+ */
 export function defaultWebDir(): string {
   return fileURLToPath(new URL('../../../apps/web/dist/', import.meta.url));
 }

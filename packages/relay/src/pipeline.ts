@@ -56,6 +56,8 @@ export function linePipeline(deps: PipelineDeps): Pipeline {
   const pool = new VerifyPool(options.verifyThreads ?? Math.max(1, Math.min(4, availableParallelism() - 1)), (e) =>
     log.error({ err: e }, 'a verifying thread failed; its lines are verified on the event loop'),
   );
+  // None when the thread's module is missing (a partial build): the lines are then verified on the event loop.
+  log.info({ threads: pool.size }, 'verifying threads started');
   const intake = new Intake<Connection>(pool, (c, text, a) => {
     c.game.usage.comingLines--;
     c.game.usage.comingBytes -= text.length;

@@ -54,7 +54,7 @@ const relayOn = async (schema: string, node?: string, leaseMs?: number, database
   return r;
 };
 
-const main = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../../cli/bin/fairtable.js', import.meta.url));
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');

@@ -1,7 +1,7 @@
 /**
  * How the relay reads a submitted line before its door judges it (docs/spec/relay.md, "The pipeline"): the one
  * parse of the line, then the checks that need no signature, then the canonical form, the hash and the
- * signature (`prepareEnvelope`, SPEC §4). It runs on a verifying thread (verify-worker.ts), or on the event
+ * signature (`prepareEnvelope`, SPEC §4). It runs on a verifying thread (relay-verify-worker.ts), or on the event
  * loop when no thread can answer, and gives the same answer on either.
  *
  * What it returns is all the door needs: for an envelope of the connection's own player, its header (every

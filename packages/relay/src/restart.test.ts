@@ -15,7 +15,7 @@ import { fromHex } from '@fairtable/core/bytes.js';
 import { auditLines } from '@fairtable/core/audit.js';
 import { createGame, diceGame, RelaySeat, until } from './test-helpers.js';
 
-const main = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../../cli/bin/fairtable.js', import.meta.url));
 const children: ChildProcess[] = [];
 const dirs: string[] = [];
 

@@ -23,7 +23,7 @@ const url2 = process.env.FAIRTABLE_TEST_DATABASE_URL_2;
 const missing = url1 === undefined || url2 === undefined;
 const skipReason = 'skipped: FAIRTABLE_TEST_DATABASE_URL and FAIRTABLE_TEST_DATABASE_URL_2 must name two Postgres servers (sharded-store.test.ts says how)';
 
-const main = fileURLToPath(new URL('../../cli/dist/main.js', import.meta.url));
+const main = fileURLToPath(new URL('../../cli/bin/fairtable.js', import.meta.url));
 const schema = `sr_${process.pid}_${Date.now().toString(36)}`;
 const relays: Relay[] = [];
 const seats: RelaySeat[] = [];

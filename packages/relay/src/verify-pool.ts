@@ -1,6 +1,6 @@
 /**
  * The relay's verifying threads (docs/spec/relay.md, "The pipeline"): a small pool of worker threads that parse, hash
- * and verify submitted lines (`verify-worker.ts`), so that Ed25519 verification, the relay's largest
+ * and verify submitted lines (`relay-verify-worker.ts`), so that Ed25519 verification, the relay's largest
  * cost per line, and the line's only parse leave the event loop. Requests made during one turn of the
  * event loop go out as one message per thread, which pays the cost of `postMessage` once per batch
  * rather than once per line; the answers come back as parallel arrays, the numbers in transferred buffers.
@@ -95,8 +95,8 @@ interface Thread {
 function workerFile(): string | null {
   const here = fileURLToPath(import.meta.url);
   const file = here.endsWith('.ts')
-    ? fileURLToPath(new URL('../dist/verify-worker.js', import.meta.url))
-    : fileURLToPath(new URL('./verify-worker.js', import.meta.url));
+    ? fileURLToPath(new URL('../dist/relay-verify-worker.js', import.meta.url))
+    : fileURLToPath(new URL('./relay-verify-worker.js', import.meta.url));
   return existsSync(file) ? file : null;
 }
 
