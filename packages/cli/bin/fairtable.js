@@ -3,8 +3,8 @@
 //
 // The commands a player runs often (mail, play, keygen, audit, …) start from one bundle of the built modules
 // (packages/cli/bundle/, made by `npm run build`): Node then reads a few files instead of about 300, and a
-// `fairtable mail read` starts in about half the time. The audit's threads are entry points of the bundle too.
-// The relay's threads are entry points of the bundle too, and it finds the web app from there as from dist/.
+// `fairtable mail read` starts in about half the time. The audit's and the relay's threads are entry points of
+// the bundle too, and the relay finds the web app from there as from dist/.
 // The bundle is used only while it is as new as the build (bundle-fresh.js); otherwise, and for `demo`,
 // --help and anything else, dist/ runs as built.
 // FAIRTABLE_NO_BUNDLE=1 always runs dist/.
