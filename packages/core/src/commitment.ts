@@ -11,7 +11,8 @@
  */
 import { FairtableError } from './errors.js';
 import { isHex, randomBytes, toHex } from './bytes.js';
-import { hashJsonHex } from './hash.js';
+import { hashCanonical } from './hash.js';
+import { canonicalShape } from './jcs.js';
 import type { JsonValue } from './jcs.js';
 
 export interface Opening {
@@ -25,9 +26,12 @@ export interface CommitmentContext {
   readonly purpose: string;
 }
 
+/** JCS({game, player, purpose, nonce, value}): an audit takes one a move. */
+const commitmentText = canonicalShape(['game', 'player', 'purpose', 'nonce', 'value']);
+
 export function commitmentOf(ctx: CommitmentContext, opening: Opening): string {
   if (!isHex(opening.nonce, 32)) throw new FairtableError('bad_input', 'nonce must be 32 bytes of lowercase hex', { field: 'nonce' });
-  return hashJsonHex('commit', { game: ctx.game, player: ctx.player, purpose: ctx.purpose, nonce: opening.nonce, value: opening.value });
+  return toHex(hashCanonical('commit', commitmentText({ game: ctx.game, player: ctx.player, purpose: ctx.purpose, nonce: opening.nonce, value: opening.value })));
 }
 
 /** A fresh opening for `value` with a CSPRNG nonce (or the `random` source a test injects). */

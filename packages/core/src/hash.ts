@@ -76,7 +76,11 @@ export function taggedHash(tag: HashTag, ...parts: Uint8Array[]): Uint8Array {
 
 /** H(tag, JCS(value)). */
 export function hashJson(tag: HashTag, value: unknown): Uint8Array {
-  const text = canonicalize(value);
+  return hashCanonical(tag, canonicalize(value));
+}
+
+/** H(tag, text) for `text` already canonical JSON (jcs.ts `canonicalShape`), hashed as its UTF-8 bytes. */
+export function hashCanonical(tag: HashTag, text: string): Uint8Array {
   const prefix = domainPrefix(tag);
   const out = room(prefix.length + 3 * text.length);
   if (out === null) return platformSha256(concatBytes(prefix, utf8(text)));

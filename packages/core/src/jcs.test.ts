@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { readFileSync } from 'node:fs';
-import { canonicalize, jsonProblem, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
+import { canonicalize, canonicalShape, jsonProblem, MAX_DEPTH, parseCanonical, parseJson } from './jcs.js';
 import { FairtableError } from './errors.js';
 
 const vectors = JSON.parse(readFileSync(new URL('./vectors/jcs.json', import.meta.url), 'utf8')) as {
@@ -214,5 +214,37 @@ describe('the strict reader (parseJson, docs/SPEC.md §1)', () => {
       ),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('canonicalShape', () => {
+  const shape = canonicalShape(['value', 'game', 'b\u00e9', 'a b']);
+  /** canonicalize's text, or its error's code and message. */
+  const outcome = (f: () => string): string => {
+    try {
+      return f();
+    } catch (e) {
+      return e instanceof FairtableError ? `${e.code}: ${e.message}` : `other: ${String(e)}`;
+    }
+  };
+
+  it('writes what canonicalize writes, and refuses what it refuses with the same error', () => {
+    const member = fc.oneof(
+      fc.jsonValue(),
+      fc.string({ unit: 'binary' }),
+      fc.constantFrom(undefined, Number.NaN, -0, '\ud800', { x: undefined }, [1n as unknown], new Date(0)),
+    );
+    fc.assert(
+      fc.property(member, member, member, member, (value, game, accented, spaced) => {
+        const record = { value, game, 'b\u00e9': accented, 'a b': spaced };
+        expect(outcome(() => shape(record))).toBe(outcome(() => canonicalize(record)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('refuses a shape whose names repeat or hold a lone surrogate', () => {
+    expect(() => canonicalShape(['a', 'a'])).toThrow(FairtableError);
+    expect(() => canonicalShape(['\ud800'])).toThrow(FairtableError);
   });
 });

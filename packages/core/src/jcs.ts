@@ -151,6 +151,29 @@ export function canonicalize(value: unknown, maxDepth = MAX_DEPTH): string {
   return serializeQuick(value, maxDepth) ?? serialize(value, () => '$', maxDepth);
 }
 
+/**
+ * The canonical JSON text of objects that a caller builds itself with exactly the members `keys` (a
+ * commitment's, a turn seed's): the members' order and the text of their names are worked out once, where
+ * `canonicalize` sorts and writes the names of every object it meets. The same text as `canonicalize` for every
+ * such object, and `canonicalize`'s error for one it refuses; members other than `keys` are not written, so the
+ * caller passes an object literal (which the type checks).
+ */
+export function canonicalShape<K extends string>(keys: readonly K[]): (record: { readonly [P in K]: unknown }) => string {
+  const sorted = [...keys].sort();
+  if (new Set(sorted).size !== sorted.length || sorted.some((k) => LONE_SURROGATE.test(k)))
+    throw new FairtableError('bad_input', `a canonical shape needs distinct, well-formed member names: ${sorted.join(', ')}`, { field: 'keys' });
+  const heads = sorted.map((k, i) => (i === 0 ? '{' : ',') + JSON.stringify(k) + ':');
+  return (record) => {
+    let out = '';
+    for (let i = 0; i < sorted.length; i++) {
+      const member = serializeQuick((record as Record<string, unknown>)[sorted[i]!], MAX_DEPTH - 1);
+      if (member === undefined) return canonicalize(record);
+      out += heads[i]! + member;
+    }
+    return out + '}';
+  };
+}
+
 /** The canonical JSON of a value as UTF-8 bytes: what hashes and signatures are taken over. */
 export function canonicalBytes(value: unknown): Uint8Array {
   return utf8(canonicalize(value));

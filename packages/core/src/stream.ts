@@ -23,6 +23,26 @@ export const MAX_BELOW = 2 ** 53;
 /** Bytes in one block of the stream (one SHA-256 output). */
 const BLOCK = 32;
 
+/** The input of a block's hash, key ‖ u64be(counter): the digest keeps nothing of its input (platform.ts). */
+const blockInput = new Uint8Array(40);
+
+/** u32be(len(label)) ‖ label of the labels met lately (an audit makes a stream a move, mostly with one label). */
+const labelParts = new Map<string, Uint8Array>();
+const LABELS_KEPT = 256;
+
+function labelPart(label: string): Uint8Array {
+  let part = labelParts.get(label);
+  if (part === undefined) {
+    const bytes = utf8(label);
+    part = new Uint8Array(4 + bytes.length);
+    part.set(u32be(bytes.length), 0);
+    part.set(bytes, 4);
+    if (labelParts.size >= LABELS_KEPT) labelParts.clear();
+    labelParts.set(label, part);
+  }
+  return part;
+}
+
 export class RandomStream extends Chance {
   private readonly key: Uint8Array;
   private block: Uint8Array = new Uint8Array(0);
@@ -36,19 +56,23 @@ export class RandomStream extends Chance {
     if (!(seed instanceof Uint8Array) || seed.length !== 32) {
       throw new FairtableError('bad_length', 'stream seed must be 32 bytes', { field: 'seed' });
     }
-    const labelBytes = utf8(label);
-    this.key = taggedHash('stream', seed, u32be(labelBytes.length), labelBytes);
+    this.key = taggedHash('stream', seed, labelPart(label));
   }
 
   private refill(): void {
-    const input = new Uint8Array(40);
-    input.set(this.key, 0);
-    // u64be(counter); counter stays far below 2^53.
+    // key ‖ u64be(counter), written into a scratch the digest does not keep; counter stays far below 2^53.
+    blockInput.set(this.key, 0);
     const hi = Math.floor(this.counter / 2 ** 32);
-    const view = new DataView(input.buffer);
-    view.setUint32(32, hi);
-    view.setUint32(36, this.counter >>> 0);
-    this.block = sha256(input);
+    const lo = this.counter >>> 0;
+    blockInput[32] = hi >>> 24;
+    blockInput[33] = (hi >>> 16) & 255;
+    blockInput[34] = (hi >>> 8) & 255;
+    blockInput[35] = hi & 255;
+    blockInput[36] = lo >>> 24;
+    blockInput[37] = (lo >>> 16) & 255;
+    blockInput[38] = (lo >>> 8) & 255;
+    blockInput[39] = lo & 255;
+    this.block = sha256(blockInput);
     this.offset = 0;
     this.counter++;
   }

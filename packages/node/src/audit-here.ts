@@ -21,8 +21,23 @@ import type { Violation } from '@fairtable/core/errors.js';
 import { useNativeCrypto } from './native-crypto.js';
 import type { AuditFileOptions } from './audit-file.js';
 
-/** A verifying thread's answer for a line; `envelope` only from the coordinator's own share (no second parse). */
-type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null; envelope?: Envelope | null };
+/** The coordinator's answer for a line of its own share, with the envelope it parsed (no second parse). */
+type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null; envelope: Envelope | null };
+
+/**
+ * A verifying thread's answers for a batch, one array a value: structured cloning an object a line cost
+ * ~1.3 µs a line across the two threads, these arrays ~0.1 µs (docs/BENCHMARKS.md, "Answers in arrays").
+ */
+export interface PackedResults {
+  readonly hashes: (string | null)[];
+  /** 1 where the line's signature checked. */
+  readonly sigOk: Uint8Array;
+  /** The lines of the batch whose envelope has no valid shape, with why: [index in the batch, problem]. */
+  readonly shapeErrors: [number, string][];
+}
+
+/** A batch's answers: the coordinator's own, or a verifying thread's, as `drainOne` reads them. */
+type BatchResults = { readonly own: Prepared[] } | { readonly packed: PackedResults };
 
 /** A batch goes to a worker at this many lines or this many characters, whichever comes first. */
 const BATCH_CHARS = 4 << 20;
@@ -68,11 +83,11 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
   let batchId = 0;
   /** Batches sent to the verifying threads, which take them in turn. */
   let sent = 0;
-  const inflight: Promise<{ start: number; lines: TranscriptLine[]; results: Prepared[] }>[] = [];
+  const inflight: Promise<{ start: number; lines: TranscriptLine[]; results: BatchResults }>[] = [];
   /** The characters of each batch in flight, in order, and their sum. */
   const inflightSizes: number[] = [];
   let inflightChars = 0;
-  const waiting = new Map<number, { resolve: (r: Prepared[]) => void; reject: (e: unknown) => void }>();
+  const waiting = new Map<number, { resolve: (r: PackedResults) => void; reject: (e: unknown) => void }>();
   /** Batches in flight: QUEUED a verifying thread and as many again on the coordinator, at least six (and INFLIGHT_CHARS). */
   let maxInflight = 6;
 
@@ -92,17 +107,17 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
     // each: its share then follows how fast its own ordered work goes against theirs, and a verifying thread
     // still has a batch queued while the coordinator spends a batch's time on one of its own (docs/SPEC.md §9).
     if (workers.length === 0 || waiting.size >= QUEUED * workers.length) {
-      const results = texts.map((text, i) => {
+      const own = texts.map((text, i) => {
         const p = prepareLine(start + i, text, keys!, nativeVerify);
         return { hash: p.hash, sigOk: p.sigOk, shapeError: p.shapeError, envelope: p.envelope };
       });
-      inflight.push(Promise.resolve({ start, lines, results }));
+      inflight.push(Promise.resolve({ start, lines, results: { own } }));
       return;
     }
     const worker = workers[sent++ % workers.length]!;
     inflight.push(
       new Promise((resolve, reject) => {
-        waiting.set(id, { resolve: (results) => resolve({ start, lines, results }), reject });
+        waiting.set(id, { resolve: (packed) => resolve({ start, lines, results: { packed } }), reject });
         worker.postMessage({ id, start, texts });
       }),
     );
@@ -110,15 +125,23 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
   const drainOne = async (): Promise<void> => {
     const done = await inflight.shift()!;
     inflightChars -= inflightSizes.shift()!;
+    const results = done.results;
+    const shapeErrors = 'packed' in results ? new Map(results.packed.shapeErrors) : null;
     for (let i = 0; i < done.lines.length; i++) {
       const line = done.lines[i]!;
       if (line.problem !== null) {
         auditor!.addPrepared(unreadableLine(done.start + i, line.text, line.problem));
         continue;
       }
-      const r = done.results[i]!;
-      // A prepared line without a shape error is the canonical text of an envelope: this parse cannot fail.
-      const envelope = r.shapeError !== null ? null : (r.envelope ?? (JSON.parse(line.text) as Envelope));
+      let r: Prepared;
+      if ('own' in results) r = results.own[i]!;
+      else {
+        const shapeError = shapeErrors!.get(i) ?? null;
+        // A prepared line without a shape error is the canonical text of an envelope: this parse cannot fail.
+        const envelope = shapeError !== null ? null : (JSON.parse(line.text) as Envelope);
+        r = { hash: results.packed.hashes[i] ?? null, sigOk: results.packed.sigOk[i] === 1, shapeError, envelope };
+      }
+      const envelope = r.envelope;
       const prepared: PreparedLine = { line: done.start + i, text: line.text, envelope, shapeError: r.shapeError, hash: r.hash, sigOk: r.sigOk };
       // A newcomer's line (docs/SPEC.md §4.6): the workers know the setup's keys only, the checker's map has it by now.
       if (envelope !== null && !r.sigOk && keys!.has(envelope.from)) auditor!.addPrepared(prepareLine(done.start + i, line.text, keys!, nativeVerify));
@@ -141,7 +164,7 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
         () => new Worker(workerUrl, { workerData: { setupLine: text }, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 } }),
       );
       for (const w of workers) {
-        w.on('message', (m: { id: number; results: Prepared[] }) => {
+        w.on('message', (m: { id: number; results: PackedResults }) => {
           waiting.get(m.id)?.resolve(m.results);
           waiting.delete(m.id);
         });

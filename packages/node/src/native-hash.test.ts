@@ -16,3 +16,25 @@ describe.each([
     );
   });
 });
+
+describe('the native digests', () => {
+  it('carry every byte value through the string they are read from', () => {
+    // Digests of 0..N until every byte value 0–255 has come out at least once, each checked against noble's.
+    const seen = new Set<number>();
+    for (let i = 0; seen.size < 256; i++) {
+      const data = new Uint8Array([i & 255, i >> 8]);
+      const d = nativeSha256(data);
+      expect(d).toEqual(sha256(data));
+      for (const b of d) seen.add(b);
+    }
+    expect(seen.size).toBe(256);
+  });
+
+  it('give a new array each time, not a view of shared memory', () => {
+    const a = nativeSha256(new Uint8Array([1]));
+    const b = nativeSha256(new Uint8Array([2]));
+    expect(a.buffer).not.toBe(b.buffer);
+    expect(a.byteLength).toBe(32);
+    expect(a.buffer.byteLength).toBe(32);
+  });
+});

@@ -5,6 +5,18 @@ import { nobleVerify, generateKeyPair, sign } from '@fairtable/core/identity.js'
 import { nativeSign, nativeVerify, opensslVerify } from './native-verify.js';
 
 describe('native Ed25519 verification agrees with noble', () => {
+  it('checks against the key an array holds now, not the one it held when first seen', () => {
+    const a = generateKeyPair(new Uint8Array(32).fill(7));
+    const b = generateKeyPair(new Uint8Array(32).fill(8));
+    const msg = new Uint8Array([4, 5, 6]);
+    const key = a.publicKey.slice();
+    expect(nativeVerify(sign(msg, a.secretKey), msg, key)).toBe(true);
+    // The same array, rewritten with another player's key: a's signature must no longer pass.
+    key.set(b.publicKey);
+    expect(nativeVerify(sign(msg, a.secretKey), msg, key)).toBe(false);
+    expect(nativeVerify(sign(msg, b.secretKey), msg, key)).toBe(true);
+  });
+
   it('on valid signatures and on any flipped bit', () => {
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.uint8Array({ maxLength: 200 }), fc.nat(), (seed, msg, flip) => {

@@ -9,6 +9,7 @@ import { readSetupLine, prepareLine } from '@fairtable/core/transcript.js';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { nativeVerify } from './native-verify.js';
 import { useNativeCrypto } from './native-crypto.js';
+import type { PackedResults } from './audit-here.js';
 
 useNativeCrypto();
 
@@ -17,9 +18,13 @@ const { setup } = readSetupLine(setupLine);
 const keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key)]));
 
 parentPort!.on('message', (batch: { id: number; start: number; texts: string[] }) => {
-  const results = batch.texts.map((text, i) => {
-    const p = prepareLine(batch.start + i, text, keys, nativeVerify);
-    return { hash: p.hash, sigOk: p.sigOk, shapeError: p.shapeError };
-  });
+  const n = batch.texts.length;
+  const results: PackedResults = { hashes: new Array<string | null>(n), sigOk: new Uint8Array(n), shapeErrors: [] };
+  for (let i = 0; i < n; i++) {
+    const p = prepareLine(batch.start + i, batch.texts[i]!, keys, nativeVerify);
+    results.hashes[i] = p.hash;
+    results.sigOk[i] = p.sigOk ? 1 : 0;
+    if (p.shapeError !== null) results.shapeErrors.push([i, p.shapeError]);
+  }
   parentPort!.postMessage({ id: batch.id, results });
 });

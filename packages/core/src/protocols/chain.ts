@@ -19,9 +19,9 @@
  * it forfeits.
  */
 import { toHex } from '../bytes.js';
-import { canonicalize } from '../jcs.js';
+import { canonicalize, canonicalShape } from '../jcs.js';
 import { commit, opens, type Opening } from '../commitment.js';
-import { hashJson, hashJsonHex } from '../hash.js';
+import { hashCanonical, hashJsonHex } from '../hash.js';
 import { RecordingChance } from '../chance.js';
 import { RandomStream } from '../stream.js';
 import { FairtableError, type ViolationCode } from '../errors.js';
@@ -122,8 +122,11 @@ function copy(s: ChainState): ChainState {
   };
 }
 
+/** JCS({game, turn, player, value, fresh}): an audit takes one a move. */
+const turnSeedText = canonicalShape(['game', 'turn', 'player', 'value', 'fresh']);
+
 export function turnSeed(gameId: string, turn: number, player: string, value: JsonValue, fresh: readonly string[]): Uint8Array {
-  return hashJson('chain-roll', { game: gameId, turn, player, value, fresh });
+  return hashCanonical('chain-roll', turnSeedText({ game: gameId, turn, player, value, fresh }));
 }
 
 function othersFresh(s: ChainState, mover: string): string[] {
