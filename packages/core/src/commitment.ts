@@ -31,7 +31,9 @@ const commitmentText = canonicalShape(['game', 'player', 'purpose', 'nonce', 'va
 
 export function commitmentOf(ctx: CommitmentContext, opening: Opening): string {
   if (!isHex(opening.nonce, 32)) throw new FairtableError('bad_input', 'nonce must be 32 bytes of lowercase hex', { field: 'nonce' });
-  return toHex(hashCanonical('commit', commitmentText({ game: ctx.game, player: ctx.player, purpose: ctx.purpose, nonce: opening.nonce, value: opening.value })));
+  return toHex(
+    hashCanonical('commit', commitmentText({ game: ctx.game, player: ctx.player, purpose: ctx.purpose, nonce: opening.nonce, value: opening.value })),
+  );
 }
 
 /** A fresh opening for `value` with a CSPRNG nonce (or the `random` source a test injects). */
