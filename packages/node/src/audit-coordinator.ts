@@ -1,11 +1,17 @@
-/** The coordinating thread of `auditFile` (see there): runs the audit and posts progress and the verdict. */
+/**
+ * The coordinating thread of `auditFile` (see there): starts the verifying threads, then loads the auditor and
+ * runs the audit, and posts progress and the verdict. The verifying threads start first so that they load their
+ * modules while this thread loads its own (verifiers.ts).
+ */
 import { parentPort, workerData } from 'node:worker_threads';
-import { auditFileHere } from './audit-here.js';
+import { startVerifiers, verifierCount } from './verifiers.js';
 
 const { path, workers, batch } = workerData as { path: string; workers: number | null; batch: number | null };
+const verifiers = startVerifiers(verifierCount(workers ?? undefined));
+const { auditFileHere } = await import('./audit-here.js');
 let last = 0;
 auditFileHere(path, {
-  ...(workers !== null ? { workers } : {}),
+  verifiers,
   ...(batch !== null ? { batch } : {}),
   onProgress: (bytes, total, lines) => {
     const now = Date.now();

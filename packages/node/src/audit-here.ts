@@ -9,8 +9,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
-import { availableParallelism } from 'node:os';
+import type { Worker } from 'node:worker_threads';
 import { Auditor, emptyTranscript, setupText, type Verdict } from '@fairtable/core/audit.js';
 import { LineSplitter, type TranscriptLine } from '@fairtable/core/lines.js';
 import { evidenceOfLine, linesNamed, withLineEvidence, type LineEvidence } from '@fairtable/core/evidence-lines.js';
@@ -20,6 +19,13 @@ import type { Envelope } from '@fairtable/core/envelope.js';
 import type { Violation } from '@fairtable/core/errors.js';
 import { useNativeCrypto } from './native-crypto.js';
 import type { AuditFileOptions } from './audit-file.js';
+import { startVerifiers, verifierCount } from './verifiers.js';
+
+/** `auditFile`'s options, and the verifying threads when the caller started them already (verifiers.ts). */
+export interface AuditHereOptions extends AuditFileOptions {
+  /** Verifying threads waiting for the setup line; `workers` is then not read. They are stopped when the audit ends. */
+  readonly verifiers?: Worker[];
+}
 
 /** The coordinator's answer for a line of its own share, with the envelope it parsed (no second parse). */
 type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null; envelope: Envelope | null };
@@ -69,12 +75,13 @@ async function eachLine(path: string, take: (line: TranscriptLine) => Promise<vo
 }
 
 /** The audit itself, on the current thread (the coordinator runs this); `workers: 0` verifies on this thread too. */
-export async function auditFileHere(path: string, options: AuditFileOptions = {}): Promise<Verdict> {
+export async function auditFileHere(path: string, options: AuditHereOptions = {}): Promise<Verdict> {
   useNativeCrypto();
-  const total = (await stat(path)).size;
+  let total = 0;
   let bytes = 0;
   let auditor = null as Auditor | null; // set by handleLine on line 0
-  let workers: Worker[] = [];
+  /** The verifying threads: the caller's, or started on line 0. */
+  let workers: Worker[] = options.verifiers ?? [];
   let keys: ReadonlyMap<string, Uint8Array> | null = null;
   const batchSize = options.batch ?? 512;
   let pending: TranscriptLine[] = [];
@@ -155,14 +162,8 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
       const text = setupText(line);
       auditor = new Auditor(text);
       keys = auditor.referee.checker.keys;
-      const count = options.workers === 0 ? 0 : Math.max(1, options.workers ?? availableParallelism() - 1);
-      const workerUrl = new URL('./verify-worker.js', import.meta.url);
-      // Small heaps: a worker holds one batch at a time, and a large young generation only grows the RSS.
-      maxInflight = Math.max(6, QUEUED * (count + 1));
-      workers = Array.from(
-        { length: count },
-        () => new Worker(workerUrl, { workerData: { setupLine: text }, resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 } }),
-      );
+      if (options.verifiers === undefined) workers = startVerifiers(verifierCount(options.workers));
+      maxInflight = Math.max(6, QUEUED * (workers.length + 1));
       for (const w of workers) {
         w.on('message', (m: { id: number; results: PackedResults }) => {
           waiting.get(m.id)?.resolve(m.results);
@@ -173,6 +174,7 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
           for (const pending of waiting.values()) pending.reject(e);
           waiting.clear();
         });
+        w.postMessage({ setupLine: text });
       }
       return;
     }
@@ -185,6 +187,8 @@ export async function auditFileHere(path: string, options: AuditFileOptions = {}
   };
 
   try {
+    // Inside the try: a file that cannot be read still stops the verifying threads.
+    total = (await stat(path)).size;
     await eachLine(path, handleLine, (n) => {
       bytes += n;
     });

@@ -2,9 +2,10 @@
  * Worker thread of the file auditor: parses, hashes and verifies batches of
  * transcript lines in parallel (docs/SPEC.md §9). The coordinator cuts the
  * lines (core's lines.ts, §4.5), so no line a worker sees is over 1 MiB; it
- * keeps the order-dependent checks and the protocol machine.
+ * keeps the order-dependent checks and the protocol machine. Its first
+ * message is the setup line, whose players' keys check the lines.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { readSetupLine, prepareLine } from '@fairtable/core/transcript.js';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { nativeVerify } from './native-verify.js';
@@ -13,18 +14,21 @@ import type { PackedResults } from './audit-here.js';
 
 useNativeCrypto();
 
-const { setupLine } = workerData as { setupLine: string };
-const { setup } = readSetupLine(setupLine);
-const keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key)]));
+let keys: ReadonlyMap<string, Uint8Array> = new Map();
 
-parentPort!.on('message', (batch: { id: number; start: number; texts: string[] }) => {
-  const n = batch.texts.length;
+parentPort!.on('message', (m: { setupLine: string } | { id: number; start: number; texts: string[] }) => {
+  if ('setupLine' in m) {
+    const { setup } = readSetupLine(m.setupLine);
+    keys = new Map(setup.players.map((p) => [p.id, fromHex(p.key)]));
+    return;
+  }
+  const n = m.texts.length;
   const results: PackedResults = { hashes: new Array<string | null>(n), sigOk: new Uint8Array(n), shapeErrors: [] };
   for (let i = 0; i < n; i++) {
-    const p = prepareLine(batch.start + i, batch.texts[i]!, keys, nativeVerify);
+    const p = prepareLine(m.start + i, m.texts[i]!, keys, nativeVerify);
     results.hashes[i] = p.hash;
     results.sigOk[i] = p.sigOk ? 1 : 0;
     if (p.shapeError !== null) results.shapeErrors.push([i, p.shapeError]);
   }
-  parentPort!.postMessage({ id: batch.id, results });
+  parentPort!.postMessage({ id: m.id, results });
 });
