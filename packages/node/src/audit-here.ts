@@ -32,7 +32,7 @@ type Prepared = { hash: string | null; sigOk: boolean; shapeError: string | null
 
 /**
  * A verifying thread's answers for a batch, one array a value: structured cloning an object a line cost
- * ~1.3 µs a line across the two threads, these arrays ~0.1 µs (docs/BENCHMARKS.md, "Answers in arrays").
+ * ~1.3 µs a line across the two threads, these arrays ~0.1 µs (docs/BENCHMARKS.md, "Digests read as strings, fixed shapes, a copy by members").
  */
 export interface PackedResults {
   readonly hashes: (string | null)[];
