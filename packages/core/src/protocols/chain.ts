@@ -112,8 +112,8 @@ function sameDraws(computed: readonly (readonly [number, number])[], claimed: un
 /**
  * A copy deep enough for a step: containers are copied, games return new states and openings are never mutated.
  * Every member is written out: spreading a state that was itself made by a spread cost 1–2 µs a step against
- * 0.5 µs for the literal (docs/BENCHMARKS.md, "Digests read as strings, fixed shapes, a copy by members"); the type names each
- * member, and chain-copy.test.ts checks that a copy has every member of what it copies.
+ * 0.5 µs for the literal (docs/BENCHMARKS.md, "Digests read as strings, fixed shapes, a copy by members"); the
+ * type names each member, and chain-copy.test.ts checks that a copy has every member of what it copies.
  */
 export function copyChainState(s: ChainState): ChainState {
   return {
