@@ -18,6 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { opensslVerifyRate } from './lib/openssl-speed.ts';
 import { makeTranscript } from './lib/make-transcript.ts';
 import { Auditor } from '@fairtable/core/audit.js';
 
@@ -25,18 +26,6 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const tmp = join(root, '.bench-tmp');
 mkdirSync(tmp, { recursive: true });
 const cli = join(root, 'packages/cli/bin/fairtable.js');
-
-function opensslVerifyRate(): number | null {
-  const r = spawnSync('openssl', ['speed', '-seconds', '3', 'ed25519'], { encoding: 'utf8' });
-  const line = r.stdout.split('\n').find((l) => /Ed25519/.test(l) && /EdDSA/.test(l));
-  if (r.status !== 0 || line === undefined) return null;
-  const nums = line
-    .trim()
-    .split(/\s+/)
-    .map(Number)
-    .filter((n) => Number.isFinite(n));
-  return nums[nums.length - 1] ?? null;
-}
 
 const fmt = (n: number): string => Math.round(n).toLocaleString('en-US');
 

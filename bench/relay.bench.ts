@@ -1,5 +1,5 @@
 /**
- * `npm run bench:relay [-- --json] [--games G] [--players P] [--envelopes E] [--paced-envelopes F]`: the relay's throughput and
+ * `npm run bench:relay [-- --json] [--games G] [--players P] [--envelopes E] [--paced-envelopes F] [--paced-rate R] [--verify-threads N]`: the relay's throughput and
  * latency (docs/spec/relay.md). The relay runs as `fairtable relay` in its own process on a fresh data
  * directory; this process is the load: G games of P players (default 1,000 × 4), one WebSocket each,
  * every envelope signed before the clock starts. In each game the players take turns: player n mod P
@@ -7,12 +7,15 @@
  * G at once. Measured: envelopes accepted, verified, stored and fanned out a second (first submission to
  * last delivery), and the p99 of submit-to-delivery (the submission to the entry reaching the next
  * player), at saturation and, apart, at a fixed offered rate: 5,000 envelopes/s (the target) when the
- * relay sustains more, else half its throughput, over F envelopes a game (default 300: 60 s at 5,000/s, long
+ * relay sustains more, else half its throughput (or R a second, given), over F envelopes a game (default 300: 60 s at 5,000/s, long
  * enough to hold the relay's major garbage collections as they come in steady play, about one a minute,
  * where a shorter run holds one or none by chance). The relay's CPU is counted from the moment the clock starts,
  * after every connection is open and has said hello. The same load against a bare `ws` broadcast server
  * (bench/lib/ws-broadcast-server.ts: no verification, no storage) is the ceiling. The relay's peak RSS
- * is read from /proc.
+ * is read from /proc, and so is each of its threads' CPU, by the names the relay gives them (`ft-verify`, `ft-store`;
+ * the event loop is the main thread; the rest, V8's and libuv's). `openssl speed ed25519` is read before and after:
+ * with the CPU of the bare server and of the load against it, it gives the budget of an envelope on this machine
+ * that day, what any relay that verifies each line must spend at least (docs/BENCHMARKS.md).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +30,7 @@ import { signHello } from '@fairtable/core/order/hello.js';
 import { createSetupEnvelope, gameIdOf, type GameSetup } from '@fairtable/core/setup.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
 import { clientTextFrame, LeanWebSocket } from './lib/lean-ws-client.js';
+import { opensslVerifyRate } from './lib/openssl-speed.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string, fallback: number): number => {
@@ -39,6 +43,10 @@ const PLAYERS = flag('players', 4);
 const ENVELOPES = flag('envelopes', 24);
 /** Envelopes a game in the paced run, where latency is measured. */
 const PACED_ENVELOPES = flag('paced-envelopes', 300);
+/** The offered rate of the paced run, when given: else the target when the relay sustains it, else half its throughput. */
+const PACED_RATE = args.includes('--paced-rate') ? flag('paced-rate', NaN) : undefined;
+/** The relay's verifying threads (`fairtable relay --verify-threads`); its own default when not given. */
+const VERIFY_THREADS = args.includes('--verify-threads') ? flag('verify-threads', NaN) : undefined;
 /** The figure to reach (issue 9): envelopes a second, at which latency is also measured once reached. */
 const TARGET = 5000;
 const say = (text: string): void => {
@@ -155,6 +163,29 @@ function threadCpu(pid: number): Map<number, { name: string; seconds: number }> 
     }
   }
   return out;
+}
+
+/** The CPU of each of the relay's threads, by what it does (the names it gives them), in seconds. */
+interface ThreadRoles {
+  loop: number;
+  verifying: number;
+  store: number;
+  other: number;
+}
+
+function roles(pid: number, threads: Map<number, { name: string; seconds: number }>): ThreadRoles {
+  const out: ThreadRoles = { loop: 0, verifying: 0, store: 0, other: 0 };
+  for (const [tid, t] of threads) {
+    const role = tid === pid ? 'loop' : t.name === 'ft-verify' ? 'verifying' : t.name === 'ft-store' ? 'store' : 'other';
+    out[role] += t.seconds;
+  }
+  return out;
+}
+
+/** µs an envelope of each role between two readings. */
+function rolesUs(before: ThreadRoles, after: ThreadRoles, envelopes: number): ThreadRoles {
+  const us = (k: keyof ThreadRoles): number => Math.round(((after[k] - before[k]) * 1e6) / envelopes);
+  return { loop: us('loop'), verifying: us('verifying'), store: us('store'), other: us('other') };
 }
 
 const ENTRY = Buffer.from('{"kind":"entry","line":');
@@ -290,6 +321,8 @@ async function main(): Promise<void> {
   const pacedGames = Array.from({ length: GAMES }, (_, g) => makeGame(GAMES + g, PACED_ENVELOPES));
   say(`  signed ${GAMES * (ENVELOPES + PACED_ENVELOPES + 2)} envelopes in ${((performance.now() - t) / 1000).toFixed(1)} s (before the clock)`);
 
+  // The machine's yardstick, before the relay runs and again after the ceiling's run.
+  const opensslBefore = opensslVerifyRate();
   const dataDir = mkdtempSync(join(tmpdir(), 'fairtable-relay-bench-'));
   dataDirs.add(dataDir);
   // Every game and connection comes from 127.0.0.1, and the games are made with a few keys: the per-address and
@@ -303,6 +336,7 @@ async function main(): Promise<void> {
     String(2 * GAMES),
     '--games-per-address',
     String(2 * GAMES),
+    ...(VERIFY_THREADS === undefined ? [] : ['--verify-threads', String(VERIFY_THREADS)]),
   ];
   const relay = await startChild([cli, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', dataDir, ...perAddress], (line) => {
     if (!line.startsWith('{')) return null;
@@ -331,6 +365,8 @@ async function main(): Promise<void> {
   const clockStarts = (): void => {
     before = { all: cpuSeconds(pid), loop: cpuSeconds(pid, pid), threads: threadCpu(pid) };
   };
+  /** µs an envelope of each kind of the relay's threads since the run's clock started. */
+  const rolesSince = (envelopes: number): ThreadRoles => rolesUs(roles(pid, before.threads), roles(pid, threadCpu(pid)), envelopes);
   /** µs of the relay's CPU an envelope since the run's clock started: all threads, and the event loop alone. */
   const cpuSince = (envelopes: number): { all: number; loop: number } => ({
     all: ((cpuSeconds(pid) - before.all) * 1e6) / envelopes,
@@ -338,22 +374,15 @@ async function main(): Promise<void> {
     loop: ((cpuSeconds(pid, pid) - before.loop) * 1e6) / envelopes,
   });
   const measured = await load(relay.url, games, 0, clockStarts);
-  // Where the relay's CPU went, thread by thread (µs an envelope), for profiling: RELAY_BENCH_THREADS=1, on stderr.
-  if (process.env.RELAY_BENCH_THREADS) {
-    const rows = [...threadCpu(pid)].map(([tid, t]) => ({
-      tid,
-      name: t.name,
-      us: ((t.seconds - (before.threads.get(tid)?.seconds ?? 0)) * 1e6) / measured.envelopes,
-    }));
-    process.stderr.write(JSON.stringify(rows.filter((r) => r.us >= 1).map((r) => `${r.tid === pid ? 'main' : r.name}:${r.us.toFixed(0)}`)) + '\n');
-  }
+  const saturationRoles = rolesSince(measured.envelopes);
   const { all: cpuUsPerEnvelope, loop: loopUsPerEnvelope } = cpuSince(measured.envelopes);
   // Latency is measured apart, at the target's 5,000 envelopes/s offered when the relay sustains more,
   // else at half the throughput just measured: at saturation every game has an envelope in flight and
   // latency is only the queue (games ÷ throughput).
-  const pacedRate = measured.envelopesPerSecond > TARGET ? TARGET : Math.round(measured.envelopesPerSecond / 2);
+  const pacedRate = PACED_RATE ?? (measured.envelopesPerSecond > TARGET ? TARGET : Math.round(measured.envelopesPerSecond / 2));
   const paced = await load(relay.url, pacedGames, pacedRate, clockStarts);
   const { all: pacedCpuUs, loop: pacedLoopUs } = cpuSince(paced.envelopes);
+  const pacedRoles = rolesSince(paced.envelopes);
   // For diagnosis: RELAY_BENCH_TRACE=FILE writes each paced delivery, "submitted-at-ms latency-ms" a line, and the
   // relay's process start, to line its latency up with what the relay logged (--trace-gc counts from that start).
   if (process.env.RELAY_BENCH_TRACE) {
@@ -375,9 +404,21 @@ async function main(): Promise<void> {
   rmSync(dataDir, { recursive: true, force: true });
 
   const ceilingServer = await startChild(['--import', 'tsx', ceilingScript], (line) => `http://127.0.0.1:${line.trim()}`);
-  const ceiling = await load(ceilingServer.url, games);
+  const ceilingPid = ceilingServer.child.pid!;
+  let ceilingCpu0 = 0;
+  const ceiling = await load(ceilingServer.url, games, 0, () => (ceilingCpu0 = cpuSeconds(ceilingPid)));
+  const ceilingServerUs = ((cpuSeconds(ceilingPid) - ceilingCpu0) * 1e6) / ceiling.envelopes;
   ceilingServer.child.stdin!.end();
   await new Promise((r) => ceilingServer.child.once('exit', r));
+  const opensslAfter = opensslVerifyRate();
+  // The budget of an envelope on this machine today, in µs of CPU. Any relay that verifies each line spends at least the
+  // bare server's transport and one verification at OpenSSL's own rate, and the load generator its share; 5,000 a
+  // second of them need that many millionths of the machine's cores.
+  const openssl = opensslBefore !== null && opensslAfter !== null ? (opensslBefore + opensslAfter) / 2 : null;
+  const verifyUs = openssl === null ? NaN : 1e6 / openssl;
+  const floorUs = ceilingServerUs + ceiling.loadCpuUs + verifyUs;
+  const coresAt = (us: number): number => Number(((TARGET * us) / 1e6).toFixed(2));
+  const relayAndLoadUs = (pacedRate === TARGET ? pacedCpuUs : cpuUsPerEnvelope) + (pacedRate === TARGET ? paced.loadCpuUs : measured.loadCpuUs);
 
   const ratio = measured.envelopesPerSecond / ceiling.envelopesPerSecond;
   if (json) {
@@ -393,6 +434,12 @@ async function main(): Promise<void> {
         relayCpuUsPerEnvelope: Math.round(cpuUsPerEnvelope),
         relayEventLoopCpuUsPerEnvelope: Math.round(loopUsPerEnvelope),
         loadCpuUsPerEnvelope: Math.round(measured.loadCpuUs),
+        relayThreadsCpuUsPerEnvelope: saturationRoles,
+        relayThreadsCpuUsPerEnvelopePaced: pacedRoles,
+        ceilingServerCpuUsPerEnvelope: Math.round(ceilingServerUs),
+        ceilingLoadCpuUsPerEnvelope: Math.round(ceiling.loadCpuUs),
+        opensslVerifyPerSecond: [opensslBefore, opensslAfter],
+        coresAt5000: { relayAndLoad: coresAt(relayAndLoadUs), floor: coresAt(floorUs) },
       }) + '\n',
     );
     return;
@@ -411,6 +458,13 @@ async function main(): Promise<void> {
   say(`  relay CPU paced at ${pacedRate}/s: ${pacedCpuUs.toFixed(0)} µs an envelope (all its threads), ${pacedLoopUs.toFixed(0)} µs on the event loop`);
   say(
     `  load generator CPU at saturation: ${measured.loadCpuUs.toFixed(0)} µs an envelope against the relay, ${ceiling.loadCpuUs.toFixed(0)} against the ceiling`,
+  );
+  const showRoles = (r: ThreadRoles): string => `event loop ${r.loop}, verifying ${r.verifying}, store ${r.store}, V8 and libuv ${r.other}`;
+  say(`  relay CPU by thread, µs an envelope: at saturation ${showRoles(saturationRoles)}; paced ${showRoles(pacedRoles)}`);
+  say(
+    `  the budget at ${TARGET}/s: the relay and the load need ${coresAt(relayAndLoadUs)} of the machine's cores (${relayAndLoadUs.toFixed(0)} µs an envelope, ${pacedRate === TARGET ? 'paced' : 'at saturation'}); ` +
+      `any relay that verifies each line at least ${coresAt(floorUs)} (the bare server ${ceilingServerUs.toFixed(0)} µs, the load against it ${ceiling.loadCpuUs.toFixed(0)} µs, ` +
+      `a verification at openssl's ${openssl === null ? '?' : Math.round(openssl)}/s ${verifyUs.toFixed(0)} µs; openssl ${opensslBefore ?? '?'} before, ${opensslAfter ?? '?'} after)`,
   );
   say(`  relay memory: peak RSS ${rss.toFixed(0)} MiB (${rssBefore.toFixed(0)} MiB with the games created, before the load); after the load: ${memoryAfter}`);
 }

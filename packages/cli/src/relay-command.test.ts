@@ -1,16 +1,17 @@
 /**
  * `fairtable relay`'s per-address options (docs/spec/relay.md §5): `--games-per-minute` and
  * `--connections-per-address` reach the relay it runs, as do the quotas (`--games-per-key`) and the storage
- * threshold (`RELAY_MIN_FREE_BYTES`), and a value that is not a count is refused with a code.
+ * threshold (`RELAY_MIN_FREE_BYTES`) and the number of verifying threads (`--verify-threads`), and a value that is not a
+ * count is refused with a code.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { toHex } from '@fairtable/core/bytes.js';
 import { envelopeLine } from '@fairtable/core/envelope.js';
 import { generateKeyPair } from '@fairtable/core/identity.js';
@@ -24,7 +25,18 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function relay(args: string[], env: Record<string, string> = {}, data = 'data'): Promise<string> {
+/** The names of the threads of process `pid`, as /proc has them (Linux): the relay names its own (thread-name.ts). */
+function threadNames(pid: number): string[] {
+  return readdirSync(`/proc/${pid}/task`).map((tid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+    } catch {
+      return '';
+    }
+  });
+}
+
+function relay(args: string[], env: Record<string, string> = {}, data = 'data', logs: Record<string, unknown>[] = []): Promise<string> {
   const child = spawn(process.execPath, [main, 'relay', '--port', '0', '--host', '127.0.0.1', '--data', join(dir, data), ...args], {
     stdio: ['ignore', 'pipe', 'ignore'],
     env: { ...process.env, ...env },
@@ -34,6 +46,7 @@ function relay(args: string[], env: Record<string, string> = {}, data = 'data'):
     createInterface({ input: child.stdout! }).on('line', (text) => {
       if (!text.startsWith('{')) return;
       const log = JSON.parse(text) as { msg?: string; port?: number };
+      logs.push(log);
       if (log.msg === 'relay listening') resolve(`http://127.0.0.1:${log.port}`);
     });
     child.once('exit', (code) => reject(new Error(`the relay exited with ${code}`)));
@@ -106,6 +119,40 @@ describe('fairtable relay', () => {
     const r = spawnSync(process.execPath, [main, 'relay', '--port', '0', '--data', join(dir, 'bad'), '--game-lines', 'many'], { encoding: 'utf8' });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toMatch(/out_of_range.*--game-lines/);
+  });
+
+  it('starts as many verifying threads as --verify-threads or RELAY_VERIFY_THREADS asks, none with 0', async () => {
+    for (const [args, env, threads] of [
+      [['--verify-threads', '2'], {}, 2],
+      [[], { RELAY_VERIFY_THREADS: '0' }, 0],
+    ] as const) {
+      const logs: Record<string, unknown>[] = [];
+      const url = await relay([...args], env, `threads${threads}`, logs);
+      expect(logs.find((l) => l.msg === 'verifying threads started')).toMatchObject({ threads });
+      // The relay with that many threads takes a game.
+      const game = setupLine(10 + threads);
+      expect((await ask(`${url}/games`, 'POST', game.line)).status).toBe(201);
+      // Each thread is named for what it does, so that `top -H` tells them apart: the verifying ones and the store's.
+      // A thread names itself once its module has loaded, which may be after the relay listens.
+      const pid = children.at(-1)!.pid!;
+      if (process.platform === 'linux')
+        await vi.waitFor(
+          () => {
+            const names = threadNames(pid);
+            expect(names.filter((n) => n === 'ft-verify')).toHaveLength(threads);
+            expect(names.filter((n) => n === 'ft-store')).toHaveLength(1);
+          },
+          { timeout: 10_000, interval: 50 },
+        );
+    }
+  });
+
+  it('refuses a count of verifying threads that is not a whole number from 0 to 64, naming its flag', () => {
+    for (const bad of ['-1', '65', 'two', '1.5']) {
+      const r = spawnSync(process.execPath, [main, 'relay', '--port', '0', '--data', join(dir, 'bad'), '--verify-threads', bad], { encoding: 'utf8' });
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toMatch(/out_of_range.*--verify-threads/);
+    }
   });
 
   it('refuses a limit that is not a whole number of at least 1', () => {

@@ -4,7 +4,10 @@
  * modules while this thread loads its own (verifiers.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { nameThisThread } from './thread-name.js';
 import { startVerifiers, verifierCount } from './verifiers.js';
+
+nameThisThread('ft-audit');
 
 const { path, workers, batch } = workerData as { path: string; workers: number | null; batch: number | null };
 const verifiers = startVerifiers(verifierCount(workers ?? undefined));

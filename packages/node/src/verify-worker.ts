@@ -11,8 +11,10 @@ import { fromHex } from '@fairtable/core/bytes.js';
 import { nativeVerify } from './native-verify.js';
 import { useNativeCrypto } from './native-crypto.js';
 import type { PackedResults } from './audit-here.js';
+import { nameThisThread } from './thread-name.js';
 
 useNativeCrypto();
+nameThisThread('ft-audit-verify');
 
 let keys: ReadonlyMap<string, Uint8Array> = new Map();
 

@@ -9,10 +9,12 @@ import { parentPort } from 'node:worker_threads';
 import { fromHex } from '@fairtable/core/bytes.js';
 import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { nativeVerify } from '@fairtable/node/native-verify.js';
+import { nameThisThread } from '@fairtable/node/thread-name.js';
 import { readSubmitted } from './read-submitted.js';
 import { KIND, type VerifyBatch, type VerifyResults } from './verify-pool.js';
 
 useNativeCrypto();
+nameThisThread('ft-verify');
 
 // The keys of the games being played: few, and each asked for again and again.
 const keys = new Map<string, Uint8Array>();

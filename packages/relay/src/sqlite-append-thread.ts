@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { signReceiptBatch, type UnsignedReceipt } from '@fairtable/core/order/receipt.js';
 import { useNativeCrypto } from '@fairtable/node/native-crypto.js';
 import { nativeSign } from '@fairtable/node/native-verify.js';
+import { nameThisThread } from '@fairtable/node/thread-name.js';
 
 export interface AppendBatch {
   readonly id: number;
@@ -41,6 +42,7 @@ export interface AppendDone {
 
 // The leaves and nodes of the receipts' tree are SHA-256: OpenSSL's, the same bytes as noble's.
 useNativeCrypto();
+nameThisThread('ft-store');
 
 const { file, synchronous } = workerData as { file: string; synchronous: 'FULL' | 'NORMAL' };
 const db = new Database(file, { timeout: 10_000 });

@@ -9,6 +9,8 @@
  * `--games-per-minute` and `--connections-per-address` raise (or lower) the per-address limits of
  * relay.md §5, for a load test or a relay behind one proxy address. `--allow-http-witness HOST` (repeatable,
  * or FAIRTABLE_HTTP_WITNESSES=host,host) lets setups name a witness on HOST over plain http (relay.md §8).
+ * `--verify-threads N` (or RELAY_VERIFY_THREADS) sets how many threads check the signatures of submitted lines
+ * (relay.md, "The pipeline"; the cores less one, 1 to 4, when not given; 0 checks them on the event loop).
  * `--witness URL` (repeatable; else the WITNESSES variable, comma-separated) names the witness relays
  * published at `/relay` for new games (docs/spec/time.md §5). The quotas, read bounds and storage
  * thresholds of relay.md §5 have a flag each, and an environment variable (`RELAY_SETTINGS`).
@@ -32,6 +34,17 @@ function countOf(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new FairtableError('out_of_range', `--${flag}: ${value} is not a whole number of at least 1`, { field: flag });
+  return n;
+}
+
+/** `--verify-threads` (or RELAY_VERIFY_THREADS): threads that check signatures, 0 (on the event loop) to 64; undefined: the relay's default. */
+function verifyThreadsOf(value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 64)
+    throw new FairtableError('out_of_range', `--verify-threads (RELAY_VERIFY_THREADS): ${value} is not a whole number from 0 to 64`, {
+      field: 'verify-threads',
+    });
   return n;
 }
 
@@ -71,6 +84,10 @@ export function register(program: Command): void {
     .option('--node <name>', "this process's name, unique in the service: with --database, it orders only the games it holds a lease on (default: $RELAY_NODE)")
     .option('--games-per-minute <n>', 'games one address may create a minute, and at once (default 30)')
     .option('--connections-per-address <n>', 'WebSocket connections one address may hold open (default 300)')
+    .option(
+      '--verify-threads <n>',
+      'threads that check the signatures of submitted lines (default: the cores less one, 1 to 4; 0: on the event loop); $RELAY_VERIFY_THREADS',
+    )
     .option('--allow-http-witness <host>', 'a host witnesses may use plain http on (also $FAIRTABLE_HTTP_WITNESSES)', collect)
     .option(
       '--trust-proxy <address>',
@@ -95,6 +112,7 @@ export function register(program: Command): void {
         node?: string;
         gamesPerMinute?: string;
         connectionsPerAddress?: string;
+        verifyThreads?: string;
         witness?: string[];
         trustProxy?: string[];
       } & Witnessing &
@@ -116,6 +134,7 @@ export function register(program: Command): void {
         if (!/^postgres(ql)?:\/\//.test(u)) throw new FairtableError('bad_input', '--database: a postgres:// or postgresql:// URL', { field: 'database' });
       const games = countOf('games-per-minute', opts.gamesPerMinute);
       const connections = countOf('connections-per-address', opts.connectionsPerAddress);
+      const verifyThreads = verifyThreadsOf(opts.verifyThreads ?? process.env.RELAY_VERIFY_THREADS);
       const settings = relaySettings(opts as Record<string, string | undefined>, process.env);
       const trustProxy =
         opts.trustProxy ??
@@ -150,6 +169,7 @@ export function register(program: Command): void {
               },
             }),
         witnesses,
+        ...(verifyThreads === undefined ? {} : { verifyThreads }),
         // docs/spec/relay.md §7: NORMAL survives a killed process but not a power loss.
         synchronous: process.env.SQLITE_SYNCHRONOUS === 'NORMAL' ? 'NORMAL' : 'FULL',
         httpWitnessHosts: httpWitnessHosts(opts.allowHttpWitness),

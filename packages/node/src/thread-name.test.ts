@@ -1,0 +1,56 @@
+/**
+ * Threads named for the operating system (thread-name.ts): a worker that names itself shows that name in
+ * /proc, and the thread that started it keeps its own; the relay's and the audit's threads name themselves.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { describe, expect, it } from 'vitest';
+import { nameThisThread, threadName } from '@fairtable/node/thread-name.js';
+
+const linux = process.platform === 'linux';
+
+/** The names of this process's threads, as /proc has them. */
+function threadNames(): string[] {
+  return readdirSync('/proc/self/task').map((tid) => {
+    try {
+      return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
+    } catch {
+      return '';
+    }
+  });
+}
+
+describe('nameThisThread', () => {
+  it.runIf(linux)('names the calling thread only, cut to 15 bytes, as /proc shows it', async () => {
+    const mine = threadName();
+    // The built module (the suite's global setup builds the packages): a worker runs plain Node, without vitest's TypeScript.
+    const url = new URL('../dist/thread-name.js', import.meta.url).href;
+    // A worker that names itself, tells its name as it reads it, and waits until told to stop.
+    const worker = new Worker(
+      `const { parentPort } = require('node:worker_threads');
+       import(${JSON.stringify(url)}).then((m) => {
+         m.nameThisThread('ft-a-name-longer-than-15');
+         parentPort.postMessage(m.threadName());
+         parentPort.once('message', () => process.exit(0));
+       });`,
+      { eval: true },
+    );
+    const told = await new Promise<string>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    expect(told).toBe('ft-a-name-longe');
+    expect(threadNames()).toContain('ft-a-name-longe');
+    // The thread that started the worker keeps the name it had.
+    expect(threadName()).toBe(mine);
+    worker.postMessage('stop');
+    await new Promise((r) => worker.once('exit', r));
+  });
+
+  it('does nothing, and throws nothing, where the name cannot be set', () => {
+    // Off Linux (or without /proc) this is the whole behaviour; on Linux, a name of the calling thread set and set back.
+    const mine = threadName();
+    expect(() => nameThisThread(mine ?? 'node')).not.toThrow();
+    expect(threadName()).toBe(mine);
+  });
+});
