@@ -373,8 +373,13 @@ async function main(): Promise<void> {
     // The main thread (its id is the process's): the event loop, which every line passes through in order.
     loop: ((cpuSeconds(pid, pid) - before.loop) * 1e6) / envelopes,
   });
+  /** The relay's count of transactions (appends) so far, from its metrics. */
+  const appendsSoFar = async (): Promise<number> =>
+    Number(/fairtable_relay_store_append_seconds_count (\d+)/.exec(await (await fetch(`${relay.url}/metrics`)).text())?.[1] ?? NaN);
+  const appends0 = await appendsSoFar();
   const measured = await load(relay.url, games, 0, clockStarts);
   const saturationRoles = rolesSince(measured.envelopes);
+  const appends1 = await appendsSoFar();
   const { all: cpuUsPerEnvelope, loop: loopUsPerEnvelope } = cpuSince(measured.envelopes);
   // Latency is measured apart, at the target's 5,000 envelopes/s offered when the relay sustains more,
   // else at half the throughput just measured: at saturation every game has an envelope in flight and
@@ -383,6 +388,9 @@ async function main(): Promise<void> {
   const paced = await load(relay.url, pacedGames, pacedRate, clockStarts);
   const { all: pacedCpuUs, loop: pacedLoopUs } = cpuSince(paced.envelopes);
   const pacedRoles = rolesSince(paced.envelopes);
+  const appends2 = await appendsSoFar();
+  /** Lines a transaction, on average, in each run: the store's group commit. */
+  const linesPerAppend = [measured.envelopes / (appends1 - appends0), paced.envelopes / (appends2 - appends1)].map((x) => Number(x.toFixed(1)));
   // For diagnosis: RELAY_BENCH_TRACE=FILE writes each paced delivery, "submitted-at-ms latency-ms" a line, and the
   // relay's process start, to line its latency up with what the relay logged (--trace-gc counts from that start).
   if (process.env.RELAY_BENCH_TRACE) {
@@ -436,6 +444,7 @@ async function main(): Promise<void> {
         loadCpuUsPerEnvelope: Math.round(measured.loadCpuUs),
         relayThreadsCpuUsPerEnvelope: saturationRoles,
         relayThreadsCpuUsPerEnvelopePaced: pacedRoles,
+        linesPerTransaction: linesPerAppend,
         ceilingServerCpuUsPerEnvelope: Math.round(ceilingServerUs),
         ceilingLoadCpuUsPerEnvelope: Math.round(ceiling.loadCpuUs),
         opensslVerifyPerSecond: [opensslBefore, opensslAfter],
@@ -461,6 +470,7 @@ async function main(): Promise<void> {
   );
   const showRoles = (r: ThreadRoles): string => `event loop ${r.loop}, verifying ${r.verifying}, store ${r.store}, V8 and libuv ${r.other}`;
   say(`  relay CPU by thread, µs an envelope: at saturation ${showRoles(saturationRoles)}; paced ${showRoles(pacedRoles)}`);
+  say(`  lines a transaction: ${linesPerAppend[0]} at saturation, ${linesPerAppend[1]} paced`);
   say(
     `  the budget at ${TARGET}/s: the relay and the load need ${coresAt(relayAndLoadUs)} of the machine's cores (${relayAndLoadUs.toFixed(0)} µs an envelope, ${pacedRate === TARGET ? 'paced' : 'at saturation'}); ` +
       `any relay that verifies each line at least ${coresAt(floorUs)} (the bare server ${ceilingServerUs.toFixed(0)} µs, the load against it ${ceiling.loadCpuUs.toFixed(0)} µs, ` +
