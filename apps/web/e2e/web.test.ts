@@ -828,7 +828,14 @@ describe('the web app in Chromium', () => {
           await list.fill(prefs[i]!);
           return false;
         }
-        if (i === 1 && (await pages[0]!.getByTestId('diplomacy-phase').textContent())?.includes('not yet revealed')) {
+        // ann answers first in each pass: by bob's turn she has sent her orders, and they stay pending until he
+        // commits. Her page may show them a moment after she sent them (a loaded machine): wait a little for the
+        // phase line to say so (a phase in which she had nothing to order costs that little wait).
+        const annPhase = pages[0]!.getByTestId('diplomacy-phase');
+        if (i === 1)
+          for (let waited = 0; waited < 5_000 && !((await annPhase.textContent()) ?? '').includes('not yet revealed'); waited += 100)
+            await pages[0]!.waitForTimeout(100);
+        if (i === 1 && (await annPhase.textContent())?.includes('not yet revealed')) {
           // ann has committed and bob not yet: her orders stay pending until he does. The map may draw them a
           // moment after the phase line changes (a loaded machine), so wait a little for them.
           const pending = pages[0]!.locator('svg.diplomacy-map line.order-pending');
