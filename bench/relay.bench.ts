@@ -47,6 +47,7 @@ const PACED_ENVELOPES = flag('paced-envelopes', 300);
 const PACED_RATE = args.includes('--paced-rate') ? flag('paced-rate', NaN) : undefined;
 /** The relay's verifying threads (`fairtable relay --verify-threads`); its own default when not given. */
 const VERIFY_THREADS = args.includes('--verify-threads') ? flag('verify-threads', NaN) : undefined;
+if (PACED_RATE !== undefined && !(PACED_RATE > 0 && Number.isFinite(PACED_RATE))) throw new Error('--paced-rate: a number of envelopes a second above 0');
 /** The figure to reach (issue 9): envelopes a second, at which latency is also measured once reached. */
 const TARGET = 5000;
 const say = (text: string): void => {
@@ -426,7 +427,8 @@ async function main(): Promise<void> {
   const verifyUs = openssl === null ? NaN : 1e6 / openssl;
   const floorUs = ceilingServerUs + ceiling.loadCpuUs + verifyUs;
   const coresAt = (us: number): number => Number(((TARGET * us) / 1e6).toFixed(2));
-  const relayAndLoadUs = (pacedRate === TARGET ? pacedCpuUs : cpuUsPerEnvelope) + (pacedRate === TARGET ? paced.loadCpuUs : measured.loadCpuUs);
+  // Paced at the target, that run's figures; else the saturation's, the nearest to it.
+  const relayAndLoadUs = pacedRate === TARGET ? pacedCpuUs + paced.loadCpuUs : cpuUsPerEnvelope + measured.loadCpuUs;
 
   const ratio = measured.envelopesPerSecond / ceiling.envelopesPerSecond;
   if (json) {

@@ -1,6 +1,7 @@
 /**
  * Threads named for the operating system (thread-name.ts): a worker that names itself shows that name in
- * /proc, and the thread that started it keeps its own; the relay's and the audit's threads name themselves.
+ * /proc, and the thread that started it keeps its own. That the relay's threads name themselves is checked where
+ * the relay runs as a process (packages/cli/src/relay-command.test.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
@@ -47,8 +48,8 @@ describe('nameThisThread', () => {
     await new Promise((r) => worker.once('exit', r));
   });
 
-  it('does nothing, and throws nothing, where the name cannot be set', () => {
-    // Off Linux (or without /proc) this is the whole behaviour; on Linux, a name of the calling thread set and set back.
+  it('throws nothing when naming the calling thread again (and off Linux does nothing)', () => {
+    // On Linux the calling thread is given the name it already has, so the test's own thread keeps it.
     const mine = threadName();
     expect(() => nameThisThread(mine ?? 'node')).not.toThrow();
     expect(threadName()).toBe(mine);
